@@ -1,0 +1,343 @@
+"""File discovery: turn the paths a user gives into the Python files to lint.
+
+Directories are walked without following symbolic links (so a link loop cannot
+make the walk endless), skipping what ``.gitignore`` files (nested ones too),
+the default excludes and the ``exclude`` / ``extend-exclude`` settings name.
+Patterns use gitignore syntax (pathspec's ``GitIgnoreSpec``), as ruff's do.
+A file named explicitly is always linted, whatever its name, unless
+``force_exclude`` is set (what pre-commit hooks want, since they pass every
+changed file explicitly).
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from dataclasses import dataclass, field
+from typing import Dict, Iterable, List, Optional, Sequence, Tuple
+
+import pathspec
+
+#: Directory and file names skipped while walking (ruff's defaults, plus our cache).
+#: ``site-packages`` is deliberately absent: linting an installed library is a use case.
+DEFAULT_EXCLUDES: Tuple[str, ...] = (
+    ".git",
+    ".hg",
+    ".svn",
+    ".venv",
+    "venv",
+    "__pycache__",
+    ".tox",
+    ".nox",
+    ".mypy_cache",
+    ".pytest_cache",
+    ".ruff_cache",
+    ".pt2lint_cache",
+    "build",
+    "dist",
+    "node_modules",
+)
+
+#: File suffixes picked up while walking a directory.
+PYTHON_SUFFIXES: Tuple[str, ...] = (".py", ".pyi")
+
+GITIGNORE = ".gitignore"
+
+
+@dataclass(frozen=True)
+class DiscoverySettings:
+    """Which files a walk yields.
+
+    Attributes:
+        project_root: absolute directory that ``exclude`` patterns (and the
+            project-relative paths handed to per-file ignores) are relative to.
+        exclude: gitignore-style patterns; replaces :data:`DEFAULT_EXCLUDES`
+            when set by the user (as ruff's ``exclude`` does).
+        extend_exclude: patterns added to ``exclude``.
+        respect_gitignore: honour ``.gitignore`` files.
+        force_exclude: apply the excludes and ``.gitignore`` to explicitly
+            named paths too.
+    """
+
+    project_root: str
+    exclude: Tuple[str, ...] = DEFAULT_EXCLUDES
+    extend_exclude: Tuple[str, ...] = ()
+    respect_gitignore: bool = True
+    force_exclude: bool = False
+
+
+@dataclass(frozen=True, order=True)
+class SourceFile:
+    """One file to lint.
+
+    Attributes:
+        path: the path as reported and opened: relative to the working
+            directory when the file lies under it, absolute otherwise.
+        relpath: the path relative to the project root with ``/`` separators
+            (absolute when the file lies outside the root); per-file ignores
+            match against it.
+    """
+
+    path: str
+    relpath: str
+
+
+@dataclass
+class Discovery:
+    """The outcome of :func:`discover`.
+
+    Attributes:
+        files: files to lint, sorted by ``path``, without duplicates.
+        errors: one-line messages (``"<path>: <reason>"``) for paths that do
+            not exist, cannot be listed, or are symbolic-link loops.
+    """
+
+    files: List[SourceFile] = field(default_factory=list)
+    errors: List[str] = field(default_factory=list)
+
+
+def os_error_reason(exc: OSError) -> str:
+    """The OS's reason for ``exc``, lower-cased like the rest of our messages ("no such file or directory")."""
+    reason = exc.strerror or type(exc).__name__
+    return reason[0].lower() + reason[1:]
+
+
+def display_path(path: str, cwd: Optional[str] = None) -> str:
+    """``path`` relative to ``cwd`` (default: the working directory) when it lies below it, else absolute."""
+    cwd = os.path.abspath(cwd or os.getcwd())
+    absolute = os.path.abspath(os.path.join(cwd, path))
+    try:
+        rel = os.path.relpath(absolute, cwd)
+    except ValueError:  # another drive on Windows
+        return absolute
+    if rel == os.pardir or rel.startswith(os.pardir + os.sep):
+        return absolute
+    return rel
+
+
+def project_relpath(path: str, project_root: str) -> str:
+    """``path`` relative to ``project_root`` with ``/`` separators, or absolute (with ``/``) when outside it."""
+    absolute = os.path.abspath(path)
+    try:
+        rel = os.path.relpath(absolute, project_root)
+    except ValueError:
+        rel = os.pardir
+    if rel == os.pardir or rel.startswith(os.pardir + os.sep):
+        rel = absolute
+    return rel.replace(os.sep, "/")
+
+
+def _read_gitignore(directory: str) -> Optional[pathspec.GitIgnoreSpec]:
+    try:
+        with open(os.path.join(directory, GITIGNORE), encoding="utf-8", errors="replace") as fh:
+            lines = fh.read().splitlines()
+    except OSError:
+        return None
+    return pathspec.GitIgnoreSpec.from_lines(lines)
+
+
+def _is_under(path: str, directory: str) -> bool:
+    try:
+        return os.path.commonpath([path, directory]) == directory
+    except ValueError:
+        return False
+
+
+class _Matcher:
+    """Decides whether an absolute path is excluded, caching ``.gitignore`` files per directory."""
+
+    def __init__(self, settings: DiscoverySettings) -> None:
+        self.settings = settings
+        self.root = os.path.abspath(settings.project_root)
+        self.exclude = pathspec.GitIgnoreSpec.from_lines(list(settings.exclude) + list(settings.extend_exclude))
+        self._gitignores: Dict[str, Optional[pathspec.GitIgnoreSpec]] = {}
+
+    def gitignore(self, directory: str) -> Optional[pathspec.GitIgnoreSpec]:
+        if directory not in self._gitignores:
+            self._gitignores[directory] = _read_gitignore(directory) if self.settings.respect_gitignore else None
+        return self._gitignores[directory]
+
+    def ignore_scope(self, directory: str) -> str:
+        """The highest directory whose ``.gitignore`` applies to ``directory``.
+
+        That is the enclosing git work tree (the nearest ancestor holding ``.git``);
+        outside a repository, the project root when ``directory`` lies under it.
+        """
+        probe = directory
+        while True:
+            if os.path.exists(os.path.join(probe, ".git")):
+                return probe
+            parent = os.path.dirname(probe)
+            if parent == probe:
+                break
+            probe = parent
+        return self.root if _is_under(directory, self.root) else directory
+
+    def gitignore_chain(self, directory: str) -> List[Tuple[str, pathspec.GitIgnoreSpec]]:
+        """``(base, spec)`` for every ``.gitignore`` from the scope down to ``directory``, shallowest first."""
+        if not self.settings.respect_gitignore:
+            return []
+        scope = self.ignore_scope(directory)
+        dirs = []
+        probe = directory
+        while True:
+            dirs.append(probe)
+            if probe == scope:
+                break
+            parent = os.path.dirname(probe)
+            if parent == probe:
+                break
+            probe = parent
+        chain = []
+        for d in reversed(dirs):
+            spec = self.gitignore(d)
+            if spec is not None:
+                chain.append((d, spec))
+        return chain
+
+    def excluded(
+        self,
+        path: str,
+        is_dir: bool,
+        chain: Sequence[Tuple[str, pathspec.GitIgnoreSpec]],
+        pattern_base: str,
+    ) -> bool:
+        """Whether ``path`` matches an exclude pattern or, deepest ``.gitignore`` deciding, is git-ignored.
+
+        Args:
+            path: absolute path.
+            is_dir: match directory-only patterns (``build/``).
+            chain: the ``.gitignore`` specs that apply, shallowest first.
+            pattern_base: directory that exclude patterns are relative to
+                (the project root, or the walk root for paths outside it).
+        """
+        suffix = "/" if is_dir else ""
+        rel = os.path.relpath(path, pattern_base).replace(os.sep, "/")
+        if self.exclude.match_file(rel + suffix):
+            return True
+        for base, spec in reversed(chain):
+            result = spec.check_file(os.path.relpath(path, base).replace(os.sep, "/") + suffix)
+            if result.include is not None:
+                return bool(result.include)
+        return False
+
+    def pattern_base(self, path: str, fallback: str) -> str:
+        return self.root if _is_under(path, self.root) else fallback
+
+    def excluded_explicit(self, path: str, is_dir: bool) -> bool:
+        """For ``force_exclude``: is an explicitly named path, or a directory above it, excluded?
+
+        Directories are checked up to the project root (or, for a path outside
+        it, only the path itself, with patterns relative to its directory).
+        """
+        base = self.pattern_base(path, os.path.dirname(path))
+        probe, probe_is_dir = path, is_dir
+        while probe != base:
+            parent = os.path.dirname(probe)
+            if self.excluded(probe, probe_is_dir, self.gitignore_chain(parent), base):
+                return True
+            if parent == probe:
+                break
+            probe, probe_is_dir = parent, True
+        return False
+
+
+def is_excluded(path: str, settings: DiscoverySettings) -> bool:
+    """Whether ``path`` (or a directory above it, up to the project root) is excluded or git-ignored.
+
+    This is the test ``force_exclude`` applies to explicitly named paths and to
+    ``--stdin-filename``.  ``path`` need not exist; it is taken as a file
+    unless it is an existing directory.
+    """
+    absolute = os.path.abspath(path)
+    return _Matcher(settings).excluded_explicit(absolute, os.path.isdir(absolute))
+
+
+def discover(paths: Iterable[str], settings: DiscoverySettings, cwd: Optional[str] = None) -> Discovery:
+    """Expand ``paths`` into the Python files to lint.
+
+    Args:
+        paths: files and directories as the user gave them (relative to ``cwd``).
+        settings: excludes, ``.gitignore`` handling and the project root.
+        cwd: the working directory paths are relative to and reported against
+            (default: the process's).
+
+    Returns:
+        A :class:`Discovery`: sorted, de-duplicated files, plus one-line errors
+        for paths that are missing, unlistable or symbolic-link loops.  Nothing
+        is raised for a bad path; the other paths are still expanded.
+    """
+    cwd = os.path.abspath(cwd or os.getcwd())
+    matcher = _Matcher(settings)
+    found: Dict[str, SourceFile] = {}
+    errors: List[str] = []
+
+    def add(absolute: str) -> None:
+        absolute = os.path.normpath(absolute)
+        if absolute not in found:
+            found[absolute] = SourceFile(display_path(absolute, cwd), project_relpath(absolute, matcher.root))
+
+    for given in paths:
+        absolute = os.path.normpath(os.path.join(cwd, given))
+        try:
+            st = os.stat(absolute)
+        except OSError as exc:
+            errors.append(f"{given}: {os_error_reason(exc)}")
+            continue
+        is_dir = stat.S_ISDIR(st.st_mode)
+        if settings.force_exclude and matcher.excluded_explicit(absolute, is_dir):
+            continue
+        if not is_dir:
+            add(absolute)
+            continue
+        _walk(absolute, matcher, add, errors, cwd)
+
+    files = sorted(found.values())
+    return Discovery(files=files, errors=errors)
+
+
+def _walk(top: str, matcher: _Matcher, add, errors: List[str], cwd: str) -> None:
+    """Walk ``top`` (not following symbolic links), calling ``add`` for each Python file kept.
+
+    A directory the user named is walked even when it is itself excluded
+    (``pt2lint check build/``); the patterns and ``.gitignore`` files that
+    exclude it then do not also exclude everything inside it: patterns are
+    matched relative to ``top`` and only ``.gitignore`` files from ``top`` down apply.
+    """
+    if matcher.excluded_explicit(top, True):
+        base = top
+        own = matcher.gitignore(top)
+        chain_top = [(top, own)] if own is not None else []
+    else:
+        base = matcher.pattern_base(top, top)
+        chain_top = matcher.gitignore_chain(top)
+    chains: Dict[str, List[Tuple[str, pathspec.GitIgnoreSpec]]] = {top: chain_top}
+
+    def onerror(exc: OSError) -> None:
+        where = display_path(exc.filename, cwd) if exc.filename else display_path(top, cwd)
+        errors.append(f"{where}: {os_error_reason(exc)}")
+
+    for dirpath, dirnames, filenames in os.walk(top, onerror=onerror, followlinks=False):
+        chain = chains.pop(dirpath, None)
+        if chain is None:  # pragma: no cover - os.walk only yields directories we kept
+            chain = matcher.gitignore_chain(dirpath)
+        keep = []
+        for name in sorted(dirnames):
+            full = os.path.join(dirpath, name)
+            if os.path.islink(full):  # never followed: no loops, no escaping the tree
+                continue
+            if matcher.excluded(full, True, chain, base):
+                continue
+            keep.append(name)
+            own = matcher.gitignore(full)
+            chains[full] = chain + [(full, own)] if own is not None else chain
+        dirnames[:] = keep
+        for name in filenames:
+            if not name.endswith(PYTHON_SUFFIXES):
+                continue
+            full = os.path.join(dirpath, name)
+            if matcher.excluded(full, False, chain, base):
+                continue
+            if os.path.islink(full) and not os.path.isfile(full):
+                continue  # dangling link, or a link to a directory
+            add(full)

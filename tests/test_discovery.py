@@ -1,0 +1,165 @@
+"""File discovery: walking, excludes, .gitignore, explicit paths, bad paths."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from pt2lint.discovery import DEFAULT_EXCLUDES, DiscoverySettings, discover, display_path, is_excluded
+
+
+def touch(root, *names):
+    for name in names:
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("x = 1\n")
+
+
+def found(root, paths=(".",), **kw):
+    settings = DiscoverySettings(project_root=str(root), **kw)
+    result = discover(paths, settings, cwd=str(root))
+    return [f.path for f in result.files], result.errors
+
+
+def test_walk_finds_py_and_pyi_sorted(tmp_path):
+    touch(tmp_path, "b.py", "a/z.py", "a/m.pyi", "notes.txt", "a/data.json", "A.py")
+    files, errors = found(tmp_path)
+    assert files == sorted(files) == ["A.py", os.path.join("a", "m.pyi"), os.path.join("a", "z.py"), "b.py"]
+    assert errors == []
+
+
+def test_default_excludes_skip_tool_dirs_but_not_site_packages(tmp_path):
+    touch(tmp_path, "ok.py", ".venv/x.py", "venv/x.py", "build/x.py", "dist/x.py", "__pycache__/x.py",
+          "node_modules/x.py", ".git/x.py", "lib/python3.11/site-packages/pkg/mod.py", "src/build/x.py")
+    files, _ = found(tmp_path)
+    assert files == [os.path.join("lib", "python3.11", "site-packages", "pkg", "mod.py"), "ok.py"]
+    assert "site-packages" not in DEFAULT_EXCLUDES
+
+
+def test_gitignore_root_and_nested_with_negation(tmp_path):
+    touch(tmp_path, "keep.py", "gen/out.py", "pkg/a.py", "pkg/secret.py", "pkg/sub/secret.py", "pkg/tmp_x.py", "pkg/tmp_keep.py")
+    (tmp_path / ".gitignore").write_text("gen/\ntmp_*.py\n")
+    (tmp_path / "pkg" / ".gitignore").write_text("secret.py\n!tmp_keep.py\n")
+    files, _ = found(tmp_path)
+    assert files == ["keep.py", os.path.join("pkg", "a.py"), os.path.join("pkg", "tmp_keep.py")]
+
+
+def test_gitignore_above_walk_root_applies_inside_a_repository(tmp_path):
+    (tmp_path / ".git").mkdir()
+    (tmp_path / ".gitignore").write_text("generated_*.py\n")
+    touch(tmp_path, "models/net.py", "models/generated_net.py")
+    settings = DiscoverySettings(project_root=str(tmp_path))
+    result = discover(["models"], settings, cwd=str(tmp_path))
+    assert [f.path for f in result.files] == [os.path.join("models", "net.py")]
+
+
+def test_no_respect_gitignore(tmp_path):
+    touch(tmp_path, "a.py", "b.py")
+    (tmp_path / ".gitignore").write_text("b.py\n")
+    assert found(tmp_path, respect_gitignore=False)[0] == ["a.py", "b.py"]
+
+
+def test_exclude_replaces_defaults_and_extend_exclude_adds(tmp_path):
+    touch(tmp_path, "a.py", "build/b.py", "legacy/c.py", "models/old_d.py")
+    assert found(tmp_path, exclude=("legacy/",))[0] == ["a.py", os.path.join("build", "b.py"), os.path.join("models", "old_d.py")]
+    assert found(tmp_path, extend_exclude=("legacy/", "old_*.py"))[0] == ["a.py"]
+
+
+def test_exclude_patterns_are_relative_to_project_root(tmp_path):
+    touch(tmp_path, "models/x.py", "other/models/x.py")
+    assert found(tmp_path, extend_exclude=("/models",))[0] == [os.path.join("other", "models", "x.py")]
+
+
+def test_explicit_file_is_always_linted_unless_force_exclude(tmp_path):
+    touch(tmp_path, "build/gen.py", "ignored.py", "script")
+    (tmp_path / ".gitignore").write_text("ignored.py\n")
+    paths = ["build/gen.py", "ignored.py", "script"]
+    assert found(tmp_path, paths)[0] == [os.path.join("build", "gen.py"), "ignored.py", "script"]
+    assert found(tmp_path, paths, force_exclude=True)[0] == ["script"]
+
+
+def test_force_exclude_checks_parent_directories(tmp_path):
+    touch(tmp_path, "legacy/deep/x.py")
+    settings = DiscoverySettings(project_root=str(tmp_path), extend_exclude=("legacy/",), force_exclude=True)
+    assert is_excluded(str(tmp_path / "legacy" / "deep" / "x.py"), settings)
+    assert not is_excluded(str(tmp_path / "new.py"), settings)
+    assert found(tmp_path, ["legacy/deep/x.py", "legacy"], extend_exclude=("legacy/",), force_exclude=True)[0] == []
+
+
+def test_explicit_excluded_directory_is_walked_without_force_exclude(tmp_path):
+    touch(tmp_path, "build/a.py")
+    assert found(tmp_path, ["build"])[0] == [os.path.join("build", "a.py")]
+
+
+def test_directory_named_like_a_python_file_is_walked(tmp_path):
+    touch(tmp_path, "weird.py/inner.py")
+    assert found(tmp_path)[0] == [os.path.join("weird.py", "inner.py")]
+    assert found(tmp_path, ["weird.py"])[0] == [os.path.join("weird.py", "inner.py")]
+
+
+def test_nonexistent_path_is_an_error_and_others_still_found(tmp_path):
+    touch(tmp_path, "a.py")
+    files, errors = found(tmp_path, ["missing.py", "a.py"])
+    assert files == ["a.py"]
+    assert errors == ["missing.py: no such file or directory"]
+
+
+@pytest.mark.skipif(not hasattr(os, "symlink"), reason="needs symlinks")
+def test_symlink_loops_do_not_hang_and_are_reported_when_named(tmp_path):
+    touch(tmp_path, "pkg/a.py")
+    os.symlink(str(tmp_path / "pkg"), str(tmp_path / "pkg" / "loop"))  # pkg/loop -> pkg
+    os.symlink(str(tmp_path / "l2"), str(tmp_path / "l1"))
+    os.symlink(str(tmp_path / "l1"), str(tmp_path / "l2"))
+    files, errors = found(tmp_path)
+    assert files == [os.path.join("pkg", "a.py")]
+    assert errors == []
+    files, errors = found(tmp_path, ["l1", "pkg"])
+    assert files == [os.path.join("pkg", "a.py")]
+    assert len(errors) == 1 and errors[0].startswith("l1: ") and "symbolic links" in errors[0]
+
+
+@pytest.mark.skipif(not hasattr(os, "symlink"), reason="needs symlinks")
+def test_symlinked_files_are_linted_dangling_ones_skipped(tmp_path):
+    touch(tmp_path, "real.py")
+    os.symlink(str(tmp_path / "real.py"), str(tmp_path / "alias.py"))
+    os.symlink(str(tmp_path / "gone.py"), str(tmp_path / "dangling.py"))
+    assert found(tmp_path)[0] == ["alias.py", "real.py"]
+
+
+def test_unlistable_directory_is_an_error(tmp_path, monkeypatch):
+    touch(tmp_path, "a.py", "locked/b.py")
+    real_scandir = os.scandir
+    locked = str(tmp_path / "locked")
+
+    def scandir(path="."):
+        if os.fspath(path) == locked:
+            raise PermissionError(13, "Permission denied", os.fspath(path))
+        return real_scandir(path)
+
+    monkeypatch.setattr(os, "scandir", scandir)
+    files, errors = found(tmp_path)
+    assert files == ["a.py"]
+    assert errors == ["locked: permission denied"]
+
+
+def test_duplicates_are_removed(tmp_path):
+    touch(tmp_path, "pkg/a.py")
+    files, _ = found(tmp_path, ["pkg", "pkg/a.py", "./pkg/../pkg/a.py"])
+    assert files == [os.path.join("pkg", "a.py")]
+
+
+def test_relpaths_are_project_relative_and_paths_cwd_relative(tmp_path):
+    touch(tmp_path, "proj/pkg/a.py")
+    settings = DiscoverySettings(project_root=str(tmp_path / "proj"))
+    result = discover(["proj/pkg"], settings, cwd=str(tmp_path))
+    (f,) = result.files
+    assert f.path == os.path.join("proj", "pkg", "a.py")
+    assert f.relpath == "pkg/a.py"
+
+
+def test_display_path_outside_cwd_is_absolute(tmp_path):
+    inside = tmp_path / "cwd"
+    inside.mkdir()
+    assert display_path(str(tmp_path / "x.py"), str(inside)) == str(tmp_path / "x.py")
+    assert display_path("a/b.py", str(inside)) == os.path.join("a", "b.py")
