@@ -1,0 +1,376 @@
+"""Configuration: find and validate ``[tool.pt2lint]``, merge command-line options.
+
+The nearest config file above the linted paths wins, as with ruff: in each
+directory, from the paths' common parent upward, ``.pt2lint.toml``, then
+``pt2lint.toml`` (top-level keys), then a ``pyproject.toml`` that has a
+``[tool.pt2lint]`` table.  ``--config PATH`` names the file instead.  The
+directory holding the config is the project root; without one it is the
+working directory (or, for paths outside it, their common parent).
+
+Every problem is a :class:`ConfigError` whose message is one line naming the
+file and the key, so a front end prints it as is.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import sys
+from dataclasses import dataclass, field
+from typing import Any, Dict, FrozenSet, Mapping, Optional, Sequence, Tuple
+
+from pt2lint.discovery import DEFAULT_EXCLUDES, DiscoverySettings, display_path
+from pt2lint.settings import LintSettings, SelectionError, resolve_selection, resolve_selector
+from pt2lint.specs import TARGETS, RuleSpec, load_specs
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on older Pythons only
+    import tomli as tomllib
+
+#: Config file names, in the order they are looked for within one directory.
+CONFIG_FILES: Tuple[str, ...] = (".pt2lint.toml", "pt2lint.toml", "pyproject.toml")
+
+_SELECTOR_KEYS = ("select", "extend-select", "ignore")
+_PATTERN_KEYS = ("exclude", "extend-exclude")
+_BOOL_KEYS = ("capture-scalar-outputs", "capture-dynamic-output-shape-ops")
+#: Every key ``[tool.pt2lint]`` accepts.  ``confirm`` is a table kept raw for the confirm mode.
+KNOWN_KEYS: Tuple[str, ...] = _SELECTOR_KEYS + ("per-file-ignores",) + _PATTERN_KEYS + _BOOL_KEYS + ("target", "confirm")
+
+
+class ConfigError(ValueError):
+    """A config file or a command-line option is invalid.
+
+    The message is one line that names the file (or the option) and the key.
+    """
+
+
+@dataclass(frozen=True)
+class FileConfig:
+    """The validated contents of one config file (``None``: the key is not set).
+
+    Attributes:
+        path: the file it came from; ``None`` for the empty default config.
+        select, extend_select, ignore: rule selectors.
+        per_file_ignores: ``(glob, selectors)`` pairs, in file order.
+        exclude, extend_exclude: gitignore-style patterns relative to the project root.
+        capture_scalar_outputs, capture_dynamic_output_shape_ops: Dynamo knobs.
+        target: ``"compile"``, ``"export"`` or ``"cudagraphs"``.
+        confirm: the raw ``confirm`` sub-table, for the confirm mode to validate.
+    """
+
+    path: Optional[str] = None
+    select: Optional[Tuple[str, ...]] = None
+    extend_select: Tuple[str, ...] = ()
+    ignore: Tuple[str, ...] = ()
+    per_file_ignores: Tuple[Tuple[str, Tuple[str, ...]], ...] = ()
+    exclude: Optional[Tuple[str, ...]] = None
+    extend_exclude: Tuple[str, ...] = ()
+    capture_scalar_outputs: Optional[bool] = None
+    capture_dynamic_output_shape_ops: Optional[bool] = None
+    target: Optional[str] = None
+    confirm: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Overrides:
+    """Command-line options that override the config file (``None`` / empty: not given).
+
+    ``select`` and ``exclude`` replace the config's values; ``extend_select``,
+    ``ignore`` and ``extend_exclude`` add to them (ruff's layering).
+    """
+
+    select: Optional[Tuple[str, ...]] = None
+    extend_select: Tuple[str, ...] = ()
+    ignore: Tuple[str, ...] = ()
+    exclude: Optional[Tuple[str, ...]] = None
+    extend_exclude: Tuple[str, ...] = ()
+    capture_scalar_outputs: Optional[bool] = None
+    capture_dynamic_output_shape_ops: Optional[bool] = None
+    target: Optional[str] = None
+    force_exclude: bool = False
+    respect_gitignore: bool = True
+
+
+@dataclass(frozen=True)
+class Project:
+    """Everything a front end needs to lint: the resolved settings and where they came from.
+
+    Attributes:
+        root: absolute project root.
+        config: the file config that was applied (``config.path`` is ``None`` without one).
+        settings: the engine's settings.
+        discovery: the file walker's settings.
+    """
+
+    root: str
+    config: FileConfig
+    settings: LintSettings
+    discovery: DiscoverySettings
+
+
+def _has_pt2lint_table(path: str) -> bool:
+    """Whether ``pyproject.toml`` at ``path`` has ``[tool.pt2lint]``.
+
+    Raises:
+        ConfigError: it mentions pt2lint but is not valid TOML.
+    """
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read()
+    except OSError:
+        return False
+    if b"pt2lint" not in data:  # do not fail on a broken pyproject.toml that is not ours
+        return False
+    doc = _parse_toml(data, path)
+    tool = doc.get("tool")
+    return isinstance(tool, dict) and "pt2lint" in tool
+
+
+def find_config(start: str) -> Optional[str]:
+    """The nearest config file at or above directory ``start``, or ``None``.
+
+    Raises:
+        ConfigError: a ``pyproject.toml`` on the way mentions pt2lint but is not valid TOML.
+    """
+    probe = os.path.abspath(start)
+    while True:
+        for name in CONFIG_FILES:
+            candidate = os.path.join(probe, name)
+            if not os.path.isfile(candidate):
+                continue
+            if name != "pyproject.toml" or _has_pt2lint_table(candidate):
+                return candidate
+        parent = os.path.dirname(probe)
+        if parent == probe:
+            return None
+        probe = parent
+
+
+def _parse_toml(data: bytes, path: str) -> Dict[str, Any]:
+    where = display_path(path)
+    try:
+        return tomllib.loads(data.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{where}: not valid UTF-8 (byte offset {exc.start})") from None
+    except tomllib.TOMLDecodeError as exc:
+        message = str(exc).splitlines()[0] if str(exc) else "invalid TOML"
+        raise ConfigError(f"{where}: invalid TOML: {message}") from None
+
+
+def _where(path: str) -> str:
+    """How messages name a config file: ``"pyproject.toml: [tool.pt2lint]"`` or ``"pt2lint.toml:"``."""
+    shown = display_path(path)
+    return f"{shown}: [tool.pt2lint]" if os.path.basename(path) == "pyproject.toml" else f"{shown}:"
+
+
+def _suggest(key: str) -> str:
+    close = difflib.get_close_matches(key.replace("_", "-"), KNOWN_KEYS, n=1, cutoff=0.6)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+def _type_name(value: Any) -> str:
+    return {bool: "a boolean", int: "an integer", float: "a float", str: "a string", list: "an array", dict: "a table"}.get(
+        type(value), type(value).__name__
+    )
+
+
+def _string_list(value: Any, where: str, key: str) -> Tuple[str, ...]:
+    if not isinstance(value, list):
+        raise ConfigError(f"{where} {key!r} must be an array of strings, not {_type_name(value)}")
+    for i, item in enumerate(value):
+        if not isinstance(item, str):
+            raise ConfigError(f"{where} {key!r} must be an array of strings, but item {i + 1} is {_type_name(item)}")
+    return tuple(value)
+
+
+def parse_config(doc: Mapping[str, Any], path: str) -> FileConfig:
+    """Validate the pt2lint table of a config file.
+
+    Args:
+        doc: the decoded TOML document (the whole file).
+        path: the file, for messages; a ``pyproject.toml`` is read from ``[tool.pt2lint]``,
+            any other file from its top level.
+
+    Raises:
+        ConfigError: an unknown key, or a value of the wrong type or out of range.
+    """
+    where = _where(path)
+    if os.path.basename(path) == "pyproject.toml":
+        tool = doc.get("tool", {})
+        table = tool.get("pt2lint", {}) if isinstance(tool, dict) else {}
+        if not isinstance(table, dict):
+            raise ConfigError(f"{where} must be a table, not {_type_name(table)}")
+    else:
+        table = doc
+    values: Dict[str, Any] = {}
+    for key, value in table.items():
+        if key not in KNOWN_KEYS:
+            raise ConfigError(f"{where} unknown key {key!r}{_suggest(key)}")
+        attr = key.replace("-", "_")
+        if key in _SELECTOR_KEYS or key in _PATTERN_KEYS:
+            values[attr] = _string_list(value, where, key)
+        elif key in _BOOL_KEYS:
+            if not isinstance(value, bool):
+                raise ConfigError(f"{where} {key!r} must be true or false, not {_type_name(value)}")
+            values[attr] = value
+        elif key == "target":
+            if value not in TARGETS:
+                raise ConfigError(f"{where} 'target' must be one of {', '.join(map(repr, TARGETS))}, not {value!r}")
+            values[attr] = value
+        elif key == "per-file-ignores":
+            if not isinstance(value, dict):
+                raise ConfigError(f"{where} 'per-file-ignores' must be a table of glob = [selectors], not {_type_name(value)}")
+            values[attr] = tuple(
+                (glob, _string_list(codes, where, f'per-file-ignores."{glob}"'))
+                for glob, codes in value.items()
+            )
+        elif key == "confirm":
+            if not isinstance(value, dict):
+                raise ConfigError(f"{where} 'confirm' must be a table, not {_type_name(value)}")
+            values[attr] = dict(value)
+    return FileConfig(path=path, **values)
+
+
+def read_config(path: str) -> FileConfig:
+    """Read and validate one config file.
+
+    Raises:
+        ConfigError: the file is unreadable, not TOML, or has a bad key or value.
+    """
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read()
+    except OSError as exc:
+        reason = (exc.strerror or type(exc).__name__).lower()
+        raise ConfigError(f"{display_path(path)}: cannot read config file: {reason}") from None
+    return parse_config(_parse_toml(data, path), path)
+
+
+def _check_selectors(selectors: Sequence[str], where: str, specs: Mapping[str, RuleSpec]) -> None:
+    for sel in selectors:
+        try:
+            resolve_selector(sel, specs)
+        except SelectionError as exc:
+            raise ConfigError(f"{where}: {exc}") from None
+
+
+def _codes(selectors: Sequence[str], specs: Mapping[str, RuleSpec]) -> FrozenSet[str]:
+    out: set = set()
+    for sel in selectors:
+        out |= resolve_selector(sel, specs)
+    return frozenset(out)
+
+
+def resolve_project(
+    config: FileConfig,
+    overrides: Overrides = Overrides(),
+    root: Optional[str] = None,
+    specs: Optional[Mapping[str, RuleSpec]] = None,
+) -> Project:
+    """Merge a file config and command-line overrides into engine and discovery settings.
+
+    Selection is layered as in ruff: the config's ``select`` (default: every rule
+    for the target) plus ``extend-select`` minus ``ignore``; then the command
+    line's ``--select`` replaces that set, ``--extend-select`` adds and
+    ``--ignore`` removes.
+
+    Args:
+        config: the validated config file (or ``FileConfig()``).
+        overrides: command-line options.
+        root: project root (default: the config file's directory, else the working directory).
+        specs: the rule catalog (default: :func:`pt2lint.specs.load_specs`).
+
+    Raises:
+        ConfigError: a selector names no rule (the message names the key or option).
+    """
+    specs = load_specs() if specs is None else specs
+    if root is None:
+        root = os.path.dirname(os.path.abspath(config.path)) if config.path else os.getcwd()
+    root = os.path.abspath(root)
+    where = _where(config.path) if config.path else "config:"
+    for key in _SELECTOR_KEYS:
+        _check_selectors(getattr(config, key.replace("-", "_")) or (), f"{where} {key!r}", specs)
+    for glob, sels in config.per_file_ignores:
+        _check_selectors(sels, f"{where} 'per-file-ignores.\"{glob}\"'", specs)
+    for option, sels in (("--select", overrides.select), ("--extend-select", overrides.extend_select), ("--ignore", overrides.ignore)):
+        _check_selectors(sels or (), option, specs)
+
+    target = overrides.target or config.target or "compile"
+    enabled = resolve_selection(config.select, config.extend_select, config.ignore, target, specs)
+    if overrides.select is not None or overrides.extend_select or overrides.ignore:
+        base = overrides.select if overrides.select is not None else tuple(sorted(enabled))
+        enabled = resolve_selection(base, overrides.extend_select, overrides.ignore, target, specs)
+
+    def pick(cli: Optional[bool], file: Optional[bool]) -> bool:
+        return cli if cli is not None else bool(file)
+
+    settings = LintSettings(
+        enabled=enabled,
+        per_file_ignores=tuple(
+            (glob[2:] if glob.startswith("./") else glob, _codes(sels, specs)) for glob, sels in config.per_file_ignores
+        ),
+        capture_scalar_outputs=pick(overrides.capture_scalar_outputs, config.capture_scalar_outputs),
+        capture_dynamic_output_shape_ops=pick(overrides.capture_dynamic_output_shape_ops, config.capture_dynamic_output_shape_ops),
+        target=target,
+        project_root=root,
+    )
+    exclude = overrides.exclude if overrides.exclude is not None else config.exclude
+    discovery = DiscoverySettings(
+        project_root=root,
+        exclude=DEFAULT_EXCLUDES if exclude is None else tuple(exclude),
+        extend_exclude=tuple(config.extend_exclude) + tuple(overrides.extend_exclude),
+        respect_gitignore=overrides.respect_gitignore,
+        force_exclude=overrides.force_exclude,
+    )
+    return Project(root=root, config=config, settings=settings, discovery=discovery)
+
+
+def _search_start(paths: Sequence[str]) -> str:
+    """The common parent directory of ``paths`` (a file counts as its directory); the cwd when empty."""
+    dirs = []
+    for p in paths:
+        absolute = os.path.abspath(p)
+        dirs.append(absolute if os.path.isdir(absolute) else os.path.dirname(absolute))
+    if not dirs:
+        return os.getcwd()
+    try:
+        return os.path.commonpath(dirs)
+    except ValueError:  # different drives
+        return os.getcwd()
+
+
+def load_project(
+    paths: Sequence[str] = (),
+    config_path: Optional[str] = None,
+    overrides: Overrides = Overrides(),
+    isolated: bool = False,
+) -> Project:
+    """Find the config for ``paths``, read it, and merge ``overrides``.
+
+    Args:
+        paths: the paths to lint (for stdin, the ``--stdin-filename``); the search
+            for a config starts at their common parent, or at the cwd.
+        config_path: a config file to use instead of searching.
+        overrides: command-line options.
+        isolated: ignore config files altogether.
+
+    Raises:
+        ConfigError: the config file is missing (when named), unreadable or invalid,
+            or a selector names no rule.
+    """
+    if isolated:
+        config = FileConfig()
+    elif config_path is not None:
+        if not os.path.isfile(config_path):
+            raise ConfigError(f"--config: {config_path}: no such file")
+        config = read_config(config_path)
+    else:
+        found = find_config(_search_start(paths))
+        config = read_config(found) if found else FileConfig()
+    root = None
+    if config.path is None:
+        cwd = os.getcwd()
+        start = _search_start(paths)
+        root = cwd if os.path.commonpath([cwd, start]) == cwd else start
+    return resolve_project(config, overrides, root)

@@ -1,0 +1,188 @@
+"""Config files: discovery, validation (one-line errors naming file and key), layering with CLI options."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from pt2lint.config import ConfigError, FileConfig, Overrides, find_config, load_project, read_config, resolve_project
+from pt2lint.discovery import DEFAULT_EXCLUDES
+
+pytestmark = pytest.mark.usefixtures("fake_specs")
+
+
+@pytest.fixture
+def in_tmp(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def write(path, text):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    return path
+
+
+def config_error(path) -> str:
+    with pytest.raises(ConfigError) as info:
+        project = resolve_project(read_config(str(path)))
+        del project
+    message = str(info.value)
+    assert "\n" not in message
+    return message
+
+
+def test_nearest_pyproject_with_table_wins(in_tmp):
+    write(in_tmp / "pyproject.toml", "[tool.pt2lint]\nselect = ['PTC1']\n")
+    write(in_tmp / "sub" / "pyproject.toml", "[project]\nname = 'x'\n")  # no [tool.pt2lint]: skipped
+    (in_tmp / "sub" / "deep").mkdir()
+    assert find_config(str(in_tmp / "sub" / "deep")) == str(in_tmp / "pyproject.toml")
+    write(in_tmp / "sub" / "pt2lint.toml", "select = ['PTC3']\n")
+    assert find_config(str(in_tmp / "sub" / "deep")) == str(in_tmp / "sub" / "pt2lint.toml")
+    write(in_tmp / "sub" / ".pt2lint.toml", "select = ['PTC3']\n")
+    assert find_config(str(in_tmp / "sub")) == str(in_tmp / "sub" / ".pt2lint.toml")
+
+
+def test_broken_pyproject_that_is_not_ours_is_skipped(in_tmp):
+    write(in_tmp / "pyproject.toml", "[project\nname = \n")
+    assert find_config(str(in_tmp)) is None
+
+
+def test_load_project_reads_every_key(in_tmp):
+    write(in_tmp / "pyproject.toml", """
+[tool.pt2lint]
+select = ["PTC1", "PTC3"]
+ignore = ["PTC102"]
+extend-select = ["PTC001"]
+per-file-ignores = { "tests/*" = ["PTC3"], "./scripts/*.py" = ["tensor-item"] }
+exclude = ["legacy/"]
+extend-exclude = ["gen_*.py"]
+capture-scalar-outputs = true
+capture-dynamic-output-shape-ops = true
+target = "export"
+
+[tool.pt2lint.confirm]
+device = "cuda"
+""")
+    (in_tmp / "models").mkdir()
+    project = load_project(["models"])
+    s = project.settings
+    assert project.root == str(in_tmp)
+    assert s.enabled == {"PTC001", "PTC101", "PTC301"}
+    assert s.per_file_ignores == (("tests/*", frozenset({"PTC301"})), ("scripts/*.py", frozenset({"PTC101"})))
+    assert s.enabled_for("tests/test_x.py") == {"PTC001", "PTC101"}
+    assert s.capture_scalar_outputs and s.capture_dynamic_output_shape_ops
+    assert s.target == "export" and s.project_root == str(in_tmp)
+    assert project.discovery.exclude == ("legacy/",)
+    assert project.discovery.extend_exclude == ("gen_*.py",)
+    assert project.config.confirm == {"device": "cuda"}
+
+
+def test_defaults_without_config(in_tmp):
+    project = load_project(["."])
+    assert project.config.path is None
+    assert project.root == str(in_tmp)
+    assert project.discovery.exclude == DEFAULT_EXCLUDES
+    assert project.settings.target == "compile"
+    assert "PTC601" not in project.settings.enabled  # export-only rule, compile target
+    assert {"PTC001", "PTC101", "PTC301"} <= project.settings.enabled
+
+
+def test_cli_overrides_layer_over_config(in_tmp):
+    write(in_tmp / "pt2lint.toml", "select = ['PTC1']\nignore = ['PTC102']\ncapture-scalar-outputs = true\nexclude = ['a/']\n")
+    config = read_config(str(in_tmp / "pt2lint.toml"))
+    assert resolve_project(config).settings.enabled == {"PTC101"}
+    assert resolve_project(config, Overrides(extend_select=("PTC3",))).settings.enabled == {"PTC101", "PTC301"}
+    assert resolve_project(config, Overrides(ignore=("PTC101",))).settings.enabled == set()
+    assert resolve_project(config, Overrides(select=("PTC3",))).settings.enabled == {"PTC301"}
+    assert resolve_project(config, Overrides(select=("PTC601",))).settings.enabled == {"PTC601"}  # exact code beats target
+    project = resolve_project(config, Overrides(capture_scalar_outputs=False, target="export", exclude=("b/",), extend_exclude=("c/",)))
+    assert not project.settings.capture_scalar_outputs and project.settings.target == "export"
+    assert project.discovery.exclude == ("b/",) and project.discovery.extend_exclude == ("c/",)
+
+
+def test_explicit_config_path_and_isolated(in_tmp):
+    write(in_tmp / "pyproject.toml", "[tool.pt2lint]\nselect = ['PTC3']\n")
+    write(in_tmp / "elsewhere" / "custom.toml", "select = ['PTC1']\n")
+    assert load_project(["."]).settings.enabled == {"PTC301"}
+    project = load_project(["."], config_path=str(in_tmp / "elsewhere" / "custom.toml"))
+    assert project.settings.enabled == {"PTC101", "PTC102"}
+    assert project.root == str(in_tmp / "elsewhere")
+    assert load_project(["."], isolated=True).config.path is None
+    with pytest.raises(ConfigError, match="^--config: nope.toml: no such file$"):
+        load_project(["."], config_path="nope.toml")
+
+
+def test_unknown_key_names_file_key_and_suggestion(in_tmp):
+    write(in_tmp / "pyproject.toml", "[tool.pt2lint]\nselec = ['PTC1']\n")
+    assert config_error(in_tmp / "pyproject.toml") == "pyproject.toml: [tool.pt2lint] unknown key 'selec' (did you mean 'select'?)"
+    write(in_tmp / "pt2lint.toml", "capture_scalar_outputs = true\n")
+    assert config_error(in_tmp / "pt2lint.toml") == (
+        "pt2lint.toml: unknown key 'capture_scalar_outputs' (did you mean 'capture-scalar-outputs'?)"
+    )
+    write(in_tmp / "pt2lint.toml", "colour = true\n")
+    assert config_error(in_tmp / "pt2lint.toml") == "pt2lint.toml: unknown key 'colour'"
+
+
+@pytest.mark.parametrize(
+    "body, expected",
+    [
+        ("select = 'PTC1'", "'select' must be an array of strings, not a string"),
+        ("exclude = ['a', 1]", "'exclude' must be an array of strings, but item 2 is an integer"),
+        ("capture-scalar-outputs = 'yes'", "'capture-scalar-outputs' must be true or false, not a string"),
+        ("target = 'jit'", "'target' must be one of 'compile', 'export', 'cudagraphs', not 'jit'"),
+        ("per-file-ignores = ['x']", "'per-file-ignores' must be a table of glob = [selectors], not an array"),
+        ("per-file-ignores = { 'a/*' = 'PTC1' }", "'per-file-ignores.\"a/*\"' must be an array of strings, not a string"),
+        ("confirm = 3", "'confirm' must be a table, not an integer"),
+    ],
+)
+def test_wrong_types_name_file_and_key(in_tmp, body, expected):
+    write(in_tmp / "pyproject.toml", f"[tool.pt2lint]\n{body}\n")
+    assert config_error(in_tmp / "pyproject.toml") == f"pyproject.toml: [tool.pt2lint] {expected}"
+
+
+def test_unknown_selector_names_file_and_key(in_tmp):
+    write(in_tmp / "pyproject.toml", "[tool.pt2lint]\nextend-select = ['PTC999']\n")
+    message = config_error(in_tmp / "pyproject.toml")
+    assert message.startswith("pyproject.toml: [tool.pt2lint] 'extend-select': unknown rule selector 'PTC999'")
+    write(in_tmp / "pyproject.toml", "[tool.pt2lint.per-file-ignores]\n'tests/*' = ['nonsense']\n")
+    message = config_error(in_tmp / "pyproject.toml")
+    assert message.startswith("pyproject.toml: [tool.pt2lint] 'per-file-ignores.\"tests/*\"': unknown rule selector 'nonsense'")
+
+
+def test_unknown_cli_selector_names_option(in_tmp):
+    with pytest.raises(ConfigError, match="^--ignore: unknown rule selector 'PTC9'"):
+        resolve_project(FileConfig(), Overrides(ignore=("PTC9",)))
+
+
+def test_toml_syntax_error_names_file_and_line(in_tmp):
+    write(in_tmp / "pyproject.toml", "[tool.pt2lint]\nselect = ['PTC1'\nignore = []\n")
+    with pytest.raises(ConfigError) as info:
+        load_project(["."])
+    message = str(info.value)
+    assert "\n" not in message
+    assert message.startswith("pyproject.toml: invalid TOML: ") and "line 3" in message
+
+
+def test_non_utf8_config_is_a_config_error(in_tmp):
+    (in_tmp / "pt2lint.toml").write_bytes(b"select = ['\xff']\n")
+    with pytest.raises(ConfigError, match=r"^pt2lint.toml: not valid UTF-8"):
+        load_project(["."])
+
+
+def test_config_outside_cwd_is_named_by_absolute_path(tmp_path, monkeypatch):
+    write(tmp_path / "proj" / "pt2lint.toml", "bogus = 1\n")
+    (tmp_path / "cwd").mkdir()
+    monkeypatch.chdir(tmp_path / "cwd")
+    with pytest.raises(ConfigError) as info:
+        load_project([str(tmp_path / "proj")])
+    assert str(info.value) == f"{tmp_path / 'proj' / 'pt2lint.toml'}: unknown key 'bogus'"
+
+
+def test_project_root_without_config_is_cwd_or_common_parent(tmp_path, monkeypatch):
+    (tmp_path / "a" / "x").mkdir(parents=True)
+    (tmp_path / "b").mkdir()
+    monkeypatch.chdir(tmp_path / "b")
+    assert load_project([str(tmp_path / "a" / "x")]).root == str(tmp_path / "a" / "x")
+    assert load_project(["."]).root == os.getcwd()
