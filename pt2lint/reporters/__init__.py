@@ -1,0 +1,102 @@
+"""Output formats: a registry from ``--output-format`` name to a reporter.
+
+A reporter turns the run's findings into text for stdout.  It reads
+:class:`~pt2lint.diagnostics.Diagnostic` objects only, never rule internals.
+To add a format, write a module with a render function, decorate it with
+:func:`register`, and import the module at the bottom of this file; the CLI
+offers every registered name.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import Callable, Dict, Mapping, Optional, Sequence
+
+from pt2lint.diagnostics import Diagnostic
+
+
+@dataclass(frozen=True)
+class ReportContext:
+    """What a reporter may need besides the findings.
+
+    Attributes:
+        cwd: the working directory that relative filenames are relative to.
+        sources: decoded file text by filename; filled only for reporters that
+            set ``needs_source``.
+    """
+
+    cwd: str = field(default_factory=os.getcwd)
+    sources: Mapping[str, str] = field(default_factory=dict)
+
+    def absolute(self, filename: str) -> str:
+        """``filename`` as an absolute path (``-``, meaning stdin, stays ``-``)."""
+        if filename == "-":
+            return filename
+        return os.path.normpath(os.path.join(self.cwd, filename))
+
+
+RenderFn = Callable[[Sequence[Diagnostic], ReportContext], str]
+
+
+@dataclass(frozen=True)
+class Reporter:
+    """A registered output format.
+
+    Attributes:
+        name: the ``--output-format`` value.
+        render: ``render(diagnostics, context) -> str``; diagnostics arrive sorted
+            by (filename, line, column, code); the text is written to stdout as is.
+        needs_source: the engine must keep each file's text (``context.sources``).
+        human: meant for people: the CLI adds the summary line on stderr.
+        description: one line for ``--help``.
+    """
+
+    name: str
+    render: RenderFn
+    needs_source: bool = False
+    human: bool = True
+    description: str = ""
+
+
+REPORTERS: Dict[str, Reporter] = {}
+
+
+def register(name: str, *, needs_source: bool = False, human: bool = True, description: str = "") -> Callable[[RenderFn], RenderFn]:
+    """Decorator registering ``render`` as the output format ``name``.
+
+    Raises:
+        ValueError: ``name`` is already registered.
+    """
+
+    def decorate(render: RenderFn) -> RenderFn:
+        if name in REPORTERS:
+            raise ValueError(f"output format {name!r} is registered twice")
+        REPORTERS[name] = Reporter(name, render, needs_source, human, description)
+        return render
+
+    return decorate
+
+
+def get_reporter(name: str) -> Reporter:
+    """The reporter registered as ``name``.
+
+    Raises:
+        KeyError: no such format.
+    """
+    return REPORTERS[name]
+
+
+def fix_marker(diagnostic: Diagnostic) -> Optional[str]:
+    """The text-format tag for a finding's fix: ``[fix available]``, ``[unsafe fix available]``,
+    ``[suggested fix]`` (display-only), or ``None`` when it has no fix."""
+    if diagnostic.fix is None:
+        return None
+    applicability = getattr(diagnostic.fix.applicability, "value", diagnostic.fix.applicability)
+    return {"unsafe": "[unsafe fix available]", "display-only": "[suggested fix]"}.get(applicability, "[fix available]")
+
+
+# Built-in formats register themselves on import.
+from pt2lint.reporters import full, json, text  # noqa: E402,F401  (import order is the registry order)
+
+__all__ = ["REPORTERS", "ReportContext", "Reporter", "fix_marker", "get_reporter", "register"]

@@ -1,0 +1,74 @@
+"""The ``full`` output format: each finding with the source lines around it, like ruff's ``full``.
+
+::
+
+    models/net.py:7:13: PTC101 `.item()` on a tensor breaks the graph [fix available]
+      |
+    6 |     def forward(self, x):
+    7 |         n = x.sum().item()
+      |             ^^^^^^^^^^^^^^ PTC101
+    8 |         return x * n
+      |
+      = in: Net.forward
+      = help: keep the value as a 0-d tensor
+"""
+
+from __future__ import annotations
+
+from typing import List, Sequence
+
+from pt2lint.diagnostics import Diagnostic
+from pt2lint.reporters import ReportContext, register
+from pt2lint.reporters.text import format_line
+
+CONTEXT_LINES = 2
+
+
+def _caret_prefix(text: str) -> str:
+    """Blank out ``text`` for the caret line, keeping tabs so the carets line up."""
+    return "".join(ch if ch == "\t" else " " for ch in text)
+
+
+def render_one(d: Diagnostic, source: str) -> str:
+    """One finding with up to :data:`CONTEXT_LINES` lines of context either side.
+
+    Args:
+        d: the finding (1-based lines and character columns; end exclusive).
+        source: the file's text; when empty or too short, only the header
+            and notes are shown.
+    """
+    out: List[str] = [format_line(d)]
+    lines = source.splitlines()
+    row = d.start.line
+    if 1 <= row <= len(lines):
+        first = max(1, row - CONTEXT_LINES)
+        last = min(len(lines), row + CONTEXT_LINES)
+        width = len(str(last))
+        gutter = " " * width
+        out.append(f"{gutter} |")
+        for n in range(first, last + 1):
+            text = lines[n - 1]
+            out.append(f"{n:>{width}} | {text}".rstrip())
+            if n == row:
+                start = max(d.start.column - 1, 0)
+                end = d.end.column - 1 if d.end.line == row else len(text)
+                length = max(end - start, 1)
+                out.append(f"{gutter} | {_caret_prefix(text[:start])}{'^' * length} {d.code}")
+        out.append(f"{gutter} |")
+        note_prefix = f"{gutter} = "
+    else:
+        note_prefix = "  = "
+    if d.symbol:
+        via = f" (via {' -> '.join(d.call_chain)})" if d.call_chain else ""
+        out.append(f"{note_prefix}in: {d.symbol}{via}")
+    if d.gb_types:
+        out.append(f"{note_prefix}graph-break types: {', '.join(d.gb_types)}")
+    if d.fix is not None and d.fix.message:
+        out.append(f"{note_prefix}help: {d.fix.message}")
+    return "\n".join(out) + "\n"
+
+
+@register("full", needs_source=True, description="each finding with the source lines around it and notes")
+def render_full(diagnostics: Sequence[Diagnostic], context: ReportContext) -> str:
+    """Every finding as a :func:`render_one` block, separated by blank lines."""
+    return "\n".join(render_one(d, context.sources.get(d.filename, "")) for d in diagnostics)

@@ -1,0 +1,59 @@
+"""The ``json`` output format: a list of findings, with ruff's field names plus pt2lint's own."""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Dict, Optional, Sequence
+
+from pt2lint.diagnostics import Diagnostic, Fix, Position
+from pt2lint.reporters import ReportContext, register
+
+
+def _location(pos: Position) -> Dict[str, int]:
+    return {"row": pos.line, "column": pos.column}
+
+
+def fix_to_dict(fix: Optional[Fix]) -> Optional[Dict[str, Any]]:
+    """A fix as ruff's JSON shape: ``{"applicability", "message", "edits": [{"content", "location", "end_location"}]}``."""
+    if fix is None:
+        return None
+    return {
+        "applicability": getattr(fix.applicability, "value", fix.applicability),
+        "message": fix.message,
+        "edits": [
+            {"content": e.content, "location": _location(e.start), "end_location": _location(e.end)} for e in fix.edits
+        ],
+    }
+
+
+def diagnostic_to_dict(d: Diagnostic, context: ReportContext) -> Dict[str, Any]:
+    """One finding as a JSON object.
+
+    Fields: ``code``, ``name``, ``message``, ``filename`` (absolute, like ruff; ``-``
+    for unnamed stdin), ``location`` / ``end_location`` (``{row, column}``,
+    1-based, end exclusive), ``fix``, ``url``, ``noqa_row`` (the line a
+    suppression comment goes on), ``category``, ``severity``, ``gb_types``,
+    ``symbol`` and ``call_chain``.
+    """
+    return {
+        "code": d.code,
+        "name": d.name,
+        "message": d.message,
+        "filename": context.absolute(d.filename),
+        "location": _location(d.start),
+        "end_location": _location(d.end),
+        "fix": fix_to_dict(d.fix),
+        "url": d.url,
+        "noqa_row": d.start.line,
+        "category": d.category,
+        "severity": d.severity,
+        "gb_types": list(d.gb_types),
+        "symbol": d.symbol,
+        "call_chain": list(d.call_chain),
+    }
+
+
+@register("json", human=False, description="a JSON array of findings (ruff's fields plus category, gb_types, call_chain)")
+def render_json(diagnostics: Sequence[Diagnostic], context: ReportContext) -> str:
+    """The findings as a pretty-printed JSON array followed by a newline."""
+    return json.dumps([diagnostic_to_dict(d, context) for d in diagnostics], indent=2, ensure_ascii=False) + "\n"
