@@ -1,0 +1,392 @@
+"""The ``pt2lint`` command line.
+
+``pt2lint check PATHS`` lints files and prints findings like ruff;
+``pt2lint rule CODE`` explains a rule.  Exit codes: 0 clean, 1 findings,
+2 usage, config, read or internal error.  Nothing here prints a traceback:
+every failure becomes one ``error: ...`` line on stderr.
+
+Adding a command: decorate a function with ``@cli.command()``, reuse the
+option decorators (:func:`config_options`, :func:`selection_options`,
+:func:`discovery_options`), build settings with :func:`project_from_options`,
+and wrap the body in :func:`guarded` so errors become exit code 2.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import sys
+import time
+from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
+
+import click
+
+from pt2lint import __version__
+from pt2lint.config import ConfigError, Overrides, Project, load_project
+from pt2lint.diagnostics import Diagnostic, FileResult
+from pt2lint.discovery import SourceFile, discover, is_excluded, project_relpath
+from pt2lint.reporters import REPORTERS, ReportContext, get_reporter
+from pt2lint.reporters.statistics import render_statistics_json, render_statistics_text
+from pt2lint.reporters.text import RunStats, summary_line
+from pt2lint.specs import TARGETS, RuleSpec, SpecError, load_specs
+
+EXIT_CLEAN = 0
+EXIT_FINDINGS = 1
+EXIT_ERROR = 2
+EXIT_INTERRUPTED = 130
+
+STDIN = "-"
+
+
+class CliError(Exception):
+    """A usage problem the command reports as one ``error:`` line and exit code 2."""
+
+
+def echo_error(message: str) -> None:
+    """Print ``error: <message>`` on stderr, on one line."""
+    click.echo(f"error: {' '.join(str(message).split())}", err=True)
+
+
+def guarded(fn: Callable[..., int]) -> Callable[..., None]:
+    """Run a command body that returns an exit code; turn every failure into ``error: ...`` and exit 2.
+
+    Config, selection, spec and usage errors print their own message; any other
+    exception prints ``error: internal error: <type>: <message>``.  Click's own
+    exceptions (usage errors, ``--help``) and ``KeyboardInterrupt`` pass through.
+    """
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> None:
+        try:
+            code = fn(*args, **kwargs)
+        except (click.exceptions.Exit, click.ClickException, click.exceptions.Abort):
+            raise
+        except (CliError, ConfigError, SpecError) as exc:
+            echo_error(str(exc))
+            code = EXIT_ERROR
+        except BrokenPipeError:
+            raise
+        except Exception as exc:  # an internal bug: still one line, still exit 2
+            echo_error(f"internal error: {type(exc).__name__}: {exc}")
+            code = EXIT_ERROR
+        click.get_current_context().exit(code)
+
+    return wrapper
+
+
+def split_csv(values: Iterable[str]) -> Tuple[str, ...]:
+    """Flatten repeatable, comma-separated option values: ``("PTC1,PTC2", "PTC3")`` -> ``("PTC1", "PTC2", "PTC3")``."""
+    out: List[str] = []
+    for value in values:
+        out.extend(part.strip() for part in value.split(",") if part.strip())
+    return tuple(out)
+
+
+def _apply(decorators: Sequence[Callable]) -> Callable:
+    def decorate(fn: Callable) -> Callable:
+        for dec in reversed(decorators):
+            fn = dec(fn)
+        return fn
+
+    return decorate
+
+
+def config_options(fn: Callable) -> Callable:
+    """``--config PATH`` and ``--isolated``."""
+    return _apply(
+        [
+            click.option(
+                "--config",
+                "config_path",
+                type=click.Path(dir_okay=False),
+                help="Use this config file instead of the nearest pyproject.toml / pt2lint.toml.",
+            ),
+            click.option("--isolated", is_flag=True, help="Ignore all config files."),
+        ]
+    )(fn)
+
+
+def selection_options(fn: Callable) -> Callable:
+    """Rule selection and the Dynamo knobs: ``--select/--extend-select/--ignore``, ``--target``, ``--capture-*``."""
+    return _apply(
+        [
+            click.option(
+                "--select", multiple=True, metavar="CODES",
+                help="Rules to enable (codes, prefixes, names or ALL; comma-separated, repeatable). Replaces the config's select.",
+            ),
+            click.option("--extend-select", multiple=True, metavar="CODES", help="Rules to enable on top of the selection."),
+            click.option("--ignore", multiple=True, metavar="CODES", help="Rules to disable."),
+            click.option("--target", type=click.Choice(TARGETS), default=None, help="What the code must survive (default: compile)."),
+            click.option(
+                "--capture-scalar-outputs/--no-capture-scalar-outputs", default=None,
+                help="Assume torch._dynamo.config.capture_scalar_outputs=True (.item() is traced).",
+            ),
+            click.option(
+                "--capture-dynamic-output-shape-ops/--no-capture-dynamic-output-shape-ops", default=None,
+                help="Assume torch._dynamo.config.capture_dynamic_output_shape_ops=True (nonzero, unique, mask indexing are traced).",
+            ),
+        ]
+    )(fn)
+
+
+def discovery_options(fn: Callable) -> Callable:
+    """File discovery: ``--exclude``, ``--extend-exclude``, ``--force-exclude``, ``--no-respect-gitignore``."""
+    return _apply(
+        [
+            click.option("--exclude", multiple=True, metavar="PATTERNS", help="Gitignore-style patterns to skip; replaces the defaults and the config's exclude."),
+            click.option("--extend-exclude", multiple=True, metavar="PATTERNS", help="Patterns to skip on top of exclude."),
+            click.option("--force-exclude", is_flag=True, help="Apply excludes and .gitignore to files named explicitly, too."),
+            click.option("--respect-gitignore/--no-respect-gitignore", default=True, help="Skip files that .gitignore ignores (default: yes)."),
+        ]
+    )(fn)
+
+
+def project_from_options(paths: Sequence[str], options: Dict[str, Any]) -> Project:
+    """Load the config for ``paths`` and apply the command-line options collected by the option decorators.
+
+    Raises:
+        ConfigError: bad config file or selector (one-line message).
+    """
+    overrides = Overrides(
+        select=split_csv(options["select"]) if options.get("select") else None,
+        extend_select=split_csv(options.get("extend_select", ())),
+        ignore=split_csv(options.get("ignore", ())),
+        exclude=split_csv(options["exclude"]) if options.get("exclude") else None,
+        extend_exclude=split_csv(options.get("extend_exclude", ())),
+        capture_scalar_outputs=options.get("capture_scalar_outputs"),
+        capture_dynamic_output_shape_ops=options.get("capture_dynamic_output_shape_ops"),
+        target=options.get("target"),
+        force_exclude=bool(options.get("force_exclude")),
+        respect_gitignore=options.get("respect_gitignore", True),
+    )
+    return load_project(paths, options.get("config_path"), overrides, isolated=bool(options.get("isolated")))
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.version_option(__version__, "--version", "-V", prog_name="pt2lint", message="%(prog)s %(version)s")
+def cli() -> None:
+    """pt2lint: find what breaks torch.compile in PyTorch model code, without running it."""
+
+
+def _lint_stdin(filename: str, project: Project, keep_source: bool) -> Tuple[Optional[FileResult], int]:
+    """Lint stdin as ``filename``; returns ``(result, bytes read)``, or ``(None, 0)`` when force-excluded."""
+    from pt2lint.engine import DecodeError, decode_source, lint_source
+
+    if filename != STDIN and project.discovery.force_exclude and is_excluded(filename, project.discovery):
+        return None, 0
+    stream = getattr(sys.stdin, "buffer", None)
+    data = stream.read() if stream is not None else sys.stdin.read().encode("utf-8")
+    relpath = project_relpath(filename, project.root) if filename != STDIN else STDIN
+    try:
+        text = decode_source(data)
+    except DecodeError as exc:
+        return FileResult(filename, error=f"{filename}: {exc}"), len(data)
+    try:
+        return lint_source(text, filename, project.settings, relpath=relpath, keep_source=keep_source), len(data)
+    except Exception as exc:  # same contract as the engine's workers
+        return FileResult(filename, error=f"{filename}: internal error: {type(exc).__name__}: {exc}"), len(data)
+
+
+def _file_size(path: str) -> int:
+    try:
+        return os.path.getsize(path)
+    except OSError:
+        return 0
+
+
+@cli.command()
+@click.argument("paths", nargs=-1, type=click.Path())
+@selection_options
+@discovery_options
+@config_options
+@click.option(
+    "--output-format", type=click.Choice(sorted(REPORTERS)), default="text", show_default=True,
+    help="How findings are printed: " + "; ".join(f"{r.name}: {r.description}" for r in REPORTERS.values()),
+)
+@click.option("--statistics", is_flag=True, help="Print the number of findings per rule instead of the findings.")
+@click.option("--exit-zero", is_flag=True, help="Exit 0 even when there are findings (errors still exit 2).")
+@click.option("-q", "--quiet", is_flag=True, help="Print findings and errors only: no summary, no warnings.")
+@click.option("-j", "--jobs", type=click.IntRange(min=0), default=None, help="Worker processes (default: one per CPU; 0 = auto).")
+@click.option("--stdin-filename", metavar="PATH", help="The name of the file read from stdin (for per-file-ignores and messages).")
+@click.option("--show-files", is_flag=True, help="List the files that would be checked, and exit.")
+@guarded
+def check(paths: Tuple[str, ...], **options: Any) -> int:
+    """Lint PATHS (files or directories; default: .; '-' reads stdin) for torch.compile graph breaks."""
+    started = time.perf_counter()
+    stdin_filename: Optional[str] = options["stdin_filename"]
+    if STDIN in paths and len(paths) > 1:
+        raise CliError("'-' (stdin) cannot be combined with other paths")
+    use_stdin = paths == (STDIN,) or (not paths and stdin_filename is not None)
+    paths = paths or (".",)
+    reporter = get_reporter(options["output_format"])
+    quiet = options["quiet"]
+
+    errors: List[str] = []
+    results: List[FileResult] = []
+    bytes_checked = 0
+    if use_stdin:
+        name = stdin_filename or STDIN
+        project = project_from_options([name] if stdin_filename else [], options)
+        result, size = _lint_stdin(name, project, reporter.needs_source)
+        if result is not None:
+            results.append(result)
+            bytes_checked += size if result.error is None else 0
+    else:
+        project = project_from_options(paths, options)
+        found = discover(paths, project.discovery)
+        errors.extend(found.errors)
+        if options["show_files"]:
+            click.echo("".join(f.path + "\n" for f in found.files), nl=False)
+            for message in errors:
+                echo_error(message)
+            return EXIT_ERROR if errors else EXIT_CLEAN
+        if not found.files and not found.errors and not quiet:
+            click.echo("warning: no Python files found under the given paths", err=True)
+        results = list(_lint_files(found.files, project, options["jobs"], reporter.needs_source))
+        bytes_checked = sum(_file_size(r.filename) for r in results if r.error is None)
+
+    errors.extend(r.error for r in results if r.error is not None)
+    diagnostics: List[Diagnostic] = sorted((d for r in results for d in r.diagnostics), key=Diagnostic.sort_key)
+    context = ReportContext(sources={r.filename: r.source for r in results if r.source is not None})
+
+    if options["statistics"]:
+        out = render_statistics_json(diagnostics) if reporter.name == "json" else render_statistics_text(diagnostics)
+    else:
+        out = reporter.render(diagnostics, context)
+    if out:
+        click.echo(out, nl=False)
+    for message in errors:
+        echo_error(message)
+    if reporter.human and not quiet:
+        stats = RunStats(
+            findings=len(diagnostics),
+            files_with_findings=len({d.filename for d in diagnostics}),
+            files_checked=sum(1 for r in results if r.error is None),
+            errors=len(errors),
+            seconds=time.perf_counter() - started,
+            bytes_checked=bytes_checked,
+        )
+        click.echo(summary_line(stats), err=True)
+    if errors:
+        return EXIT_ERROR
+    if diagnostics and not options["exit_zero"]:
+        return EXIT_FINDINGS
+    return EXIT_CLEAN
+
+
+def _lint_files(files: Sequence[SourceFile], project: Project, jobs: Optional[int], keep_source: bool) -> Iterable[FileResult]:
+    from pt2lint.engine import lint_paths
+
+    return lint_paths(
+        [f.path for f in files],
+        project.settings,
+        jobs=jobs or None,
+        relpaths=[f.relpath for f in files],
+        keep_source=keep_source,
+    )
+
+
+def find_rule(query: str, specs: Dict[str, RuleSpec]) -> RuleSpec:
+    """The spec whose code (any case) or name is ``query``.
+
+    Raises:
+        CliError: no rule has that code or name.
+    """
+    q = query.strip()
+    if q.upper() in specs:
+        return specs[q.upper()]
+    for spec in specs.values():
+        if spec.name == q.lower():
+            return spec
+    raise CliError(f"unknown rule {query!r} (see `pt2lint rule --all`)")
+
+
+def spec_to_dict(spec: RuleSpec) -> Dict[str, Any]:
+    """A rule's metadata and explanation as a JSON-ready dict."""
+    from pt2lint.diagnostics import DOCS_URL
+
+    return {
+        "code": spec.code,
+        "name": spec.name,
+        "category": spec.category,
+        "severity": spec.severity,
+        "targets": list(spec.targets),
+        "gb_types": list(spec.gb_types),
+        "knob": spec.knob,
+        "summary": spec.summary.strip(),
+        "why": spec.why.strip(),
+        "fix": spec.fix.strip(),
+        "references": list(spec.references),
+        "url": DOCS_URL.format(code=spec.code),
+        "explanation": spec.explain(),
+    }
+
+
+@cli.command()
+@click.argument("rule_id", metavar="CODE|NAME", required=False)
+@click.option("--all", "show_all", is_flag=True, help="Explain every rule.")
+@click.option("--output-format", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@guarded
+def rule(rule_id: Optional[str], show_all: bool, output_format: str) -> int:
+    """Explain a rule: what it flags, why it breaks the graph, and what to write instead."""
+    import json
+
+    specs = load_specs()
+    if show_all == (rule_id is not None):
+        raise CliError("give one rule code or name, or --all")
+    chosen = list(specs.values()) if show_all else [find_rule(rule_id or "", specs)]
+    if output_format == "json":
+        payload: Any = [spec_to_dict(s) for s in chosen] if show_all else spec_to_dict(chosen[0])
+        click.echo(json.dumps(payload, indent=2, ensure_ascii=False))
+    else:
+        click.echo("\n".join(s.explain() for s in chosen), nl=False)
+    return EXIT_CLEAN
+
+
+def _silence_stdout() -> None:
+    """After a broken pipe, point stdout at /dev/null so the interpreter's final flush stays quiet."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):
+        pass
+
+
+def main(argv: Optional[Sequence[str]] = None) -> None:
+    """Console entry point: run the CLI and exit with its code.
+
+    Ctrl-C exits 130 without a traceback; a closed stdout pipe (``| head``) exits
+    quietly; any other unexpected exception is one ``error:`` line and exit 2.
+
+    Raises:
+        SystemExit: always, carrying the exit code.
+    """
+    try:
+        code = cli.main(args=list(argv) if argv is not None else None, prog_name="pt2lint", standalone_mode=False)
+    except (KeyboardInterrupt, click.exceptions.Abort):
+        click.echo("", err=True)
+        code = EXIT_INTERRUPTED
+    except click.ClickException as exc:
+        exc.show()
+        code = exc.exit_code
+    except BrokenPipeError:
+        _silence_stdout()
+        code = EXIT_FINDINGS
+    except Exception as exc:  # pragma: no cover - guarded() catches command errors first
+        echo_error(f"internal error: {type(exc).__name__}: {exc}")
+        code = EXIT_ERROR
+    sys.exit(code if isinstance(code, int) else EXIT_CLEAN)
+
+
+__all__ = [
+    "CliError",
+    "check",
+    "cli",
+    "config_options",
+    "discovery_options",
+    "guarded",
+    "main",
+    "project_from_options",
+    "rule",
+    "selection_options",
+]
