@@ -1,0 +1,1 @@
+"""Static analysis of compiled regions: imports, regions, value kinds, rule events."""

@@ -1,0 +1,94 @@
+"""One module in, diagnostics out: index, interpret, resolve positions."""
+
+from __future__ import annotations
+
+from typing import FrozenSet, List
+
+import libcst as cst
+from libcst.metadata import MetadataWrapper, PositionProvider
+
+from pt2lint.analysis.index import ModuleIndex
+from pt2lint.analysis.interp import Interpreter
+from pt2lint.diagnostics import Diagnostic, Position
+from pt2lint.rules import build_dispatch
+from pt2lint.specs import load_specs
+
+# A compiled region needs a ``forward``/``__call__`` method or a ``torch.compile``
+# (or ``torch._dynamo.optimize``) call; a file with none of these words has none.
+REGION_MARKERS = ("forward", "__call__", "compile", "optimize")
+
+
+def may_contain_region(source: str) -> bool:
+    """Cheap, lossless prefilter: False only when the file cannot hold a compiled region."""
+    return any(m in source for m in REGION_MARKERS)
+
+
+def analyse_module(
+    module: cst.Module, source: str, filename: str, settings, enabled: FrozenSet[str]
+) -> List[Diagnostic]:
+    """Run every enabled rule over the compiled regions of ``module``.
+
+    Args:
+        module: the parsed module (not copied; nodes are used as identities).
+        source: its text (for the prefilter).
+        filename: the name findings carry.
+        settings: :class:`~pt2lint.settings.LintSettings`.
+        enabled: codes enabled for this file.
+
+    Returns:
+        Diagnostics (unsorted, unsuppressed).
+    """
+    if not may_contain_region(source):
+        return []
+    dispatch = build_dispatch(enabled, settings)
+    if not dispatch.handlers:
+        return []
+    index = ModuleIndex(module, settings.target, scan_compile_calls="compile" in source or "optimize" in source)
+    Interpreter(index, dispatch, settings).run()
+    raw = dispatch.findings.items
+    if not raw:
+        return []
+    positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    specs = load_specs()
+    out: List[Diagnostic] = []
+    for f in raw:
+        spec = specs.get(f.code)
+        node = f.node
+        start_node = node
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+            start_node = node.func.attr  # Dynamo reports a method call at the method name's line
+        try:
+            start = positions[start_node].start
+            end = positions[node].end
+        except KeyError:
+            continue
+        stmt_lines = None
+        if f.stmt is not None and f.stmt in positions:
+            srange = positions[f.stmt]
+            last = srange.end.line
+            if f.header is not None and f.header in positions:
+                last = positions[f.header].end.line
+            elif not isinstance(f.stmt, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+                last = srange.start.line
+            stmt_lines = (srange.start.line, max(last, start.line))
+        chain = f.chain
+        message = f.message
+        if len(chain) > 1:
+            message = f"{message} [via {' -> '.join(chain)}]"
+        out.append(
+            Diagnostic(
+                code=f.code,
+                name=spec.name if spec else f.code,
+                message=message,
+                filename=filename,
+                start=Position(start.line, start.column + 1),
+                end=Position(end.line, end.column + 1),
+                severity=spec.severity if spec else "error",
+                category=spec.category if spec else "internal",
+                gb_types=spec.gb_types if spec else (),
+                symbol=chain[-1] if chain else None,
+                call_chain=chain if len(chain) > 1 else (),
+                statement_lines=stmt_lines,
+            )
+        )
+    return out

@@ -1,0 +1,82 @@
+"""Qualified names: resolve ``F.relu`` to ``torch.nn.functional.relu`` through imports and aliases.
+
+Matching calls by qualified name (not by spelling) is what lets ``import torch as t``
+or ``from torch.nn import functional as F`` still match, as TorchFix does.
+"""
+
+from __future__ import annotations
+
+from typing import Dict, Optional
+
+import libcst as cst
+
+
+def dotted_name(node: cst.BaseExpression) -> Optional[str]:
+    """``a.b.c`` for a Name/Attribute chain, else ``None``."""
+    parts = []
+    while isinstance(node, cst.Attribute):
+        parts.append(node.attr.value)
+        node = node.value
+    if isinstance(node, cst.Name):
+        parts.append(node.value)
+        return ".".join(reversed(parts))
+    return None
+
+
+def _module_name(node) -> str:
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, cst.Attribute):
+        return f"{_module_name(node.value)}.{node.attr.value}"
+    return ""
+
+
+class ImportMap:
+    """Local names bound by import statements, mapped to the qualified names they stand for.
+
+    ``import torch.nn as nn`` binds ``nn -> torch.nn``; ``import torch.nn`` binds
+    ``torch -> torch``; ``from torch.nn import functional as F`` binds
+    ``F -> torch.nn.functional``; relative imports map to ``.name`` (unresolved,
+    so they never match a torch name).
+    """
+
+    def __init__(self) -> None:
+        self.names: Dict[str, str] = {}
+
+    def add_import(self, node: cst.Import) -> None:
+        for alias in node.names:
+            full = _module_name(alias.name)
+            if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+                self.names[alias.asname.name.value] = full
+            else:
+                head = full.split(".", 1)[0]
+                self.names[head] = head
+
+    def add_import_from(self, node: cst.ImportFrom) -> None:
+        if isinstance(node.names, cst.ImportStar):
+            return
+        base = _module_name(node.module) if node.module is not None else ""
+        if node.relative:
+            base = "." * len(node.relative) + base
+        for alias in node.names:
+            name = _module_name(alias.name)
+            local = name
+            if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+                local = alias.asname.name.value
+            self.names[local] = f"{base}.{name}" if base else name
+
+    def copy(self) -> "ImportMap":
+        other = ImportMap()
+        other.names = dict(self.names)
+        return other
+
+    def qualify(self, node: cst.BaseExpression) -> Optional[str]:
+        """Qualified name of a Name/Attribute chain rooted in an imported name, else ``None``."""
+        dotted = dotted_name(node)
+        if dotted is None:
+            return None
+        head, _, rest = dotted.partition(".")
+        target = self.names.get(head)
+        if target is None:
+            return None
+        return f"{target}.{rest}" if rest else target

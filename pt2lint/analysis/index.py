@@ -1,0 +1,350 @@
+"""Module index: the classes, functions, imports and globals of one file, and its compiled entry points.
+
+A compiled region starts at (DESIGN §1):
+
+* ``forward`` (or ``__call__``) of an ``nn.Module`` subclass -- the base resolved
+  through imports and aliases and through local base classes; a class whose
+  base cannot be resolved (imported from outside torch) counts when it defines
+  ``forward(self, ...)``;
+* a function decorated with ``torch.compile`` / ``torch._dynamo.optimize``, or
+  passed to ``torch.compile(...)``.
+
+Functions decorated with ``torch.compiler.disable`` / ``torch._dynamo.disable``
+are never entered; ``allow_in_graph`` / ``custom_op`` functions are opaque.
+"""
+
+from __future__ import annotations
+
+from typing import Dict, List, Optional, Sequence
+
+import libcst as cst
+
+from pt2lint.analysis import torch_api as api
+from pt2lint.analysis.imports import ImportMap, dotted_name
+
+
+class FunctionInfo:
+    """A function or method defined in the linted file.
+
+    Attributes:
+        node: its ``FunctionDef``.
+        name: the bare name; ``symbol``: ``Class.method`` / ``outer.<locals>.inner``.
+        cls: the class it is a method of, if any.
+        disabled: decorated with ``torch.compiler.disable`` (Dynamo skips it).
+        opaque: decorated with ``allow_in_graph``/``custom_op``-style decorators
+            (Dynamo does not trace the body).
+        compiled: decorated with ``torch.compile``.
+        kind: ``"function"``, ``"method"``, ``"staticmethod"``, ``"classmethod"`` or ``"property"``.
+        local_decorators: decorator expressions that name functions of this file
+            (their wrappers run inside the compiled region).
+        is_generator: contains ``yield`` directly.
+    """
+
+    __slots__ = (
+        "node", "name", "symbol", "cls", "disabled", "opaque", "compiled", "kind",
+        "local_decorators", "is_generator", "closure",
+    )
+
+    def __init__(self, node: cst.FunctionDef, symbol: str, cls: Optional["ClassInfo"]) -> None:
+        self.node = node
+        self.name = node.name.value
+        self.symbol = symbol
+        self.cls = cls
+        self.disabled = False
+        self.opaque = False
+        self.compiled = False
+        self.kind = "method" if cls is not None else "function"
+        self.local_decorators: List[cst.BaseExpression] = []
+        self.is_generator = _has_yield(node)
+        self.closure = None  # the analysis frame a nested def closes over
+
+    def __repr__(self) -> str:
+        return f"<FunctionInfo {self.symbol}>"
+
+
+class ClassInfo:
+    """A class defined in the linted file.
+
+    Attributes:
+        bases: for each base, the local :class:`ClassInfo` or the qualified name
+            (``"torch.nn.Module"``) or ``None`` when it cannot be resolved.
+        methods: name -> :class:`FunctionInfo` (own methods only).
+        attrs: ``self.<name>`` values collected from the methods (filled lazily).
+    """
+
+    __slots__ = ("node", "name", "bases", "methods", "attrs", "attrs_done", "_module", "_autograd_fn")
+
+    def __init__(self, node: cst.ClassDef, name: str) -> None:
+        self.node = node
+        self.name = name
+        self.bases: List[object] = []
+        self.methods: Dict[str, FunctionInfo] = {}
+        self.attrs: Dict[str, object] = {}
+        self.attrs_done = False
+        self._module: Optional[bool] = None
+        self._autograd_fn: Optional[bool] = None
+
+    def mro(self) -> List["ClassInfo"]:
+        """Local classes in method resolution order (depth-first, cycles cut)."""
+        out: List[ClassInfo] = []
+        stack = [self]
+        while stack:
+            c = stack.pop(0)
+            if c in out:
+                continue
+            out.append(c)
+            stack.extend(b for b in c.bases if isinstance(b, ClassInfo))
+        return out
+
+    def external_bases(self) -> List[Optional[str]]:
+        return [b for c in self.mro() for b in c.bases if not isinstance(b, ClassInfo)]
+
+    def lookup_method(self, name: str, skip_self: bool = False) -> Optional[FunctionInfo]:
+        for c in self.mro()[1 if skip_self else 0:]:
+            if name in c.methods:
+                return c.methods[name]
+        return None
+
+    @property
+    def is_autograd_function(self) -> bool:
+        if self._autograd_fn is None:
+            self._autograd_fn = any(b in api.AUTOGRAD_FUNCTION_BASES for b in self.external_bases())
+        return self._autograd_fn
+
+    @property
+    def is_module(self) -> bool:
+        """An ``nn.Module`` subclass (resolved, or unresolvable with a ``forward``)."""
+        if self._module is None:
+            ext = self.external_bases()
+            if self.is_autograd_function:
+                self._module = False
+            elif any(isinstance(b, str) and b.startswith(api.MODULE_BASES_PREFIX) and b not in api.NON_MODULE_TORCH_CLASSES for b in ext):
+                self._module = True
+            else:
+                unresolved = any(b is None or (isinstance(b, str) and not b.startswith(("torch.", "builtins.", "typing.", "abc.", "enum.", "collections.", "dataclasses."))) for b in ext)
+                fwd = self.lookup_method("forward")
+                self._module = bool(unresolved and fwd is not None and _first_param_is_self(fwd.node))
+        return self._module
+
+    def __repr__(self) -> str:
+        return f"<ClassInfo {self.name}>"
+
+
+def _first_param_is_self(node: cst.FunctionDef) -> bool:
+    params = node.params.params
+    return bool(params) and params[0].name.value == "self"
+
+
+class _YieldFinder(cst.CSTVisitor):
+    def __init__(self) -> None:
+        self.found = False
+
+    def visit_Yield(self, node: cst.Yield) -> bool:
+        self.found = True
+        return False
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return False  # nested defs have their own generator-ness
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        return False
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        return False
+
+
+def _has_yield(node: cst.FunctionDef) -> bool:
+    finder = _YieldFinder()
+    node.body.visit(finder)
+    return finder.found
+
+
+def decorator_name(dec: cst.Decorator, imports: ImportMap) -> Optional[str]:
+    """Qualified (or, failing that, dotted) name of a decorator, call or not."""
+    expr = dec.decorator
+    if isinstance(expr, cst.Call):
+        expr = expr.func
+    return imports.qualify(expr) or dotted_name(expr)
+
+
+class ModuleIndex:
+    """Everything module-level that the interpreter looks up by name.
+
+    Attributes:
+        imports: import aliases (module level).
+        functions: module-level functions by name.
+        classes: classes by name (module level and nested, by bare name).
+        global_exprs: module-level ``name = expr`` (last assignment wins).
+        compiled_names: names passed to ``torch.compile(...)`` anywhere in the file.
+        defined_names: every name bound at module level (shadows builtins).
+    """
+
+    def __init__(self, module: cst.Module, target: str = "compile", scan_compile_calls: bool = True) -> None:
+        self.module = module
+        self.target = target
+        self.imports = ImportMap()
+        self.functions: Dict[str, FunctionInfo] = {}
+        self.classes: Dict[str, ClassInfo] = {}
+        self.all_classes: List[ClassInfo] = []
+        self.all_functions: List[FunctionInfo] = []
+        self.global_exprs: Dict[str, cst.BaseExpression] = {}
+        self.defined_names: set = set()
+        self.compiled_names: set = set()
+        self._collect_module(module.body)
+        for cls in self.all_classes:
+            cls.bases = [self._resolve_base(arg.value) for arg in cls.node.bases if arg.keyword is None]
+        for fn in self.all_functions:
+            self._classify_decorators(fn)
+        if scan_compile_calls:
+            module.visit(_CompileCallFinder(self))
+
+    # -- collection -----------------------------------------------------------
+    def _collect_module(self, body: Sequence[cst.CSTNode]) -> None:
+        for stmt in body:
+            self._collect_stmt(stmt, top=True)
+
+    def _collect_stmt(self, stmt: cst.CSTNode, top: bool) -> None:
+        if isinstance(stmt, cst.SimpleStatementLine):
+            for small in stmt.body:
+                if isinstance(small, cst.Import):
+                    self.imports.add_import(small)
+                    for alias in small.names:
+                        self.defined_names.add((alias.asname.name.value if alias.asname and isinstance(alias.asname.name, cst.Name) else dotted_name(alias.name).split(".")[0]))
+                elif isinstance(small, cst.ImportFrom):
+                    self.imports.add_import_from(small)
+                    if not isinstance(small.names, cst.ImportStar):
+                        for alias in small.names:
+                            n = alias.asname.name.value if alias.asname and isinstance(alias.asname.name, cst.Name) else dotted_name(alias.name)
+                            self.defined_names.add(n)
+                elif isinstance(small, cst.Assign) and top:
+                    for t in small.targets:
+                        if isinstance(t.target, cst.Name):
+                            self.global_exprs[t.target.value] = small.value
+                            self.defined_names.add(t.target.value)
+                elif isinstance(small, cst.AnnAssign) and top and small.value is not None:
+                    if isinstance(small.target, cst.Name):
+                        self.global_exprs[small.target.value] = small.value
+                        self.defined_names.add(small.target.value)
+        elif isinstance(stmt, cst.FunctionDef):
+            info = FunctionInfo(stmt, stmt.name.value, None)
+            self.functions[info.name] = info
+            self.all_functions.append(info)
+            self.defined_names.add(info.name)
+        elif isinstance(stmt, cst.ClassDef):
+            self._collect_class(stmt, stmt.name.value)
+            self.defined_names.add(stmt.name.value)
+        elif isinstance(stmt, (cst.If, cst.Try, cst.With)):
+            # ``if TYPE_CHECKING:`` / ``try: import x except ImportError`` blocks at module level.
+            for block in _blocks(stmt):
+                for inner in block:
+                    self._collect_stmt(inner, top)
+
+    def _collect_class(self, node: cst.ClassDef, name: str) -> ClassInfo:
+        cls = ClassInfo(node, name)
+        self.classes.setdefault(name, cls)
+        self.all_classes.append(cls)
+        body = node.body.body if isinstance(node.body, cst.IndentedBlock) else ()
+        for stmt in body:
+            if isinstance(stmt, cst.FunctionDef):
+                info = FunctionInfo(stmt, f"{name}.{stmt.name.value}", cls)
+                # a later definition (property setter, overload) must not hide the getter
+                if stmt.name.value not in cls.methods or not _is_property_setter(stmt):
+                    cls.methods[stmt.name.value] = info
+                self.all_functions.append(info)
+            elif isinstance(stmt, cst.ClassDef):
+                self._collect_class(stmt, stmt.name.value)
+        return cls
+
+    def _resolve_base(self, expr: cst.BaseExpression) -> object:
+        if isinstance(expr, cst.Name) and expr.value in self.classes and expr.value not in self.imports.names:
+            return self.classes[expr.value]
+        if isinstance(expr, cst.Subscript):  # Generic[T], nn.Module subclass with type params
+            return self._resolve_base(expr.value)
+        q = self.imports.qualify(expr)
+        if q is not None:
+            return q
+        if isinstance(expr, cst.Name) and expr.value in ("object", "Exception", "dict", "list", "tuple", "str", "int"):
+            return f"builtins.{expr.value}"
+        if isinstance(expr, cst.Name) and expr.value in self.global_exprs:
+            return None
+        return None
+
+    def _classify_decorators(self, fn: FunctionInfo) -> None:
+        for dec in fn.node.decorators:
+            name = decorator_name(dec, self.imports)
+            if name is None:
+                continue
+            if name in api.DISABLE_DECORATORS:
+                recursive = True
+                if isinstance(dec.decorator, cst.Call):
+                    for arg in dec.decorator.args:
+                        if arg.keyword and arg.keyword.value == "recursive" and isinstance(arg.value, cst.Name) and arg.value.value == "False":
+                            recursive = False
+                fn.disabled = True if recursive else fn.disabled
+                fn.disabled = True
+            elif name in api.OPAQUE_DECORATORS:
+                fn.opaque = True
+            elif name in api.COMPILE_FUNCTIONS:
+                fn.compiled = True
+            elif name in ("staticmethod", "builtins.staticmethod"):
+                fn.kind = "staticmethod"
+            elif name in ("classmethod", "builtins.classmethod"):
+                fn.kind = "classmethod"
+            elif name in ("property", "functools.cached_property", "cached_property"):
+                fn.kind = "property"
+            elif "." not in name and name in self.functions:
+                fn.local_decorators.append(dec.decorator)
+
+    # -- entry points ---------------------------------------------------------
+    def module_classes(self) -> List[ClassInfo]:
+        return [c for c in self.all_classes if c.is_module]
+
+    def entry_functions(self) -> List[FunctionInfo]:
+        """Functions compiled directly: ``@torch.compile`` or passed to ``torch.compile``."""
+        out = []
+        for fn in self.all_functions:
+            if fn.compiled or (fn.cls is None and fn.name in self.compiled_names):
+                out.append(fn)
+        return out
+
+
+def _is_property_setter(node: cst.FunctionDef) -> bool:
+    for dec in node.decorators:
+        d = dec.decorator
+        if isinstance(d, cst.Attribute) and d.attr.value in ("setter", "deleter"):
+            return True
+        if isinstance(d, cst.Name) and d.value == "overload":
+            return True
+    return False
+
+
+def _blocks(stmt: cst.CSTNode):
+    if isinstance(stmt, cst.If):
+        yield stmt.body.body
+        if stmt.orelse is not None:
+            if isinstance(stmt.orelse, cst.If):
+                yield from _blocks(stmt.orelse)
+            else:
+                yield stmt.orelse.body.body
+    elif isinstance(stmt, cst.Try):
+        yield stmt.body.body
+        for h in stmt.handlers:
+            yield h.body.body
+        if stmt.orelse is not None:
+            yield stmt.orelse.body.body
+    elif isinstance(stmt, cst.With):
+        yield stmt.body.body
+
+
+class _CompileCallFinder(cst.CSTVisitor):
+    """Finds ``torch.compile(fn)`` calls naming a local function."""
+
+    def __init__(self, index: ModuleIndex) -> None:
+        self.index = index
+
+    def visit_Call(self, node: cst.Call) -> None:
+        q = self.index.imports.qualify(node.func)
+        if q in api.COMPILE_FUNCTIONS and node.args:
+            first = node.args[0].value
+            if isinstance(first, cst.Name):
+                self.index.compiled_names.add(first.value)

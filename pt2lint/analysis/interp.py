@@ -1,0 +1,1674 @@
+"""The abstract interpreter over compiled regions (DESIGN §2).
+
+It walks each compiled entry point statement by statement, giving every
+expression a :class:`~pt2lint.analysis.kinds.Value`, follows calls into
+functions, methods and submodules defined in the same file (context-sensitive:
+a helper is analysed with the kinds of its actual arguments, memoised per
+argument signature), skips ``torch.compiler.disable``d functions and the dead
+branch of ``torch.compiler.is_compiling()``-style guards, and hands events
+(:mod:`pt2lint.analysis.events`) to the enabled rules.
+
+What Dynamo does with each construct was measured on torch 2.13 (see
+``docs/dynamo-2.13-facts.md`` and the rule specs under ``rules/``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Dict, List, Optional, Sequence, Tuple
+
+import libcst as cst
+
+from pt2lint.analysis import torch_api as api
+from pt2lint.analysis.events import (
+    AssertEvent,
+    CallEvent,
+    IndexEvent,
+    StateWriteEvent,
+    TestEvent,
+    WriteEvent,
+)
+from pt2lint.analysis.imports import dotted_name
+from pt2lint.analysis.index import ClassInfo, FunctionInfo, ModuleIndex, decorator_name
+from pt2lint.analysis.kinds import (
+    BOOL_TENSOR,
+    CONST,
+    DATA,
+    MODULE,
+    NONE,
+    SHAPE,
+    TENSOR,
+    UNKNOWN,
+    Kind,
+    Value,
+    const,
+    container,
+    join,
+)
+
+MAX_DEPTH = 24
+MAX_SIGNATURES_PER_FUNCTION = 6
+MAX_ANALYSES_PER_FILE = 4000
+
+_BUILTIN_TYPES = {
+    "int", "float", "bool", "str", "complex", "bytes", "list", "tuple", "dict", "set", "frozenset",
+}
+_NON_TENSOR_ANNOTATIONS = {
+    "int", "float", "bool", "str", "complex", "bytes", "SymInt", "SymFloat", "SymBool", "dtype",
+    "device", "Size", "Module",
+}
+_CONTAINER_ANNOTATIONS = {"List", "list", "Tuple", "tuple", "Sequence", "Dict", "dict", "Iterable", "Mapping"}
+_GENERIC_METHOD_NAMES = frozenset(
+    """split copy get items keys values index count strip lower upper replace join format startswith
+    endswith pop append extend update insert remove sort reverse clear __call__ encode decode""".split()
+)
+_SCALAR_CASTS = {"builtins.int": "int", "builtins.float": "float", "builtins.bool": "bool", "builtins.complex": "complex"}
+_CONTAINER_MUTATORS = frozenset(
+    "append extend insert pop clear update add setdefault popitem remove discard appendleft extendleft popleft".split()
+)
+
+
+class Frame:
+    """The state of one function being analysed."""
+
+    __slots__ = ("func", "env", "parent", "self_value", "chain", "returns", "yields", "cls", "imports")
+
+    def __init__(self, func, env, parent, self_value, chain, cls, imports):
+        self.func = func
+        self.env: Dict[str, Value] = env
+        self.parent: Optional[Frame] = parent
+        self.self_value: Optional[Value] = self_value
+        self.chain: Tuple[str, ...] = chain
+        self.returns: List[Value] = []
+        self.yields: List[Value] = []
+        self.cls: Optional[ClassInfo] = cls
+        self.imports = imports
+
+    def lookup(self, name: str) -> Optional[Value]:
+        f: Optional[Frame] = self
+        while f is not None:
+            v = f.env.get(name)
+            if v is not None:
+                return v
+            f = f.parent
+        return None
+
+    def is_bound(self, name: str) -> bool:
+        return self.lookup(name) is not None
+
+
+class _Terminated(Exception):
+    pass
+
+
+class Interpreter:
+    """Runs the abstract interpretation of one module.
+
+    Args:
+        index: the module index.
+        dispatch: the enabled rules' event handlers (see :mod:`pt2lint.rules`).
+        settings: the lint settings (Dynamo knobs, target).
+    """
+
+    def __init__(self, index: ModuleIndex, dispatch, settings) -> None:
+        self.index = index
+        self.dispatch = dispatch
+        self.settings = settings
+        self.frame: Optional[Frame] = None
+        self.silent = 0  # >0 while collecting attributes (no events)
+        self.stmt: Optional[cst.CSTNode] = None
+        self.header: Optional[cst.CSTNode] = None
+        self.memo: Dict[tuple, Value] = {}
+        self.signatures: Dict[int, int] = {}
+        self.active: List[FunctionInfo] = []
+        self.analysed: set = set()
+        self.budget = MAX_ANALYSES_PER_FILE
+        self.globals: Dict[str, Value] = {}
+        self._globals_busy: set = set()
+
+    # ------------------------------------------------------------------ driver
+    def run(self) -> None:
+        """Analyse every compiled entry point of the module."""
+        roots, subs = self._root_module_classes()
+        for cls in roots:
+            self._run_module_entry(cls)
+        for fn in self.index.entry_functions():
+            if id(fn) not in self.analysed:
+                self.call_function(fn, None, self._entry_params(fn), {}, chain=())
+        # A module class that no analysed code reached (built by a factory, stored
+        # in a dict, ...) is still compiled as somebody's submodule: analyse it alone.
+        for cls in subs:
+            fwd = cls.lookup_method("forward")
+            if fwd is not None and id(fwd) not in self.analysed:
+                self._run_module_entry(cls)
+
+    def _run_module_entry(self, cls: ClassInfo) -> None:
+        fwd = cls.lookup_method("forward") or cls.lookup_method("__call__")
+        if fwd is None or fwd.disabled or fwd.opaque:
+            return
+        self_value = Value(Kind.SELF, ref=cls)
+        params = self._entry_params(fwd)
+        if fwd.local_decorators:
+            self.invoke(fwd, self_value, list(params.values()), {}, ())
+        else:
+            self.call_function(fwd, self_value, params, {}, chain=(), entry_symbol=f"{cls.name}.{fwd.name}")
+
+    def _root_module_classes(self):
+        modules = self.index.module_classes()
+        instantiated = set()
+        for cls in modules:
+            for c in cls.mro():
+                for name in _instantiated_class_names(c):
+                    instantiated.add(name)
+        roots = [c for c in modules if c.name not in instantiated]
+        subs = [c for c in modules if c.name in instantiated]
+        return roots, subs
+
+    def _entry_params(self, fn: FunctionInfo) -> Dict[str, Value]:
+        """Kinds of an entry point's parameters: Tensor unless annotated or defaulted otherwise."""
+        out: Dict[str, Value] = {}
+        params = fn.node.params
+        skip_first = fn.cls is not None and fn.kind in ("method", "classmethod", "property")
+        plist = list(params.posonly_params) + list(params.params)
+        for i, p in enumerate(plist):
+            if skip_first and i == 0:
+                continue
+            out[p.name.value] = self._param_value(p)
+        for p in params.kwonly_params:
+            out[p.name.value] = self._param_value(p)
+        if isinstance(params.star_arg, cst.Param):
+            out[params.star_arg.name.value] = container(elt=Value(Kind.TENSOR, weak=True, alias_of=params.star_arg.name.value))
+        if params.star_kwarg is not None:
+            out[params.star_kwarg.name.value] = Value(Kind.CONTAINER, elt=UNKNOWN)
+        return out
+
+    def _param_value(self, p: cst.Param) -> Value:
+        name = p.name.value
+        ann = self._annotation_kind(p.annotation.annotation) if p.annotation is not None else None
+        default = p.default
+        if ann is not None:
+            kind, optional = ann
+            if kind is Kind.TENSOR:
+                return Value(Kind.TENSOR, maybe_none=optional, alias_of=name)
+            if kind is Kind.CONTAINER:
+                return Value(Kind.CONTAINER, elt=Value(Kind.TENSOR, weak=True, alias_of=name), alias_of=name)
+            return Value(kind, maybe_none=optional)
+        if default is not None:
+            if isinstance(default, cst.Name) and default.value == "None":
+                return Value(Kind.TENSOR, maybe_none=True, weak=True, alias_of=name)
+            if isinstance(default, (cst.Integer, cst.Float, cst.SimpleString, cst.ConcatenatedString, cst.Imaginary)):
+                return CONST
+            if isinstance(default, cst.Name) and default.value in ("True", "False"):
+                return CONST
+            if isinstance(default, cst.UnaryOperation):
+                return CONST
+            return UNKNOWN
+        return Value(Kind.TENSOR, alias_of=name)
+
+    def _annotation_kind(self, ann: cst.BaseExpression):
+        """(kind, optional) from an annotation, or ``None`` when it says nothing useful."""
+        if isinstance(ann, (cst.SimpleString, cst.ConcatenatedString)):
+            text = ann.evaluated_value if isinstance(ann, cst.SimpleString) else None
+            if not text:
+                return None
+            try:
+                ann = cst.parse_expression(text)
+            except cst.ParserSyntaxError:
+                return None
+        if isinstance(ann, cst.BinaryOperation) and isinstance(ann.operator, cst.BitOr):
+            left = self._annotation_kind(ann.left)
+            right = self._annotation_kind(ann.right)
+            if isinstance(ann.right, cst.Name) and ann.right.value == "None":
+                return (left[0], True) if left else None
+            if isinstance(ann.left, cst.Name) and ann.left.value == "None":
+                return (right[0], True) if right else None
+            if left and right and left[0] is right[0]:
+                return left
+            return (Kind.UNKNOWN, False)
+        if isinstance(ann, cst.Subscript):
+            head = dotted_name(ann.value) or ""
+            last = head.rsplit(".", 1)[-1]
+            if last == "Optional" and ann.slice:
+                inner = ann.slice[0].slice
+                if isinstance(inner, cst.Index):
+                    k = self._annotation_kind(inner.value)
+                    return (k[0], True) if k else None
+            if last == "Union":
+                kinds = []
+                optional = False
+                for el in ann.slice:
+                    if isinstance(el.slice, cst.Index):
+                        v = el.slice.value
+                        if isinstance(v, cst.Name) and v.value == "None":
+                            optional = True
+                            continue
+                        kinds.append(self._annotation_kind(v))
+                if kinds and all(k and k[0] is kinds[0][0] for k in kinds):
+                    return (kinds[0][0], optional)
+                return (Kind.UNKNOWN, optional)
+            if last in _CONTAINER_ANNOTATIONS:
+                return (Kind.CONTAINER, False)
+            return (Kind.UNKNOWN, False)
+        name = dotted_name(ann)
+        if name is None:
+            if isinstance(ann, cst.Name) and ann.value == "None":
+                return (Kind.NONE, False)
+            return None
+        last = name.rsplit(".", 1)[-1]
+        if last in ("Tensor", "FloatTensor", "LongTensor", "BoolTensor", "Parameter", "IntTensor", "HalfTensor", "ByteTensor"):
+            return (Kind.TENSOR, False)
+        if last in _NON_TENSOR_ANNOTATIONS:
+            return (Kind.CONST, False)
+        if last in _CONTAINER_ANNOTATIONS:
+            return (Kind.CONTAINER, False)
+        if last == "None":
+            return (Kind.NONE, False)
+        if last == "Any":
+            return None
+        return (Kind.UNKNOWN, False)
+
+    # -------------------------------------------------------- interprocedural
+    def call_function(
+        self,
+        fn: FunctionInfo,
+        self_value: Optional[Value],
+        params: Dict[str, Value],
+        extra: Dict[str, Value],
+        chain: Tuple[str, ...],
+        entry_symbol: Optional[str] = None,
+    ) -> Value:
+        """Analyse ``fn`` with bound parameter values; return its return value."""
+        if fn.disabled or fn.opaque:
+            return UNKNOWN
+        if fn in self.active or len(self.active) >= MAX_DEPTH or self.budget <= 0:
+            return UNKNOWN
+        key = (id(fn), self_value.ref if self_value is not None else None, tuple(sorted(params.items(), key=lambda kv: kv[0])), self.silent > 0)
+        try:
+            hash(key)
+        except TypeError:
+            key = (id(fn), None, None, self.silent > 0)
+        if key in self.memo:
+            return self.memo[key]
+        count = self.signatures.get(id(fn), 0)
+        if count >= MAX_SIGNATURES_PER_FUNCTION:
+            return UNKNOWN
+        self.signatures[id(fn)] = count + 1
+        self.budget -= 1
+        self.memo[key] = UNKNOWN  # recursion through memo
+        if self.silent == 0:
+            self.analysed.add(id(fn))
+        symbol = entry_symbol or fn.symbol
+        cls = fn.cls
+        if self_value is not None and self_value.kind is Kind.SELF and isinstance(self_value.ref, ClassInfo):
+            if fn.cls is not None and fn.cls is not self_value.ref:
+                symbol = f"{self_value.ref.name}.{fn.name}" if fn.cls in self_value.ref.mro() and fn.name != "forward" else symbol
+            cls = self_value.ref
+        env = dict(params)
+        if self_value is not None:
+            first = self._first_param_name(fn)
+            if first is not None:
+                env[first] = self_value
+        parent = fn.closure
+        frame = Frame(fn, env, parent, self_value, chain + (symbol,), cls, None)
+        saved = (self.frame, self.stmt, self.header)
+        self.frame = frame
+        self.active.append(fn)
+        try:
+            self.exec_block(fn.node.body)
+        except _Terminated:
+            pass
+        finally:
+            self.active.pop()
+            self.frame, self.stmt, self.header = saved
+        if fn.is_generator:
+            elt = _join_all(frame.yields) if frame.yields else UNKNOWN
+            result = container(elt=elt)
+        elif frame.returns:
+            result = _join_all(frame.returns)
+        else:
+            result = NONE
+        self.memo[key] = result
+        return result
+
+    @staticmethod
+    def _first_param_name(fn: FunctionInfo) -> Optional[str]:
+        if fn.kind in ("staticmethod",):
+            return None
+        plist = list(fn.node.params.posonly_params) + list(fn.node.params.params)
+        if fn.cls is not None and plist:
+            return plist[0].name.value
+        return None
+
+    def bind_arguments(
+        self, fn: FunctionInfo, args: Sequence[Value], kwargs: Dict[str, Value], has_self: bool
+    ) -> Dict[str, Value]:
+        params = fn.node.params
+        plist = list(params.posonly_params) + list(params.params)
+        if has_self and plist:
+            plist = plist[1:]
+        bound: Dict[str, Value] = {}
+        args = list(args)
+        for p, a in zip(plist, args):
+            bound[p.name.value] = a
+        extra_pos = args[len(plist):]
+        for p in list(plist) + list(params.kwonly_params):
+            name = p.name.value
+            if name in kwargs:
+                bound[name] = kwargs[name]
+            elif name not in bound:
+                bound[name] = self._default_value(p)
+        if isinstance(params.star_arg, cst.Param):
+            bound[params.star_arg.name.value] = container(elts=extra_pos)
+        for p in list(plist) + list(params.kwonly_params):
+            v = bound.get(p.name.value)
+            if v is not None and v.kind is Kind.UNKNOWN and v.ref is None:
+                guess = self._param_value(p)
+                if guess.kind is Kind.TENSOR:
+                    bound[p.name.value] = replace(guess, weak=True, alias_of=v.alias_of)
+        if params.star_kwarg is not None:
+            names = {p.name.value for p in plist} | {p.name.value for p in params.kwonly_params}
+            rest = {k: v for k, v in kwargs.items() if k not in names}
+            bound[params.star_kwarg.name.value] = Value(Kind.CONTAINER, elt=_join_all(list(rest.values())) if rest else UNKNOWN)
+        return bound
+
+    def _default_value(self, p: cst.Param) -> Value:
+        if p.default is None:
+            return UNKNOWN
+        if isinstance(p.default, cst.Name) and p.default.value == "None":
+            return NONE
+        if p.annotation is not None:
+            ann = self._annotation_kind(p.annotation.annotation)
+            if ann is not None and ann[0] is Kind.TENSOR:
+                return TENSOR
+        return self._literal(p.default) or UNKNOWN
+
+    # ---------------------------------------------------------------- events
+    def emit(self, handler: str, event) -> None:
+        if self.silent:
+            return
+        for fn in self.dispatch.handlers.get(handler, ()):
+            fn(self, event)
+
+    def wants(self, handler: str) -> bool:
+        return not self.silent and bool(self.dispatch.handlers.get(handler))
+
+    def report(self, code: str, node: cst.CSTNode, message: str, **extra) -> None:
+        """Called by rules: record a finding at ``node`` in the current frame."""
+        self.dispatch.findings.record(code, node, message, self.frame.chain if self.frame else (), self.stmt, self.header, extra)
+
+    # ------------------------------------------------------------ statements
+    def exec_block(self, body) -> None:
+        if isinstance(body, cst.SimpleStatementSuite):
+            saved = self.stmt, self.header
+            self.stmt, self.header = body, None
+            for small in body.body:
+                self.exec_small(small)
+            self.stmt, self.header = saved
+            return
+        for stmt in body.body:
+            self.exec_stmt(stmt)
+
+    def exec_stmt(self, stmt: cst.CSTNode) -> None:
+        if isinstance(stmt, cst.SimpleStatementLine):
+            self.stmt, self.header = stmt, None
+            for small in stmt.body:
+                self.exec_small(small)
+            return
+        self.stmt = stmt
+        if isinstance(stmt, cst.If):
+            self.exec_if(stmt, "if")
+        elif isinstance(stmt, cst.For):
+            self.header = stmt.iter
+            it = self.eval(stmt.iter)
+            before = dict(self.frame.env)
+            for _ in range(2):
+                self.stmt, self.header = stmt, stmt.iter
+                self.bind(stmt.target, it.element())
+                self._exec_branch(stmt.body)
+            self._merge_env(before)
+            if stmt.orelse is not None:
+                self._exec_branch(stmt.orelse.body)
+        elif isinstance(stmt, cst.While):
+            before = dict(self.frame.env)
+            for _ in range(2):
+                self.stmt, self.header = stmt, stmt.test
+                if self.static_truth(stmt.test) is False:
+                    break
+                self.eval_test(stmt.test, "while")
+                self._exec_branch(stmt.body)
+            self._merge_env(before)
+            if stmt.orelse is not None:
+                self._exec_branch(stmt.orelse.body)
+        elif isinstance(stmt, cst.With):
+            for item in stmt.items:
+                self.stmt, self.header = stmt, item.item
+                v = self.eval(item.item)
+                if item.asname is not None:
+                    self.bind(item.asname.name, v)
+            self.exec_block(stmt.body)
+        elif isinstance(stmt, (cst.Try, getattr(cst, "TryStar", cst.Try))):
+            self.exec_block(stmt.body)
+            after_body = dict(self.frame.env)
+            for h in stmt.handlers:
+                self.frame.env = dict(after_body)
+                if h.name is not None:
+                    self.bind(h.name.name, UNKNOWN)
+                self._exec_branch(h.body)
+                after_body = self._joined(after_body, self.frame.env)
+            self.frame.env = after_body
+            if stmt.orelse is not None:
+                self.exec_block(stmt.orelse.body)
+            if stmt.finalbody is not None:
+                self.exec_block(stmt.finalbody.body)
+        elif isinstance(stmt, cst.FunctionDef):
+            info = FunctionInfo(stmt, f"{self.frame.chain[-1] if self.frame.chain else ''}.<locals>.{stmt.name.value}".lstrip("."), None)
+            info.closure = self.frame
+            for dec in stmt.decorators:
+                name = decorator_name(dec, self.index.imports)
+                if name in api.DISABLE_DECORATORS:
+                    info.disabled = True
+                elif name in api.OPAQUE_DECORATORS:
+                    info.opaque = True
+            self.frame.env[stmt.name.value] = Value(Kind.FUNCTION, ref=info)
+        elif isinstance(stmt, cst.ClassDef):
+            self.frame.env[stmt.name.value] = UNKNOWN
+        elif isinstance(stmt, cst.Match):
+            subject = self.eval(stmt.subject)
+            before = dict(self.frame.env)
+            merged = None
+            for case in stmt.cases:
+                self.frame.env = dict(before)
+                self._exec_branch(case.body)
+                merged = self.frame.env if merged is None else self._joined(merged, self.frame.env)
+            self.frame.env = merged if merged is not None else before
+            del subject
+
+    def _exec_branch(self, body) -> bool:
+        """Run a block; return True when it always ends in return/raise/break/continue."""
+        try:
+            self.exec_block(body)
+        except _Terminated:
+            return True
+        return False
+
+    def exec_if(self, stmt: cst.If, construct: str) -> None:
+        self.stmt, self.header = stmt, stmt.test
+        truth = self.static_truth(stmt.test)
+        before = dict(self.frame.env)
+        if truth is True:
+            if self._exec_branch(stmt.body):
+                raise _Terminated
+            return
+        if truth is False:
+            if stmt.orelse is not None:
+                self._exec_else(stmt.orelse)
+            return
+        self.eval_test(stmt.test, construct)
+        narrowed = self._narrow(stmt.test)
+        if narrowed:
+            self.frame.env.update(narrowed[0])
+        body_ends = self._exec_branch(stmt.body)
+        after_body = self.frame.env
+        self.frame.env = dict(before)
+        if narrowed:
+            self.frame.env.update(narrowed[1])
+        else_ends = False
+        if stmt.orelse is not None:
+            try:
+                self._exec_else(stmt.orelse)
+            except _Terminated:
+                else_ends = True
+        after_else = self.frame.env
+        if body_ends and else_ends:
+            raise _Terminated
+        if body_ends:
+            self.frame.env = after_else
+        elif else_ends:
+            self.frame.env = after_body
+        else:
+            self.frame.env = self._joined(after_body, after_else)
+
+    def _exec_else(self, orelse) -> None:
+        if isinstance(orelse, cst.If):
+            self.stmt = orelse
+            self.exec_if(orelse, "elif")
+        else:
+            self.exec_block(orelse.body)
+
+    def _narrow(self, test: cst.BaseExpression):
+        """Environment updates for ``x is None`` / ``x is not None`` tests: (if-branch, else-branch)."""
+        if not isinstance(test, cst.Comparison) or len(test.comparisons) != 1:
+            return None
+        comp = test.comparisons[0]
+        if not (isinstance(test.left, cst.Name) and isinstance(comp.comparator, cst.Name) and comp.comparator.value == "None"):
+            return None
+        name = test.left.value
+        cur = self.frame.env.get(name)
+        if cur is None:
+            return None
+        not_none = replace(cur, maybe_none=False) if cur.kind is not Kind.NONE else UNKNOWN
+        if isinstance(comp.operator, cst.Is):
+            return {name: NONE}, {name: not_none}
+        if isinstance(comp.operator, cst.IsNot):
+            return {name: not_none}, {name: NONE}
+        return None
+
+    def _joined(self, a: Dict[str, Value], b: Dict[str, Value]) -> Dict[str, Value]:
+        out = {}
+        for k in a.keys() | b.keys():
+            va, vb = a.get(k), b.get(k)
+            if va is None or vb is None:
+                out[k] = va or vb
+            else:
+                out[k] = join(va, vb)
+        return out
+
+    def _merge_env(self, before: Dict[str, Value]) -> None:
+        self.frame.env = self._joined(before, self.frame.env)
+
+    def exec_small(self, small: cst.CSTNode) -> None:
+        if isinstance(small, cst.Expr):
+            self.eval(small.value)
+        elif isinstance(small, cst.Assign):
+            value = self.eval(small.value)
+            for t in small.targets:
+                self.store(t.target, value, small)
+        elif isinstance(small, cst.AnnAssign):
+            if small.value is not None:
+                value = self.eval(small.value)
+                self.store(small.target, value, small)
+        elif isinstance(small, cst.AugAssign):
+            self.exec_augassign(small)
+        elif isinstance(small, cst.Return):
+            self.frame.returns.append(self.eval(small.value) if small.value is not None else NONE)
+            raise _Terminated
+        elif isinstance(small, cst.Raise):
+            raise _Terminated
+        elif isinstance(small, cst.Assert):
+            self.header = small.test
+            if self.static_truth(small.test) is None:
+                value = self.eval(small.test)
+                self.emit("on_assert", AssertEvent(small, value))
+        elif isinstance(small, (cst.Break, cst.Continue)):
+            raise _Terminated
+        elif isinstance(small, cst.Import):
+            self.index.imports.add_import(small)
+        elif isinstance(small, cst.ImportFrom):
+            self.index.imports.add_import_from(small)
+        elif isinstance(small, cst.Del):
+            pass
+
+    def exec_augassign(self, node: cst.AugAssign) -> None:
+        target = node.target
+        rhs = self.eval(node.value)
+        op = _aug_symbol(node.operator)
+        if isinstance(target, cst.Name):
+            cur = self.frame.lookup(target.value) or UNKNOWN
+            if cur.kind is Kind.TENSOR:
+                self.emit("on_write", WriteEvent(node, cur, f"`{target.value} {op}` (in-place {op})"))
+                self.frame.env[target.value] = replace(cur, bool_tensor=cur.bool_tensor and rhs.bool_tensor)
+            else:
+                self.frame.env[target.value] = self.binop(cur, rhs, op)
+        elif isinstance(target, cst.Attribute):
+            base = self.eval(target.value)
+            cur = self.attribute(base, target.attr.value, target)
+            if base.kind is Kind.SELF:
+                if cur.kind is not Kind.TENSOR:
+                    self.emit("on_state_write", StateWriteEvent(node, target.attr.value, cur, "augassign", op))
+                else:
+                    self.emit("on_write", WriteEvent(node, cur, f"`self.{target.attr.value} {op}`"))
+            elif cur.kind is Kind.TENSOR:
+                self.emit("on_write", WriteEvent(node, cur, f"`{op}` on an attribute"))
+        elif isinstance(target, cst.Subscript):
+            base = self.eval(target.value)
+            self._eval_slices(target)
+            if base.kind is Kind.TENSOR or (base.alias_of and base.kind is Kind.UNKNOWN):
+                self.emit("on_write", WriteEvent(node, base, f"`[...] {op}` (in-place {op} into a slice)"))
+            elif base.kind is Kind.CONTAINER and self._is_self_attr(target.value):
+                self.emit("on_state_write", StateWriteEvent(node, self._self_attr_name(target.value), base, "container", f"[...] {op}"))
+
+    # ------------------------------------------------------------------ store
+    def store(self, target: cst.BaseExpression, value: Value, stmt: cst.CSTNode) -> None:
+        if isinstance(target, cst.Name):
+            self.frame.env[target.value] = value
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            self._unpack(target.elements, value, stmt)
+        elif isinstance(target, cst.Attribute):
+            base = self.eval(target.value)
+            if base.kind is Kind.SELF and isinstance(base.ref, ClassInfo):
+                name = target.attr.value
+                if value.kind is not Kind.TENSOR and _reads_self_attr(stmt, name):
+                    cur = self.attribute(base, name, target)
+                    self.emit("on_state_write", StateWriteEvent(stmt, name, cur, "reassign"))
+                if self.silent:
+                    base.ref.attrs[name] = join(base.ref.attrs[name], value) if name in base.ref.attrs else value
+        elif isinstance(target, cst.Subscript):
+            base = self.eval(target.value)
+            self._eval_slices(target)
+            if base.kind is Kind.TENSOR:
+                self.emit("on_write", WriteEvent(target, base, "`[...] =` (index assignment writes in place)"))
+            elif base.kind is Kind.CONTAINER and self._is_self_attr(target.value):
+                self.emit("on_state_write", StateWriteEvent(stmt, self._self_attr_name(target.value), base, "container", "[...] ="))
+        elif isinstance(target, cst.StarredElement):
+            self.store(target.value, container(elt=value.element()), stmt)
+
+    def _unpack(self, elements, value: Value, stmt) -> None:
+        n = len(elements)
+        star = next((i for i, e in enumerate(elements) if isinstance(e.value, cst.StarredElement)), None)
+        for i, el in enumerate(elements):
+            t = el.value
+            if value.elts is not None and len(value.elts) == n and star is None:
+                v = value.elts[i]
+            elif isinstance(t, cst.StarredElement):
+                self.store(t.value, container(elt=value.element()), stmt)
+                continue
+            else:
+                v = value.element()
+            self.store(t, v, stmt)
+
+    def bind(self, target: cst.BaseExpression, value: Value) -> None:
+        self.store(target, value, self.stmt)
+
+    @staticmethod
+    def _is_self_attr(expr: cst.BaseExpression) -> bool:
+        return isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and expr.value.value == "self"
+
+    @staticmethod
+    def _self_attr_name(expr: cst.BaseExpression) -> str:
+        return expr.attr.value if isinstance(expr, cst.Attribute) else ""
+
+    # ------------------------------------------------------------ expressions
+    def static_truth(self, expr: cst.BaseExpression) -> Optional[bool]:
+        """The value a guard has while Dynamo traces (``is_compiling()`` -> True), or ``None``."""
+        if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Not):
+            t = self.static_truth(expr.expression)
+            return None if t is None else not t
+        if isinstance(expr, cst.BooleanOperation):
+            a = self.static_truth(expr.left)
+            b = self.static_truth(expr.right)
+            if isinstance(expr.operator, cst.And):
+                if a is False or b is False:
+                    return False
+                return True if a is True and b is True else None
+            if a is True or b is True:
+                return True
+            return False if a is False and b is False else None
+        if isinstance(expr, cst.Name):
+            if expr.value == "TYPE_CHECKING":
+                return False
+            if expr.value in ("True", "False") and not self.frame.is_bound(expr.value):
+                return expr.value == "True"
+            return None
+        if isinstance(expr, cst.Attribute) and expr.attr.value == "TYPE_CHECKING":
+            return False
+        if isinstance(expr, cst.Call) and not expr.args:
+            q = self.qualname(expr.func)
+            if q is not None:
+                if q == "torch.compiler.is_exporting":
+                    return self.settings.target == "export"
+                if q in api.COMPILING_GUARDS:
+                    return api.COMPILING_GUARDS[q]
+            d = dotted_name(expr.func)
+            if d is not None:
+                last = d.rsplit(".", 1)[-1]
+                if last in api.COMPILING_GUARD_NAMES and (q is None or not q.startswith("torch.") or q in api.COMPILING_GUARDS):
+                    if not (isinstance(expr.func, cst.Name) and self.frame.is_bound(expr.func.value)):
+                        return api.COMPILING_GUARD_NAMES[last]
+        return None
+
+    def eval_test(self, expr: cst.BaseExpression, construct: str) -> Value:
+        """Evaluate an expression whose truthiness is taken; emit test events on its leaves."""
+        if isinstance(expr, cst.BooleanOperation):
+            left = self.eval_test(expr.left, construct)
+            right = self.eval_test(expr.right, construct)
+            return join(left, right)
+        if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Not):
+            v = self.eval_test(expr.expression, construct)
+            return DATA if v.kind in (Kind.DATA, Kind.TENSOR) else CONST
+        if isinstance(expr, cst.NamedExpr):
+            v = self.eval(expr)
+        else:
+            v = self.eval(expr)
+        self.emit("on_test", TestEvent(expr, v, construct))
+        return v
+
+    def qualname(self, expr: cst.BaseExpression) -> Optional[str]:
+        """Qualified name of a Name/Attribute chain not shadowed by a local variable."""
+        d = dotted_name(expr)
+        if d is None:
+            return None
+        head = d.split(".", 1)[0]
+        if self.frame is not None and self.frame.is_bound(head):
+            return None
+        q = self.index.imports.qualify(expr)
+        if q is not None:
+            return q
+        if head not in self.index.defined_names and head in _BUILTINS:
+            return "builtins." + d
+        return None
+
+    def eval(self, node: Optional[cst.BaseExpression]) -> Value:
+        if node is None:
+            return NONE
+        method = getattr(self, "eval_" + type(node).__name__, None)
+        if method is None:
+            return UNKNOWN
+        return method(node)
+
+    def eval_Name(self, node: cst.Name) -> Value:
+        v = self.frame.lookup(node.value)
+        if v is not None:
+            return v
+        name = node.value
+        if name in ("True", "False"):
+            return const(name == "True")
+        if name == "None":
+            return NONE
+        return self.global_value(name)
+
+    def global_value(self, name: str) -> Value:
+        if name in self.globals:
+            return self.globals[name]
+        idx = self.index
+        if name in idx.functions:
+            v = Value(Kind.FUNCTION, ref=idx.functions[name])
+        elif name in idx.classes:
+            v = Value(Kind.CLASS, ref=idx.classes[name])
+        elif name in idx.imports.names:
+            v = Value(Kind.UNKNOWN, ref=idx.imports.names[name])
+        elif name in idx.global_exprs and name not in self._globals_busy:
+            self._globals_busy.add(name)
+            saved = self.frame
+            self.silent += 1
+            self.frame = Frame(None, {}, None, None, (), None, None)
+            try:
+                v = self.eval(idx.global_exprs[name])
+            finally:
+                self.frame = saved
+                self.silent -= 1
+                self._globals_busy.discard(name)
+            if v.kind is Kind.TENSOR:
+                v = replace(v, alias_of=None)
+            v = replace(v, alias_of=None) if v.alias_of else v
+        else:
+            v = UNKNOWN
+        self.globals[name] = v
+        return v
+
+    def _literal(self, node) -> Optional[Value]:
+        if isinstance(node, cst.Integer):
+            try:
+                return const(int(node.value.replace("_", ""), 0))
+            except ValueError:
+                return CONST
+        if isinstance(node, cst.Float):
+            try:
+                return const(float(node.value.replace("_", "")))
+            except ValueError:
+                return CONST
+        if isinstance(node, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString, cst.Imaginary)):
+            return CONST
+        return None
+
+    def eval_Integer(self, node) -> Value:
+        return self._literal(node)
+
+    eval_Float = eval_Integer
+    eval_Imaginary = eval_Integer
+    eval_SimpleString = eval_Integer
+    eval_ConcatenatedString = eval_Integer
+
+    def eval_FormattedString(self, node: cst.FormattedString) -> Value:
+        for part in node.parts:
+            if isinstance(part, cst.FormattedStringExpression):
+                self.eval(part.expression)
+        return CONST
+
+    def eval_Ellipsis(self, node) -> Value:
+        return CONST
+
+    def eval_Tuple(self, node: cst.Tuple) -> Value:
+        return container(elts=self._elements(node.elements))
+
+    eval_List = eval_Tuple
+
+    def eval_Set(self, node: cst.Set) -> Value:
+        return container(elts=self._elements(node.elements))
+
+    def _elements(self, elements) -> List[Value]:
+        out = []
+        for el in elements:
+            if isinstance(el, cst.StarredElement):
+                v = self.eval(el.value)
+                if v.elts is not None:
+                    out.extend(v.elts)
+                else:
+                    return [v.element()] * 0 + [v.element()]
+            else:
+                out.append(self.eval(el.value))
+        return out
+
+    def eval_Dict(self, node: cst.Dict) -> Value:
+        vals = []
+        for el in node.elements:
+            if isinstance(el, cst.DictElement):
+                self.eval(el.key)
+                vals.append(self.eval(el.value))
+            else:
+                vals.append(self.eval(el.value).element())
+        return Value(Kind.CONTAINER, elt=_join_all(vals) if vals else UNKNOWN)
+
+    def _comprehension(self, node, elt_nodes) -> Value:
+        saved_env = self.frame.env
+        self.frame.env = dict(saved_env)
+        try:
+            f = node.for_in
+            first = True
+            while f is not None:
+                it = self.eval(f.iter)
+                self.bind(f.target, it.element())
+                for cond in f.ifs:
+                    self.eval_test(cond.test, "comprehension")
+                f = f.inner_for_in
+                first = False
+            vals = [self.eval(e) for e in elt_nodes]
+        finally:
+            self.frame.env = saved_env
+        del first
+        return vals[-1] if vals else UNKNOWN
+
+    def eval_ListComp(self, node) -> Value:
+        return container(elt=self._comprehension(node, [node.elt]))
+
+    eval_SetComp = eval_ListComp
+    eval_GeneratorExp = eval_ListComp
+
+    def eval_DictComp(self, node: cst.DictComp) -> Value:
+        return Value(Kind.CONTAINER, elt=self._comprehension(node, [node.key, node.value]))
+
+    def eval_Lambda(self, node: cst.Lambda) -> Value:
+        return Value(Kind.FUNCTION, ref=node)
+
+    def eval_NamedExpr(self, node: cst.NamedExpr) -> Value:
+        v = self.eval(node.value)
+        self.bind(node.target, v)
+        return v
+
+    def eval_Await(self, node) -> Value:
+        self.eval(node.expression)
+        return UNKNOWN
+
+    def eval_Yield(self, node: cst.Yield) -> Value:
+        if isinstance(node.value, cst.From):
+            v = self.eval(node.value.item).element()
+        else:
+            v = self.eval(node.value) if node.value is not None else NONE
+        if self.frame is not None:
+            self.frame.yields.append(v)
+        return UNKNOWN
+
+    def eval_IfExp(self, node: cst.IfExp) -> Value:
+        truth = self.static_truth(node.test)
+        if truth is True:
+            return self.eval(node.body)
+        if truth is False:
+            return self.eval(node.orelse)
+        self.eval_test(node.test, "ifexp")
+        return join(self.eval(node.body), self.eval(node.orelse))
+
+    def eval_BooleanOperation(self, node: cst.BooleanOperation) -> Value:
+        # Outside a test, only the left operand's truthiness is taken (to short-circuit).
+        left = self.eval_test(node.left, "and" if isinstance(node.operator, cst.And) else "or")
+        right = self.eval(node.right)
+        return join(left, right)
+
+    def eval_UnaryOperation(self, node: cst.UnaryOperation) -> Value:
+        if isinstance(node.operator, cst.Not):
+            v = self.eval_test(node.expression, "not")
+            return DATA if v.kind in (Kind.DATA,) else CONST
+        v = self.eval(node.expression)
+        if v.kind is Kind.TENSOR:
+            return Value(Kind.TENSOR, bool_tensor=v.bool_tensor and isinstance(node.operator, cst.BitInvert))
+        if v.kind in (Kind.CONST, Kind.SHAPE, Kind.DATA):
+            if isinstance(node.operator, cst.Minus) and v.const is not None and isinstance(v.const, (int, float)):
+                return const(-v.const)
+            return Value(v.kind)
+        return UNKNOWN
+
+    def binop(self, a: Value, b: Value, op: str) -> Value:
+        if a.kind is Kind.TENSOR or b.kind is Kind.TENSOR:
+            is_bool = op in ("&", "|", "^") and (a.bool_tensor or a.kind is not Kind.TENSOR) and (b.bool_tensor or b.kind is not Kind.TENSOR)
+            weak = (a.kind is not Kind.TENSOR or a.weak) and (b.kind is not Kind.TENSOR or b.weak)
+            if a.kind is Kind.TENSOR and b.kind is Kind.TENSOR:
+                weak = a.weak and b.weak
+            return Value(Kind.TENSOR, bool_tensor=is_bool, weak=weak)
+        if a.kind is Kind.DATA or b.kind is Kind.DATA:
+            return DATA
+        if a.kind in (Kind.SHAPE, Kind.CONST) and b.kind in (Kind.SHAPE, Kind.CONST):
+            if a.kind is Kind.CONST and b.kind is Kind.CONST:
+                return CONST
+            return SHAPE
+        if a.kind is Kind.CONTAINER and b.kind is Kind.CONTAINER and op == "+":
+            if a.elts is not None and b.elts is not None:
+                return container(elts=a.elts + b.elts)
+            return container(elt=join(a.element(), b.element()))
+        if a.kind is Kind.CONTAINER and op == "*":
+            return container(elt=a.element())
+        return UNKNOWN
+
+    def eval_BinaryOperation(self, node: cst.BinaryOperation) -> Value:
+        a = self.eval(node.left)
+        b = self.eval(node.right)
+        return self.binop(a, b, _bin_symbol(node.operator))
+
+    def eval_Comparison(self, node: cst.Comparison) -> Value:
+        left = self.eval(node.left)
+        result: Optional[Value] = None
+        for comp in node.comparisons:
+            right = self.eval(comp.comparator)
+            op = comp.operator
+            if isinstance(op, (cst.Is, cst.IsNot)):
+                r = CONST
+            elif isinstance(op, (cst.In, cst.NotIn)):
+                r = DATA if right.kind is Kind.TENSOR and not right.weak else (CONST if right.kind in (Kind.CONST, Kind.CONTAINER) else UNKNOWN)
+            elif left.kind is Kind.TENSOR or right.kind is Kind.TENSOR:
+                weak = (left.kind is not Kind.TENSOR or left.weak) and (right.kind is not Kind.TENSOR or right.weak)
+                r = Value(Kind.TENSOR, bool_tensor=True, weak=weak)
+            elif left.kind is Kind.DATA or right.kind is Kind.DATA:
+                r = DATA
+            elif left.kind in (Kind.SHAPE, Kind.CONST, Kind.NONE) and right.kind in (Kind.SHAPE, Kind.CONST, Kind.NONE):
+                r = SHAPE if Kind.SHAPE in (left.kind, right.kind) else CONST
+            else:
+                r = UNKNOWN
+            result = r if result is None else (r if r.kind is Kind.TENSOR else join(result, r) if result.kind is not Kind.TENSOR else result)
+            left = right
+        return result or UNKNOWN
+
+    def _eval_slices(self, node: cst.Subscript) -> Value:
+        vals = []
+        for el in node.slice:
+            s = el.slice
+            if isinstance(s, cst.Index):
+                vals.append(self.eval(s.value))
+            else:
+                for part in (s.lower, s.upper, s.step):
+                    if part is not None:
+                        self.eval(part)
+                vals.append(CONST)
+        if len(vals) == 1:
+            return vals[0]
+        return container(elts=vals)
+
+    def eval_Subscript(self, node: cst.Subscript) -> Value:
+        base = self.eval(node.value)
+        index = self._eval_slices(node)
+        index_node = node.slice[0].slice.value if len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index) else None
+        if base.kind is Kind.TENSOR:
+            self.emit("on_index", IndexEvent(node, base, index, index_node))
+            basic = _is_basic_index(index)
+            return Value(
+                Kind.TENSOR,
+                bool_tensor=base.bool_tensor,
+                weak=base.weak,
+                alias_of=base.alias_of if basic else None,
+                ref="dynamic" if index.bool_tensor else None,
+            )
+        if base.kind is Kind.SHAPE:
+            return SHAPE if not isinstance(index_node, cst.Slice) else SHAPE
+        if base.kind is Kind.DATA:
+            return DATA
+        if base.kind is Kind.CONTAINER:
+            if base.elts is not None and index.kind is Kind.CONST and isinstance(index.const, int):
+                try:
+                    return base.elts[index.const]
+                except IndexError:
+                    return UNKNOWN
+            if len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Slice):
+                return base
+            return base.element()
+        if base.kind is Kind.MODULE:
+            return base.element()
+        if base.alias_of:
+            return Value(Kind.UNKNOWN, alias_of=base.alias_of)
+        return UNKNOWN
+
+    def eval_Attribute(self, node: cst.Attribute) -> Value:
+        q = self.qualname(node)
+        if q is not None and not (isinstance(node.value, cst.Name) and self.frame.is_bound(node.value.value)):
+            return _qualified_value(q)
+        base = self.eval(node.value)
+        return self.attribute(base, node.attr.value, node)
+
+    def attribute(self, base: Value, name: str, node: Optional[cst.CSTNode]) -> Value:
+        k = base.kind
+        if k is Kind.SELF or (k is Kind.MODULE and isinstance(base.ref, ClassInfo)):
+            return self.self_attribute(base, name)
+        if k is Kind.TENSOR:
+            if name == "shape":
+                return Value(Kind.SHAPE, ref="dynamic" if base.ref == "dynamic" else None)
+            if name in api.TENSOR_CONST_ATTRS:
+                return CONST
+            if name in api.TENSOR_TENSOR_ATTRS:
+                return Value(
+                    Kind.TENSOR,
+                    alias_of=base.alias_of if name in api.TENSOR_VIEW_ATTRS else None,
+                    bool_tensor=base.bool_tensor,
+                    weak=base.weak,
+                    maybe_none=name == "grad",
+                )
+            return Value(Kind.UNKNOWN, alias_of=base.alias_of)
+        if k is Kind.MODULE:
+            if name == "training":
+                return CONST
+            if name in ("weight", "bias", "running_mean", "running_var", "in_proj_weight", "in_proj_bias"):
+                return TENSOR
+            if name in ("in_features", "out_features", "num_features", "eps", "normalized_shape", "kernel_size", "stride", "padding", "num_heads", "embed_dim", "p", "dim", "num_embeddings", "embedding_dim", "in_channels", "out_channels", "groups"):
+                return CONST
+            return UNKNOWN
+        if k is Kind.SUPER:
+            cls = base.ref
+            if isinstance(cls, ClassInfo):
+                m = cls.lookup_method(name, skip_self=True)
+                if m is not None:
+                    return Value(Kind.FUNCTION, ref=m, elt=self.frame.self_value)
+            return UNKNOWN
+        if k is Kind.CLASS and isinstance(base.ref, ClassInfo):
+            m = base.ref.lookup_method(name)
+            if m is not None:
+                return Value(Kind.FUNCTION, ref=m)
+            if name == "apply" and base.ref.is_autograd_function:
+                fwd = base.ref.lookup_method("forward")
+                if fwd is not None:
+                    return Value(Kind.FUNCTION, ref=fwd, const="autograd.apply")
+            return UNKNOWN
+        if k in (Kind.CONST, Kind.SHAPE):
+            return CONST
+        if k is Kind.UNKNOWN and isinstance(base.ref, str):
+            return Value(Kind.UNKNOWN, ref=f"{base.ref}.{name}")
+        if base.alias_of:
+            return Value(Kind.UNKNOWN, alias_of=base.alias_of)
+        return UNKNOWN
+
+    def self_attribute(self, base: Value, name: str) -> Value:
+        cls: ClassInfo = base.ref
+        if name == "training":
+            return CONST
+        m = cls.lookup_method(name)
+        if m is not None:
+            if m.kind == "property":
+                return self.call_function(m, base, {}, {}, self.frame.chain if self.frame else ())
+            return Value(Kind.FUNCTION, ref=m, elt=base)
+        attrs = self.class_attrs(cls)
+        if name in attrs:
+            v = attrs[name]
+            return v
+        if cls.is_module and name in ("weight", "bias"):
+            return TENSOR
+        return UNKNOWN
+
+    def class_attrs(self, cls: ClassInfo) -> Dict[str, Value]:
+        """``self.<name>`` values assigned by the class's (and its local bases') non-forward methods."""
+        if cls.attrs_done:
+            return cls.attrs
+        cls.attrs_done = True
+        merged: Dict[str, Value] = {}
+        for base in reversed(cls.mro()[1:]):
+            merged.update(self.class_attrs(base))
+        cls.attrs = dict(merged)
+        own: Dict[str, Value] = {}
+        cls.attrs = own
+        self_value = Value(Kind.SELF, ref=cls)
+        saved_frame, saved_stmt, saved_header = self.frame, self.stmt, self.header
+        self.silent += 1
+        try:
+            # class-level assignments (``scale = 0.5``, ``_cache: dict = {}``)
+            body = cls.node.body.body if isinstance(cls.node.body, cst.IndentedBlock) else ()
+            self.frame = Frame(None, {}, None, None, (), cls, None)
+            for stmt in body:
+                if isinstance(stmt, cst.SimpleStatementLine):
+                    for small in stmt.body:
+                        if isinstance(small, cst.Assign):
+                            v = self.eval(small.value)
+                            for t in small.targets:
+                                if isinstance(t.target, cst.Name):
+                                    own[t.target.value] = v
+                        elif isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name) and small.value is not None:
+                            own[small.target.value] = self.eval(small.value)
+            for name, fn in cls.methods.items():
+                if name in ("forward", "__call__") or fn.kind in ("staticmethod", "classmethod", "property"):
+                    continue
+                params = {p.name.value: UNKNOWN for p in list(fn.node.params.params)[1:]}
+                self.call_function(fn, self_value, params, {}, ())
+        finally:
+            self.silent -= 1
+            self.frame, self.stmt, self.header = saved_frame, saved_stmt, saved_header
+        final = dict(merged)
+        final.update(own)
+        cls.attrs = final
+        return final
+
+    # ------------------------------------------------------------------ calls
+    def eval_Call(self, node: cst.Call) -> Value:
+        func = node.func
+        args: List[Value] = []
+        kwargs: Dict[str, Value] = {}
+        arg_nodes = []
+        for a in node.args:
+            v = self.eval(a.value)
+            if a.keyword is not None:
+                kwargs[a.keyword.value] = v
+            elif a.star == "*":
+                if v.elts is not None:
+                    args.extend(v.elts)
+                else:
+                    args.append(v.element())
+            elif a.star == "**":
+                pass
+            else:
+                args.append(v)
+                arg_nodes.append(a.value)
+        qual = self.qualname(func)
+        method = None
+        receiver = None
+        receiver_node = None
+        callee_value: Optional[Value] = None
+        if isinstance(func, cst.Attribute) and qual is None:
+            receiver_node = func.value
+            receiver = self.eval(func.value)
+            method = func.attr.value
+            callee_value = self.attribute(receiver, method, func) if receiver.kind in (Kind.SELF, Kind.SUPER, Kind.CLASS) or (receiver.kind is Kind.MODULE and isinstance(receiver.ref, ClassInfo)) else None
+            if receiver.kind is Kind.UNKNOWN and isinstance(receiver.ref, str):
+                qual = f"{receiver.ref}.{method}"
+        elif isinstance(func, cst.Name) and qual is None:
+            callee_value = self.eval(func)
+        elif qual is None:
+            callee_value = self.eval(func)
+        if receiver is not None and self.silent and method is not None:
+            self._collect_attr_call(node, receiver, method, args)
+        result, callee = self._call_result(node, qual, method, receiver, callee_value, args, kwargs)
+        if self.silent == 0:
+            self._emit_call_writes(node, qual, method, receiver, callee_value, args, kwargs)
+            self.emit(
+                "on_call",
+                CallEvent(node, qual, method, receiver, tuple(args), kwargs, result, callee, receiver_node),
+            )
+        return result
+
+    def _collect_attr_call(self, node: cst.Call, receiver: Value, method: str, args) -> None:
+        """While collecting ``self`` attributes: ``register_buffer``/``register_parameter``/``add_module``
+        and ``self.layers.append(Block())`` (a ModuleList filled in a loop)."""
+        if receiver.kind is Kind.SELF and isinstance(receiver.ref, ClassInfo) and len(args) >= 2:
+            first = node.args[0].value
+            if isinstance(first, cst.SimpleString) and method in ("register_buffer", "register_parameter", "add_module"):
+                name = first.evaluated_value
+                if isinstance(name, str):
+                    value = args[1] if method == "add_module" else Value(Kind.TENSOR, maybe_none=args[1].kind is Kind.NONE)
+                    receiver.ref.attrs[name] = value
+            return
+        func = node.func
+        if (
+            method in ("append", "extend", "insert")
+            and isinstance(func, cst.Attribute)
+            and self._is_self_attr(func.value)
+            and receiver.kind in (Kind.MODULE, Kind.CONTAINER)
+            and args
+        ):
+            owner = self.frame.lookup("self") if self.frame else None
+            if owner is not None and owner.kind is Kind.SELF and isinstance(owner.ref, ClassInfo):
+                added = args[-1].element() if method == "extend" else args[-1]
+                elt = added if receiver.elt is None else join(receiver.elt, added)
+                owner.ref.attrs[func.value.attr.value] = replace(receiver, elt=elt, elts=None)
+
+    def _emit_call_writes(self, node, qual, method, receiver, callee_value, args, kwargs) -> None:
+        if not self.wants("on_write"):
+            return
+        if method is not None and receiver is not None and api.is_inplace_method(method):
+            if receiver.kind is Kind.TENSOR or (receiver.alias_of and receiver.kind is Kind.UNKNOWN):
+                self.emit("on_write", WriteEvent(node, receiver, f"`.{method}()` (in-place method)"))
+        out = kwargs.get("out")
+        if out is not None and (qual or method):
+            targets = out.elts if out.kind is Kind.CONTAINER and out.elts else (out,)
+            for t in targets:
+                if t.kind is Kind.TENSOR:
+                    self.emit("on_write", WriteEvent(node, t, "`out=` argument"))
+        if qual is not None and args:
+            last = qual.rsplit(".", 1)[-1]
+            if qual.startswith("torch.") and api.is_inplace_method(last) and not last.startswith("__"):
+                self.emit("on_write", WriteEvent(node, args[0], f"`{last}()` (in-place function)"))
+            elif qual.startswith("torch.nn.functional.") and last in api.INPLACE_FUNCTIONAL_POS:
+                flag = kwargs.get("inplace")
+                pos = api.INPLACE_FUNCTIONAL_POS[last]
+                if flag is None and len(args) > pos:
+                    flag = args[pos]
+                if flag is not None and flag.kind is Kind.CONST and flag.const is True:
+                    self.emit("on_write", WriteEvent(node, args[0], f"`{last}(..., inplace=True)`"))
+        if callee_value is not None and callee_value.kind is Kind.MODULE and isinstance(callee_value.ref, str) and callee_value.const == "inplace" and args:
+            self.emit("on_write", WriteEvent(node, args[0], f"an `inplace=True` `{callee_value.ref.rsplit('.', 1)[-1]}` module"))
+        if qual is None and method is None and callee_value is None:
+            return
+
+    def _call_result(self, node, qual, method, receiver, callee_value, args, kwargs):
+        """(result value, local callee) of a call."""
+        chain = self.frame.chain if self.frame else ()
+        # -- local functions, methods, submodules -------------------------------------------------
+        if callee_value is not None:
+            k = callee_value.kind
+            if k is Kind.FUNCTION and isinstance(callee_value.ref, FunctionInfo):
+                fn: FunctionInfo = callee_value.ref
+                return self._call_local(fn, callee_value, args, kwargs, chain), fn
+            if k is Kind.CLASS and isinstance(callee_value.ref, ClassInfo):
+                cls = callee_value.ref
+                return Value(Kind.MODULE, ref=cls), None
+            if k is Kind.MODULE:
+                return self._call_module(callee_value, args, kwargs, chain), callee_value.ref
+            if k is Kind.SELF and isinstance(callee_value.ref, ClassInfo):
+                fwd = callee_value.ref.lookup_method("forward") or callee_value.ref.lookup_method("__call__")
+                if fwd is not None:
+                    return self.invoke(fwd, callee_value, args, kwargs, chain), fwd
+            if k is Kind.UNKNOWN and isinstance(callee_value.ref, str):
+                qual = callee_value.ref
+            elif k is not Kind.UNKNOWN or method is None:
+                if k is Kind.UNKNOWN and callee_value.alias_of:
+                    return UNKNOWN, None
+                if qual is None:
+                    return UNKNOWN, None
+        # -- method calls on values ----------------------------------------------------------------
+        if method is not None and receiver is not None and qual is None:
+            return self._method_result(receiver, method, args, kwargs), None
+        if qual is None:
+            return UNKNOWN, None
+        return self._qualified_result(qual, args, kwargs, chain), None
+
+    def _call_local(self, fn: FunctionInfo, callee_value: Value, args, kwargs, chain) -> Value:
+        bound_self = callee_value.elt if callee_value.elt is not None and callee_value.elt.kind is Kind.SELF else None
+        if callee_value.const == "autograd.apply":
+            return self.invoke(fn, None, [UNKNOWN] + list(args), kwargs, chain)
+        return self.invoke(fn, bound_self, args, kwargs, chain)
+
+    def invoke(self, fn: FunctionInfo, bound_self: Optional[Value], args, kwargs, chain) -> Value:
+        """Call a local function or method (``bound_self`` for bound methods), through same-file decorators."""
+        if fn.disabled or fn.opaque:
+            return UNKNOWN
+        if fn.local_decorators:
+            wrapper = self._decorated(fn)
+            if wrapper is not None:
+                wargs = ([bound_self] if bound_self is not None and fn.kind == "method" else []) + list(args)
+                return self.call_function(wrapper, None, self.bind_arguments(wrapper, wargs, kwargs, False), {}, chain)
+        if fn.kind == "staticmethod" or fn.cls is None:
+            return self.call_function(fn, None, self.bind_arguments(fn, args, kwargs, False), {}, chain)
+        if fn.kind == "classmethod":
+            return self.call_function(fn, None, self.bind_arguments(fn, args, kwargs, True), {}, chain)
+        if bound_self is None:
+            # an unbound method called through its class (``Base.forward(self, x)``) or a wrapper
+            return self.call_function(fn, None, self.bind_arguments(fn, args, kwargs, False), {}, chain)
+        return self.call_function(fn, bound_self, self.bind_arguments(fn, args, kwargs, True), {}, chain)
+
+    def _decorated(self, fn: FunctionInfo) -> Optional[FunctionInfo]:
+        """The wrapper function a same-file decorator returns for ``fn`` (outermost decorator first)."""
+        dec_expr = fn.local_decorators[0]
+        deco_name = dotted_name(dec_expr.func if isinstance(dec_expr, cst.Call) else dec_expr)
+        deco = self.index.functions.get(deco_name or "")
+        if deco is None:
+            return None
+        inner = FunctionInfo(fn.node, fn.symbol, fn.cls)
+        inner.kind = fn.kind
+        inner.closure = fn.closure
+        inner.local_decorators = fn.local_decorators[1:]
+        target_value = Value(Kind.FUNCTION, ref=inner)
+        self.silent += 1
+        try:
+            if isinstance(dec_expr, cst.Call):
+                factory = self._returned_function(deco, self.bind_arguments(deco, [], {}, False))
+                if factory is None:
+                    return None
+                deco = factory
+            return self._returned_function(deco, self.bind_arguments(deco, [target_value], {}, False))
+        finally:
+            self.silent -= 1
+
+    def _returned_function(self, deco: FunctionInfo, params: Dict[str, Value]) -> Optional[FunctionInfo]:
+        frame = Frame(deco, dict(params), deco.closure, None, (deco.symbol,), None, None)
+        saved = self.frame, self.stmt, self.header
+        self.frame = frame
+        try:
+            try:
+                self.exec_block(deco.node.body)
+            except _Terminated:
+                pass
+        finally:
+            self.frame, self.stmt, self.header = saved
+        for r in frame.returns:
+            if r.kind is Kind.FUNCTION and isinstance(r.ref, FunctionInfo):
+                return r.ref
+        return None
+
+    def _call_module(self, mod: Value, args, kwargs, chain) -> Value:
+        if isinstance(mod.ref, ClassInfo):
+            cls = mod.ref
+            fwd = cls.lookup_method("forward") or cls.lookup_method("__call__")
+            if fwd is None or not (cls.is_module or fwd.name == "__call__"):
+                fwd = cls.lookup_method("__call__")
+                if fwd is None:
+                    return UNKNOWN
+            return self.invoke(fwd, Value(Kind.SELF, ref=cls), args, kwargs, chain)
+        ref = mod.ref if isinstance(mod.ref, str) else ""
+        last = ref.rsplit(".", 1)[-1]
+        if last in ("Sequential",) and mod.elts:
+            out = args[0] if args else UNKNOWN
+            for sub in mod.elts:
+                if sub.kind is Kind.MODULE:
+                    out = self._call_module(sub, [out], {}, chain)
+                else:
+                    out = TENSOR
+            return out
+        if last in ("LSTM", "GRU", "RNN", "MultiheadAttention", "Transformer"):
+            return container(elt=TENSOR) if last != "Transformer" else TENSOR
+        if last in ("ModuleList", "ModuleDict", "ParameterList", "ParameterDict"):
+            return UNKNOWN
+        if ref.startswith("torch.nn.") or mod.ref is None:
+            if last in ("Identity", "Flatten", "Unflatten", "Dropout") and args and args[0].kind is Kind.TENSOR:
+                return replace(args[0], alias_of=args[0].alias_of if last in ("Identity", "Flatten", "Unflatten") else None)
+            if mod.ref is None:
+                return Value(Kind.TENSOR, weak=True) if any(a.kind is Kind.TENSOR for a in args) else UNKNOWN
+            return TENSOR
+        return UNKNOWN
+
+    def _method_result(self, recv: Value, method: str, args, kwargs) -> Value:
+        k = recv.kind
+        if k is Kind.TENSOR:
+            return self._tensor_method(recv, method, args, kwargs)
+        if k is Kind.CONTAINER:
+            if method in ("items",):
+                return container(elt=container(elts=(CONST, recv.element())))
+            if method in ("values",):
+                return container(elt=recv.element())
+            if method in ("keys",):
+                return container(elt=CONST)
+            if method in ("get", "pop", "setdefault"):
+                return join(recv.element(), NONE) if method == "get" else recv.element()
+            if method in ("index", "count"):
+                return CONST
+            if method in ("copy",):
+                return recv
+            return UNKNOWN
+        if k is Kind.SHAPE:
+            if method in ("numel",):
+                return SHAPE
+            return SHAPE
+        if k is Kind.MODULE:
+            if method in ("parameters", "buffers", "modules", "children"):
+                return container(elt=TENSOR if method in ("parameters", "buffers") else MODULE)
+            if method in ("named_parameters", "named_buffers", "named_modules", "named_children"):
+                return container(elt=container(elts=(CONST, TENSOR if "param" in method or "buffer" in method else MODULE)))
+            if method in ("items",):
+                return container(elt=container(elts=(CONST, recv.element())))
+            if method in ("values",):
+                return container(elt=recv.element())
+            return UNKNOWN
+        if k is Kind.CONST:
+            if method in ("format", "join", "lower", "upper", "startswith", "endswith", "split", "strip", "replace", "get"):
+                return CONST
+            return UNKNOWN
+        if recv.alias_of:
+            return Value(Kind.UNKNOWN, alias_of=recv.alias_of) if method in api.VIEW_METHODS else UNKNOWN
+        return UNKNOWN
+
+    def _tensor_method(self, recv: Value, method: str, args, kwargs) -> Value:
+        # A method only tensors have (``sum``, ``any``, ``view``) on a guessed tensor
+        # makes it a tensor for sure; names shared with str/list/dict keep the guess weak.
+        weak = recv.weak and method in _GENERIC_METHOD_NAMES
+        dyn = recv.ref == "dynamic"
+        if method == "item":
+            return DATA
+        if method == "tolist":
+            return Value(Kind.DATA)
+        if method in api.SHAPE_METHODS:
+            return DATA if dyn and self.settings.capture_dynamic_output_shape_ops and method in ("numel", "nelement") else SHAPE
+        if method in api.SIZE_METHODS:
+            if dyn and self.settings.capture_dynamic_output_shape_ops:
+                return DATA if args else Value(Kind.SHAPE, ref="dynamic")
+            return SHAPE if args or kwargs else Value(Kind.SHAPE, ref="dynamic" if dyn else None)
+        if method in api.CONST_METHODS:
+            return CONST
+        if method in ("numpy",):
+            return UNKNOWN
+        if method in api.SPLIT_METHODS:
+            return container(elt=Value(Kind.TENSOR, alias_of=recv.alias_of, bool_tensor=recv.bool_tensor, weak=weak))
+        if method in api.TUPLE_METHODS:
+            return container(elt=Value(Kind.TENSOR, weak=weak))
+        if method in api.DIM_TUPLE_METHODS and (kwargs.get("dim") is not None or (args and args[0].kind in (Kind.CONST, Kind.SHAPE))):
+            return container(elt=Value(Kind.TENSOR, weak=weak))
+        if method in ("nonzero",) and kwargs.get("as_tuple") is not None and kwargs["as_tuple"].const is True:
+            return container(elt=Value(Kind.TENSOR, ref="dynamic"))
+        if method in ("unique", "unique_consecutive") and any(kwargs.get(k) is not None and kwargs[k].const is True for k in ("return_inverse", "return_counts")):
+            return container(elt=Value(Kind.TENSOR, ref="dynamic"))
+        if method in ("nonzero", "unique", "unique_consecutive", "masked_select", "argwhere", "nonzero_static"):
+            return Value(Kind.TENSOR, weak=weak, ref="dynamic" if method != "nonzero_static" else None)
+        if method in api.BOOL_RESULT:
+            return Value(Kind.TENSOR, bool_tensor=True, weak=weak)
+        if method in ("to", "type") and any(_is_bool_dtype(a) for a in list(args) + [kwargs.get("dtype")] if a is not None):
+            return Value(Kind.TENSOR, bool_tensor=True, weak=weak, alias_of=None)
+        alias = recv.alias_of if (method in api.VIEW_METHODS or api.is_inplace_method(method)) else None
+        bool_t = recv.bool_tensor and (method in api.DTYPE_PRESERVING or api.is_inplace_method(method))
+        return Value(Kind.TENSOR, alias_of=alias, bool_tensor=bool_t, weak=weak)
+
+    def _qualified_result(self, qual: str, args, kwargs, chain) -> Value:
+        if qual.startswith("builtins."):
+            return self._builtin_result(qual[9:], args, kwargs, chain)
+        if qual in api.CONST_FUNCTIONS:
+            return CONST
+        if qual in api.SHAPE_FUNCTIONS:
+            return SHAPE
+        if qual in api.DATA_FUNCTIONS:
+            return DATA
+        if qual in ("torch.nn.Parameter", "torch.nn.parameter.Parameter", "torch.nn.Buffer"):
+            return Value(Kind.TENSOR)
+        if qual in ("torch.utils.checkpoint.checkpoint", "torch.utils.checkpoint.checkpoint_sequential") and args:
+            fnv = args[0]
+            if fnv.kind is Kind.FUNCTION and isinstance(fnv.ref, FunctionInfo):
+                return self._call_local(fnv.ref, fnv, list(args[1:]), {k: v for k, v in kwargs.items() if k not in ("use_reentrant", "preserve_rng_state", "context_fn", "determinism_check", "debug")}, chain)
+            if fnv.kind is Kind.MODULE:
+                return self._call_module(fnv, list(args[1:]), {}, chain)
+            return UNKNOWN
+        if qual.startswith("torch.nn.") and qual.rsplit(".", 1)[-1][:1].isupper():
+            return self._nn_module_value(qual, args, kwargs)
+        if qual in ("torch.cond",):
+            return UNKNOWN
+        if qual in api.TUPLE_FUNCTIONS:
+            return container(elt=TENSOR)
+        last = qual.rsplit(".", 1)[-1]
+        if qual in ("torch.nonzero",) and kwargs.get("as_tuple") is not None and kwargs["as_tuple"].const is True:
+            return container(elt=Value(Kind.TENSOR, ref="dynamic"))
+        if qual == "torch.where" and len(args) == 1 and not kwargs:
+            return container(elt=Value(Kind.TENSOR, ref="dynamic"))
+        if qual in ("torch.max", "torch.min", "torch.median", "torch.mode") and (kwargs.get("dim") is not None or (len(args) > 1 and args[1].kind in (Kind.CONST, Kind.SHAPE))):
+            return container(elt=TENSOR)
+        if qual in ("torch.unique", "torch.unique_consecutive") and any(kwargs.get(k) is not None and kwargs[k].const is True for k in ("return_inverse", "return_counts")):
+            return container(elt=Value(Kind.TENSOR, ref="dynamic"))
+        if api.is_tensor_function(qual):
+            dyn = last in ("nonzero", "unique", "unique_consecutive", "masked_select", "argwhere", "bincount")
+            if last in api.BOOL_RESULT:
+                return Value(Kind.TENSOR, bool_tensor=True)
+            dtype = kwargs.get("dtype")
+            if dtype is not None and _is_bool_dtype(dtype):
+                return Value(Kind.TENSOR, bool_tensor=True)
+            if last in ("tril", "triu", "where", "clone", "logical_not") and args and args[0].bool_tensor:
+                return Value(Kind.TENSOR, bool_tensor=True)
+            if last in ("where",) and len(args) == 3 and args[1].bool_tensor and args[2].bool_tensor:
+                return Value(Kind.TENSOR, bool_tensor=True)
+            alias = None
+            if last in api.VIEW_METHODS and args and args[0].kind is Kind.TENSOR:
+                alias = args[0].alias_of
+            return Value(Kind.TENSOR, ref="dynamic" if dyn else None, alias_of=alias)
+        return Value(Kind.UNKNOWN, ref=f"{qual}()")
+
+    def _nn_module_value(self, qual: str, args, kwargs) -> Value:
+        last = qual.rsplit(".", 1)[-1]
+        if last in api.INPLACE_MODULE_POS:
+            flag = kwargs.get("inplace")
+            pos = api.INPLACE_MODULE_POS[last]
+            if flag is None and len(args) > pos:
+                flag = args[pos]
+            if flag is not None and flag.kind is Kind.CONST and flag.const is True:
+                return Value(Kind.MODULE, ref=qual, const="inplace")
+        if last in ("ModuleList", "Sequential", "ModuleDict", "ParameterList", "ParameterDict"):
+            if last == "Sequential":
+                if len(args) == 1 and args[0].kind is Kind.CONTAINER:
+                    return Value(Kind.MODULE, ref=qual, elt=args[0].element())
+                return Value(Kind.MODULE, ref=qual, elts=tuple(args), elt=_join_all(list(args)) if args else None)
+            if args:
+                a = args[0]
+                elt = a.element() if a.kind is Kind.CONTAINER else None
+                if last.startswith("Parameter"):
+                    elt = TENSOR
+                return Value(Kind.MODULE, ref=qual, elt=elt)
+            return Value(Kind.MODULE, ref=qual, elt=TENSOR if last.startswith("Parameter") else None)
+        return Value(Kind.MODULE, ref=qual)
+
+    def _builtin_result(self, name: str, args, kwargs, chain) -> Value:
+        first = args[0] if args else None
+        if name in ("int", "float", "bool", "complex"):
+            if first is None:
+                return CONST
+            if first.kind is Kind.TENSOR or first.kind is Kind.DATA:
+                return DATA
+            if first.kind is Kind.SHAPE:
+                return SHAPE
+            return CONST if first.kind is Kind.CONST else UNKNOWN
+        if name == "len":
+            if first is not None and first.kind is Kind.TENSOR and first.ref == "dynamic" and self.settings.capture_dynamic_output_shape_ops:
+                return DATA
+            if first is not None and first.kind is Kind.CONTAINER and first.elts is not None:
+                return const(len(first.elts))
+            return SHAPE
+        if name in ("isinstance", "issubclass", "hasattr", "callable", "type", "id", "hash", "str", "repr", "format", "getattr", "ord", "chr"):
+            if name == "getattr" and first is not None and first.kind is Kind.SELF and len(args) >= 2:
+                return UNKNOWN
+            return CONST
+        if name == "range":
+            return container(elt=SHAPE if any(a.kind is Kind.SHAPE for a in args) else (DATA if any(a.kind is Kind.DATA for a in args) else CONST))
+        if name == "enumerate" and first is not None:
+            return container(elt=container(elts=(SHAPE, first.element())))
+        if name == "zip":
+            return container(elt=container(elts=tuple(a.element() for a in args)))
+        if name in ("list", "tuple", "sorted", "reversed", "iter", "set", "frozenset"):
+            if first is None:
+                return container(elts=())
+            if first.kind is Kind.SHAPE:
+                return Value(Kind.SHAPE, ref=first.ref)
+            if first.kind is Kind.CONTAINER and name in ("list", "tuple"):
+                return first
+            return container(elt=first.element())
+        if name in ("dict",):
+            return Value(Kind.CONTAINER, elt=UNKNOWN)
+        if name in ("min", "max"):
+            vals = list(args) if len(args) > 1 else ([first.element()] if first is not None else [])
+            if any(v.kind is Kind.TENSOR for v in vals):
+                return Value(Kind.DATA) if len(vals) > 1 else TENSOR
+            return _join_all(vals) if vals else UNKNOWN
+        if name in ("abs", "round", "pow", "divmod"):
+            if first is not None:
+                return first if first.kind in (Kind.TENSOR, Kind.SHAPE, Kind.CONST, Kind.DATA) else UNKNOWN
+        if name == "sum":
+            return first.element() if first is not None else CONST
+        if name in ("any", "all"):
+            if first is not None and first.element().kind is Kind.TENSOR:
+                return DATA
+            return CONST
+        if name == "next" and first is not None:
+            return first.element()
+        if name == "super":
+            cls = self.frame.cls if self.frame else None
+            return Value(Kind.SUPER, ref=cls)
+        if name in ("print", "breakpoint", "input", "open", "exec", "eval"):
+            return NONE
+        return UNKNOWN
+
+
+def _qualified_value(q: str) -> Value:
+    """Value of a qualified attribute read (``torch.float32``, ``torch.pi``, ``math.pi``)."""
+    if q in ("torch.bool",):
+        return Value(Kind.CONST, const="torch.bool")
+    if q.startswith(("torch.", "math.", "numpy.", "np.")):
+        return Value(Kind.UNKNOWN, ref=q) if q.rsplit(".", 1)[-1][:1].isupper() or q.count(".") >= 2 else Value(Kind.CONST, ref=q)
+    return Value(Kind.UNKNOWN, ref=q)
+
+
+def _is_bool_dtype(v: Optional[Value]) -> bool:
+    return v is not None and v.kind is Kind.CONST and v.const == "torch.bool"
+
+
+def _is_basic_index(index: Value) -> bool:
+    """Basic indexing (ints, slices, None, Ellipsis) returns a view; tensor indices copy."""
+    if index.kind is Kind.TENSOR:
+        return False
+    if index.kind is Kind.CONTAINER and index.elts is not None:
+        return all(e.kind is not Kind.TENSOR for e in index.elts)
+    return index.kind in (Kind.CONST, Kind.SHAPE, Kind.NONE, Kind.UNKNOWN)
+
+
+def _join_all(values: Sequence[Value]) -> Value:
+    if not values:
+        return UNKNOWN
+    out = values[0]
+    for v in values[1:]:
+        out = join(out, v)
+    return out
+
+
+def _instantiated_class_names(cls: ClassInfo) -> List[str]:
+    """Names called (``Name(...)``) anywhere inside the class's methods except ``forward``."""
+    names: List[str] = []
+
+    class _V(cst.CSTVisitor):
+        def visit_Call(self, node: cst.Call) -> None:
+            if isinstance(node.func, cst.Name):
+                names.append(node.func.value)
+            elif isinstance(node.func, cst.Attribute):
+                names.append(node.func.attr.value)
+
+    for name, fn in cls.methods.items():
+        if name != "forward":
+            fn.node.visit(_V())
+    return names
+
+
+def _bin_symbol(op) -> str:
+    return {
+        cst.Add: "+", cst.Subtract: "-", cst.Multiply: "*", cst.Divide: "/", cst.FloorDivide: "//",
+        cst.Modulo: "%", cst.Power: "**", cst.MatrixMultiply: "@", cst.BitAnd: "&", cst.BitOr: "|",
+        cst.BitXor: "^", cst.LeftShift: "<<", cst.RightShift: ">>",
+    }.get(type(op), "?")
+
+
+def _aug_symbol(op) -> str:
+    return {
+        cst.AddAssign: "+=", cst.SubtractAssign: "-=", cst.MultiplyAssign: "*=", cst.DivideAssign: "/=",
+        cst.FloorDivideAssign: "//=", cst.ModuloAssign: "%=", cst.PowerAssign: "**=",
+        cst.MatrixMultiplyAssign: "@=", cst.BitAndAssign: "&=", cst.BitOrAssign: "|=",
+        cst.BitXorAssign: "^=", cst.LeftShiftAssign: "<<=", cst.RightShiftAssign: ">>=",
+    }.get(type(op), "?=")
+
+
+def _reads_self_attr(stmt: cst.CSTNode, name: str) -> bool:
+    """True when the statement's value reads ``self.<name>`` (``self.n = self.n + 1``)."""
+    value = getattr(stmt, "value", None)
+    if value is None:
+        return False
+    found = []
+
+    class _V(cst.CSTVisitor):
+        def visit_Attribute(self, node: cst.Attribute) -> None:
+            if node.attr.value == name and isinstance(node.value, cst.Name) and node.value.value == "self":
+                found.append(node)
+
+    value.visit(_V())
+    return bool(found)
+
+
+_BUILTINS = frozenset(
+    """print len int float bool complex str repr isinstance issubclass hasattr getattr setattr callable type id
+    hash range enumerate zip list tuple dict set frozenset sorted reversed iter next min max abs round pow divmod
+    sum any all super breakpoint input open exec eval format ord chr map filter vars dir globals locals object
+    slice property staticmethod classmethod NotImplementedError ValueError RuntimeError TypeError""".split()
+)

@@ -1,0 +1,147 @@
+"""Value kinds: the abstract values of the interpreter over compiled regions.
+
+Every expression in a compiled region evaluates to a :class:`Value` whose
+:class:`Kind` says what Dynamo would see: a Tensor (traced into the graph), a
+SymInt/shape (``x.shape[0]``, ``len(x)``, ``x.dim()``: branching on it is a guard,
+not a graph break), a Python constant, a module, ``None``, a Python scalar read
+out of tensor data (``.item()``, ``int(t)``: unbacked), a container, or Unknown.
+Rules read these kinds; they never re-derive them.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, replace
+from typing import Any, Optional, Tuple
+
+
+class Kind(enum.Enum):
+    UNKNOWN = "unknown"
+    TENSOR = "tensor"
+    SHAPE = "shape"  # SymInt / int from sizes, torch.Size
+    CONST = "const"  # a Python constant, config flag, dtype, device, string
+    MODULE = "module"  # an nn.Module instance
+    NONE = "none"
+    DATA = "data"  # a Python scalar/list read from tensor data (.item(), .tolist(), int(t))
+    CONTAINER = "container"  # list / tuple / dict / generator
+    FUNCTION = "function"  # a function or method defined in the linted file
+    CLASS = "class"  # a class defined in the linted file
+    SELF = "self"  # the ``self`` of the method being analysed
+    SUPER = "super"
+
+
+@dataclass(frozen=True)
+class Value:
+    """An abstract value.
+
+    Attributes:
+        kind: what the value is.
+        bool_tensor: a Tensor known to have ``dtype=torch.bool`` (comparisons,
+            ``isnan``, ``&``/``|`` of masks) -- indexing with it is a boolean mask.
+        maybe_none: the value may also be ``None`` (``mask=None`` parameters).
+        weak: the kind is a guess from a parameter with no annotation and a
+            ``None`` default; rules do not branch-flag weak tensors.
+        alias_of: name of the forward input whose storage this value may share
+            (``x``, ``x.view(-1)``, ``x[0]``, ``h = x``); ``None`` for fresh tensors.
+        elts: element values of a tuple/list of known length.
+        elt: the value of every element (``ModuleList`` of one class, list of tensors).
+        ref: the definition behind FUNCTION/CLASS/MODULE/SELF values (analysis objects),
+            or the qualified name of an external callable/module class.
+        const: the Python value of a constant when it is known (numbers, strings, bools).
+    """
+
+    kind: Kind
+    bool_tensor: bool = False
+    maybe_none: bool = False
+    weak: bool = False
+    alias_of: Optional[str] = None
+    elts: Optional[Tuple["Value", ...]] = None
+    elt: Optional["Value"] = None
+    ref: Any = None
+    const: Any = None
+
+    @property
+    def is_tensor(self) -> bool:
+        return self.kind is Kind.TENSOR
+
+    def with_alias(self, alias: Optional[str]) -> "Value":
+        return self if self.alias_of == alias else replace(self, alias_of=alias)
+
+    def element(self) -> "Value":
+        """Value of an element obtained by iterating or indexing this container."""
+        if self.kind is Kind.TENSOR:
+            return Value(Kind.TENSOR, bool_tensor=self.bool_tensor, alias_of=self.alias_of)
+        if self.kind is Kind.SHAPE:
+            return SHAPE
+        if self.kind is Kind.DATA:
+            return DATA
+        if self.elt is not None:
+            return self.elt
+        if self.elts:
+            out = self.elts[0]
+            for v in self.elts[1:]:
+                out = join(out, v)
+            return out
+        if self.kind is Kind.MODULE:
+            return Value(Kind.MODULE)
+        return UNKNOWN
+
+
+UNKNOWN = Value(Kind.UNKNOWN)
+TENSOR = Value(Kind.TENSOR)
+BOOL_TENSOR = Value(Kind.TENSOR, bool_tensor=True)
+SHAPE = Value(Kind.SHAPE)
+CONST = Value(Kind.CONST)
+NONE = Value(Kind.NONE)
+DATA = Value(Kind.DATA)
+MODULE = Value(Kind.MODULE)
+
+
+def const(value: Any) -> Value:
+    """A constant with its Python value (hashable values only are kept)."""
+    try:
+        hash(value)
+    except TypeError:
+        return CONST
+    return Value(Kind.CONST, const=value)
+
+
+def container(elts=None, elt: Optional[Value] = None) -> Value:
+    return Value(Kind.CONTAINER, elts=tuple(elts) if elts is not None else None, elt=elt)
+
+
+def join(a: Value, b: Value) -> Value:
+    """Least upper bound of two values reaching the same point (after an ``if``, a loop)."""
+    if a == b:
+        return a
+    if a.kind is Kind.NONE and b.kind is not Kind.NONE:
+        return replace(b, maybe_none=True)
+    if b.kind is Kind.NONE and a.kind is not Kind.NONE:
+        return replace(a, maybe_none=True)
+    alias = a.alias_of or b.alias_of
+    if a.kind is b.kind:
+        elts = None
+        if a.elts is not None and b.elts is not None and len(a.elts) == len(b.elts):
+            elts = tuple(join(x, y) for x, y in zip(a.elts, b.elts))
+        elt = None
+        if a.elt is not None and b.elt is not None:
+            elt = join(a.elt, b.elt)
+        return Value(
+            a.kind,
+            bool_tensor=a.bool_tensor and b.bool_tensor,
+            maybe_none=a.maybe_none or b.maybe_none,
+            weak=a.weak or b.weak,
+            alias_of=alias,
+            elts=elts,
+            elt=elt,
+            ref=a.ref if a.ref is b.ref else None,
+            const=a.const if a.const == b.const else None,
+        )
+    # SymInt and Python constants mix freely (both are fine to branch on).
+    if {a.kind, b.kind} <= {Kind.SHAPE, Kind.CONST}:
+        return SHAPE
+    if Kind.TENSOR in (a.kind, b.kind):
+        # Tensor on one path, something else on another: keep it a tensor but weak,
+        # so data-dependent rules do not fire on it, while mutation tracking keeps the alias.
+        return Value(Kind.TENSOR, weak=True, alias_of=alias, maybe_none=a.maybe_none or b.maybe_none)
+    return Value(Kind.UNKNOWN, alias_of=alias)

@@ -1,0 +1,181 @@
+"""What the analysis knows about torch's API surface, as data.
+
+Sources: the ``torch.Tensor`` and ``torch`` reference pages (return types,
+view semantics -- "Tensor Views" in the torch docs) and the in-place naming
+convention (a trailing underscore, "In-place semantics" in the torch docs).
+"""
+
+from __future__ import annotations
+
+# Tensor methods whose result shares storage with the receiver ("Tensor Views"
+# in the torch docs).  ``float``/``to``/``type_as``/``contiguous``/``reshape`` are
+# views when they are no-ops (a float32 tensor's ``.float()``), which is the
+# common case for model inputs, so they keep the alias too.
+VIEW_METHODS = frozenset(
+    """view view_as reshape reshape_as transpose transpose_ permute t T mT H mH squeeze unsqueeze
+    expand expand_as narrow select unflatten flatten contiguous detach diagonal as_strided unfold
+    movedim moveaxis swapaxes swapdims real imag view_as_real view_as_complex float to type_as
+    data indices values crow_indices col_indices ravel align_to refine_names rename""".split()
+)
+
+# Methods returning a tuple of views of the receiver.
+SPLIT_METHODS = frozenset("split chunk unbind tensor_split split_with_sizes hsplit vsplit dsplit".split())
+
+# Tensor methods that return tuples of tensors.
+TUPLE_METHODS = frozenset(
+    "sort topk kthvalue aminmax std_mean var_mean qr svd slogdet lu frexp histogram".split()
+)
+# ``x.max(dim)`` returns ``(values, indices)``; ``x.max()``/``x.max(other)`` a tensor.
+DIM_TUPLE_METHODS = frozenset("max min median nanmedian mode cummax cummin".split())
+
+# Tensor methods returning SymInts / sizes.
+SHAPE_METHODS = frozenset("dim ndimension numel nelement element_size get_device storage_offset".split())
+SIZE_METHODS = frozenset({"size", "stride"})  # no argument: torch.Size; with a dim: SymInt
+CONST_METHODS = frozenset(
+    """is_contiguous is_floating_point is_complex is_signed is_pinned is_shared is_set_to
+    is_inference is_nonzero_static type""".split()
+)
+TENSOR_CONST_ATTRS = frozenset(
+    """dtype device ndim is_cuda is_cpu is_mps is_meta is_sparse is_quantized is_leaf requires_grad
+    layout names is_nested itemsize nbytes""".split()
+)
+TENSOR_TENSOR_ATTRS = frozenset({"T", "mT", "H", "mH", "data", "real", "imag", "grad"})
+TENSOR_VIEW_ATTRS = frozenset({"T", "mT", "H", "mH", "data", "real", "imag"})
+
+# Tensor methods with a trailing underscore that do not write tensor data.
+NON_MUTATING_UNDERSCORE = frozenset({"requires_grad_", "share_memory_", "retain_grad_", "rename_", "refine_names_"})
+
+# Tensor methods / torch functions whose result has dtype bool.
+BOOL_RESULT = frozenset(
+    """eq ne lt le gt ge greater less greater_equal less_equal not_equal isnan isinf isfinite
+    isposinf isneginf isreal signbit logical_and logical_or logical_not logical_xor bool any all
+    isclose isin is_nonzero_mask""".split()
+)
+# Methods that keep the receiver's dtype (so a mask stays a mask).
+DTYPE_PRESERVING = VIEW_METHODS | frozenset(
+    "clone repeat tile roll flip fliplr flipud tril triu masked_fill index_select gather cpu cuda detach".split()
+)
+
+# Qualified torch functions whose result is not a tensor.
+CONST_FUNCTIONS = frozenset(
+    """torch.is_tensor torch.is_storage torch.is_floating_point torch.is_complex torch.is_nonzero_static
+    torch.is_grad_enabled torch.is_inference_mode_enabled torch.get_default_dtype torch.get_default_device
+    torch.finfo torch.iinfo torch.device torch.dtype torch.is_autocast_enabled torch.get_autocast_gpu_dtype
+    torch.get_autocast_dtype torch.are_deterministic_algorithms_enabled torch.result_type torch.promote_types
+    torch.can_cast torch.cuda.is_available torch.cuda.device_count torch.cuda.current_device
+    torch.cuda.get_device_capability torch.backends.mps.is_available torch.jit.is_scripting
+    torch.jit.is_tracing torch.compiler.is_compiling torch.compiler.is_dynamo_compiling
+    torch.compiler.is_exporting torch._dynamo.is_compiling torch._C._get_tracing_state
+    torch.overrides.has_torch_function torch.overrides.has_torch_function_unary
+    torch.overrides.has_torch_function_variadic torch.get_num_threads torch.cuda.is_bf16_supported
+    torch.is_deterministic_algorithms_warn_only_enabled torch.fx._symbolic_trace.is_fx_tracing""".split()
+)
+SHAPE_FUNCTIONS = frozenset({"torch.numel", "torch.Size", "torch.broadcast_shapes", "torch.sym_int", "torch.sym_max", "torch.sym_min"})
+# Functions returning a Python value computed from tensor data.
+DATA_FUNCTIONS = frozenset({"torch.equal", "torch.allclose", "torch.is_nonzero"})
+TUPLE_FUNCTIONS = frozenset(
+    """torch.split torch.chunk torch.unbind torch.tensor_split torch.meshgrid torch.broadcast_tensors
+    torch.sort torch.topk torch.kthvalue torch.std_mean torch.var_mean torch.aminmax torch.frexp
+    torch.atleast_1d torch.atleast_2d torch.atleast_3d torch.autograd.grad torch.linalg.qr
+    torch.linalg.svd torch.linalg.eigh torch.linalg.eig torch.linalg.slogdet torch.linalg.lu
+    torch.linalg.lstsq torch.histogram torch.unique_consecutive torch.hsplit torch.vsplit torch.dsplit""".split()
+)
+
+# Namespaces whose functions return tensors.
+TENSOR_NAMESPACES = (
+    "torch.nn.functional.",
+    "torch.fft.",
+    "torch.linalg.",
+    "torch.special.",
+    "torch.nn.init.",
+    "torch.nested.",
+    "torch.sparse.",
+    "torch.masked.",
+    "torch.ops.",
+    "torch.Tensor.",
+    "torch._C._nn.",
+    "torch._C._VariableFunctions.",
+)
+THIRD_PARTY_TENSOR_FUNCTIONS = frozenset(
+    """einops.rearrange einops.repeat einops.reduce einops.einsum einops.pack einops.unpack""".split()
+)
+
+# Names that guard code Dynamo never traces (or always traces), with the value
+# they have while Dynamo traces a torch.compile region.
+COMPILING_GUARDS = {
+    "torch.compiler.is_compiling": True,
+    "torch.compiler.is_dynamo_compiling": True,
+    "torch._dynamo.is_compiling": True,
+    "torch._dynamo.external_utils.is_compiling": True,
+    "torch._utils.is_compiling": True,
+    "torch.jit.is_scripting": False,
+    "torch.jit.is_tracing": False,
+    "torch._C._get_tracing_state": False,
+    "torch.fx._symbolic_trace.is_fx_tracing": False,
+}
+# Helper names (any module) that libraries define around the same checks
+# (transformers' ``is_torchdynamo_compiling``, diffusers' ``is_torch_version``-style guards).
+COMPILING_GUARD_NAMES = {
+    "is_torchdynamo_compiling": True,
+    "is_torch_compiling": True,
+    "is_compiling": True,
+    "is_dynamo_compiling": True,
+    "is_scripting": False,
+    "is_tracing": False,
+    "is_torch_fx_proxy": False,
+}
+
+# Decorators / wrappers that take a function out of Dynamo's tracing.
+DISABLE_DECORATORS = frozenset({"torch.compiler.disable", "torch._dynamo.disable", "torch._disable_dynamo"})
+# Functions Dynamo puts into the graph without tracing their body.
+OPAQUE_DECORATORS = frozenset(
+    """torch.compiler.allow_in_graph torch._dynamo.allow_in_graph torch.library.custom_op
+    torch._library.custom_ops.custom_op torch.compiler.assume_constant_result
+    torch._dynamo.assume_constant_result torch.jit.ignore torch.jit.unused""".split()
+)
+COMPILE_FUNCTIONS = frozenset({"torch.compile", "torch._dynamo.optimize"})
+
+MODULE_BASES_PREFIX = "torch.nn."
+NON_MODULE_TORCH_CLASSES = frozenset(
+    """torch.nn.Parameter torch.nn.parameter.Parameter torch.nn.Buffer torch.nn.parameter.Buffer
+    torch.nn.UninitializedParameter""".split()
+)
+AUTOGRAD_FUNCTION_BASES = frozenset({"torch.autograd.Function", "torch.autograd.function.Function"})
+
+# nn modules / functionals with an ``inplace`` flag: position of the flag among
+# positional constructor (or call) arguments.
+INPLACE_MODULE_POS = {
+    "ReLU": 0, "ReLU6": 0, "SiLU": 0, "Hardswish": 0, "Hardsigmoid": 0, "Mish": 0, "SELU": 0,
+    "ELU": 1, "CELU": 1, "LeakyReLU": 1, "Dropout": 1, "Dropout1d": 1, "Dropout2d": 1, "Dropout3d": 1,
+    "AlphaDropout": 1, "FeatureAlphaDropout": 1, "Threshold": 2, "Hardtanh": 2, "RReLU": 2,
+}
+INPLACE_FUNCTIONAL_POS = {
+    "relu": 1, "relu6": 1, "silu": 1, "hardswish": 1, "hardsigmoid": 1, "mish": 1, "selu": 1,
+    "elu": 2, "celu": 2, "leaky_relu": 2, "threshold": 3, "hardtanh": 3, "rrelu": 4,
+    "dropout": 3, "dropout1d": 3, "dropout2d": 3, "dropout3d": 3, "alpha_dropout": 3,
+    "feature_alpha_dropout": 3,
+}
+
+
+def is_tensor_function(qualname: str) -> bool:
+    """True when ``qualname`` names a torch function that returns a tensor."""
+    if qualname in CONST_FUNCTIONS or qualname in SHAPE_FUNCTIONS or qualname in DATA_FUNCTIONS:
+        return False
+    if qualname in THIRD_PARTY_TENSOR_FUNCTIONS:
+        return True
+    if qualname.startswith(TENSOR_NAMESPACES):
+        return True
+    if qualname.startswith("torch.") and qualname.count(".") == 1:
+        name = qualname[6:]
+        return bool(name) and not name[0].isupper()
+    return False
+
+
+def is_inplace_method(name: str) -> bool:
+    """A tensor method that writes its receiver (``add_``, ``copy_``, ``masked_fill_``...)."""
+    return (
+        name.endswith("_")
+        and not name.startswith("_")
+        and name not in NON_MUTATING_UNDERSCORE
+        and name != "_"
+    )

@@ -1,0 +1,133 @@
+"""Findings and fixes: the data that flows from the engine to the front ends.
+
+Everything here is plain, immutable data so it can cross process boundaries
+(the worker pool pickles :class:`FileResult`) and be cached as JSON.
+Reporters read these objects; they never look at rule internals.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from typing import Any, Optional, Tuple
+
+DOCS_URL = "https://pt2lint.readthedocs.io/en/latest/rules/{code}.html"
+
+
+@dataclass(frozen=True, order=True)
+class Position:
+    """A place in a source file.
+
+    Attributes:
+        line: 1-based line number.
+        column: 1-based column, counted in characters (not bytes), as ruff does.
+    """
+
+    line: int
+    column: int
+
+
+class Applicability(str, enum.Enum):
+    """How safe it is to apply a fix (the same three levels as ruff).
+
+    ``safe`` fixes keep behaviour and are applied by default; ``unsafe`` fixes
+    may change behaviour for some caller and need ``--unsafe-fixes``;
+    ``display-only`` fixes are shown as a suggestion and never applied.
+    """
+
+    SAFE = "safe"
+    UNSAFE = "unsafe"
+    DISPLAY_ONLY = "display-only"
+
+
+@dataclass(frozen=True)
+class Edit:
+    """Replace the text between ``start`` (inclusive) and ``end`` (exclusive) by ``content``."""
+
+    start: Position
+    end: Position
+    content: str
+
+
+@dataclass(frozen=True)
+class Fix:
+    """A fix for one finding: a message, its applicability and the text edits."""
+
+    message: str
+    applicability: Applicability
+    edits: Tuple[Edit, ...]
+    name: str = ""  # the codemod that produced it, e.g. "cond"
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    """One finding.
+
+    Attributes:
+        code: rule code, e.g. ``"PTC101"``.
+        name: rule name, e.g. ``"tensor-item"``.
+        message: one-line message shown to the user.
+        filename: the path as given on the command line (or ``--stdin-filename``).
+        start, end: the flagged source range (1-based lines and columns; ``end`` exclusive).
+        severity: ``"error"``, ``"warning"`` or ``"info"``.
+        category: the rule's category (``"data-dependent"``, ``"dynamic-shape"``,
+            ``"side-effect"``, ``"input-mutation"``, ``"recompile"``, ``"export"``,
+            ``"sync"`` or ``"internal"``).
+        gb_types: Dynamo graph-break registry ids the finding predicts (``"GB0124"``).
+        symbol: the compiled function the finding sits in, e.g. ``"Model.forward"``.
+        call_chain: how that function is reached from the compiled entry point,
+            outermost first, e.g. ``("Model.forward", "Model._route")``; empty when
+            the finding is in the entry point itself.
+        fix: a fix, when one exists.
+        statement_lines: first and last line of the enclosing statement, used by
+            suppression comments that cover a whole statement.
+    """
+
+    code: str
+    name: str
+    message: str
+    filename: str
+    start: Position
+    end: Position
+    severity: str
+    category: str
+    gb_types: Tuple[str, ...] = ()
+    symbol: Optional[str] = None
+    call_chain: Tuple[str, ...] = ()
+    fix: Optional[Fix] = None
+    statement_lines: Optional[Tuple[int, int]] = None
+    extra: Tuple[Tuple[str, Any], ...] = field(default=(), compare=False)
+
+    @property
+    def url(self) -> str:
+        """Link to the rule's documentation page."""
+        return DOCS_URL.format(code=self.code)
+
+    @property
+    def is_graph_break(self) -> bool:
+        """True for the categories that predict a Dynamo graph break (PTC1xx-PTC3xx)."""
+        return self.category in GRAPH_BREAK_CATEGORIES
+
+    def sort_key(self) -> tuple:
+        return (self.filename, self.start.line, self.start.column, self.code)
+
+
+GRAPH_BREAK_CATEGORIES = frozenset({"data-dependent", "dynamic-shape", "side-effect"})
+
+
+@dataclass(frozen=True)
+class FileResult:
+    """Everything the engine learned about one file.
+
+    Attributes:
+        filename: the path as it is reported.
+        diagnostics: findings, sorted by position.
+        error: a one-line message when the file could not be read or decoded
+            (the file is then skipped, and the run exits 2); ``None`` otherwise.
+        source: the decoded text, kept only when a front end asked for it (fixes, LSP).
+    """
+
+    filename: str
+    diagnostics: Tuple[Diagnostic, ...] = ()
+    error: Optional[str] = None
+    source: Optional[str] = None

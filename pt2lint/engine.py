@@ -1,0 +1,194 @@
+"""The lint engine: one file in, findings out.
+
+``lint_path`` reads and decodes a file, ``lint_source`` parses it once with
+LibCST, runs the analysis and every enabled rule in a single pass, drops
+suppressed findings and reports unused suppressions.  ``lint_paths`` fans files
+out to worker processes and yields results in input order.  The engine imports
+no torch, click or pygls.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import re
+import tokenize
+from typing import Iterable, Iterator, List, Optional, Sequence
+
+import libcst as cst
+
+from pt2lint.diagnostics import Diagnostic, FileResult, Position
+from pt2lint.settings import LintSettings
+from pt2lint.specs import load_specs
+
+
+class DecodeError(ValueError):
+    """The bytes of a file cannot be decoded with its declared (or default UTF-8) encoding."""
+
+
+def decode_source(data: bytes) -> str:
+    """Decode Python source bytes as the interpreter would (PEP 263 coding line, UTF-8 BOM).
+
+    Raises:
+        DecodeError: unknown encoding or bytes invalid in it; the message names the byte offset.
+    """
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    except SyntaxError as exc:
+        raise DecodeError(str(exc)) from None
+    try:
+        text = data.decode(encoding)
+    except (UnicodeDecodeError, LookupError) as exc:
+        raise DecodeError(f"cannot decode as {encoding}: {exc}") from None
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    return text
+
+
+def _syntax_error(exc: cst.ParserSyntaxError, source: str, filename: str) -> Diagnostic:
+    """A ``PTC001`` finding for a file LibCST cannot parse.
+
+    LibCST's native parser reports poor positions, so the position and message
+    come from CPython's own parser when it also rejects the file.
+    """
+    import ast
+
+    line, col = max(exc.raw_line, 1), exc.raw_column + 1
+    message = str(exc.message).strip().splitlines()[0] if exc.message else "invalid syntax"
+    message = re.sub(r"^(parser|tokenizer) error: (error at \d+:\d+: )?", "", message)
+    try:
+        ast.parse(source, filename=filename)
+    except SyntaxError as py_exc:
+        line = py_exc.lineno or line
+        col = py_exc.offset or col
+        message = py_exc.msg or message
+    except (ValueError, RecursionError, MemoryError):
+        pass
+    return Diagnostic(
+        code="PTC001",
+        name="syntax-error",
+        message=f"SyntaxError: {message}",
+        filename=filename,
+        start=Position(line, col),
+        end=Position(line, col + 1),
+        severity="error",
+        category="internal",
+    )
+
+
+def lint_source(
+    source: str,
+    filename: str,
+    settings: LintSettings,
+    *,
+    relpath: Optional[str] = None,
+    keep_source: bool = False,
+) -> FileResult:
+    """Lint one module's text.
+
+    Args:
+        source: the decoded module text.
+        filename: the name findings carry (as given by the user).
+        settings: enabled rules and Dynamo knobs.
+        relpath: path relative to the project root, for per-file ignores
+            (defaults to ``filename``).
+        keep_source: keep ``source`` on the result (fixes and the LSP need it).
+
+    Returns:
+        A :class:`FileResult` with findings sorted by position.  A syntax error is
+        a ``PTC001`` finding, not an exception.
+    """
+    from pt2lint.analysis.driver import analyse_module  # local: keeps import of the CLI light
+    from pt2lint.suppression import apply_suppressions
+
+    enabled = settings.enabled_for((relpath or filename).replace(os.sep, "/"))
+    try:
+        module = cst.parse_module(source)
+    except cst.ParserSyntaxError as exc:
+        diags = [_syntax_error(exc, source, filename)] if "PTC001" in enabled else []
+        return FileResult(filename, tuple(diags), source=source if keep_source else None)
+    except RecursionError:
+        diag = Diagnostic(
+            code="PTC001", name="syntax-error", message="syntax error: expression nested too deeply to parse",
+            filename=filename, start=Position(1, 1), end=Position(1, 2), severity="error", category="internal",
+        )
+        return FileResult(filename, (diag,) if "PTC001" in enabled else (), source=source if keep_source else None)
+    diags = analyse_module(module, source, filename, settings, enabled)
+    diags = apply_suppressions(diags, source, filename, enabled)
+    diags.sort(key=Diagnostic.sort_key)
+    return FileResult(filename, tuple(diags), source=source if keep_source else None)
+
+
+def _describe_os_error(exc: OSError) -> str:
+    reason = exc.strerror or exc.__class__.__name__
+    return reason[0].lower() + reason[1:] if reason else "cannot read file"
+
+
+def read_source(path: str) -> str:
+    """Read and decode a file.
+
+    Raises:
+        OSError: unreadable, a directory, missing, a symlink loop (message from the OS).
+        DecodeError: undecodable bytes.
+    """
+    if os.path.isdir(path):
+        raise IsADirectoryError(21, "is a directory, not a Python file")
+    with open(path, "rb") as fh:
+        data = fh.read()
+    return decode_source(data)
+
+
+def lint_path(path: str, settings: LintSettings, *, relpath: Optional[str] = None, keep_source: bool = False) -> FileResult:
+    """Read, decode and lint one file; I/O and decoding problems become ``FileResult.error``."""
+    try:
+        source = read_source(path)
+    except DecodeError as exc:
+        return FileResult(path, error=f"{path}: {exc}")
+    except OSError as exc:
+        return FileResult(path, error=f"{path}: {_describe_os_error(exc)}")
+    try:
+        return lint_source(source, path, settings, relpath=relpath, keep_source=keep_source)
+    except RecursionError:
+        return FileResult(path, error=f"{path}: code nested too deeply to analyse (recursion limit)")
+
+
+def _worker(args):
+    path, relpath, settings, keep_source = args
+    try:
+        return lint_path(path, settings, relpath=relpath, keep_source=keep_source)
+    except Exception as exc:  # an analysis bug must not take down the whole run
+        return FileResult(path, error=f"{path}: internal error: {type(exc).__name__}: {exc}")
+
+
+def lint_paths(
+    paths: Sequence[str],
+    settings: LintSettings,
+    *,
+    jobs: Optional[int] = None,
+    relpaths: Optional[Sequence[str]] = None,
+    keep_source: bool = False,
+) -> Iterator[FileResult]:
+    """Lint many files, in worker processes when there are enough of them.
+
+    Args:
+        paths: files to lint.
+        settings: shared by all files.
+        jobs: worker processes; ``None`` means one per CPU core, ``1`` runs in-process.
+        relpaths: project-relative paths parallel to ``paths`` (for per-file ignores).
+
+    Yields:
+        One :class:`FileResult` per path, in the order of ``paths``.
+    """
+    rel = list(relpaths) if relpaths is not None else list(paths)
+    work = [(p, r, settings, keep_source) for p, r in zip(paths, rel)]
+    n_jobs = jobs if jobs and jobs > 0 else (os.cpu_count() or 1)
+    if n_jobs == 1 or len(work) < 4:
+        for item in work:
+            yield _worker(item)
+        return
+    import multiprocessing
+
+    ctx = multiprocessing.get_context("fork" if hasattr(os, "fork") else "spawn")
+    chunk = max(1, min(16, len(work) // (n_jobs * 8) or 1))
+    with ctx.Pool(min(n_jobs, len(work))) as pool:
+        yield from pool.imap(_worker, work, chunksize=chunk)

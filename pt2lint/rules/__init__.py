@@ -1,0 +1,67 @@
+"""The rule registry: every implemented rule, keyed by code.
+
+Each rule's metadata (name, category, severity, explanation, examples) lives in
+its TOML spec under the top-level ``rules/`` folder; this package holds the
+matching logic only.
+"""
+
+from __future__ import annotations
+
+from typing import Dict, FrozenSet, Type
+
+from pt2lint.rules.base import Dispatch, Rule
+from pt2lint.rules.data_dependent import DataDependentBranch, TensorItem, TensorTolist, TensorToPythonScalar
+from pt2lint.rules.dynamic_shape import BooleanMaskIndex, DynamicShapeOp
+from pt2lint.rules.export import DataDependentAssert, TensorNumpy
+from pt2lint.rules.mutation import InputMutation
+from pt2lint.rules.recompile import ModuleStateMutation, TensorId
+from pt2lint.rules.side_effects import (
+    AutogradInForward,
+    DebuggerCall,
+    DisabledFunctionCall,
+    ExplicitGraphBreak,
+    LoggingCall,
+    ManualSeed,
+    NondeterministicPythonCall,
+    PrintCall,
+    UntraceableCFunction,
+    WarningsWarn,
+)
+
+RULES: Dict[str, Type[Rule]] = {
+    cls.code: cls
+    for cls in (
+        TensorItem,
+        TensorTolist,
+        TensorToPythonScalar,
+        DataDependentBranch,
+        BooleanMaskIndex,
+        DynamicShapeOp,
+        PrintCall,
+        LoggingCall,
+        WarningsWarn,
+        DebuggerCall,
+        NondeterministicPythonCall,
+        ManualSeed,
+        UntraceableCFunction,
+        AutogradInForward,
+        ExplicitGraphBreak,
+        DisabledFunctionCall,
+        InputMutation,
+        ModuleStateMutation,
+        TensorId,
+        TensorNumpy,
+        DataDependentAssert,
+    )
+}
+
+# Codes produced by the engine itself rather than by a rule class.
+ENGINE_CODES = frozenset({"PTC001", "PTC002", "PTC003"})
+
+
+def build_dispatch(enabled: FrozenSet[str], settings) -> Dispatch:
+    """Instantiate the enabled rules and group their handlers by event."""
+    return Dispatch([cls(settings) for code, cls in RULES.items() if code in enabled])
+
+
+__all__ = ["RULES", "ENGINE_CODES", "build_dispatch", "Rule", "Dispatch"]

@@ -1,0 +1,81 @@
+"""Rule plumbing: the base class, the event dispatch, and the findings sink."""
+
+from __future__ import annotations
+
+from typing import Dict, List, Optional, Tuple
+
+import libcst as cst
+
+
+class Rule:
+    """A lint rule: a small class reacting to interpreter events.
+
+    Subclasses set ``code`` (matching a spec in ``rules/``) and implement any of
+    ``on_call``, ``on_test``, ``on_index``, ``on_write``, ``on_state_write`` and
+    ``on_assert``; each receives the interpreter (``interp.settings``,
+    ``interp.report``) and the event (:mod:`pt2lint.analysis.events`).
+    """
+
+    code: str = ""
+    HANDLERS = ("on_call", "on_test", "on_index", "on_write", "on_state_write", "on_assert")
+
+    def __init__(self, settings) -> None:
+        self.settings = settings
+
+
+class RawFinding:
+    """A finding before positions are resolved."""
+
+    __slots__ = ("code", "node", "message", "chain", "stmt", "header", "extra")
+
+    def __init__(self, code, node, message, chain, stmt, header, extra) -> None:
+        self.code = code
+        self.node = node
+        self.message = message
+        self.chain = chain
+        self.stmt = stmt
+        self.header = header
+        self.extra = extra
+
+
+class FindingSink:
+    """Collects findings, one per (code, node): the first call chain that reaches a node wins."""
+
+    def __init__(self) -> None:
+        self.items: List[RawFinding] = []
+        self._seen: Dict[Tuple[str, int], RawFinding] = {}
+
+    def record(self, code: str, node: cst.CSTNode, message: str, chain, stmt, header, extra) -> None:
+        key = (code, id(node))
+        if key in self._seen:
+            return
+        f = RawFinding(code, node, message, tuple(chain), stmt, header, extra)
+        self._seen[key] = f
+        self.items.append(f)
+
+
+class Dispatch:
+    """The enabled rules' handlers, grouped by event name."""
+
+    def __init__(self, rules: List[Rule]) -> None:
+        self.rules = rules
+        self.handlers: Dict[str, list] = {}
+        for rule in rules:
+            for name in Rule.HANDLERS:
+                fn = getattr(rule, name, None)
+                if fn is not None:
+                    self.handlers.setdefault(name, []).append(fn)
+        self.findings = FindingSink()
+
+
+def call_name(event) -> Optional[str]:
+    """A short display name of the called function for messages (``torch.nonzero``, ``.item()``)."""
+    if event.qualname:
+        return event.qualname.replace("builtins.", "")
+    if event.method:
+        return f".{event.method}()"
+    return None
+
+
+def is_attr_call(node: cst.Call) -> bool:
+    return isinstance(node.func, cst.Attribute)

@@ -1,0 +1,109 @@
+"""PTC1xx: Python values read out of tensor data, and control flow on them.
+
+Dynamo cannot trace a Python scalar whose value lives in tensor data
+(graph-break types "Unsupported Tensor.item() call with capture_scalar_outputs=False",
+"Tensor.tolist() with non-integer tensor" / "Data dependent operator", and
+"Data-dependent branching"; measured on torch 2.13, see the specs).
+"""
+
+from __future__ import annotations
+
+from pt2lint.analysis.kinds import Kind
+from pt2lint.rules.base import Rule
+
+_CAST_NAMES = {"builtins.int": "int", "builtins.float": "float", "builtins.bool": "bool", "builtins.complex": "complex"}
+_DATA_FUNCTIONS = {"torch.equal", "torch.allclose", "torch.is_nonzero"}
+
+
+class TensorItem(Rule):
+    """PTC101: ``t.item()`` in a compiled region."""
+
+    code = "PTC101"
+
+    def on_call(self, interp, ev) -> None:
+        if ev.method == "item" and ev.receiver is not None and ev.receiver.kind is Kind.TENSOR and not ev.args:
+            if self.settings.capture_scalar_outputs:
+                return
+            interp.report(
+                self.code,
+                ev.node,
+                "`.item()` reads a tensor value into Python: graph break "
+                "(keep it a 0-d tensor, or set capture_scalar_outputs=True)",
+            )
+
+
+class TensorTolist(Rule):
+    """PTC102: ``t.tolist()`` in a compiled region."""
+
+    code = "PTC102"
+
+    def on_call(self, interp, ev) -> None:
+        if ev.method == "tolist" and ev.receiver is not None and ev.receiver.kind is Kind.TENSOR and not ev.args:
+            interp.report(
+                self.code,
+                ev.node,
+                "`.tolist()` copies tensor data into Python values: graph break (keep the tensor; index it instead)",
+            )
+
+
+class TensorToPythonScalar(Rule):
+    """PTC103: ``int(t)``, ``float(t)``, ``bool(t)``, ``torch.equal(a, b)``... on tensors."""
+
+    code = "PTC103"
+
+    def on_call(self, interp, ev) -> None:
+        q = ev.qualname
+        if q in _CAST_NAMES and len(ev.args) == 1 and not ev.kwargs:
+            arg = ev.args[0]
+            if arg.kind is not Kind.TENSOR or arg.weak:
+                return
+            name = _CAST_NAMES[q]
+            if name in ("int", "float") and self.settings.capture_scalar_outputs:
+                return
+            interp.report(
+                self.code,
+                ev.node,
+                f"`{name}()` of a tensor reads its value into Python: graph break "
+                f"(keep it a tensor{'; use torch.where for choices' if name == 'bool' else ''})",
+            )
+        elif q in _DATA_FUNCTIONS and ev.args and any(a.kind is Kind.TENSOR for a in ev.args):
+            short = q.rsplit(".", 1)[-1]
+            interp.report(
+                self.code,
+                ev.node,
+                f"`torch.{short}()` returns a Python bool computed from tensor data: graph break "
+                f"(compare as tensors, e.g. `(a == b).all()`, and keep the result a tensor)",
+            )
+
+
+_CONSTRUCT_TEXT = {
+    "if": "`if` on a tensor value",
+    "elif": "`elif` on a tensor value",
+    "while": "`while` on a tensor value",
+    "ifexp": "a conditional expression on a tensor value",
+    "comprehension": "a comprehension `if` on a tensor value",
+    "not": "`not` on a tensor value",
+    "and": "`and` on a tensor value",
+    "or": "`or` on a tensor value",
+}
+
+
+class DataDependentBranch(Rule):
+    """PTC104: Python control flow decided by a tensor's value."""
+
+    code = "PTC104"
+
+    def on_test(self, interp, ev) -> None:
+        v = ev.value
+        if v.kind is Kind.TENSOR and not v.weak:
+            what = _CONSTRUCT_TEXT.get(ev.construct, "a truth test on a tensor value")
+            fix = "use torch.where or torch.cond" if ev.construct in ("if", "elif", "ifexp") else "keep the condition a tensor (torch.where / torch.cond)"
+            interp.report(self.code, ev.node, f"{what} is data-dependent control flow: graph break ({fix})")
+        elif v.kind is Kind.DATA and self.settings.capture_scalar_outputs:
+            what = _CONSTRUCT_TEXT.get(ev.construct, "a truth test").replace("a tensor value", "a value read from a tensor")
+            interp.report(
+                self.code,
+                ev.node,
+                f"{what} branches on an unbacked SymInt/SymFloat: graph break even with capture_scalar_outputs "
+                f"(use torch.cond, or torch._check to state what is known)",
+            )

@@ -1,0 +1,172 @@
+"""PTC3xx: calls Dynamo cannot trace -- I/O, logging, debuggers, Python RNG/clocks, skipped C functions.
+
+Graph-break types measured on torch 2.13 (see the specs): "Failed to trace
+builtin operator" (``print``, ``breakpoint``), "Attempted to call function
+marked as skipped" (``warnings.warn``, ``random``, ``time``, ``zlib.crc32``),
+"logging.Logger method not supported" style breaks for logger calls,
+``torch.autograd.grad`` in forward, ``torch._dynamo.graph_break()``, and calls to
+``torch.compiler.disable``d functions.
+"""
+
+from __future__ import annotations
+
+from pt2lint.analysis.kinds import Kind
+from pt2lint.rules.base import Rule
+from pt2lint.analysis.index import FunctionInfo
+
+LOG_METHODS = frozenset(
+    "debug info warning warn error exception critical fatal log warning_once info_once warning_advice".split()
+)
+LOGGER_NAMES = frozenset({"logger", "_logger", "log", "_log", "LOGGER", "_LOGGER", "LOG", "logging"})
+
+
+class PrintCall(Rule):
+    """PTC301: ``print(...)`` in a compiled region."""
+
+    code = "PTC301"
+
+    def on_call(self, interp, ev) -> None:
+        if ev.qualname == "builtins.print":
+            interp.report(
+                self.code,
+                ev.node,
+                "`print()` cannot be traced: graph break (remove it, or guard it with "
+                "`if not torch.compiler.is_compiling():`)",
+            )
+
+
+class LoggingCall(Rule):
+    """PTC302: ``logger.info(...)``, ``logging.warning(...)`` in a compiled region."""
+
+    code = "PTC302"
+
+    def on_call(self, interp, ev) -> None:
+        q = ev.qualname or ""
+        method = q.rsplit(".", 1)[-1] if q else ev.method
+        if method not in LOG_METHODS:
+            return
+        hit = False
+        if q.startswith("logging.") and q.count(".") == 1:
+            hit = True
+        elif q.endswith(("getLogger()." + method, "get_logger()." + method)):
+            hit = True
+        elif ev.receiver is not None and ev.receiver.kind is Kind.UNKNOWN and ev.receiver_node is not None:
+            node = ev.receiver_node
+            last = getattr(node, "value", None) if node.__class__.__name__ == "Name" else getattr(getattr(node, "attr", None), "value", None)
+            hit = last in LOGGER_NAMES
+        if hit:
+            interp.report(
+                self.code,
+                ev.node,
+                f"logging call `.{method}()` cannot be traced: graph break even when the level drops it "
+                f"(move it out of forward or guard it with `if not torch.compiler.is_compiling():`)",
+            )
+
+
+class WarningsWarn(Rule):
+    """PTC303: ``warnings.warn(...)`` in a compiled region."""
+
+    code = "PTC303"
+
+    def on_call(self, interp, ev) -> None:
+        if ev.qualname in ("warnings.warn", "warnings.warn_explicit"):
+            interp.report(
+                self.code,
+                ev.node,
+                "`warnings.warn()` cannot be traced: graph break (warn once outside forward, e.g. in __init__)",
+            )
+
+
+class DebuggerCall(Rule):
+    """PTC304: ``breakpoint()`` / ``pdb.set_trace()`` in a compiled region."""
+
+    code = "PTC304"
+    NAMES = frozenset({"builtins.breakpoint", "pdb.set_trace", "ipdb.set_trace", "pdb.post_mortem", "pudb.set_trace"})
+
+    def on_call(self, interp, ev) -> None:
+        if ev.qualname in self.NAMES:
+            interp.report(self.code, ev.node, f"`{ev.qualname.replace('builtins.', '')}()` cannot be traced: graph break (remove the debugger call)")
+
+
+class NondeterministicPythonCall(Rule):
+    """PTC305: Python's ``random``/``time``/``datetime``/``uuid`` and NumPy's RNG in a compiled region."""
+
+    code = "PTC305"
+    PREFIXES = ("random.", "time.", "numpy.random.", "datetime.datetime.now", "datetime.datetime.utcnow", "uuid.uuid", "os.urandom", "secrets.")
+    EXCLUDE = frozenset({"random.Random", "random.seed", "numpy.random.seed", "numpy.random.default_rng", "time.sleep", "numpy.random.RandomState", "numpy.random.Generator"})
+
+    def on_call(self, interp, ev) -> None:
+        q = ev.qualname
+        if not q or q in self.EXCLUDE or q.endswith("()"):
+            return
+        if q.startswith(self.PREFIXES) and q.count("()") == 0:
+            interp.report(
+                self.code,
+                ev.node,
+                f"`{q}()` is host-side Python state Dynamo does not trace: graph break "
+                f"(use torch.rand/torch.randint on the device, or pass the value in as an input)",
+            )
+
+
+class ManualSeed(Rule):
+    """PTC306: reseeding an RNG inside a compiled region."""
+
+    code = "PTC306"
+    NAMES = frozenset({"torch.manual_seed", "torch.random.manual_seed", "torch.cuda.manual_seed", "torch.cuda.manual_seed_all", "torch.seed", "torch.random.seed"})
+
+    def on_call(self, interp, ev) -> None:
+        if ev.qualname in self.NAMES:
+            interp.report(self.code, ev.node, f"`{ev.qualname}()` inside a compiled region: graph break (seed once, outside forward; or pass a torch.Generator)")
+
+
+class UntraceableCFunction(Rule):
+    """PTC307: C-implemented library functions Dynamo marks as skipped (``zlib.crc32``...)."""
+
+    code = "PTC307"
+    NAMES = frozenset(
+        """zlib.crc32 zlib.adler32 zlib.compress zlib.decompress binascii.crc32 hashlib.md5 hashlib.sha1
+        hashlib.sha256 hashlib.blake2b struct.pack struct.unpack pickle.dumps pickle.loads marshal.dumps""".split()
+    )
+
+    def on_call(self, interp, ev) -> None:
+        if ev.qualname in self.NAMES:
+            interp.report(self.code, ev.node, f"`{ev.qualname}()` is a C function Dynamo cannot trace: graph break (compute it outside the compiled region)")
+
+
+class AutogradInForward(Rule):
+    """PTC308: ``torch.autograd.grad`` / ``.backward()`` inside forward."""
+
+    code = "PTC308"
+    NAMES = frozenset({"torch.autograd.grad", "torch.autograd.backward"})
+
+    def on_call(self, interp, ev) -> None:
+        if ev.qualname in self.NAMES:
+            interp.report(self.code, ev.node, f"`{ev.qualname}()` inside a compiled region: graph break (compute gradients outside the compiled forward, or use torch.func.grad)")
+        elif ev.method == "backward" and ev.receiver is not None and ev.receiver.kind is Kind.TENSOR and not ev.receiver.weak:
+            interp.report(self.code, ev.node, "`.backward()` inside a compiled region: graph break (call backward outside the compiled function)")
+
+
+class ExplicitGraphBreak(Rule):
+    """PTC309: ``torch._dynamo.graph_break()``."""
+
+    code = "PTC309"
+
+    def on_call(self, interp, ev) -> None:
+        if ev.qualname in ("torch._dynamo.graph_break", "torch.compiler.graph_break"):
+            interp.report(self.code, ev.node, "explicit `graph_break()`: the graph is split here")
+
+
+class DisabledFunctionCall(Rule):
+    """PTC310: calling a ``torch.compiler.disable``d function from a compiled region."""
+
+    code = "PTC310"
+
+    def on_call(self, interp, ev) -> None:
+        fn = ev.callee
+        if isinstance(fn, FunctionInfo) and fn.disabled:
+            interp.report(
+                self.code,
+                ev.node,
+                f"`{fn.symbol}` is decorated with torch.compiler.disable: calling it splits the graph "
+                f"(intended? suppress this line; otherwise remove the decorator)",
+            )

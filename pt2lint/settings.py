@@ -1,0 +1,129 @@
+"""Resolved lint settings: which rules run on which file, and the Dynamo knobs.
+
+The front ends (CLI, LSP, pre-commit) turn ``[tool.pt2lint]`` and command-line
+options into one :class:`LintSettings`; the engine only reads it.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import hashlib
+import json
+from dataclasses import dataclass, field
+from typing import FrozenSet, Iterable, Mapping, Optional, Sequence, Tuple
+
+from pt2lint.specs import RuleSpec, load_specs
+
+
+class SelectionError(ValueError):
+    """A selector (code, prefix or rule name) names no rule."""
+
+
+def resolve_selector(selector: str, specs: Optional[Mapping[str, RuleSpec]] = None) -> FrozenSet[str]:
+    """Codes matched by one selector.
+
+    A selector is ``ALL``, a full code (``PTC101``), a code prefix (``PTC1``,
+    ``PTC``), or a rule name (``tensor-item``).
+
+    Raises:
+        SelectionError: nothing matches.
+    """
+    specs = load_specs() if specs is None else specs
+    sel = selector.strip()
+    if sel.upper() == "ALL":
+        return frozenset(specs)
+    up = sel.upper()
+    if up.startswith("PTC"):
+        codes = frozenset(c for c in specs if c.startswith(up))
+        if codes:
+            return codes
+    by_name = frozenset(c for c, s in specs.items() if s.name == sel.lower())
+    if by_name:
+        return by_name
+    raise SelectionError(f"unknown rule selector {selector!r} (expected ALL, a code such as PTC101, a prefix such as PTC1, or a rule name)")
+
+
+def resolve_selection(
+    select: Optional[Sequence[str]] = None,
+    extend_select: Sequence[str] = (),
+    ignore: Sequence[str] = (),
+    target: str = "compile",
+    specs: Optional[Mapping[str, RuleSpec]] = None,
+) -> FrozenSet[str]:
+    """Enabled codes: ``select`` (default: every rule for ``target``) plus ``extend_select`` minus ``ignore``.
+
+    Rules whose spec does not list ``target`` are left out unless selected by
+    their exact code or name (an export-only rule can still be asked for by name).
+
+    Raises:
+        SelectionError: a selector names no rule.
+    """
+    specs = load_specs() if specs is None else specs
+
+    def expand(selectors: Iterable[str], explicit: bool) -> set:
+        out: set = set()
+        for sel in selectors:
+            codes = resolve_selector(sel, specs)
+            exact = len(codes) == 1 and (sel.upper() in specs or specs[next(iter(codes))].name == sel.lower())
+            for c in codes:
+                if exact or target in specs[c].targets:
+                    out.add(c)
+        return out
+
+    chosen = expand(select if select is not None else ["ALL"], True)
+    chosen |= expand(extend_select, True)
+    for sel in ignore:
+        chosen -= set(resolve_selector(sel, specs))
+    return frozenset(chosen)
+
+
+@dataclass(frozen=True)
+class LintSettings:
+    """What the engine needs to lint one file.
+
+    Attributes:
+        enabled: codes that run (already resolved from select/ignore/target).
+        per_file_ignores: ``(glob, codes)`` pairs; a file matching the glob
+            (gitignore-style, matched against its path relative to the project
+            root and against its basename) drops those codes.
+        capture_scalar_outputs: mirrors ``torch._dynamo.config.capture_scalar_outputs``:
+            when True, ``.item()``/``int(t)`` are traced as unbacked SymInts, so
+            only branching on the result breaks.
+        capture_dynamic_output_shape_ops: mirrors
+            ``torch._dynamo.config.capture_dynamic_output_shape_ops``: ``nonzero``,
+            ``unique`` and boolean-mask indexing are traced with unbacked sizes.
+        target: ``"compile"``, ``"export"`` or ``"cudagraphs"``.
+        project_root: directory that per-file-ignore globs are relative to.
+    """
+
+    enabled: FrozenSet[str] = field(default_factory=lambda: resolve_selection())
+    per_file_ignores: Tuple[Tuple[str, FrozenSet[str]], ...] = ()
+    capture_scalar_outputs: bool = False
+    capture_dynamic_output_shape_ops: bool = False
+    target: str = "compile"
+    project_root: str = ""
+
+    def enabled_for(self, relpath: str) -> FrozenSet[str]:
+        """Codes enabled for a file, after per-file ignores (``relpath`` uses ``/``)."""
+        if not self.per_file_ignores:
+            return self.enabled
+        base = relpath.rsplit("/", 1)[-1]
+        dropped: set = set()
+        for pattern, codes in self.per_file_ignores:
+            if fnmatch.fnmatchcase(relpath, pattern) or fnmatch.fnmatchcase(base, pattern):
+                dropped |= codes
+        return self.enabled - dropped
+
+    def fingerprint(self) -> str:
+        """A stable hash of every setting that can change findings (for the cache key)."""
+        payload = json.dumps(
+            {
+                "enabled": sorted(self.enabled),
+                "pfi": [[p, sorted(c)] for p, c in self.per_file_ignores],
+                "cso": self.capture_scalar_outputs,
+                "cdso": self.capture_dynamic_output_shape_ops,
+                "target": self.target,
+            },
+            sort_keys=True,
+        )
+        return hashlib.sha256(payload.encode()).hexdigest()[:16]

@@ -1,0 +1,172 @@
+"""Suppression comments: ``# noqa``, ``# noqa: PTC101``, ``# pt2lint: ignore[PTC101]``.
+
+A suppression applies to findings on its own line, on any line of the
+statement it sits in (a comment inside brackets of a multi-line call), and --
+when it is alone on its line -- to the statement that starts on the next line.
+Suppressions naming a pt2lint code that suppressed nothing are reported
+(``PTC002``), so they do not rot; unknown pt2lint codes are ``PTC003``.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import tokenize
+from dataclasses import dataclass, field
+from typing import Dict, FrozenSet, List, Optional, Sequence, Set
+
+from pt2lint.diagnostics import Diagnostic, Position
+from pt2lint.specs import load_specs
+
+_NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*))?", re.IGNORECASE)
+_IGNORE = re.compile(r"#\s*pt2lint:\s*ignore(?:\[(?P<codes>[^\]]*)\])?", re.IGNORECASE)
+_MARKERS = ("noqa", "pt2lint:")
+
+
+@dataclass
+class Suppression:
+    """One suppression comment.
+
+    Attributes:
+        line: 1-based line of the comment; ``column``: 1-based column of ``#``.
+        codes: the codes it names (upper-case), or ``None`` for a blanket one.
+        own_line: the comment is alone on its line (so it covers the next statement).
+        style: ``"noqa"`` or ``"pt2lint"``.
+        used: codes it actually suppressed.
+    """
+
+    line: int
+    column: int
+    end_column: int
+    codes: Optional[List[str]]
+    own_line: bool
+    style: str
+    used: Set[str] = field(default_factory=set)
+
+
+def _split_codes(text: str) -> List[str]:
+    return [c.strip() for c in re.split(r"[\s,]+", text) if c.strip()]
+
+
+def parse_suppressions(source: str) -> List[Suppression]:
+    """All suppression comments of a module (comments only: strings are never read as comments)."""
+    if not any(m in source for m in _MARKERS):
+        return []
+    out: List[Suppression] = []
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(source).readline))
+    except (tokenize.TokenError, IndentationError, SyntaxError):
+        return out
+    prev_line_has_code: Dict[int, bool] = {}
+    for tok in tokens:
+        if tok.type not in (tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT, tokenize.ENCODING, tokenize.ENDMARKER):
+            for ln in range(tok.start[0], tok.end[0] + 1):
+                prev_line_has_code[ln] = True
+    for tok in tokens:
+        if tok.type != tokenize.COMMENT:
+            continue
+        text = tok.string
+        line, col = tok.start
+        own = not prev_line_has_code.get(line, False)
+        for m in _IGNORE.finditer(text):
+            codes = m.group("codes")
+            parsed = None if codes is None else _split_codes(codes)
+            out.append(Suppression(line, col + m.start() + 1, col + m.end() + 1, parsed, own, "pt2lint"))
+        for m in _NOQA.finditer(text):
+            codes = m.group("codes")
+            parsed = None if codes is None else [c.upper() for c in _split_codes(codes)]
+            out.append(Suppression(line, col + m.start() + 1, col + m.end() + 1, parsed, own, "noqa"))
+    return out
+
+
+def _matches(sup: Suppression, diag: Diagnostic, names: Dict[str, str]) -> Optional[str]:
+    """The code/name of ``sup`` that covers ``diag``, ``"*"`` for a blanket one, else None."""
+    if sup.codes is None:
+        return "*"
+    for c in sup.codes:
+        cu = c.upper()
+        if cu == diag.code or (cu.startswith("PTC") and diag.code.startswith(cu) and len(cu) < len(diag.code)):
+            return c
+        if names.get(c.lower()) == diag.code:
+            return c
+    return None
+
+
+def _covers(sup: Suppression, diag: Diagnostic) -> bool:
+    line = diag.start.line
+    if sup.line == line:
+        return True
+    if diag.statement_lines is not None:
+        first, last = diag.statement_lines
+        if first <= sup.line <= last:
+            return True
+        if sup.own_line and sup.line == first - 1:
+            return True
+    elif sup.own_line and sup.line == line - 1:
+        return True
+    return False
+
+
+def apply_suppressions(
+    diags: Sequence[Diagnostic], source: str, filename: str, enabled: FrozenSet[str]
+) -> List[Diagnostic]:
+    """Drop suppressed findings; add ``PTC002``/``PTC003`` for unused or unknown suppression codes."""
+    sups = parse_suppressions(source)
+    if not sups:
+        return list(diags)
+    specs = load_specs()
+    names = {s.name: s.code for s in specs.values()}
+    kept: List[Diagnostic] = []
+    for d in diags:
+        suppressed = False
+        for s in sups:
+            if _covers(s, d):
+                hit = _matches(s, d, names)
+                if hit is not None:
+                    s.used.add(hit)
+                    suppressed = True
+        if not suppressed:
+            kept.append(d)
+    for s in sups:
+        kept.extend(_suppression_findings(s, filename, specs, names, enabled))
+    return kept
+
+
+def _suppression_findings(s: Suppression, filename: str, specs, names, enabled) -> List[Diagnostic]:
+    out: List[Diagnostic] = []
+    start, end = Position(s.line, s.column), Position(s.line, s.end_column)
+
+    def make(code: str, message: str) -> Diagnostic:
+        spec = specs.get(code)
+        return Diagnostic(
+            code=code,
+            name=spec.name if spec else code,
+            message=message,
+            filename=filename,
+            start=start,
+            end=end,
+            severity=spec.severity if spec else "warning",
+            category="internal",
+        )
+
+    directive = "# noqa" if s.style == "noqa" else "# pt2lint: ignore"
+    if s.codes is None:
+        if s.style == "pt2lint" and not s.used and "PTC002" in enabled:
+            out.append(make("PTC002", f"unused suppression `{directive}`: no pt2lint finding here"))
+        return out
+    for c in s.codes:
+        cu = c.upper()
+        is_ours = cu.startswith("PTC") or c.lower() in names or s.style == "pt2lint"
+        if not is_ours:
+            continue  # another tool's code (E501, F401...)
+        known = cu in specs or any(code.startswith(cu) for code in specs) or c.lower() in names
+        if not known:
+            if "PTC003" in enabled:
+                out.append(make("PTC003", f"suppression names unknown rule `{c}`"))
+            continue
+        covered_codes = {cu} if cu in specs else ({names[c.lower()]} if c.lower() in names else {k for k in specs if k.startswith(cu)})
+        if c in s.used or not (covered_codes & enabled):
+            continue
+        if "PTC002" in enabled:
+            out.append(make("PTC002", f"unused suppression `{directive}{': ' if s.style == 'noqa' else '['}{c}{']' if s.style == 'pt2lint' else ''}`: no {c} finding here"))
+    return out
