@@ -169,7 +169,7 @@ class Break:
 
 
 _GB_LINK = re.compile(r"/gb/gb(\d{4})\.html")
-_AT = re.compile(r'Graph break in user code at (.+?):(\d+)')
+_AT = re.compile(r'Graph break(?: \([^)]*\))? in user code at (.+?):(\d+)')
 _FRAME = re.compile(r'File "(.+?)", line (\d+)')
 
 
