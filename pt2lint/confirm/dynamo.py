@@ -114,10 +114,17 @@ def _internal_prefixes() -> tuple[str, ...]:
     return tuple(os.path.normcase(p) + os.sep for p in prefixes)
 
 
+def _abspath(filename: str) -> str:
+    """Absolute path, leaving pseudo-files such as ``<stdin>`` or ``<string>`` alone."""
+    return filename if filename.startswith("<") else os.path.abspath(filename)
+
+
 def _is_internal(filename: str) -> bool:
-    """True for frames in torch, in this module, or in frozen/generated code."""
-    if not filename or filename.startswith("<"):
+    """True for frames in torch, in this module, in frozen stdlib or in FX-generated code."""
+    if not filename or filename.startswith(("<frozen ", "<eval_with_key>")):
         return True
+    if filename.startswith("<"):  # <stdin>, <string>: code the user ran directly
+        return False
     norm = os.path.normcase(os.path.abspath(filename))
     if norm == _THIS_FILE:
         return True
@@ -180,11 +187,16 @@ def _capture_artifacts(*artifacts: str) -> Iterator[_Recorder]:
     import torch._logging._internal as log_internal
 
     recorder = _Recorder()
-    state = log_internal.log_state
-    saved_artifacts = set(state.artifact_names)
+    state = getattr(log_internal, "log_state", None)
+    saved_artifacts = set(state.artifact_names) if state is not None else set()
     saved_loggers: list[tuple[logging.Logger, int, bool, bool]] = []
     wanted = {f".__{name}" for name in artifacts}
-    for qname in sorted(log_internal.log_registry.get_artifact_log_qnames()):
+    registry = getattr(log_internal, "log_registry", None)
+    if registry is not None:
+        qnames = set(registry.get_artifact_log_qnames())
+    else:  # fall back to the loggers that exist, named <module>.__<artifact>
+        qnames = set(logging.root.manager.loggerDict)
+    for qname in sorted(qnames):
         if not any(qname.endswith(suffix) for suffix in wanted):
             continue
         logger = logging.getLogger(qname)
@@ -193,8 +205,9 @@ def _capture_artifacts(*artifacts: str) -> Iterator[_Recorder]:
         logger.propagate = False
         logger.disabled = False
         logger.addHandler(recorder)
-    for name in artifacts:
-        state.enable_artifact(name)
+    if state is not None:
+        for name in artifacts:
+            state.enable_artifact(name)
     try:
         yield recorder
     finally:
@@ -203,8 +216,9 @@ def _capture_artifacts(*artifacts: str) -> Iterator[_Recorder]:
             logger.setLevel(level)
             logger.propagate = propagate
             logger.disabled = disabled
-        state.artifact_names.clear()
-        state.artifact_names.update(saved_artifacts)
+        if state is not None:
+            state.artifact_names.clear()
+            state.artifact_names.update(saved_artifacts)
 
 
 @contextlib.contextmanager
@@ -270,7 +284,7 @@ def _user_frames(text: str) -> list[tuple[str, int, str]]:
     Both are dropped, so the stack starts at the compiled callable.
     """
     frames = [
-        (os.path.abspath(m.group("file")), int(m.group("line")), m.group("func"))
+        (_abspath(m.group("file")), int(m.group("line")), m.group("func"))
         for m in _FRAME_RE.finditer(text)
     ]
     last_own = max(
@@ -294,7 +308,7 @@ def _parse_graph_break(msg: str, exc: BaseException | None) -> GraphBreak | None
             stack_text = ""
         tb_at = stack_text.find("User code traceback:")
         stack = _user_frames(stack_text[tb_at:]) if tb_at >= 0 else []
-        loc: tuple[str, int] | None = (os.path.abspath(header.group("file")), int(header.group("line")))
+        loc: tuple[str, int] | None = (_abspath(header.group("file")), int(header.group("line")))
     elif _SKIP_MARKER in msg:
         # convert_frame.py: a break raised while converting the frame, which makes
         # Dynamo skip the whole frame; the exception carries the reason.
@@ -454,7 +468,7 @@ def _user_location() -> tuple[str, int] | None:
     while frame is not None:
         filename = frame.f_code.co_filename
         if not _is_internal(filename):
-            return os.path.abspath(filename), frame.f_lineno
+            return _abspath(filename), frame.f_lineno
         frame = frame.f_back
     return None
 
