@@ -256,6 +256,8 @@ def _reason_and_id(text: str) -> tuple[str, str | None]:
     followed by a second break that happened while handling the first ("graph
     break in loop"). The first type is the cause, so that is the one returned.
     """
+    # Only look at the first break; the one raised while handling it comes after this marker.
+    text = text.split("*** While handling this graph break", 1)[0]
     lines = text.splitlines()
     gb_text = None
     for i, line in enumerate(lines):
