@@ -432,10 +432,10 @@ logger.setLevel(logging.WARNING)
 '''
 
 
-def module_src(body: str, *, init: str = "", pre: str = "", sig: str = "self, x") -> str:
+def module_src(body: str, *, init: str = "", pre: str = "", sig: str = "self, x", base: str = "nn.Module") -> str:
     ind = lambda s, n: "\n".join((" " * n + ln) if ln.strip() else "" for ln in s.strip("\n").splitlines())  # noqa: E731
     init_block = "        super().__init__()\n" + (ind(init, 8) + "\n" if init.strip() else "")
-    return (HEADER + (("\n" + pre.strip("\n") + "\n") if pre.strip() else "") + "\n\nclass M(nn.Module):\n"
+    return (HEADER + (("\n" + pre.strip("\n") + "\n") if pre.strip() else "") + f"\n\nclass M({base}):\n"
             "    def __init__(self):\n" + init_block + "\n"
             f"    def forward({sig}):\n" + ind(body, 8) + "\n")
 
@@ -452,9 +452,11 @@ class Pattern:
     expect: str = ""  # what the catalog says it should do (for the notes column)
     stdin: str | None = None
     compile_kwargs: dict | None = None
+    knobs: dict | None = None  # torch._dynamo.config values for every run of this pattern
+    base: str = "nn.Module"
 
     def code(self) -> str:
-        return module_src(self.body, init=self.init, pre=self.pre, sig=self.sig)
+        return module_src(self.body, init=self.init, pre=self.pre, sig=self.sig, base=self.base)
 
 
 P = Pattern
@@ -546,10 +548,27 @@ PATTERNS: list[Pattern] = [
       run="M(), (torch.randn(4, 8, requires_grad=True),)"),
     P("backward", "`loss.backward()` in forward", "y = (x * x).sum()\ny.backward()\nreturn x + 1",
       run="M(), (torch.randn(4, 8, requires_grad=True),)"),
+    P("autograd-grad-knob", "`torch.autograd.grad` with `trace_autograd_ops=True`",
+      "y = (x * x).sum()\n(g,) = torch.autograd.grad(y, x, create_graph=True)\nreturn g",
+      run="M(), (torch.randn(4, 8, requires_grad=True),)", knobs={"trace_autograd_ops": True}),
+    P("backward-knob", "`loss.backward()` with `trace_autograd_ops=True`", "y = (x * x).sum()\ny.backward()\nreturn x + 1",
+      run="M(), (torch.randn(4, 8, requires_grad=True),)", knobs={"trace_autograd_ops": True}),
+    P("requires-grad_-knob", "`x.requires_grad_()` with `trace_autograd_ops=True`", "x.requires_grad_()\nreturn x * 2",
+      knobs={"trace_autograd_ops": True}),
     P("explicit-graph-break", "`torch._dynamo.graph_break()`", "y = x + 1\ntorch._dynamo.graph_break()\nreturn y * 2"),
     P("disabled-fn", "calling a `@torch.compiler.disable` function",
       "y = x + 1\ny = helper(y)\nreturn y * 2",
       pre="@torch.compiler.disable\ndef helper(t):\n    return t * 3"),
+    P("dynamo-disabled-fn", "calling a `@torch._dynamo.disable` function",
+      "y = x + 1\ny = helper(y)\nreturn y * 2",
+      pre="@torch._dynamo.disable\ndef helper(t):\n    return t * 3"),
+    P("disabled-method", "calling a `@torch.compiler.disable` method via `self`",
+      "y = x + 1\ny = self.helper(y)\nreturn y * 2",
+      pre="class Base(nn.Module):\n    @torch.compiler.disable\n    def helper(self, t):\n        return t * 3",
+      base="Base"),
+    P("disabled-nonrecursive", "calling a `@torch.compiler.disable(recursive=False)` function",
+      "y = x + 1\ny = helper(y)\nreturn y * 2",
+      pre="@torch.compiler.disable(recursive=False)\ndef helper(t):\n    return t * 3"),
     P("is-compiling-guard", "`if not torch.compiler.is_compiling(): print(...)`",
       'if not torch.compiler.is_compiling():\n    print("eager only")\nreturn x + 1'),
     P("jit-is-scripting-guard", "`if not torch.jit.is_scripting(): print(...)`",
@@ -1060,7 +1079,7 @@ def main(argv: list[str] | None = None) -> int:
         if ns.k and not any(k in p.id for k in ns.k):
             continue
         try:
-            r = probe(p.code(), p.run, compile_kwargs=p.compile_kwargs, stdin=p.stdin)
+            r = probe(p.code(), p.run, knobs=p.knobs, compile_kwargs=p.compile_kwargs, stdin=p.stdin)
         except Exception as e:  # noqa: BLE001
             r = Result(eager="probe crashed: " + short_exc(e))
         r.id, r.label = p.id, p.label
