@@ -316,6 +316,7 @@ class Result:
     export_strict: str = ""
     writes: list[tuple[int | None, str]] = field(default_factory=list)
     stdout: str = ""
+    calls: int = 3
 
 
 @contextlib.contextmanager
@@ -341,6 +342,7 @@ def _compile_call(mod, run, path, src, *, fullgraph, knobs, calls=1, compile_kwa
             first_recompiles = 0
     breaks = _dedupe([parse_break(m, path, src) for m in cap.messages("graph_breaks")])
     recs = cap.messages("recompiles")[first_recompiles:] if err is None else []
+    recs += [r.getMessage() for r in cap.records if "hit config.recompile_limit" in r.getMessage()]
     torch._dynamo.reset()
     return breaks, recs, err
 
@@ -374,13 +376,13 @@ def _eager_writes(mod, run, path):
 
 def probe(code: str, run: str, *, knobs: dict[str, bool] | None = None,
           compile_kwargs: dict | None = None, do_export: bool = True,
-          stdin: str | None = None) -> Result:
+          stdin: str | None = None, calls: int = 3) -> Result:
     """Measure one snippet. ``run`` evaluates (in the snippet's namespace) to
     ``(model, args)``; it is evaluated afresh for each measurement."""
     knobs = dict(knobs or {})
     mod, path = load_snippet(code)
     src = code.splitlines()
-    r = Result()
+    r = Result(calls=calls)
     saved_stdin = sys.stdin
     if stdin is not None:
         sys.stdin = io.StringIO(stdin)
@@ -390,7 +392,7 @@ def probe(code: str, run: str, *, knobs: dict[str, bool] | None = None,
         except Exception as e:  # noqa: BLE001
             r.eager = "fail: " + short_exc(e)
         r.breaks, r.recompiles, r.compile_error = _compile_call(
-            mod, run, path, src, fullgraph=False, knobs=knobs, calls=3,
+            mod, run, path, src, fullgraph=False, knobs=knobs, calls=calls,
             compile_kwargs=compile_kwargs)
         _, _, fg_err = _compile_call(mod, run, path, src, fullgraph=True, knobs=knobs,
                                      compile_kwargs=compile_kwargs)
@@ -454,6 +456,7 @@ class Pattern:
     compile_kwargs: dict | None = None
     knobs: dict | None = None  # torch._dynamo.config values for every run of this pattern
     base: str = "nn.Module"
+    calls: int = 3  # compiled calls (fresh inputs each); recompiles are counted from call 2
 
     def code(self) -> str:
         return module_src(self.body, init=self.init, pre=self.pre, sig=self.sig, base=self.base)
@@ -582,10 +585,14 @@ PATTERNS: list[Pattern] = [
     P("id-tensor", "`id(t)` (value used)", "k = id(x)\nreturn x + (k % 7)"),
     # --- module state / recompiles --------------------------------------
     P("counter", "`self.counter += 1`", "self.counter += 1\nreturn x + 1", init="self.counter = 0"),
+    P("counter-12-calls", "`self.counter += 1`, 12 calls", "self.counter += 1\nreturn x + 1", init="self.counter = 0",
+      calls=12),
     P("history-append", "`self.history.append(1)`", "self.history.append(1)\nreturn x + len(self.history)",
       init="self.history = []"),
     P("history-append-unread", "`self.history.append(1)` (length not read)", "self.history.append(1)\nreturn x + 1",
       init="self.history = []"),
+    P("calls-rebind", "`self.calls = self.calls + 1`", "self.calls = self.calls + 1\nreturn x + 1", init="self.calls = 0"),
+    P("same-const-attr", "`self.last = 0.5` (same constant each call)", "self.last = 0.5\nreturn x + 1", init="self.last = 0.0"),
     P("cache-attr", "`self.cache = x` (tensor attribute set)", "self.cache = x * 2\nreturn x + 1",
       init="self.cache = None"),
     P("id-cache-key", "`id(x)` as a cache key", "k = id(x)\nif k not in self.memo:\n    self.memo[k] = x * 2\nreturn self.memo[k]",
@@ -684,12 +691,16 @@ def other_effects(r: Result) -> str:
         lines = sorted({str(ln) for ln, _ in r.writes})
         ops = sorted({op.split(".")[0] + "." + op.split(".")[1] if op.count(".") >= 1 else op for _, op in r.writes})
         parts.append("writes input (" + ", ".join(ops) + ")")
-    if r.recompiles:
-        first = r.recompiles[0]
+    limit = [m for m in r.recompiles if "hit config.recompile_limit" in m]
+    recompiles = [m for m in r.recompiles if m not in limit]
+    if recompiles:
+        first = recompiles[0]
         m = re.search(r"triggered by the following guard failure\(s\):\s*-\s*\d+/\d+:\s*(.+)", first)
         reason = m.group(1).split("  #")[0].strip() if m else first.splitlines()[0]
         reason = f"guard `{reason[:60]}` failed"
-        parts.append(f"recompiles ({len(r.recompiles)} in calls 2-3): {reason}")
+        parts.append(f"recompiles ({len(recompiles)} in calls 2-{r.calls}): {reason}")
+    if limit:
+        parts.append("then: " + limit[0].splitlines()[0].strip())
     return "; ".join(parts)
 
 
@@ -854,8 +865,8 @@ def _check_example(spec: dict, ex: dict) -> tuple[bool, str]:
             msg = "writes: " + ", ".join(f"{ln}:{op}" for ln, op in writes) + "; no graph break"
             if "export" in spec["targets"]:
                 res = _export(mod, run, strict=False, knobs=knobs)
-                if "mutates inputs" not in res:
-                    return False, msg + f"; export does not record an input mutation ({res})"
+                if res == "ok":
+                    return False, msg + "; export neither records an input mutation nor fails"
                 msg += "; export " + res
             return True, msg
         if cat == "recompile":
@@ -1079,7 +1090,8 @@ def main(argv: list[str] | None = None) -> int:
         if ns.k and not any(k in p.id for k in ns.k):
             continue
         try:
-            r = probe(p.code(), p.run, knobs=p.knobs, compile_kwargs=p.compile_kwargs, stdin=p.stdin)
+            r = probe(p.code(), p.run, knobs=p.knobs, compile_kwargs=p.compile_kwargs, stdin=p.stdin,
+                      calls=p.calls)
         except Exception as e:  # noqa: BLE001
             r = Result(eager="probe crashed: " + short_exc(e))
         r.id, r.label = p.id, p.label
