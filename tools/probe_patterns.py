@@ -727,7 +727,7 @@ def table(results: list[tuple[Pattern, Result]]) -> str:
 SPEC_KEYS = {"code", "name", "category", "severity", "targets", "gb_types", "knob", "summary",
              "why", "fix", "references", "evidence", "examples"}
 REQUIRED_KEYS = SPEC_KEYS - {"knob"}
-EXAMPLE_KEYS = {"kind", "flag", "code", "run", "config"}
+EXAMPLE_KEYS = {"kind", "flag", "code", "run", "config", "note"}
 CATEGORIES = {"internal", "data-dependent", "dynamic-shape", "side-effect", "input-mutation",
               "recompile", "export", "sync"}
 BREAK_CATEGORIES = {"data-dependent", "dynamic-shape", "side-effect"}
@@ -825,8 +825,13 @@ def _check_example(spec: dict, ex: dict) -> tuple[bool, str]:
         line = _parse_error_line(code)
         if ex["kind"] == "good":
             return (line is None, "parses" if line is None else f"does not parse (line {line})")
-        ok = line is not None and set(ex["flag"]) == {line}
-        return ok, f"LibCST parse error at line {line}"
+        try:
+            compile(code, "<example>", "exec")
+            py_line = None
+        except SyntaxError as e:
+            py_line = e.lineno
+        ok = line is not None and set(ex["flag"]) == {line} == {py_line}
+        return ok, f"LibCST parse error at line {line}, CPython at line {py_line}"
     if cat == "internal":
         return True, "not executable (internal rule)"
     run = ex.get("run")
@@ -862,6 +867,9 @@ def _check_example(spec: dict, ex: dict) -> tuple[bool, str]:
             breaks, _, err = _compile_call(mod, run, path, src, fullgraph=False, knobs=knobs)
             if err or breaks:
                 return False, f"not a plain input mutation: compile {err or [b.gb for b in breaks]}"
+            _, _, fg_err = _compile_call(mod, run, path, src, fullgraph=True, knobs=knobs)
+            if fg_err:
+                return False, f"torch.compile(fullgraph=True) raises {fg_err}"
             msg = "writes: " + ", ".join(f"{ln}:{op}" for ln, op in writes) + "; no graph break"
             if "export" in spec["targets"]:
                 res = _export(mod, run, strict=False, knobs=knobs)
@@ -889,7 +897,10 @@ def _check_example(spec: dict, ex: dict) -> tuple[bool, str]:
             bad_lines = {b.line for b in breaks} & flags
             if err or bad_lines:
                 return False, f"torch.compile also breaks/raises there ({err or sorted(bad_lines)}): not export-only"
-            return True, res
+            _, _, fg_err = _compile_call(mod, run, path, src, fullgraph=True, knobs=knobs)
+            if fg_err:
+                return False, f"torch.compile(fullgraph=True) raises {fg_err}: not export-only"
+            return True, res + "; compile and fullgraph=True ok"
         return True, "not executable (category %s)" % cat
     # good example
     if not run:
