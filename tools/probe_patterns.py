@@ -1037,6 +1037,85 @@ def show(p: Pattern) -> None:
         print(m.split("User code traceback:")[0].rstrip())
 
 
+def _norm(text: str) -> str:
+    """Drop run-to-run noise (addresses, random values, temp paths) from a quoted message."""
+    text = re.sub(r"-?\d+\.\d{4,}(e-?\d+)?", "<value>", text)
+    text = re.sub(r"\b\d{7,}\b", "<id>", text)
+    text = re.sub(r"/tmp/\S+?\.py", "<file>", text)
+    return text.strip()
+
+
+def _guard(recompile_msg: str) -> str | None:
+    g = re.search(r"guard failure\(s\):\s*-\s*\d+/\d+:\s*(.+)", recompile_msg)
+    return re.sub(r"== -?\d+(\.\d+)?\b", "== <value>", _norm(g.group(1).split("  #")[0])) if g else None
+
+
+def evidence_for(spec: dict) -> str:
+    """Measured evidence for a spec's bad examples, as short quoted lines."""
+    out = [f"torch {torch.__version__.split('+')[0]}, tools/probe_patterns.py:"]
+    cat = spec["category"]
+    n = 0
+    for i, ex in enumerate(spec["examples"], 1):
+        if ex["kind"] != "bad" or not ex.get("run") or n >= 4:
+            continue
+        n += 1
+        mod, path = load_snippet(ex["code"])
+        src = ex["code"].splitlines()
+        knobs = _knobs_of(ex)
+        flags = ex["flag"]
+        where = f"example {i} (line {', '.join(map(str, flags))})"
+        if cat in BREAK_CATEGORIES:
+            breaks, recs, _ = _compile_call(mod, ex["run"], path, src, fullgraph=False, knobs=knobs, calls=2)
+            bs = [b for b in breaks if b.line in flags]
+            line = f"- {where}: " + "; ".join(f'graph break "{b.gb_type}" ({b.gb})' for b in bs)
+            recs = [m for m in recs if m.startswith("Recompiling")]
+            if recs and _guard(recs[0]):
+                line += f"; call 2 recompiled: guard `{_guard(recs[0])}` failed"
+            if "export" in spec["targets"]:
+                line += "; torch.export.export: " + _norm(_export(mod, ex["run"], strict=False, knobs=knobs))
+            out.append(line)
+        elif cat == "input-mutation":
+            writes, _ = _eager_writes(mod, ex["run"], path)
+            ops = ", ".join(sorted({f"{op} (line {ln})" for ln, op in writes}))
+            breaks, _, _ = _compile_call(mod, ex["run"], path, src, fullgraph=False, knobs=knobs)
+            out.append(f"- {where}: eager call wrote into a forward input: {ops}; torch.compile: "
+                       + ("no graph break" if not breaks else "breaks")
+                       + "; torch.export.export: " + _norm(_export(mod, ex["run"], strict=False, knobs=knobs)))
+        elif cat == "recompile":
+            breaks, recs, _ = _compile_call(mod, ex["run"], path, src, fullgraph=False, knobs=knobs, calls=3)
+            recs = [m for m in recs if m.startswith("Recompiling")]
+            g = _guard(recs[0]) if recs else None
+            out.append(f"- {where}: {'no graph break' if not breaks else 'breaks'}; {len(recs)} recompile(s) in calls 2-3"
+                       + (f", first on guard `{g}`" if g else ""))
+        elif cat == "export":
+            breaks, _, _ = _compile_call(mod, ex["run"], path, src, fullgraph=False, knobs=knobs)
+            _, _, fg = _compile_call(mod, ex["run"], path, src, fullgraph=True, knobs=knobs)
+            out.append(f"- {where}: torch.compile: {'no graph break' if not breaks else 'breaks'}, "
+                       f"fullgraph=True {'ok' if fg is None else 'fails'}; torch.export.export: "
+                       + _norm(_export(mod, ex["run"], strict=False, knobs=knobs)))
+    return "\n".join(out)
+
+
+def write_evidence(rules_dir: Path, only: list[str]) -> None:
+    """Regenerate the ``evidence`` field of every executable spec in place."""
+    for f in sorted(rules_dir.glob("*.toml")):
+        text = f.read_text()
+        spec = tomllib.loads(text)
+        if spec["category"] in ("internal", "sync") or (only and not any(spec["code"].startswith(o) for o in only)):
+            continue
+        saved = sys.stdin
+        sys.stdin = io.StringIO("c\n" * 200)
+        try:
+            ev = evidence_for(spec)
+        finally:
+            sys.stdin = saved
+        ev = ev.replace("\\", "\\\\").replace('"""', '\\"\\"\\"')
+        new = re.sub(r'^evidence = """.*?"""', lambda _m: f'evidence = """{ev}"""', text, count=1, flags=re.S | re.M)
+        assert tomllib.loads(new)["evidence"].startswith("torch ")  # still valid TOML
+        f.write_text(new)
+        print(f"{f.name}: evidence updated")
+
+
 def show_rule(rules_dir: Path, code: str) -> None:
     """Print what torch says for each example of one rule (to write ``evidence``)."""
     for f in sorted(rules_dir.glob(f"{code}-*.toml")):
@@ -1079,10 +1158,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--rule", action="append", default=[], help="with --check-rules: only these codes")
     ap.add_argument("-v", "--verbose", action="store_true")
     ap.add_argument("--show-rule", metavar="CODE", help="print torch's messages for a rule's examples")
+    ap.add_argument("--write-evidence", action="store_true",
+                    help="regenerate the `evidence` field of rules/*.toml from a run (with --rule: only those)")
     ap.add_argument("--show", action="store_true",
                     help="print the snippet and the raw graph-break messages of the selected patterns")
     ns = ap.parse_args(argv)
+    torch.manual_seed(0)  # reproducible inputs; each call still draws fresh ones
 
+    if ns.write_evidence:
+        write_evidence(ns.rules_dir, ns.rule)
+        return 0
     if ns.show_rule:
         show_rule(ns.rules_dir, ns.show_rule)
         return 0
