@@ -85,7 +85,7 @@ def _matches(sup: Suppression, diag: Diagnostic, names: Dict[str, str]) -> Optio
         return "*"
     for c in sup.codes:
         cu = c.upper()
-        if cu == diag.code or (cu.startswith("PTC") and diag.code.startswith(cu) and len(cu) < len(diag.code)):
+        if cu == diag.code:
             return c
         if names.get(c.lower()) == diag.code:
             return c
@@ -159,12 +159,12 @@ def _suppression_findings(s: Suppression, filename: str, specs, names, enabled) 
         is_ours = cu.startswith("PTC") or c.lower() in names or s.style == "pt2lint"
         if not is_ours:
             continue  # another tool's code (E501, F401...)
-        known = cu in specs or any(code.startswith(cu) for code in specs) or c.lower() in names
+        known = cu in specs or c.lower() in names
         if not known:
             if "PTC003" in enabled:
-                out.append(make("PTC003", f"suppression names unknown rule `{c}`"))
+                out.append(make("PTC003", f"suppression names unknown rule `{c}` (name a full code such as PTC101, or a rule name)"))
             continue
-        covered_codes = {cu} if cu in specs else ({names[c.lower()]} if c.lower() in names else {k for k in specs if k.startswith(cu)})
+        covered_codes = {cu} if cu in specs else {names[c.lower()]}
         if c in s.used or not (covered_codes & enabled):
             continue
         if "PTC002" in enabled:

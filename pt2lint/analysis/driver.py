@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import FrozenSet, List
 
 import libcst as cst
@@ -16,6 +17,7 @@ from pt2lint.specs import load_specs
 # A compiled region needs a ``forward``/``__call__`` method or a ``torch.compile``
 # (or ``torch._dynamo.optimize``) call; a file with none of these words has none.
 REGION_MARKERS = ("forward", "__call__", "compile", "optimize")
+_COMPILE_CALL = re.compile(r"\b(?:compile|optimize)\s*\(\s*[A-Za-z_]")
 
 
 def may_contain_region(source: str) -> bool:
@@ -43,7 +45,7 @@ def analyse_module(
     dispatch = build_dispatch(enabled, settings)
     if not dispatch.handlers:
         return []
-    index = ModuleIndex(module, settings.target, scan_compile_calls="compile" in source or "optimize" in source)
+    index = ModuleIndex(module, settings.target, scan_compile_calls=_COMPILE_CALL.search(source) is not None)
     Interpreter(index, dispatch, settings).run()
     raw = dispatch.findings.items
     if not raw:

@@ -21,6 +21,7 @@ import libcst as cst
 
 from pt2lint.analysis import torch_api as api
 from pt2lint.analysis.imports import ImportMap, dotted_name
+from pt2lint.analysis.walk import walk
 
 
 class FunctionInfo:
@@ -55,7 +56,7 @@ class FunctionInfo:
         self.compiled = False
         self.kind = "method" if cls is not None else "function"
         self.local_decorators: List[cst.BaseExpression] = []
-        self.is_generator = _has_yield(node)
+        self.is_generator = False  # set by the interpreter when it meets a ``yield``
         self.closure = None  # the analysis frame a nested def closes over
 
     def __repr__(self) -> str:
@@ -135,30 +136,6 @@ def _first_param_is_self(node: cst.FunctionDef) -> bool:
     return bool(params) and params[0].name.value == "self"
 
 
-class _YieldFinder(cst.CSTVisitor):
-    def __init__(self) -> None:
-        self.found = False
-
-    def visit_Yield(self, node: cst.Yield) -> bool:
-        self.found = True
-        return False
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-        return False  # nested defs have their own generator-ness
-
-    def visit_Lambda(self, node: cst.Lambda) -> bool:
-        return False
-
-    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
-        return False
-
-
-def _has_yield(node: cst.FunctionDef) -> bool:
-    finder = _YieldFinder()
-    node.body.visit(finder)
-    return finder.found
-
-
 def decorator_name(dec: cst.Decorator, imports: ImportMap) -> Optional[str]:
     """Qualified (or, failing that, dotted) name of a decorator, call or not."""
     expr = dec.decorator
@@ -196,7 +173,7 @@ class ModuleIndex:
         for fn in self.all_functions:
             self._classify_decorators(fn)
         if scan_compile_calls:
-            module.visit(_CompileCallFinder(self))
+            _find_compile_calls(self)
 
     # -- collection -----------------------------------------------------------
     def _collect_module(self, body: Sequence[cst.CSTNode]) -> None:
@@ -336,15 +313,11 @@ def _blocks(stmt: cst.CSTNode):
         yield stmt.body.body
 
 
-class _CompileCallFinder(cst.CSTVisitor):
-    """Finds ``torch.compile(fn)`` calls naming a local function."""
-
-    def __init__(self, index: ModuleIndex) -> None:
-        self.index = index
-
-    def visit_Call(self, node: cst.Call) -> None:
-        q = self.index.imports.qualify(node.func)
-        if q in api.COMPILE_FUNCTIONS and node.args:
+def _find_compile_calls(index: "ModuleIndex") -> None:
+    """Names of local functions passed to ``torch.compile(...)`` anywhere in the module."""
+    for node in walk(index.module):
+        if isinstance(node, cst.Call) and node.args:
+            q = index.imports.qualify(node.func)
             first = node.args[0].value
-            if isinstance(first, cst.Name):
-                self.index.compiled_names.add(first.value)
+            if q in api.COMPILE_FUNCTIONS and isinstance(first, cst.Name):
+                index.compiled_names.add(first.value)

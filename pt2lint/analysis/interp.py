@@ -14,6 +14,7 @@ What Dynamo does with each construct was measured on torch 2.13 (see
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from typing import Dict, List, Optional, Sequence, Tuple
 
@@ -29,6 +30,7 @@ from pt2lint.analysis.events import (
     WriteEvent,
 )
 from pt2lint.analysis.imports import dotted_name
+from pt2lint.analysis.walk import walk
 from pt2lint.analysis.index import ClassInfo, FunctionInfo, ModuleIndex, decorator_name
 from pt2lint.analysis.kinds import (
     BOOL_TENSOR,
@@ -58,6 +60,17 @@ _NON_TENSOR_ANNOTATIONS = {
     "device", "Size", "Module",
 }
 _CONTAINER_ANNOTATIONS = {"List", "list", "Tuple", "tuple", "Sequence", "Dict", "dict", "Iterable", "Mapping"}
+# A tensor parameter named like a mask (``mask``, ``valid``, ``keep``, ``is_pad``): indexing
+# with it is a boolean mask (integer index tensors are named ``idx``/``indices``/``ids``).
+# ``attention_mask``-style names are excluded: those are 0/1 integer or additive float masks.
+_MASK_NAME = re.compile(r"^(?!attention|attn|causal|head|encoder_attention)(?:\w*_)?(mask|valid|keep|is_\w+|has_\w+|selected)(?:$|_)")
+
+
+def _is_bool_annotation(ann: cst.BaseExpression) -> bool:
+    name = dotted_name(ann) or ""
+    return name.rsplit(".", 1)[-1] == "BoolTensor"
+
+
 _GENERIC_METHOD_NAMES = frozenset(
     """split copy get items keys values index count strip lower upper replace join format startswith
     endswith pop append extend update insert remove sort reverse clear __call__ encode decode""".split()
@@ -125,6 +138,7 @@ class Interpreter:
         self.budget = MAX_ANALYSES_PER_FILE
         self.globals: Dict[str, Value] = {}
         self._globals_busy: set = set()
+        self.instantiated: set = set()  # local classes constructed inside some class's methods
 
     # ------------------------------------------------------------------ driver
     def run(self) -> None:
@@ -154,14 +168,16 @@ class Interpreter:
             self.call_function(fwd, self_value, params, {}, chain=(), entry_symbol=f"{cls.name}.{fwd.name}")
 
     def _root_module_classes(self):
+        """Split module classes into roots (nobody builds them) and submodules (built in some ``__init__``).
+
+        Submodules are analysed through their parents' calls, with the kinds of the
+        actual arguments, as Dynamo inlines them into the parent's graph.
+        """
         modules = self.index.module_classes()
-        instantiated = set()
         for cls in modules:
-            for c in cls.mro():
-                for name in _instantiated_class_names(c):
-                    instantiated.add(name)
-        roots = [c for c in modules if c.name not in instantiated]
-        subs = [c for c in modules if c.name in instantiated]
+            self.class_attrs(cls)
+        roots = [c for c in modules if c not in self.instantiated]
+        subs = [c for c in modules if c in self.instantiated]
         return roots, subs
 
     def _entry_params(self, fn: FunctionInfo) -> Dict[str, Value]:
@@ -189,7 +205,10 @@ class Interpreter:
         if ann is not None:
             kind, optional = ann
             if kind is Kind.TENSOR:
-                return Value(Kind.TENSOR, maybe_none=optional, alias_of=name)
+                is_mask = _is_bool_annotation(p.annotation.annotation) or (
+                    _MASK_NAME.search(name) is not None and not optional
+                )
+                return Value(Kind.TENSOR, maybe_none=optional, alias_of=name, bool_tensor=is_mask)
             if kind is Kind.CONTAINER:
                 return Value(Kind.CONTAINER, elt=Value(Kind.TENSOR, weak=True, alias_of=name), alias_of=name)
             return Value(kind, maybe_none=optional)
@@ -203,7 +222,7 @@ class Interpreter:
             if isinstance(default, cst.UnaryOperation):
                 return CONST
             return UNKNOWN
-        return Value(Kind.TENSOR, alias_of=name)
+        return Value(Kind.TENSOR, alias_of=name, bool_tensor=_MASK_NAME.search(name) is not None)
 
     def _annotation_kind(self, ann: cst.BaseExpression):
         """(kind, optional) from an annotation, or ``None`` when it says nothing useful."""
@@ -905,6 +924,8 @@ class Interpreter:
             v = self.eval(node.value) if node.value is not None else NONE
         if self.frame is not None:
             self.frame.yields.append(v)
+            if self.frame.func is not None:
+                self.frame.func.is_generator = True
         return UNKNOWN
 
     def eval_IfExp(self, node: cst.IfExp) -> Value:
@@ -1258,6 +1279,8 @@ class Interpreter:
                 return self._call_local(fn, callee_value, args, kwargs, chain), fn
             if k is Kind.CLASS and isinstance(callee_value.ref, ClassInfo):
                 cls = callee_value.ref
+                if self.silent and self.frame is not None and self.frame.cls is not None:
+                    self.instantiated.add(cls)
                 return Value(Kind.MODULE, ref=cls), None
             if k is Kind.MODULE:
                 return self._call_module(callee_value, args, kwargs, chain), callee_value.ref
@@ -1564,7 +1587,8 @@ class Interpreter:
         if name in ("min", "max"):
             vals = list(args) if len(args) > 1 else ([first.element()] if first is not None else [])
             if any(v.kind is Kind.TENSOR for v in vals):
-                return Value(Kind.DATA) if len(vals) > 1 else TENSOR
+                # Dynamo rewrites builtin min/max over tensors to torch.minimum/maximum (no break).
+                return TENSOR
             return _join_all(vals) if vals else UNKNOWN
         if name in ("abs", "round", "pow", "divmod"):
             if first is not None:
@@ -1616,23 +1640,6 @@ def _join_all(values: Sequence[Value]) -> Value:
     return out
 
 
-def _instantiated_class_names(cls: ClassInfo) -> List[str]:
-    """Names called (``Name(...)``) anywhere inside the class's methods except ``forward``."""
-    names: List[str] = []
-
-    class _V(cst.CSTVisitor):
-        def visit_Call(self, node: cst.Call) -> None:
-            if isinstance(node.func, cst.Name):
-                names.append(node.func.value)
-            elif isinstance(node.func, cst.Attribute):
-                names.append(node.func.attr.value)
-
-    for name, fn in cls.methods.items():
-        if name != "forward":
-            fn.node.visit(_V())
-    return names
-
-
 def _bin_symbol(op) -> str:
     return {
         cst.Add: "+", cst.Subtract: "-", cst.Multiply: "*", cst.Divide: "/", cst.FloorDivide: "//",
@@ -1655,15 +1662,10 @@ def _reads_self_attr(stmt: cst.CSTNode, name: str) -> bool:
     value = getattr(stmt, "value", None)
     if value is None:
         return False
-    found = []
-
-    class _V(cst.CSTVisitor):
-        def visit_Attribute(self, node: cst.Attribute) -> None:
-            if node.attr.value == name and isinstance(node.value, cst.Name) and node.value.value == "self":
-                found.append(node)
-
-    value.visit(_V())
-    return bool(found)
+    for node in walk(value):
+        if isinstance(node, cst.Attribute) and node.attr.value == name and isinstance(node.value, cst.Name) and node.value.value == "self":
+            return True
+    return False
 
 
 _BUILTINS = frozenset(

@@ -10,7 +10,13 @@ from __future__ import annotations
 from typing import Dict, FrozenSet, Type
 
 from pt2lint.rules.base import Dispatch, Rule
-from pt2lint.rules.data_dependent import DataDependentBranch, TensorItem, TensorTolist, TensorToPythonScalar
+from pt2lint.rules.data_dependent import (
+    DataDependentBranch,
+    TensorEqualAllclose,
+    TensorItem,
+    TensorTolist,
+    TensorToPythonScalar,
+)
 from pt2lint.rules.dynamic_shape import BooleanMaskIndex, DynamicShapeOp
 from pt2lint.rules.export import DataDependentAssert, TensorNumpy
 from pt2lint.rules.mutation import InputMutation
@@ -35,6 +41,7 @@ RULES: Dict[str, Type[Rule]] = {
         TensorTolist,
         TensorToPythonScalar,
         DataDependentBranch,
+        TensorEqualAllclose,
         BooleanMaskIndex,
         DynamicShapeOp,
         PrintCall,

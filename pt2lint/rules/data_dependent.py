@@ -47,7 +47,7 @@ class TensorTolist(Rule):
 
 
 class TensorToPythonScalar(Rule):
-    """PTC103: ``int(t)``, ``float(t)``, ``bool(t)``, ``torch.equal(a, b)``... on tensors."""
+    """PTC103: ``int(t)``, ``float(t)``, ``bool(t)``, ``complex(t)`` of a tensor."""
 
     code = "PTC103"
 
@@ -58,7 +58,7 @@ class TensorToPythonScalar(Rule):
             if arg.kind is not Kind.TENSOR or arg.weak:
                 return
             name = _CAST_NAMES[q]
-            if name in ("int", "float") and self.settings.capture_scalar_outputs:
+            if name != "complex" and self.settings.capture_scalar_outputs:
                 return
             interp.report(
                 self.code,
@@ -66,14 +66,27 @@ class TensorToPythonScalar(Rule):
                 f"`{name}()` of a tensor reads its value into Python: graph break "
                 f"(keep it a tensor{'; use torch.where for choices' if name == 'bool' else ''})",
             )
-        elif q in _DATA_FUNCTIONS and ev.args and any(a.kind is Kind.TENSOR for a in ev.args):
-            short = q.rsplit(".", 1)[-1]
-            interp.report(
-                self.code,
-                ev.node,
-                f"`torch.{short}()` returns a Python bool computed from tensor data: graph break "
-                f"(compare as tensors, e.g. `(a == b).all()`, and keep the result a tensor)",
-            )
+
+
+class TensorEqualAllclose(Rule):
+    """PTC105: ``torch.equal``, ``torch.allclose``, ``Tensor.equal`` -- a Python bool from tensor data."""
+
+    code = "PTC105"
+
+    def on_call(self, interp, ev) -> None:
+        q = ev.qualname
+        if q in _DATA_FUNCTIONS and any(a.kind is Kind.TENSOR for a in ev.args):
+            name = f"torch.{q.rsplit('.', 1)[-1]}()"
+        elif ev.method in ("equal", "allclose") and ev.receiver is not None and ev.receiver.kind is Kind.TENSOR and not ev.receiver.weak:
+            name = f".{ev.method}()"
+        else:
+            return
+        interp.report(
+            self.code,
+            ev.node,
+            f"`{name}` returns a Python bool computed from tensor data: graph break "
+            f"(compare as tensors, e.g. `(a == b).all()`, and keep the result a tensor)",
+        )
 
 
 _CONSTRUCT_TEXT = {

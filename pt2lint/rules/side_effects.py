@@ -15,7 +15,8 @@ from pt2lint.rules.base import Rule
 from pt2lint.analysis.index import FunctionInfo
 
 LOG_METHODS = frozenset(
-    "debug info warning warn error exception critical fatal log warning_once info_once warning_advice".split()
+    """debug info warning warn error exception critical fatal log warning_once info_once warning_advice
+    isEnabledFor getEffectiveLevel""".split()
 )
 LOGGER_NAMES = frozenset({"logger", "_logger", "log", "_log", "LOGGER", "_LOGGER", "LOG", "logging"})
 
@@ -93,7 +94,12 @@ class NondeterministicPythonCall(Rule):
 
     code = "PTC305"
     PREFIXES = ("random.", "time.", "numpy.random.", "datetime.datetime.now", "datetime.datetime.utcnow", "uuid.uuid", "os.urandom", "secrets.")
-    EXCLUDE = frozenset({"random.Random", "random.seed", "numpy.random.seed", "numpy.random.default_rng", "time.sleep", "numpy.random.RandomState", "numpy.random.Generator"})
+    # Traced without a break on torch 2.13 (Dynamo draws the value as a graph input), or
+    # covered by PTC306 (seeding).
+    EXCLUDE = frozenset(
+        """random.randint random.uniform random.randrange random.Random random.seed numpy.random.seed
+        numpy.random.default_rng numpy.random.RandomState numpy.random.Generator time.sleep""".split()
+    )
 
     def on_call(self, interp, ev) -> None:
         q = ev.qualname
@@ -112,7 +118,10 @@ class ManualSeed(Rule):
     """PTC306: reseeding an RNG inside a compiled region."""
 
     code = "PTC306"
-    NAMES = frozenset({"torch.manual_seed", "torch.random.manual_seed", "torch.cuda.manual_seed", "torch.cuda.manual_seed_all", "torch.seed", "torch.random.seed"})
+    NAMES = frozenset(
+        """torch.manual_seed torch.random.manual_seed torch.cuda.manual_seed torch.cuda.manual_seed_all torch.seed
+        torch.random.seed random.seed numpy.random.seed""".split()
+    )
 
     def on_call(self, interp, ev) -> None:
         if ev.qualname in self.NAMES:
@@ -125,7 +134,7 @@ class UntraceableCFunction(Rule):
     code = "PTC307"
     NAMES = frozenset(
         """zlib.crc32 zlib.adler32 zlib.compress zlib.decompress binascii.crc32 hashlib.md5 hashlib.sha1
-        hashlib.sha256 hashlib.blake2b struct.pack struct.unpack pickle.dumps pickle.loads marshal.dumps""".split()
+        hashlib.sha224 hashlib.sha256 hashlib.sha512 hashlib.blake2b hashlib.new os.getpid""".split()
     )
 
     def on_call(self, interp, ev) -> None:
@@ -134,7 +143,7 @@ class UntraceableCFunction(Rule):
 
 
 class AutogradInForward(Rule):
-    """PTC308: ``torch.autograd.grad`` / ``.backward()`` inside forward."""
+    """PTC308: ``torch.autograd.grad`` / ``.backward()`` / ``.requires_grad_()`` inside forward."""
 
     code = "PTC308"
     NAMES = frozenset({"torch.autograd.grad", "torch.autograd.backward"})
@@ -144,6 +153,8 @@ class AutogradInForward(Rule):
             interp.report(self.code, ev.node, f"`{ev.qualname}()` inside a compiled region: graph break (compute gradients outside the compiled forward, or use torch.func.grad)")
         elif ev.method == "backward" and ev.receiver is not None and ev.receiver.kind is Kind.TENSOR and not ev.receiver.weak:
             interp.report(self.code, ev.node, "`.backward()` inside a compiled region: graph break (call backward outside the compiled function)")
+        elif ev.method == "requires_grad_" and ev.receiver is not None and ev.receiver.kind is Kind.TENSOR and not ev.receiver.weak:
+            interp.report(self.code, ev.node, "`.requires_grad_()` inside a compiled region: graph break (create leaf tensors that need gradients outside the compiled function)")
 
 
 class ExplicitGraphBreak(Rule):

@@ -1,0 +1,62 @@
+"""A fast pre-order walk over LibCST nodes.
+
+``CSTNode.visit`` rebuilds every node it passes (it is a transformer at heart),
+which costs as much as parsing; reading the dataclass fields directly is an
+order of magnitude cheaper.  Whitespace, comments and punctuation fields are
+skipped: they never hold expressions or statements.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Dict, Iterator, Tuple, Type
+
+import libcst as cst
+
+_SKIP = frozenset(
+    {
+        "lpar", "rpar", "comma", "semicolon", "leading_lines", "lines_after_decorators", "header", "footer",
+        "colon", "equal", "dot", "whitespace", "newline", "default_indent", "default_newline", "encoding",
+        "indent", "lbracket", "rbracket", "lbrace", "rbrace", "operator", "asynchronous", "star_tok",
+    }
+)
+_FIELDS: Dict[Type[cst.CSTNode], Tuple[str, ...]] = {}
+
+
+def _fields(cls: Type[cst.CSTNode]) -> Tuple[str, ...]:
+    names = _FIELDS.get(cls)
+    if names is None:
+        names = tuple(
+            f.name for f in dataclasses.fields(cls) if f.name not in _SKIP and not f.name.startswith("whitespace")
+        )
+        _FIELDS[cls] = names
+    return names
+
+
+def iter_children(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    """Direct child nodes of ``node`` that can contain code."""
+    for name in _fields(type(node)):
+        value = getattr(node, name)
+        if isinstance(value, cst.CSTNode):
+            yield value
+        elif isinstance(value, (list, tuple)):
+            for item in value:
+                if isinstance(item, cst.CSTNode):
+                    yield item
+
+
+def walk(node: cst.CSTNode, *, into_functions: bool = True) -> Iterator[cst.CSTNode]:
+    """Pre-order walk of ``node`` and its descendants (iterative, no recursion limit).
+
+    Args:
+        into_functions: when False, nested ``def``/``lambda``/``class`` bodies are not entered.
+    """
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        yield n
+        if not into_functions and n is not node and isinstance(n, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+            continue
+        children = list(iter_children(n))
+        children.reverse()
+        stack.extend(children)
