@@ -1,0 +1,399 @@
+"""Compiled regions, value kinds and suppressions, one behaviour per test.
+
+Each snippet is linted with every default rule; assertions name the (line, code)
+pairs that must appear -- and, as importantly, the near-misses that must not.
+"""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from pt2lint.engine import lint_source
+from pt2lint.settings import LintSettings, resolve_selection
+
+DEFAULT = LintSettings(enabled=resolve_selection())
+
+
+def lint(code: str, settings: LintSettings = DEFAULT):
+    result = lint_source(textwrap.dedent(code).lstrip("\n"), "m.py", settings)
+    return result.diagnostics
+
+
+def found(code: str, settings: LintSettings = DEFAULT):
+    return sorted((d.start.line, d.code) for d in lint(code, settings))
+
+
+# ----------------------------------------------------------------- regions
+
+
+def test_import_alias_still_resolves_module_base():
+    assert found(
+        """
+        import torch as t
+        class M(t.nn.Module):
+            def forward(self, x):
+                return x.sum().item()
+        """
+    ) == [(4, "PTC101")]
+
+
+def test_local_base_class_chain_is_a_module():
+    assert found(
+        """
+        from torch import nn
+        class Base(nn.Module):
+            pass
+        class Mid(Base):
+            pass
+        class M(Mid):
+            def forward(self, x):
+                print(x.shape)
+                return x
+        """
+    ) == [(8, "PTC301")]
+
+
+def test_unresolvable_base_with_forward_counts_but_plain_class_does_not():
+    assert found(
+        """
+        from somewhere import PreTrainedModel
+        class M(PreTrainedModel):
+            def forward(self, x):
+                return x.tolist()
+        class NotAModule:
+            def forward(self, x):
+                return x.tolist()
+        """
+    ) == [(4, "PTC102")]
+
+
+def test_torch_compile_decorator_and_call_are_entry_points():
+    assert found(
+        """
+        import torch
+        @torch.compile
+        def step(x):
+            return x.item()
+        @torch.compile(fullgraph=True)
+        def step2(x):
+            print(x)
+        def plain(x):
+            return x.item()
+        def later(x):
+            return x.tolist()
+        fast = torch.compile(later)
+        """
+    ) == [(4, "PTC101"), (7, "PTC301"), (11, "PTC102")]
+
+
+def test_helpers_are_followed_with_call_chain_and_item_in_init_is_not():
+    diags = lint(
+        """
+        import torch
+        from torch import nn
+        def route(scores):
+            return scores.argmax().item()
+        class M(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.n = torch.tensor(3).item()
+            def forward(self, x):
+                return self._inner(x)
+            def _inner(self, x):
+                return route(x)
+            def unused(self, x):
+                return x.item()
+        """
+    )
+    assert [(d.start.line, d.code) for d in diags] == [(4, "PTC101")]
+    assert diags[0].symbol == "route"
+    assert diags[0].call_chain == ("M.forward", "M._inner", "route")
+
+
+def test_closures_and_same_file_decorator_wrappers():
+    assert found(
+        """
+        import functools
+        from torch import nn
+        def logged(fn):
+            @functools.wraps(fn)
+            def wrapper(*args, **kwargs):
+                print("calling")
+                return fn(*args, **kwargs)
+            return wrapper
+        class M(nn.Module):
+            @logged
+            def forward(self, x):
+                def scale(t):
+                    return t * t.max().item()
+                return scale(x)
+        """
+    ) == [(6, "PTC301"), (13, "PTC101")]
+
+
+@pytest.mark.parametrize(
+    "guard,flagged",
+    [
+        ("if not torch.compiler.is_compiling():", False),
+        ("if torch.compiler.is_compiling():", True),
+        ("if not torch._dynamo.is_compiling():", False),
+        ("if torch.jit.is_scripting():", False),
+        ("if not torch.jit.is_scripting():", True),
+        ("if not is_torchdynamo_compiling():", False),
+        ("if self.debug and not torch.compiler.is_compiling():", False),
+    ],
+)
+def test_dead_branch_of_compiling_guards_is_skipped(guard, flagged):
+    code = f"""
+        import torch
+        from torch import nn
+        from transformers.utils import is_torchdynamo_compiling
+        class M(nn.Module):
+            def forward(self, x):
+                {guard}
+                    print(x.shape)
+                return x
+        """
+    assert (found(code) == [(7, "PTC301")]) is flagged
+
+
+def test_disabled_function_body_is_not_analysed_but_the_call_is_a_break():
+    assert found(
+        """
+        import torch
+        from torch import nn
+        @torch.compiler.disable
+        def post(x):
+            print(x)
+            return x.tolist()
+        class M(nn.Module):
+            def forward(self, x):
+                return post(x)
+        """
+    ) == [(9, "PTC310")]
+
+
+# ----------------------------------------------------------------- value kinds
+
+
+def test_shape_training_none_isinstance_and_flags_do_not_branch_on_data():
+    assert found(
+        """
+        import torch
+        from torch import nn
+        class M(nn.Module):
+            def __init__(self, cfg):
+                super().__init__()
+                self.use_bias = cfg.use_bias
+                self.proj = nn.Linear(4, 4)
+            def forward(self, x, mask=None, use_cache: bool = False, scale=1.0):
+                b, n = x.shape[:2]
+                if x.shape[0] > 1 and x.dim() == 3 and len(x) > 2 and x.numel() > 0:
+                    x = x + 1
+                if self.training or self.use_bias or use_cache or scale > 0:
+                    x = x * 2
+                if mask is None or isinstance(x, torch.Tensor) or x.dtype == torch.float16:
+                    x = x - 1
+                if x.size(-1) % 2 == 0 and b > n:
+                    x = self.proj(x)
+                return x
+        """
+    ) == []
+
+
+def test_data_dependent_tests_in_every_construct():
+    assert found(
+        """
+        from torch import nn
+        class M(nn.Module):
+            def forward(self, x, flag: bool = True):
+                if x.sum() > 0:
+                    x = x + 1
+                elif (x < 0).any():
+                    x = x - 1
+                y = x if x.max() > 1 else -x
+                while y.mean() < 1:
+                    y = y * 2
+                ok = flag and not x.all()
+                vals = [r for r in x if r.sum() > 0]
+                return y
+        """
+    ) == [(4, "PTC104"), (6, "PTC104"), (8, "PTC104"), (9, "PTC104"), (11, "PTC104"), (12, "PTC104")]
+
+
+def test_values_flow_through_assignment_unpacking_and_helpers():
+    assert found(
+        """
+        import torch
+        from torch import nn
+        class M(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.register_buffer("threshold", torch.zeros(()))
+                self.w = nn.Parameter(torch.ones(4))
+            def split(self, x):
+                return x.chunk(2, dim=-1)
+            def forward(self, x):
+                a, b = self.split(x)
+                h = a
+                if h.mean() > self.threshold:
+                    b = b * 2
+                if self.w.sum() > 0:
+                    b = b + 1
+                return b
+        """
+    ) == [(13, "PTC104"), (15, "PTC104")]
+
+
+def test_submodule_forward_is_analysed_with_its_callers_arguments():
+    code = """
+        from torch import nn
+        class Block(nn.Module):
+            def forward(self, x):
+                x.add_(1)
+                return x
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.blocks = nn.ModuleList([Block() for _ in range(2)])
+            def forward(self, x):
+                h = x.clone()
+                for blk in self.blocks:
+                    h = blk(h)
+                return h
+        """
+    # The block mutates its argument, but Net hands it a clone: the compiled
+    # model's input is never written.
+    assert found(code) == []
+    alone = code.split("class Net")[0]
+    assert found(alone) == [(4, "PTC401")]
+
+
+def test_input_mutation_through_views_out_and_inplace_activations():
+    assert found(
+        """
+        import torch
+        import torch.nn.functional as F
+        from torch import nn
+        class M(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.act = nn.ReLU(inplace=True)
+                self.act2 = nn.ReLU()
+            def forward(self, x, y, xs):
+                flat = x.view(-1)
+                flat.mul_(2)
+                torch.mul(y, 2, out=y)
+                F.relu(y, inplace=True)
+                xs[0].add_(1)
+                z = x.clone()
+                z.add_(1)
+                z[0] = 0
+                w = self.act2(x)
+                w.add_(1)
+                return self.act(x)
+        """
+    ) == [(11, "PTC401"), (12, "PTC401"), (13, "PTC401"), (14, "PTC401"), (20, "PTC401")]
+
+
+def test_boolean_mask_vs_integer_index():
+    assert found(
+        """
+        import torch
+        from torch import nn
+        class M(nn.Module):
+            def forward(self, x, idx):
+                a = x[x > 0]
+                keep = torch.isfinite(x) & (x != 0)
+                b = x[keep]
+                c = x[idx]
+                d = x[:, 0]
+                x[x < 0] = 0
+                return a, b, c, d
+        """
+    ) == [(5, "PTC201"), (7, "PTC201"), (10, "PTC401")]
+
+
+def test_capture_knobs_silence_what_they_make_compilable():
+    code = """
+        import torch
+        from torch import nn
+        class M(nn.Module):
+            def forward(self, x):
+                v = x.sum().item()
+                if v > 0:
+                    x = x + 1
+                idx = torch.nonzero(x)
+                return x[x > 0], idx
+        """
+    assert found(code) == [(5, "PTC101"), (8, "PTC202"), (9, "PTC201")]
+    knobs = LintSettings(
+        enabled=resolve_selection(), capture_scalar_outputs=True, capture_dynamic_output_shape_ops=True
+    )
+    # .item() is now traced as an unbacked SymFloat; branching on it still breaks.
+    assert found(code, knobs) == [(6, "PTC104")]
+
+
+def test_recompile_hazards():
+    assert found(
+        """
+        from torch import nn
+        class M(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.steps = 0
+                self.history = []
+            def forward(self, x):
+                self.steps += 1
+                self.history.append(x.shape[0])
+                key = id(x)
+                return x
+        """
+    ) == [(8, "PTC501"), (9, "PTC501"), (10, "PTC502")]
+
+
+def test_export_rules_only_for_export_target():
+    code = """
+        from torch import nn
+        class M(nn.Module):
+            def forward(self, x):
+                assert (x >= 0).all()
+                return x.numpy()
+        """
+    assert found(code) == []
+    export = LintSettings(enabled=resolve_selection(target="export"), target="export")
+    assert found(code, export) == [(4, "PTC602"), (5, "PTC601")]
+
+
+# ----------------------------------------------------------------- suppressions
+
+
+def test_suppression_forms():
+    diags = lint(
+        """
+        import torch
+        from torch import nn
+        class M(nn.Module):
+            def forward(self, x):
+                a = x.item()  # noqa: PTC101
+                b = x.item()  # pt2lint: ignore[tensor-item]
+                # pt2lint: ignore[PTC102]
+                c = x.tolist()
+                d = torch.cat(
+                    [x, x.tolist()],  # noqa
+                )
+                e = x.item()  # noqa: PTC301, E501
+                f = x  # pt2lint: ignore[PTC999]
+                return a
+        """
+    )
+    got = sorted((d.start.line, d.code) for d in diags)
+    assert got == [(12, "PTC002"), (12, "PTC101"), (13, "PTC003")]
+
+
+def test_syntax_error_is_a_finding_with_the_parser_position():
+    diags = lint("def f(:\n    pass\n")
+    assert [(d.code, d.start.line) for d in diags] == [("PTC001", 1)]
+    assert diags[0].message.startswith("SyntaxError")
