@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from typing import FrozenSet, List
+from typing import FrozenSet, List, NamedTuple, Optional
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
@@ -25,6 +25,20 @@ def may_contain_region(source: str) -> bool:
     return any(m in source for m in REGION_MARKERS)
 
 
+class Finding(NamedTuple):
+    """A diagnostic together with the nodes it was found on (for codemods and the LSP).
+
+    ``node`` is the flagged expression or statement of ``module``; ``stmt`` the
+    statement that contains it (``If`` for a branch test, a ``SimpleStatementLine``
+    otherwise).  Node identity is meaningful only for the module object that was
+    analysed.
+    """
+
+    diagnostic: Diagnostic
+    node: cst.CSTNode
+    stmt: Optional[cst.CSTNode]
+
+
 def analyse_module(
     module: cst.Module, source: str, filename: str, settings, enabled: FrozenSet[str]
 ) -> List[Diagnostic]:
@@ -40,6 +54,13 @@ def analyse_module(
     Returns:
         Diagnostics (unsorted, unsuppressed).
     """
+    return [f.diagnostic for f in analyse_findings(module, source, filename, settings, enabled)]
+
+
+def analyse_findings(
+    module: cst.Module, source: str, filename: str, settings, enabled: FrozenSet[str]
+) -> List[Finding]:
+    """Like :func:`analyse_module`, keeping each diagnostic's nodes (see :class:`Finding`)."""
     if not may_contain_region(source):
         return []
     dispatch = build_dispatch(enabled, settings)
@@ -52,7 +73,7 @@ def analyse_module(
         return []
     positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
     specs = load_specs()
-    out: List[Diagnostic] = []
+    out: List[Finding] = []
     for f in raw:
         spec = specs.get(f.code)
         node = f.node
@@ -77,7 +98,7 @@ def analyse_module(
         message = f.message
         if len(chain) > 1:
             message = f"{message} [via {' -> '.join(chain)}]"
-        out.append(
+        out.append(Finding(
             Diagnostic(
                 code=f.code,
                 name=spec.name if spec else f.code,
@@ -91,6 +112,8 @@ def analyse_module(
                 symbol=chain[-1] if chain else None,
                 call_chain=chain if len(chain) > 1 else (),
                 statement_lines=stmt_lines,
-            )
-        )
+            ),
+            f.node,
+            f.stmt,
+        ))
     return out
