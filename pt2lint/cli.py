@@ -363,7 +363,9 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
     """
     try:
         code = cli.main(args=list(argv) if argv is not None else None, prog_name="pt2lint", standalone_mode=False)
-    except (KeyboardInterrupt, click.exceptions.Abort):
+    except click.exceptions.Abort:  # click turns Ctrl-C into Abort and has already ended the line
+        code = EXIT_INTERRUPTED
+    except KeyboardInterrupt:
         click.echo("", err=True)
         code = EXIT_INTERRUPTED
     except click.ClickException as exc:

@@ -151,8 +151,10 @@ class _Matcher:
         self.root = os.path.abspath(settings.project_root)
         self.exclude = pathspec.GitIgnoreSpec.from_lines(list(settings.exclude) + list(settings.extend_exclude))
         self._gitignores: Dict[str, Optional[pathspec.GitIgnoreSpec]] = {}
+        self._chains: Dict[str, List[Tuple[str, pathspec.GitIgnoreSpec]]] = {}
 
     def gitignore(self, directory: str) -> Optional[pathspec.GitIgnoreSpec]:
+        """The ``.gitignore`` of ``directory`` itself (``None``: none, unreadable, or gitignore not respected)."""
         if directory not in self._gitignores:
             self._gitignores[directory] = _read_gitignore(directory) if self.settings.respect_gitignore else None
         return self._gitignores[directory]
@@ -177,6 +179,11 @@ class _Matcher:
         """``(base, spec)`` for every ``.gitignore`` from the scope down to ``directory``, shallowest first."""
         if not self.settings.respect_gitignore:
             return []
+        if directory not in self._chains:
+            self._chains[directory] = self._gitignore_chain(directory)
+        return self._chains[directory]
+
+    def _gitignore_chain(self, directory: str) -> List[Tuple[str, pathspec.GitIgnoreSpec]]:
         scope = self.ignore_scope(directory)
         dirs = []
         probe = directory
@@ -222,6 +229,7 @@ class _Matcher:
         return False
 
     def pattern_base(self, path: str, fallback: str) -> str:
+        """The directory exclude patterns are relative to for ``path``: the project root, or ``fallback`` outside it."""
         return self.root if _is_under(path, self.root) else fallback
 
     def excluded_explicit(self, path: str, is_dir: bool) -> bool:
