@@ -24,10 +24,13 @@ class ReportContext:
         cwd: the working directory that relative filenames are relative to.
         sources: decoded file text by filename; filled only for reporters that
             set ``needs_source``.
+        files: every file checked, with or without findings, as reported
+            (for formats that list clean files too: junit, lsp, html).
     """
 
     cwd: str = field(default_factory=os.getcwd)
     sources: Mapping[str, str] = field(default_factory=dict)
+    files: Sequence[str] = ()
 
     def absolute(self, filename: str) -> str:
         """``filename`` as an absolute path (``-``, meaning stdin, stays ``-``)."""
@@ -98,5 +101,6 @@ def fix_marker(diagnostic: Diagnostic) -> Optional[str]:
 
 # Built-in formats register themselves on import.
 from pt2lint.reporters import full, json, text  # noqa: E402,F401  (import order is the registry order)
+from pt2lint.reporters import github, html, jsonlines, junit, lsp, sarif  # noqa: E402,F401
 
 __all__ = ["REPORTERS", "ReportContext", "Reporter", "fix_marker", "get_reporter", "register"]

@@ -1,0 +1,422 @@
+"""Adopting pt2lint on a large codebase: baselines and ``--add-noqa``.
+
+A *baseline* is a JSON file listing the findings a codebase already has, so a
+run reports only new ones.  A finding is matched by its rule code, its file
+(relative to the baseline file's directory) and the normalised text of its
+line -- not by line number -- so adding or removing lines elsewhere in the
+file does not bring old findings back.  Identical (rule, file, text) triples
+are counted, so a second copy of a baselined line is still reported.
+
+``--add-noqa`` instead writes a ``# noqa: CODE`` comment for each current
+finding, merging codes into a suppression comment already on the line.  Files
+are replaced atomically (a temporary file in the same directory, then
+``os.replace``), keep their encoding, BOM and line endings, and are left alone
+when they changed since they were linted.
+"""
+
+from __future__ import annotations
+
+import codecs
+import io
+import json
+import os
+import re
+import tempfile
+import tokenize
+from collections import Counter
+from dataclasses import dataclass
+from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Set, Tuple
+
+from pt2lint.diagnostics import Diagnostic
+
+BASELINE_VERSION = 1
+
+#: Codes ``--add-noqa`` never suppresses: syntax errors and findings about suppressions themselves.
+NOQA_SKIP_CODES = frozenset({"PTC001", "PTC002", "PTC003"})
+
+
+class BaselineError(ValueError):
+    """A baseline file cannot be read or written, or is not a pt2lint baseline (one-line message)."""
+
+
+def _strip_comment(text: str) -> str:
+    """``text`` without a trailing ``#`` comment (found with the tokenizer, so ``"#"`` in strings stays)."""
+    if "#" not in text:
+        return text
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(text).readline):
+            if tok.type == tokenize.COMMENT:
+                return text[: tok.start[1]]
+    except (tokenize.TokenError, IndentationError, SyntaxError):
+        pass
+    return text
+
+
+def normalise_line(text: str) -> str:
+    """The form of a source line that baselines and fingerprints compare.
+
+    Leading/trailing whitespace and a trailing comment are dropped and runs of
+    whitespace collapse to one space, so re-indenting a block, re-wrapping
+    spaces or adding a comment does not make a baselined finding new.
+    """
+    return " ".join(_strip_comment(text).split())
+
+
+def _line_of(source: str, line: int) -> str:
+    lines = source.splitlines()
+    return lines[line - 1] if 1 <= line <= len(lines) else ""
+
+
+def _source_of(filename: str, sources: Mapping[str, Optional[str]]) -> str:
+    text = sources.get(filename)
+    if text is not None:
+        return text
+    if filename == "-":
+        return ""
+    from pt2lint.engine import DecodeError, read_source
+
+    try:
+        return read_source(filename)
+    except (OSError, DecodeError):
+        return ""
+
+
+Key = Tuple[str, str, str]
+
+
+def _relfile(filename: str, base_dir: str, cwd: Optional[str] = None) -> str:
+    if filename == "-":
+        return "-"
+    absolute = os.path.abspath(os.path.join(cwd or os.getcwd(), filename))
+    try:
+        rel = os.path.relpath(absolute, base_dir)
+    except ValueError:
+        rel = absolute
+    return rel.replace(os.sep, "/")
+
+
+def finding_keys(
+    diagnostics: Sequence[Diagnostic], sources: Mapping[str, Optional[str]], base_dir: str
+) -> List[Key]:
+    """``(code, file relative to base_dir with /, normalised line text)`` for each finding, in order."""
+    cache: Dict[str, str] = {}
+    keys: List[Key] = []
+    for d in diagnostics:
+        if d.filename not in cache:
+            cache[d.filename] = _source_of(d.filename, sources)
+        text = normalise_line(_line_of(cache[d.filename], d.start.line))
+        keys.append((d.code, _relfile(d.filename, base_dir), text))
+    return keys
+
+
+@dataclass(frozen=True)
+class Baseline:
+    """The findings recorded in a baseline file.
+
+    Attributes:
+        path: the baseline file; ``file`` entries are relative to its directory.
+        counts: how many findings each ``(code, file, normalised text)`` key had.
+    """
+
+    path: str
+    counts: Mapping[Key, int]
+
+    @property
+    def base_dir(self) -> str:
+        """The directory that the recorded file paths are relative to."""
+        return os.path.dirname(os.path.abspath(self.path))
+
+    def filter(
+        self, diagnostics: Sequence[Diagnostic], sources: Mapping[str, Optional[str]]
+    ) -> Tuple[List[Diagnostic], int]:
+        """Drop the findings the baseline covers.
+
+        Returns:
+            ``(new findings, number dropped)``.  Each baseline entry covers as many
+            findings as it counted, first come first served, in position order.
+        """
+        left = Counter(self.counts)
+        kept: List[Diagnostic] = []
+        dropped = 0
+        for d, key in zip(diagnostics, finding_keys(diagnostics, sources, self.base_dir)):
+            if left.get(key, 0) > 0:
+                left[key] -= 1
+                dropped += 1
+            else:
+                kept.append(d)
+        return kept, dropped
+
+
+def load_baseline(path: str) -> Baseline:
+    """Read a baseline written by :func:`write_baseline`.
+
+    Raises:
+        BaselineError: missing, unreadable, not JSON, or not in the expected shape.
+    """
+    try:
+        with open(path, encoding="utf-8") as fh:
+            data = json.load(fh)
+    except FileNotFoundError:
+        raise BaselineError(f"{path}: baseline file not found (create it with --write-baseline)") from None
+    except OSError as exc:
+        raise BaselineError(f"{path}: cannot read baseline: {(exc.strerror or type(exc).__name__).lower()}") from None
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise BaselineError(f"{path}: not a valid JSON baseline: {exc}") from None
+    if not isinstance(data, dict) or data.get("tool") != "pt2lint" or not isinstance(data.get("findings"), list):
+        raise BaselineError(f"{path}: not a pt2lint baseline (expected an object with tool = \"pt2lint\" and a findings array)")
+    if data.get("version") != BASELINE_VERSION:
+        raise BaselineError(f"{path}: baseline version {data.get('version')!r} is not supported (expected {BASELINE_VERSION})")
+    counts: Dict[Key, int] = {}
+    for i, item in enumerate(data["findings"]):
+        try:
+            key = (str(item["code"]), str(item["file"]), str(item["text"]))
+            count = int(item.get("count", 1))
+        except (TypeError, KeyError, ValueError):
+            raise BaselineError(f"{path}: finding {i + 1} needs code, file and text") from None
+        counts[key] = counts.get(key, 0) + max(count, 0)
+    return Baseline(path, counts)
+
+
+def write_baseline(path: str, diagnostics: Sequence[Diagnostic], sources: Mapping[str, Optional[str]]) -> int:
+    """Record ``diagnostics`` in a baseline file at ``path`` (replaced atomically).
+
+    Returns:
+        The number of findings recorded.
+
+    Raises:
+        BaselineError: the file cannot be written.
+    """
+    base_dir = os.path.dirname(os.path.abspath(path))
+    counts = Counter(finding_keys(diagnostics, sources, base_dir))
+    payload = {
+        "tool": "pt2lint",
+        "version": BASELINE_VERSION,
+        "findings": [
+            {"code": code, "file": file, "text": text, "count": n}
+            for (code, file, text), n in sorted(counts.items(), key=lambda kv: (kv[0][1], kv[0][0], kv[0][2]))
+        ],
+    }
+    try:
+        atomic_write_bytes(path, (json.dumps(payload, indent=2, ensure_ascii=False) + "\n").encode("utf-8"))
+    except OSError as exc:
+        raise BaselineError(f"{path}: cannot write baseline: {(exc.strerror or type(exc).__name__).lower()}") from None
+    return sum(counts.values())
+
+
+# --------------------------------------------------------------------------- noqa
+
+
+def atomic_write_bytes(path: str, data: bytes) -> None:
+    """Replace ``path`` with ``data`` atomically, keeping its permission bits when it exists.
+
+    Raises:
+        OSError: the directory is not writable, the disk is full, ...
+    """
+    directory = os.path.dirname(os.path.abspath(path))
+    try:
+        mode = os.stat(path).st_mode & 0o7777
+    except FileNotFoundError:
+        umask = os.umask(0)
+        os.umask(umask)
+        mode = 0o666 & ~umask
+    fd, tmp = tempfile.mkstemp(prefix=".pt2lint-", suffix=".tmp", dir=directory)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def _comment_lines(source: str) -> Dict[int, int]:
+    """Map a line where a comment cannot go to the line where it can.
+
+    Inside a multi-line string (or f-string) a comment would become part of the
+    string, and after a backslash continuation it is a syntax error; both move
+    to the line where the token or continuation ends.
+    """
+    moves: Dict[int, int] = {}
+    lines = source.splitlines()
+    for n, text in enumerate(lines, start=1):
+        if text.endswith("\\"):
+            moves[n] = n + 1
+    try:
+        stack: List[int] = []
+        for tok in tokenize.generate_tokens(io.StringIO(source).readline):
+            name = tokenize.tok_name.get(tok.type, "")
+            if name == "FSTRING_START":
+                stack.append(tok.start[0])
+            elif name == "FSTRING_END" and stack:
+                first = stack.pop()
+                for n in range(first, tok.end[0]):
+                    moves[n] = max(moves.get(n, 0), tok.end[0])
+            elif tok.type == tokenize.STRING and tok.end[0] > tok.start[0]:
+                for n in range(tok.start[0], tok.end[0]):
+                    moves[n] = max(moves.get(n, 0), tok.end[0])
+    except (tokenize.TokenError, IndentationError, SyntaxError):
+        pass
+    return moves
+
+
+def comment_line(source: str, line: int, moves: Optional[Dict[int, int]] = None) -> int:
+    """The 1-based line on which a suppression comment for a finding on ``line`` can go."""
+    moves = _comment_lines(source) if moves is None else moves
+    seen: Set[int] = set()
+    while line in moves and line not in seen:
+        seen.add(line)
+        line = moves[line]
+    return line
+
+
+def _merge_on_line(text: str, line_no: int, codes: Sequence[str], sups) -> Tuple[str, List[str]]:
+    """``text`` (one line, no line end) with ``codes`` suppressed; returns (new text, codes added)."""
+    on_line = [s for s in sups if s.line == line_no]
+    if any(s.codes is None for s in on_line):  # a blanket suppression already covers everything
+        return text, []
+    present = {c.upper() for s in on_line for c in (s.codes or [])}
+    new = [c for c in codes if c.upper() not in present]
+    if not new:
+        return text, []
+    for style in ("noqa", "pt2lint"):
+        target = next((s for s in on_line if s.style == style), None)
+        if target is None:
+            continue
+        start, end = target.column - 1, target.end_column - 1
+        merged = list(target.codes or []) + new
+        if style == "noqa":
+            replacement = "# noqa: " + ", ".join(merged)
+        else:
+            replacement = "# pt2lint: ignore[" + ", ".join(merged) + "]"
+        return text[:start] + replacement + text[end:], new
+    return text.rstrip() + "  # noqa: " + ", ".join(new), new
+
+
+_LINE_END = re.compile(r"(\r\n|\r|\n)$")
+
+
+def insert_noqa(source: str, targets: Mapping[int, Iterable[str]]) -> Tuple[str, int]:
+    """Add ``# noqa: CODE`` comments to ``source``.
+
+    Args:
+        source: the module text (any line endings; they are kept).
+        targets: 1-based line of a finding -> codes to suppress there.
+
+    Returns:
+        ``(new text, number of codes added)``.  Codes join a ``# noqa: ...`` or
+        ``# pt2lint: ignore[...]`` comment already on the line; a line under a
+        blanket ``# noqa`` is left alone.
+    """
+    from pt2lint.suppression import parse_suppressions
+
+    moves = _comment_lines(source)
+    wanted: Dict[int, List[str]] = {}
+    for line, codes in targets.items():
+        at = comment_line(source, line, moves)
+        bucket = wanted.setdefault(at, [])
+        for c in sorted(set(codes)):
+            if c not in bucket:
+                bucket.append(c)
+    lines = source.splitlines(keepends=True)
+    sups = parse_suppressions(source)
+    added = 0
+    for line_no in sorted(wanted):
+        if not 1 <= line_no <= len(lines):
+            continue
+        raw = lines[line_no - 1]
+        m = _LINE_END.search(raw)
+        ending = m.group(1) if m else ""
+        body = raw[: len(raw) - len(ending)]
+        new_body, new_codes = _merge_on_line(body, line_no, wanted[line_no], sups)
+        lines[line_no - 1] = new_body + ending
+        added += len(new_codes)
+    return "".join(lines), added
+
+
+def noqa_targets(diagnostics: Iterable[Diagnostic]) -> Dict[str, Dict[int, Set[str]]]:
+    """File -> line -> codes for the findings ``--add-noqa`` suppresses (not PTC001-PTC003)."""
+    out: Dict[str, Dict[int, Set[str]]] = {}
+    for d in diagnostics:
+        if d.code in NOQA_SKIP_CODES or d.filename == "-":
+            continue
+        out.setdefault(d.filename, {}).setdefault(d.start.line, set()).add(d.code)
+    return out
+
+
+def _encode_like(original: bytes, text: str) -> bytes:
+    """Encode ``text`` as ``original`` was encoded (PEP 263 coding line, UTF-8 BOM)."""
+    encoding, _ = tokenize.detect_encoding(io.BytesIO(original).readline)
+    if original.startswith(codecs.BOM_UTF8):
+        return codecs.BOM_UTF8 + text.encode("utf-8")
+    return text.encode(encoding)
+
+
+@dataclass(frozen=True)
+class NoqaResult:
+    """What ``--add-noqa`` did: codes ``added`` over ``files`` changed, and one-line ``errors``."""
+
+    added: int
+    files: int
+    errors: Tuple[str, ...] = ()
+
+
+def add_noqa(diagnostics: Sequence[Diagnostic], sources: Mapping[str, Optional[str]]) -> NoqaResult:
+    """Write ``# noqa`` comments for ``diagnostics`` into their files.
+
+    Args:
+        diagnostics: the findings to suppress.
+        sources: the text each file had when it was linted; a file whose text
+            changed since is skipped with an error, never half-edited.
+
+    Returns:
+        A :class:`NoqaResult`.  I/O problems are reported in ``errors``, not raised.
+    """
+    from pt2lint.engine import DecodeError, decode_source
+
+    added = files = 0
+    errors: List[str] = []
+    for filename, targets in noqa_targets(diagnostics).items():
+        try:
+            with open(filename, "rb") as fh:
+                original = fh.read()
+            text = decode_source(original)
+        except (OSError, DecodeError) as exc:
+            errors.append(f"{filename}: cannot add noqa: {exc}")
+            continue
+        linted = sources.get(filename)
+        if linted is not None and linted != text:
+            errors.append(f"{filename}: changed while it was being checked; not edited")
+            continue
+        new_text, n = insert_noqa(text, targets)
+        if n == 0 or new_text == text:
+            continue
+        try:
+            atomic_write_bytes(filename, _encode_like(original, new_text))
+        except (OSError, UnicodeEncodeError, SyntaxError) as exc:
+            errors.append(f"{filename}: cannot write: {exc}")
+            continue
+        added += n
+        files += 1
+    return NoqaResult(added, files, tuple(errors))
+
+
+__all__ = [
+    "Baseline",
+    "BaselineError",
+    "NoqaResult",
+    "add_noqa",
+    "atomic_write_bytes",
+    "comment_line",
+    "finding_keys",
+    "insert_noqa",
+    "load_baseline",
+    "normalise_line",
+    "noqa_targets",
+    "write_baseline",
+]
