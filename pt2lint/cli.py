@@ -209,6 +209,13 @@ def _file_size(path: str) -> int:
 @click.option("-j", "--jobs", type=click.IntRange(min=0), default=None, help="Worker processes (default: one per CPU; 0 = auto).")
 @click.option("--stdin-filename", metavar="PATH", help="The name of the file read from stdin (for per-file-ignores and messages).")
 @click.option("--show-files", is_flag=True, help="List the files that would be checked, and exit.")
+@click.option("--no-cache", is_flag=True, help="Do not read or write the result cache.")
+@click.option("--cache-dir", type=click.Path(file_okay=False), default=None, help="Cache directory (default: $PT2LINT_CACHE_DIR or .pt2lint_cache in the project root).")
+@click.option("--output-file", "-o", type=click.Path(dir_okay=False), metavar="FILE", help="Write the report to FILE instead of stdout.")
+@click.option("--add-noqa", is_flag=True, help="Add '# noqa: CODE' comments for the current findings to the files, and exit.")
+@click.option("--baseline", "baseline_file", type=click.Path(dir_okay=False), metavar="FILE", help="Report only findings that are not in this baseline file.")
+@click.option("--write-baseline", type=click.Path(dir_okay=False), metavar="FILE", help="Record the current findings in a baseline file, and exit.")
+@click.option("--hook", is_flag=True, help="Run as a git hook (pre-commit): check exactly the files given, none means nothing to do; implies --force-exclude.")
 @guarded
 def check(paths: Tuple[str, ...], **options: Any) -> int:
     """Lint PATHS (files or directories; default: .; '-' reads stdin) for torch.compile graph breaks."""
@@ -217,9 +224,14 @@ def check(paths: Tuple[str, ...], **options: Any) -> int:
     if STDIN in paths and len(paths) > 1:
         raise CliError("'-' (stdin) cannot be combined with other paths")
     use_stdin = paths == (STDIN,) or (not paths and stdin_filename is not None)
+    if options["hook"]:
+        if not paths and not use_stdin:
+            return EXIT_CLEAN  # a hook with no staged files has nothing to check (never '.')
+        options["force_exclude"] = True
     paths = paths or (".",)
     reporter = get_reporter(options["output_format"])
     quiet = options["quiet"]
+    keep_source = reporter.needs_source or bool(options["add_noqa"] or options["baseline_file"] or options["write_baseline"])
 
     errors: List[str] = []
     results: List[FileResult] = []
@@ -227,7 +239,7 @@ def check(paths: Tuple[str, ...], **options: Any) -> int:
     if use_stdin:
         name = stdin_filename or STDIN
         project = project_from_options([name] if stdin_filename else [], options)
-        result, size = _lint_stdin(name, project, reporter.needs_source)
+        result, size = _lint_stdin(name, project, keep_source)
         if result is not None:
             results.append(result)
             bytes_checked += size if result.error is None else 0
@@ -242,18 +254,31 @@ def check(paths: Tuple[str, ...], **options: Any) -> int:
             return EXIT_ERROR if errors else EXIT_CLEAN
         if not found.files and not found.errors and not quiet:
             click.echo("warning: no Python files found under the given paths", err=True)
-        results = list(_lint_files(found.files, project, options["jobs"], reporter.needs_source))
+        cache_dir = None
+        if not options.get("no_cache"):
+            from pt2lint.cache import default_cache_dir
+
+            cache_dir = options.get("cache_dir") or default_cache_dir(project.root)
+        results = list(_lint_files(found.files, project, options["jobs"], keep_source, cache_dir))
         bytes_checked = sum(_file_size(r.filename) for r in results if r.error is None)
 
     errors.extend(r.error for r in results if r.error is not None)
     diagnostics: List[Diagnostic] = sorted((d for r in results for d in r.diagnostics), key=Diagnostic.sort_key)
-    context = ReportContext(sources={r.filename: r.source for r in results if r.source is not None})
+    context = ReportContext(
+        sources={r.filename: r.source for r in results if r.source is not None},
+        files=[r.filename for r in results if r.error is None],
+    )
+    diagnostics, adopted = _adopt(diagnostics, context, options, errors)
+    if adopted is not None:
+        return adopted
 
     if options["statistics"]:
         out = render_statistics_json(diagnostics) if reporter.name == "json" else render_statistics_text(diagnostics)
     else:
         out = reporter.render(diagnostics, context)
-    if out:
+    if options["output_file"]:
+        _write_report(options["output_file"], out)
+    elif out:
         click.echo(out, nl=False)
     for message in errors:
         echo_error(message)
@@ -274,7 +299,69 @@ def check(paths: Tuple[str, ...], **options: Any) -> int:
     return EXIT_CLEAN
 
 
-def _lint_files(files: Sequence[SourceFile], project: Project, jobs: Optional[int], keep_source: bool) -> Iterable[FileResult]:
+def _write_report(path: str, text: str) -> None:
+    """Write the report to ``path`` (atomically).
+
+    Raises:
+        CliError: the file cannot be written.
+    """
+    from pt2lint.baseline import atomic_write_bytes
+
+    try:
+        atomic_write_bytes(path, text.encode("utf-8"))
+    except OSError as exc:
+        raise CliError(f"--output-file: {path}: {(exc.strerror or type(exc).__name__).lower()}") from None
+
+
+def _adopt(
+    diagnostics: List[Diagnostic], context: ReportContext, options: Dict[str, Any], errors: List[str]
+) -> Tuple[List[Diagnostic], Optional[int]]:
+    """Apply ``--baseline``, ``--write-baseline`` and ``--add-noqa``.
+
+    Returns:
+        ``(findings left to report, exit code)``; the exit code is ``None`` when
+        the run goes on to report, else the command's code (it wrote a baseline
+        or added comments).
+
+    Raises:
+        CliError: conflicting options, or an unreadable or unwritable baseline.
+    """
+    from pt2lint.baseline import BaselineError, add_noqa, load_baseline, write_baseline
+
+    quiet = options["quiet"]
+    if options["add_noqa"] and options["write_baseline"]:
+        raise CliError("--add-noqa and --write-baseline cannot be combined")
+    try:
+        if options["write_baseline"]:
+            n = write_baseline(options["write_baseline"], diagnostics, context.sources)
+            for message in errors:
+                echo_error(message)
+            if not quiet:
+                click.echo(f"Wrote {n} finding{'s' if n != 1 else ''} to {options['write_baseline']}.", err=True)
+            return diagnostics, EXIT_ERROR if errors else EXIT_CLEAN
+        if options["baseline_file"]:
+            diagnostics, dropped = load_baseline(options["baseline_file"]).filter(diagnostics, context.sources)
+            if dropped and not quiet and get_reporter(options["output_format"]).human:
+                click.echo(f"{dropped} finding{'s' if dropped != 1 else ''} in the baseline not shown.", err=True)
+    except BaselineError as exc:
+        raise CliError(str(exc)) from None
+    if options["add_noqa"]:
+        result = add_noqa(diagnostics, context.sources)
+        for message in list(errors) + list(result.errors):
+            echo_error(message)
+        if not quiet:
+            click.echo(
+                f"Added {result.added} noqa directive{'s' if result.added != 1 else ''}"
+                f" to {result.files} file{'s' if result.files != 1 else ''}.",
+                err=True,
+            )
+        return diagnostics, EXIT_ERROR if (errors or result.errors) else EXIT_CLEAN
+    return diagnostics, None
+
+
+def _lint_files(
+    files: Sequence[SourceFile], project: Project, jobs: Optional[int], keep_source: bool, cache_dir: Optional[str] = None
+) -> Iterable[FileResult]:
     from pt2lint.engine import lint_paths
 
     return lint_paths(
@@ -283,6 +370,7 @@ def _lint_files(files: Sequence[SourceFile], project: Project, jobs: Optional[in
         jobs=jobs or None,
         relpaths=[f.relpath for f in files],
         keep_source=keep_source,
+        cache_dir=cache_dir,
     )
 
 

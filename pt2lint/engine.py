@@ -83,6 +83,7 @@ def lint_source(
     *,
     relpath: Optional[str] = None,
     keep_source: bool = False,
+    prefilter: bool = True,
 ) -> FileResult:
     """Lint one module's text.
 
@@ -93,6 +94,9 @@ def lint_source(
         relpath: path relative to the project root, for per-file ignores
             (defaults to ``filename``).
         keep_source: keep ``source`` on the result (fixes and the LSP need it).
+        prefilter: skip LibCST entirely for a file that cannot hold a compiled
+            region or a suppression comment (its syntax is still checked, by
+            CPython's much cheaper parser).  Lossless: see ``tests/test_prefilter.py``.
 
     Returns:
         A :class:`FileResult` with findings sorted by position.  A syntax error is
@@ -102,6 +106,8 @@ def lint_source(
     from pt2lint.suppression import apply_suppressions
 
     enabled = settings.enabled_for((relpath or filename).replace(os.sep, "/"))
+    if prefilter and not _may_have_findings(source):
+        return FileResult(filename, (), source=source if keep_source else None)
     try:
         module = cst.parse_module(source)
     except cst.ParserSyntaxError as exc:
@@ -117,6 +123,24 @@ def lint_source(
     diags = apply_suppressions(diags, source, filename, enabled)
     diags.sort(key=Diagnostic.sort_key)
     return FileResult(filename, tuple(diags), source=source if keep_source else None)
+
+
+_SUPPRESSION_MARKERS = ("noqa", "pt2lint")
+
+
+def _may_have_findings(source: str) -> bool:
+    """False only when the file has no compiled region, no suppression comment and no syntax error."""
+    from pt2lint.analysis.driver import may_contain_region
+
+    if may_contain_region(source) or any(m in source for m in _SUPPRESSION_MARKERS):
+        return True
+    import ast
+
+    try:
+        ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return True  # let LibCST produce the PTC001 finding
+    return False
 
 
 def _describe_os_error(exc: OSError) -> str:
@@ -153,11 +177,16 @@ def lint_path(path: str, settings: LintSettings, *, relpath: Optional[str] = Non
 
 
 def _worker(args):
-    path, relpath, settings, keep_source = args
+    path, relpath, settings, keep_source, cache_dir, key = args
     try:
-        return lint_path(path, settings, relpath=relpath, keep_source=keep_source)
+        result = lint_path(path, settings, relpath=relpath, keep_source=keep_source)
     except Exception as exc:  # an analysis bug must not take down the whole run
         return FileResult(path, error=f"{path}: internal error: {type(exc).__name__}: {exc}")
+    if cache_dir and key:
+        from pt2lint.cache import ResultCache
+
+        ResultCache(cache_dir, settings).put(key, result)
+    return result
 
 
 def lint_paths(
@@ -167,6 +196,7 @@ def lint_paths(
     jobs: Optional[int] = None,
     relpaths: Optional[Sequence[str]] = None,
     keep_source: bool = False,
+    cache_dir: Optional[str] = None,
 ) -> Iterator[FileResult]:
     """Lint many files, in worker processes when there are enough of them.
 
@@ -175,20 +205,46 @@ def lint_paths(
         settings: shared by all files.
         jobs: worker processes; ``None`` means one per CPU core, ``1`` runs in-process.
         relpaths: project-relative paths parallel to ``paths`` (for per-file ignores).
+        keep_source: keep each file's text on its result (disables the cache).
+        cache_dir: a :class:`~pt2lint.cache.ResultCache` directory, or ``None`` for no cache.
 
     Yields:
-        One :class:`FileResult` per path, in the order of ``paths``.
+        One :class:`FileResult` per path, in the order of ``paths``, as soon as it
+        and every earlier one are done.
     """
     rel = list(relpaths) if relpaths is not None else list(paths)
-    work = [(p, r, settings, keep_source) for p, r in zip(paths, rel)]
+    cache = None
+    if cache_dir and not keep_source:
+        from pt2lint.cache import ResultCache
+
+        cache = ResultCache(cache_dir, settings)
+    plan: List[object] = []  # a FileResult (cache hit) or a work item (miss), in input order
+    for p, r in zip(paths, rel):
+        key = None
+        if cache is not None:
+            try:
+                with open(p, "rb") as fh:
+                    data = fh.read()
+            except OSError:
+                data = None
+            if data is not None:
+                key = cache.key(data, settings.enabled_for(r.replace(os.sep, "/")))
+                hit = cache.get(key, p)
+                if hit is not None:
+                    plan.append(hit)
+                    continue
+        plan.append((p, r, settings, keep_source, cache_dir if cache is not None else None, key))
+    misses = [item for item in plan if not isinstance(item, FileResult)]
     n_jobs = jobs if jobs and jobs > 0 else (os.cpu_count() or 1)
-    if n_jobs == 1 or len(work) < 4:
-        for item in work:
-            yield _worker(item)
+    if n_jobs == 1 or len(misses) < 4:
+        for item in plan:
+            yield item if isinstance(item, FileResult) else _worker(item)
         return
     import multiprocessing
 
     ctx = multiprocessing.get_context("fork" if hasattr(os, "fork") else "spawn")
-    chunk = max(1, min(16, len(work) // (n_jobs * 8) or 1))
-    with ctx.Pool(min(n_jobs, len(work))) as pool:
-        yield from pool.imap(_worker, work, chunksize=chunk)
+    chunk = max(1, min(8, len(misses) // (n_jobs * 16) or 1))
+    with ctx.Pool(min(n_jobs, len(misses))) as pool:
+        computed = pool.imap(_worker, misses, chunksize=chunk)
+        for item in plan:
+            yield item if isinstance(item, FileResult) else next(computed)

@@ -43,6 +43,12 @@ def _spec_toml(code: str, name: str, category: str, severity: str) -> str:
     )
 
 
+@pytest.fixture(autouse=True)
+def _private_cache_dir(tmp_path_factory, monkeypatch):
+    """Each test gets its own result cache, so a cached result never leaks between tests."""
+    monkeypatch.setenv("PT2LINT_CACHE_DIR", str(tmp_path_factory.mktemp("cache")))
+
+
 @pytest.fixture
 def fake_specs(tmp_path_factory, monkeypatch) -> Path:
     """Point :func:`pt2lint.specs.load_specs` at the throwaway catalog :data:`FAKE_SPECS`; returns its folder."""
@@ -83,4 +89,8 @@ def fake_analysis(monkeypatch):
         return out
 
     monkeypatch.setattr(pt2lint.analysis.driver, "analyse_module", analyse_module)
+    # The fake flags text anywhere, so the engine's region prefilter must not skip files.
+    import pt2lint.engine
+
+    monkeypatch.setattr(pt2lint.engine, "_may_have_findings", lambda source: True)
     return analyse_module

@@ -129,7 +129,7 @@ def test_capture_and_target_options_reach_the_engine(project, monkeypatch):
     seen = []
     monkeypatch.setattr(pt2lint.analysis.driver, "analyse_module", lambda m, s, f, settings, e: seen.append(settings) or [])
     write(project, "pt2lint.toml", "capture-scalar-outputs = true\n")
-    write(project, "m.py", "x = 1\n")
+    write(project, "m.py", "def forward(x):\n    return x\n")  # has a region marker: not prefiltered
     assert run("check", "--capture-dynamic-output-shape-ops", "--target", "export").exit_code == 0
     assert run("check", "--no-capture-scalar-outputs").exit_code == 0
     assert (seen[0].capture_scalar_outputs, seen[0].capture_dynamic_output_shape_ops, seen[0].target) == (True, True, "export")
@@ -349,7 +349,7 @@ def test_internal_errors_are_one_line_not_a_traceback(project, monkeypatch):
     def boom(*args):
         raise RuntimeError("analysis bug")
 
-    write(project, "m.py", "x = 1\n")
+    write(project, "m.py", "def forward(x):\n    return x\n")
     monkeypatch.setattr(pt2lint.analysis.driver, "analyse_module", boom)
     result = run("check")
     assert result.exit_code == 2

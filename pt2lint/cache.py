@@ -1,0 +1,139 @@
+"""Persistent result cache: ``lint_path`` results keyed by file content, pt2lint version and effective config.
+
+Layout (like ruff's ``.ruff_cache``): ``<dir>/<version>/<key[:2]>/<key>.json``, with a
+``CACHEDIR.TAG`` and a ``.gitignore`` so backup tools and git skip it.  Entries are
+written to a temporary file and renamed into place, so concurrent runs never see a
+half-written entry; an unreadable or corrupt entry is treated as a miss and rewritten.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from typing import Any, Dict, FrozenSet, Optional
+
+from pt2lint import __version__
+from pt2lint.diagnostics import Applicability, Diagnostic, Edit, FileResult, Fix, Position
+
+CACHE_DIR_NAME = ".pt2lint_cache"
+_TAG = "Signature: 8a477f597d28d172789f06886806bc55\n# This file is a cache directory tag created by pt2lint.\n"
+
+
+def default_cache_dir(project_root: str) -> str:
+    """``$PT2LINT_CACHE_DIR`` if set, else ``<project root>/.pt2lint_cache``."""
+    env = os.environ.get("PT2LINT_CACHE_DIR")
+    return env if env else os.path.join(project_root or ".", CACHE_DIR_NAME)
+
+
+def _pos(p: Position) -> list:
+    return [p.line, p.column]
+
+
+def diagnostic_to_dict(d: Diagnostic) -> Dict[str, Any]:
+    """A JSON-safe form of a diagnostic without its filename (re-attached on load)."""
+    out: Dict[str, Any] = {
+        "code": d.code, "name": d.name, "message": d.message, "start": _pos(d.start), "end": _pos(d.end),
+        "severity": d.severity, "category": d.category, "gb_types": list(d.gb_types), "symbol": d.symbol,
+        "call_chain": list(d.call_chain), "statement_lines": list(d.statement_lines) if d.statement_lines else None,
+    }
+    if d.fix is not None:
+        out["fix"] = {
+            "message": d.fix.message, "applicability": d.fix.applicability.value, "name": d.fix.name,
+            "edits": [[_pos(e.start), _pos(e.end), e.content] for e in d.fix.edits],
+        }
+    return out
+
+
+def diagnostic_from_dict(data: Dict[str, Any], filename: str) -> Diagnostic:
+    fix = None
+    if data.get("fix"):
+        f = data["fix"]
+        fix = Fix(
+            message=f["message"], applicability=Applicability(f["applicability"]), name=f.get("name", ""),
+            edits=tuple(Edit(Position(*s), Position(*e), c) for s, e, c in f["edits"]),
+        )
+    return Diagnostic(
+        code=data["code"], name=data["name"], message=data["message"], filename=filename,
+        start=Position(*data["start"]), end=Position(*data["end"]), severity=data["severity"],
+        category=data["category"], gb_types=tuple(data["gb_types"]), symbol=data["symbol"],
+        call_chain=tuple(data["call_chain"]),
+        statement_lines=tuple(data["statement_lines"]) if data.get("statement_lines") else None,
+        fix=fix,
+    )
+
+
+class ResultCache:
+    """A directory of cached :class:`FileResult` entries.
+
+    Args:
+        directory: the cache root (created on first write).
+        settings: the :class:`~pt2lint.settings.LintSettings` every key includes.
+    """
+
+    def __init__(self, directory: str, settings) -> None:
+        self.root = os.path.join(directory, __version__)
+        self.directory = directory
+        self.settings = settings
+        self._base = f"{__version__}|{settings.capture_scalar_outputs}|{settings.capture_dynamic_output_shape_ops}|{settings.target}"
+        self._prepared = False
+
+    def key(self, data: bytes, enabled: FrozenSet[str]) -> str:
+        """Content key: sha256 of the bytes, the version, the knobs and the codes enabled for the file."""
+        h = hashlib.sha256()
+        h.update(self._base.encode())
+        h.update(",".join(sorted(enabled)).encode())
+        h.update(b"\0")
+        h.update(data)
+        return h.hexdigest()
+
+    def _path(self, key: str) -> str:
+        return os.path.join(self.root, key[:2], key + ".json")
+
+    def get(self, key: str, filename: str) -> Optional[FileResult]:
+        """The cached result for ``key`` with ``filename`` re-attached, or ``None`` (miss or corrupt entry)."""
+        try:
+            with open(self._path(key), "r", encoding="utf-8") as fh:
+                data = json.load(fh)
+            diags = tuple(diagnostic_from_dict(d, filename) for d in data["diagnostics"])
+        except (OSError, ValueError, KeyError, TypeError):
+            return None
+        return FileResult(filename, diags)
+
+    def put(self, key: str, result: FileResult) -> None:
+        """Store a result (errors are never cached); failures to write are ignored."""
+        if result.error is not None:
+            return
+        try:
+            self._prepare()
+            path = self._path(key)
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            payload = json.dumps({"diagnostics": [diagnostic_to_dict(d) for d in result.diagnostics]})
+            fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), prefix=".tmp-", suffix=".json")
+            try:
+                with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                    fh.write(payload)
+                os.replace(tmp, path)
+            except BaseException:
+                try:
+                    os.unlink(tmp)
+                except OSError:
+                    pass
+                raise
+        except OSError:
+            pass
+
+    def _prepare(self) -> None:
+        if self._prepared:
+            return
+        os.makedirs(self.root, exist_ok=True)
+        for name, text in (("CACHEDIR.TAG", _TAG), (".gitignore", "# Automatically created by pt2lint.\n*\n")):
+            path = os.path.join(self.directory, name)
+            if not os.path.exists(path):
+                try:
+                    with open(path, "w", encoding="utf-8") as fh:
+                        fh.write(text)
+                except OSError:
+                    pass
+        self._prepared = True
