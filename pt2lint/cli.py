@@ -209,6 +209,8 @@ def _file_size(path: str) -> int:
 @click.option("-j", "--jobs", type=click.IntRange(min=0), default=None, help="Worker processes (default: one per CPU; 0 = auto).")
 @click.option("--stdin-filename", metavar="PATH", help="The name of the file read from stdin (for per-file-ignores and messages).")
 @click.option("--show-files", is_flag=True, help="List the files that would be checked, and exit.")
+@click.option("--no-cache", is_flag=True, help="Do not read or write the result cache.")
+@click.option("--cache-dir", type=click.Path(file_okay=False), default=None, help="Cache directory (default: $PT2LINT_CACHE_DIR or .pt2lint_cache in the project root).")
 @click.option("--output-file", "-o", type=click.Path(dir_okay=False), metavar="FILE", help="Write the report to FILE instead of stdout.")
 @click.option("--add-noqa", is_flag=True, help="Add '# noqa: CODE' comments for the current findings to the files, and exit.")
 @click.option("--baseline", "baseline_file", type=click.Path(dir_okay=False), metavar="FILE", help="Report only findings that are not in this baseline file.")
@@ -252,7 +254,12 @@ def check(paths: Tuple[str, ...], **options: Any) -> int:
             return EXIT_ERROR if errors else EXIT_CLEAN
         if not found.files and not found.errors and not quiet:
             click.echo("warning: no Python files found under the given paths", err=True)
-        results = list(_lint_files(found.files, project, options["jobs"], keep_source))
+        cache_dir = None
+        if not options.get("no_cache"):
+            from pt2lint.cache import default_cache_dir
+
+            cache_dir = options.get("cache_dir") or default_cache_dir(project.root)
+        results = list(_lint_files(found.files, project, options["jobs"], keep_source, cache_dir))
         bytes_checked = sum(_file_size(r.filename) for r in results if r.error is None)
 
     errors.extend(r.error for r in results if r.error is not None)
@@ -352,7 +359,9 @@ def _adopt(
     return diagnostics, None
 
 
-def _lint_files(files: Sequence[SourceFile], project: Project, jobs: Optional[int], keep_source: bool) -> Iterable[FileResult]:
+def _lint_files(
+    files: Sequence[SourceFile], project: Project, jobs: Optional[int], keep_source: bool, cache_dir: Optional[str] = None
+) -> Iterable[FileResult]:
     from pt2lint.engine import lint_paths
 
     return lint_paths(
@@ -361,6 +370,7 @@ def _lint_files(files: Sequence[SourceFile], project: Project, jobs: Optional[in
         jobs=jobs or None,
         relpaths=[f.relpath for f in files],
         keep_source=keep_source,
+        cache_dir=cache_dir,
     )
 
 
