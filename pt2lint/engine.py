@@ -18,6 +18,7 @@ from typing import Iterable, Iterator, List, Optional, Sequence
 import libcst as cst
 
 from pt2lint.diagnostics import Diagnostic, FileResult, Position
+from pt2lint.discovery import os_error_reason
 from pt2lint.settings import LintSettings
 from pt2lint.specs import load_specs
 
@@ -26,20 +27,34 @@ class DecodeError(ValueError):
     """The bytes of a file cannot be decoded with its declared (or default UTF-8) encoding."""
 
 
+def _utf8_error(data: bytes) -> Optional[str]:
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return f"not valid UTF-8: byte 0x{data[exc.start]:02x} at offset {exc.start} (add a PEP 263 coding line, or convert the file to UTF-8)"
+    return None
+
+
 def decode_source(data: bytes) -> str:
     """Decode Python source bytes as the interpreter would (PEP 263 coding line, UTF-8 BOM).
 
     Raises:
-        DecodeError: unknown encoding or bytes invalid in it; the message names the byte offset.
+        DecodeError: unknown encoding or bytes invalid in it; the message names the byte and offset.
     """
     try:
         encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
     except SyntaxError as exc:
-        raise DecodeError(str(exc)) from None
+        # Without a coding line, detect_encoding fails on bad UTF-8 in the first two lines
+        # with a misleading "invalid or missing encoding declaration".
+        raise DecodeError(_utf8_error(data) or str(exc)) from None
     try:
         text = data.decode(encoding)
-    except (UnicodeDecodeError, LookupError) as exc:
-        raise DecodeError(f"cannot decode as {encoding}: {exc}") from None
+    except LookupError:
+        raise DecodeError(f"unknown encoding {encoding!r} in the coding line") from None
+    except UnicodeDecodeError as exc:
+        if encoding.replace("-", "_").lower() in ("utf_8", "utf8", "utf_8_sig"):
+            raise DecodeError(_utf8_error(data) or str(exc)) from None
+        raise DecodeError(f"cannot decode as {encoding}: byte 0x{data[exc.start]:02x} at offset {exc.start}") from None
     if text.startswith("\ufeff"):
         text = text[1:]
     return text
@@ -143,11 +158,6 @@ def _may_have_findings(source: str) -> bool:
     return False
 
 
-def _describe_os_error(exc: OSError) -> str:
-    reason = exc.strerror or exc.__class__.__name__
-    return reason[0].lower() + reason[1:] if reason else "cannot read file"
-
-
 def read_source(path: str) -> str:
     """Read and decode a file.
 
@@ -169,7 +179,7 @@ def lint_path(path: str, settings: LintSettings, *, relpath: Optional[str] = Non
     except DecodeError as exc:
         return FileResult(path, error=f"{path}: {exc}")
     except OSError as exc:
-        return FileResult(path, error=f"{path}: {_describe_os_error(exc)}")
+        return FileResult(path, error=f"{path}: {os_error_reason(exc)}")
     try:
         return lint_source(source, path, settings, relpath=relpath, keep_source=keep_source)
     except RecursionError:

@@ -6,13 +6,20 @@ options into one :class:`LintSettings`; the engine only reads it.
 
 from __future__ import annotations
 
-import fnmatch
+import functools
 import hashlib
 import json
 from dataclasses import dataclass, field
 from typing import FrozenSet, Iterable, Mapping, Optional, Sequence, Tuple
 
 from pt2lint.specs import RuleSpec, load_specs
+
+
+@functools.lru_cache(maxsize=256)
+def _glob(pattern: str):
+    import pathspec
+
+    return pathspec.GitIgnoreSpec.from_lines([pattern])
 
 
 class SelectionError(ValueError):
@@ -84,8 +91,8 @@ class LintSettings:
     Attributes:
         enabled: codes that run (already resolved from select/ignore/target).
         per_file_ignores: ``(glob, codes)`` pairs; a file matching the glob
-            (gitignore-style, matched against its path relative to the project
-            root and against its basename) drops those codes.
+            (gitignore-style, like ``exclude``: relative to the project root, and a
+            pattern without ``/`` matches at any depth) drops those codes.
         capture_scalar_outputs: mirrors ``torch._dynamo.config.capture_scalar_outputs``:
             when True, ``.item()``/``int(t)`` are traced as unbacked SymInts, so
             only branching on the result breaks.
@@ -107,10 +114,9 @@ class LintSettings:
         """Codes enabled for a file, after per-file ignores (``relpath`` uses ``/``)."""
         if not self.per_file_ignores:
             return self.enabled
-        base = relpath.rsplit("/", 1)[-1]
         dropped: set = set()
         for pattern, codes in self.per_file_ignores:
-            if fnmatch.fnmatchcase(relpath, pattern) or fnmatch.fnmatchcase(base, pattern):
+            if _glob(pattern).match_file(relpath):
                 dropped |= codes
         return self.enabled - dropped
 

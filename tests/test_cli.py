@@ -235,7 +235,7 @@ def test_non_utf8_file_is_an_error_and_others_are_still_checked(project):
     assert result.exit_code == 2
     assert result.stdout == "b_broken.py:1:7: PTC001 SyntaxError: invalid syntax\n"
     error, summary = stderr_lines(result)
-    assert error.startswith("error: a_bad.py: cannot decode as utf-8")
+    assert error.startswith("error: a_bad.py: not valid UTF-8: byte 0xff")
     assert summary.startswith("Found 1 finding in 1 file; 1 path could not be checked (1 file checked")
 
 
