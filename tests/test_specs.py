@@ -91,3 +91,13 @@ def test_category_matches_code_range():
     }
     for code, spec in SPECS.items():
         assert spec.category in ranges[code[3]], (code, spec.category)
+
+
+def test_readme_rule_table_is_generated_from_the_specs():
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    result = subprocess.run([sys.executable, str(root / "tools" / "rules_table.py"), "--check"], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
