@@ -8,6 +8,7 @@ half-written entry; an unreadable or corrupt entry is treated as a miss and rewr
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -19,6 +20,26 @@ from pt2lint.diagnostics import Applicability, Diagnostic, Edit, FileResult, Fix
 
 CACHE_DIR_NAME = ".pt2lint_cache"
 _TAG = "Signature: 8a477f597d28d172789f06886806bc55\n# This file is a cache directory tag created by pt2lint.\n"
+
+
+@functools.lru_cache(maxsize=1)
+def _code_fingerprint() -> str:
+    """Size and mtime of every module and spec of this pt2lint, so a changed install never reads stale entries."""
+    from pt2lint.specs import specs_dir
+
+    here = os.path.dirname(os.path.abspath(__file__))
+    h = hashlib.sha256()
+    for folder in (here, str(specs_dir())):
+        for dirpath, dirnames, filenames in os.walk(folder):
+            dirnames.sort()
+            for name in sorted(filenames):
+                if name.endswith((".py", ".toml")):
+                    try:
+                        st = os.stat(os.path.join(dirpath, name))
+                    except OSError:
+                        continue
+                    h.update(f"{name}:{st.st_size}:{st.st_mtime_ns};".encode())
+    return h.hexdigest()[:16]
 
 
 def default_cache_dir(project_root: str) -> str:
@@ -76,7 +97,10 @@ class ResultCache:
         self.root = os.path.join(directory, __version__)
         self.directory = directory
         self.settings = settings
-        self._base = f"{__version__}|{settings.capture_scalar_outputs}|{settings.capture_dynamic_output_shape_ops}|{settings.target}"
+        self._base = (
+            f"{__version__}|{_code_fingerprint()}|{settings.capture_scalar_outputs}|"
+            f"{settings.capture_dynamic_output_shape_ops}|{settings.target}"
+        )
         self._prepared = False
 
     def key(self, data: bytes, enabled: FrozenSet[str]) -> str:
