@@ -431,6 +431,23 @@ def rule(rule_id: Optional[str], show_all: bool, output_format: str) -> int:
     return EXIT_CLEAN
 
 
+@cli.command()
+@click.option(
+    "--debounce-ms", type=click.IntRange(min=0), default=None, metavar="MS",
+    help="Wait this long after the last edit of a document before linting it (default: $PT2LINT_LSP_DEBOUNCE_MS or 300).",
+)
+@guarded
+def lsp(debounce_ms: Optional[int]) -> int:
+    """Run the language server on stdio (diagnostics, quick fixes, suppressions, hover). Needs the 'lsp' extra."""
+    from pt2lint.lsp import LspUnavailable, serve
+
+    try:
+        serve(None if debounce_ms is None else debounce_ms / 1000.0)
+    except LspUnavailable as exc:
+        raise CliError(str(exc)) from None
+    return EXIT_CLEAN
+
+
 def _silence_stdout() -> None:
     """After a broken pipe, point stdout at /dev/null so the interpreter's final flush stays quiet."""
     try:

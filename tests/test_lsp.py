@@ -1,0 +1,261 @@
+"""End-to-end tests of ``pt2lint lsp``: a pytest-lsp client talks to the server in a subprocess."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import pathlib
+import sys
+import textwrap
+
+import pytest
+
+pytest.importorskip("pygls")
+pytest_lsp = pytest.importorskip("pytest_lsp")
+from lsprotocol import types  # noqa: E402
+from pytest_lsp import ClientServerConfig, LanguageClient  # noqa: E402
+
+BAD = textwrap.dedent(
+    """\
+    import torch
+    from torch import nn
+
+
+    class Net(nn.Module):
+        def forward(self, x):
+            n = x.sum().item()  # noqa: PTC301
+            if x.sum() > 0:
+                x = x * 2
+            x.add_(1)
+            return x * n
+    """
+)
+
+# A server whose findings carry fixes, for code actions, whatever fixes the rules
+# have today: PTC101 gets a safe fix (drop `.item()`), PTC401 an unsafe one.
+PATCHED_SERVER = textwrap.dedent(
+    """\
+    import dataclasses
+    import pt2lint.lsp as lsp
+    from pt2lint.diagnostics import Applicability, Edit, Fix, Position
+
+    _real = lsp.lint_document
+
+    def lint_document(source, path, uri, project):
+        out = []
+        for d in _real(source, path, uri, project):
+            if d.code == "PTC101" and d.fix is None:
+                fix = Fix("keep the value a 0-d tensor", Applicability.SAFE, (Edit(Position(d.end.line, d.end.column - 7), d.end, ""),), "scalar-tensor")
+                d = dataclasses.replace(d, fix=fix)
+            elif d.code == "PTC401" and d.fix is None:
+                line = d.start.line
+                fix = Fix("write out of place", Applicability.UNSAFE, (Edit(Position(line, 9), Position(line, 18), "x = x.add(1)"),), "out-of-place")
+                d = dataclasses.replace(d, fix=fix)
+            out.append(d)
+        return out
+
+    lsp.lint_document = lint_document
+    lsp.serve(0.05)
+    """
+)
+
+TIMEOUT = 20
+
+
+def _env() -> dict:
+    env = dict(os.environ)
+    env["PT2LINT_LSP_DEBOUNCE_MS"] = "50"
+    env.pop("PT2LINT_CACHE_DIR", None)
+    return env
+
+
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=[sys.executable, "-m", "pt2lint", "lsp"], server_env=_env()))
+async def client(lsp_client: LanguageClient, tmp_path_factory):
+    root = tmp_path_factory.mktemp("ws")
+    await lsp_client.initialize_session(
+        types.InitializeParams(capabilities=types.ClientCapabilities(), root_uri=root.as_uri(), workspace_folders=[])
+    )
+    lsp_client.root = root  # type: ignore[attr-defined]
+    yield
+    await lsp_client.shutdown_session()
+
+
+async def _open(client: LanguageClient, path: pathlib.Path, text: str, version: int = 1) -> list:
+    path.write_text(text)
+    uri = path.as_uri()
+    client.diagnostics.pop(uri, None)
+    client.text_document_did_open(
+        types.DidOpenTextDocumentParams(text_document=types.TextDocumentItem(uri=uri, language_id="python", version=version, text=text))
+    )
+    return await _diagnostics(client, uri)
+
+
+async def _diagnostics(client: LanguageClient, uri: str) -> list:
+    async def wait():
+        while uri not in client.diagnostics:
+            await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+        return client.diagnostics[uri]
+
+    return await asyncio.wait_for(wait(), TIMEOUT)
+
+
+@pytest.mark.asyncio
+async def test_diagnostics_on_open_carry_code_href_severity_and_data(client: LanguageClient):
+    path = client.root / "model.py"  # type: ignore[attr-defined]
+    diags = await _open(client, path, BAD)
+    by_code = {d.code: d for d in diags}
+    assert {"PTC101", "PTC104", "PTC401"} <= set(by_code), [d.code for d in diags]
+    item = by_code["PTC101"]
+    assert item.source == "pt2lint"
+    assert item.severity == types.DiagnosticSeverity.Error
+    assert by_code["PTC401"].severity == types.DiagnosticSeverity.Warning
+    assert item.code_description is not None and item.code_description.href.endswith("PTC101.html")
+    assert item.range.start.line == 6 and item.range.start.character == 20
+    assert item.data["name"] == "tensor-item" and "fix" in item.data
+    # the unused `# noqa: PTC301` on that line is itself reported, tagged unnecessary
+    assert list(by_code["PTC002"].tags) == [types.DiagnosticTag.Unnecessary]
+
+
+@pytest.mark.asyncio
+async def test_change_is_debounced_and_relinted(client: LanguageClient):
+    path = client.root / "m.py"  # type: ignore[attr-defined]
+    diags = await _open(client, path, BAD)
+    assert any(d.code == "PTC101" for d in diags)
+    uri = path.as_uri()
+    clean = BAD.replace("n = x.sum().item()  # noqa: PTC301", "n = x.sum()")
+    # several quick edits: only the state after the last one is published
+    for version, text in ((2, BAD + "\n"), (3, clean)):
+        client.text_document_did_change(
+            types.DidChangeTextDocumentParams(
+                text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version),
+                content_changes=[types.TextDocumentContentChangeWholeDocument(text=text)],
+            )
+        )
+    client.diagnostics.pop(uri, None)
+    diags = await _diagnostics(client, uri)
+    assert not any(d.code in ("PTC101", "PTC002") for d in diags)
+    assert any(d.code == "PTC104" for d in diags)
+
+
+@pytest.mark.asyncio
+async def test_suppress_action_and_hover(client: LanguageClient):
+    path = client.root / "s.py"  # type: ignore[attr-defined]
+    diags = await _open(client, path, BAD)
+    d104 = next(d for d in diags if d.code == "PTC104")
+    actions = await asyncio.wait_for(
+        client.text_document_code_action_async(
+            types.CodeActionParams(
+                text_document=types.TextDocumentIdentifier(uri=path.as_uri()),
+                range=d104.range,
+                context=types.CodeActionContext(diagnostics=[d104]),
+            )
+        ),
+        TIMEOUT,
+    )
+    titles = [a.title for a in actions]
+    assert "Suppress PTC104 on this line" in titles, titles
+    action = next(a for a in actions if a.title == "Suppress PTC104 on this line")
+    (edit,) = action.edit.changes[path.as_uri()]
+    assert edit.new_text == "        if x.sum() > 0:  # noqa: PTC104"
+    assert edit.range.start.line == 7
+
+    # the existing `# noqa: PTC301` comment on line 7 is merged into, not duplicated
+    d101 = next(d for d in diags if d.code == "PTC101")
+    actions = await client.text_document_code_action_async(
+        types.CodeActionParams(
+            text_document=types.TextDocumentIdentifier(uri=path.as_uri()),
+            range=d101.range,
+            context=types.CodeActionContext(diagnostics=[d101]),
+        )
+    )
+    suppress = next(a for a in actions if a.title == "Suppress PTC101 on this line")
+    assert suppress.edit.changes[path.as_uri()][0].new_text == "        n = x.sum().item()  # noqa: PTC301, PTC101"
+
+    hover = await client.text_document_hover_async(
+        types.HoverParams(text_document=types.TextDocumentIdentifier(uri=path.as_uri()), position=types.Position(line=6, character=39))
+    )
+    assert hover is not None and "PTC301" in hover.contents.value and "print" in hover.contents.value.lower()
+    nothing = await client.text_document_hover_async(
+        types.HoverParams(text_document=types.TextDocumentIdentifier(uri=path.as_uri()), position=types.Position(line=7, character=10))
+    )
+    assert nothing is None
+
+
+@pytest.mark.asyncio
+async def test_config_from_the_documents_project_and_reload(client: LanguageClient):
+    project = client.root / "proj"  # type: ignore[attr-defined]
+    (project / "pkg").mkdir(parents=True)
+    config = project / "pyproject.toml"
+    config.write_text('[tool.pt2lint]\nignore = ["PTC101"]\n')
+    path = project / "pkg" / "net.py"
+    diags = await _open(client, path, BAD.replace("  # noqa: PTC301", ""))
+    codes = {d.code for d in diags}
+    assert "PTC101" not in codes and "PTC104" in codes
+
+    config.write_text('[tool.pt2lint]\nignore = ["PTC104"]\n')
+    uri = path.as_uri()
+    client.diagnostics.pop(uri, None)
+    client.workspace_did_change_watched_files(
+        types.DidChangeWatchedFilesParams(changes=[types.FileEvent(uri=config.as_uri(), type=types.FileChangeType.Changed)])
+    )
+    codes = {d.code for d in await _diagnostics(client, uri)}
+    assert "PTC101" in codes and "PTC104" not in codes
+
+    # a broken config is reported once as a message, and linting goes on with the defaults
+    config.write_text('[tool.pt2lint]\nselec = ["PTC1"]\n')
+    client.diagnostics.pop(uri, None)
+    client.text_document_did_save(types.DidSaveTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=uri)))
+    codes = {d.code for d in await _diagnostics(client, uri)}
+    assert {"PTC101", "PTC104"} <= codes
+    assert any("selec" in m.message for m in client.messages)
+
+
+@pytest_lsp.fixture(
+    config=ClientServerConfig(server_command=[sys.executable, "-c", PATCHED_SERVER], server_env=_env()),
+)
+async def fix_client(lsp_client: LanguageClient, tmp_path_factory):
+    root = tmp_path_factory.mktemp("wsfix")
+    await lsp_client.initialize_session(types.InitializeParams(capabilities=types.ClientCapabilities(), root_uri=root.as_uri()))
+    lsp_client.root = root  # type: ignore[attr-defined]
+    yield
+    await lsp_client.shutdown_session()
+
+
+@pytest.mark.asyncio
+async def test_quick_fixes_from_diagnostic_data_and_fix_all(fix_client: LanguageClient):
+    client = fix_client
+    path = client.root / "f.py"  # type: ignore[attr-defined]
+    text = BAD.replace("  # noqa: PTC301", "")
+    diags = await _open(client, path, text)
+    d101 = next(d for d in diags if d.code == "PTC101")
+    d401 = next(d for d in diags if d.code == "PTC401")
+    assert d101.data["fix"]["applicability"] == "safe"
+    assert d101.data["fix"]["edits"][0]["newText"] == ""
+    uri = path.as_uri()
+
+    actions = await client.text_document_code_action_async(
+        types.CodeActionParams(
+            text_document=types.TextDocumentIdentifier(uri=uri),
+            range=d101.range,
+            context=types.CodeActionContext(diagnostics=[d101, d401]),
+        )
+    )
+    by_title = {a.title: a for a in actions}
+    safe = by_title["Fix PTC101: keep the value a 0-d tensor"]
+    assert safe.kind == types.CodeActionKind.QuickFix and safe.is_preferred
+    (edit,) = safe.edit.changes[uri]
+    assert (edit.range.start.line, edit.range.start.character, edit.range.end.character) == (6, 19, 26)
+    unsafe = by_title["Fix PTC401: write out of place (unsafe fix)"]
+    assert not unsafe.is_preferred
+    assert "Suppress PTC401 on this line" in by_title
+
+    fix_all = await client.text_document_code_action_async(
+        types.CodeActionParams(
+            text_document=types.TextDocumentIdentifier(uri=uri),
+            range=types.Range(start=types.Position(line=0, character=0), end=types.Position(line=0, character=0)),
+            context=types.CodeActionContext(diagnostics=[], only=[types.CodeActionKind.SourceFixAll]),
+        )
+    )
+    assert [a.kind for a in fix_all] == ["source.fixAll.pt2lint"]
+    edits = fix_all[0].edit.changes[uri]
+    assert [e.new_text for e in edits] == [""]  # the safe fix only, not the unsafe one
