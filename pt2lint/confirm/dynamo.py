@@ -35,9 +35,14 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterator
 
 __all__ = [
+    "CompiledCalls",
+    "ExportFailure",
     "GraphBreak",
     "InputMutation",
+    "Recompile",
+    "compile_and_call",
     "export_error",
+    "export_failure",
     "graph_breaks",
     "input_mutations",
     "recompiles",
@@ -637,6 +642,75 @@ def export_error(fn: Callable[..., Any], args: tuple, kwargs: dict[str, Any] | N
     Raises:
         ImportError: torch is not installed.
     """
+    failure = export_failure(fn, args, kwargs)
+    return None if failure is None else failure.message
+
+
+@dataclass(frozen=True)
+class ExportFailure:
+    """Why ``torch.export.export`` rejected a module, and the user line it stopped at.
+
+    Attributes:
+        message: ``"<ExceptionType>: <first line of message>"`` (what :func:`export_error` returns).
+        filename: absolute path of the user line that raised: the innermost
+            traceback frame outside torch and this module, else the last
+            ``File "...", line N`` that the message quotes (export's
+            "The following call raised this error"); None when neither names one.
+        lineno: 1-based line in ``filename``, or None.
+    """
+
+    message: str
+    filename: str | None = None
+    lineno: int | None = None
+
+
+_QUOTED_FRAME_RE = re.compile(r'File "(?P<file>[^"]+)", line (?P<line>\d+)')
+
+
+def _export_location(exc: BaseException) -> tuple[str | None, int | None]:
+    """The user line an export error points at (see :class:`ExportFailure`)."""
+    import traceback
+
+    user = [
+        (f.filename, f.lineno)
+        for f in traceback.extract_tb(exc.__traceback__)
+        if f.lineno and not _is_internal(f.filename)
+    ]
+    if user:
+        return _abspath(user[-1][0]), int(user[-1][1])
+    quoted = [
+        (m.group("file"), int(m.group("line")))
+        for m in _QUOTED_FRAME_RE.finditer(str(exc))
+        if not _is_internal(m.group("file"))
+    ]
+    if quoted:
+        return _abspath(quoted[-1][0]), quoted[-1][1]
+    return None, None
+
+
+def export_failure(
+    fn: Callable[..., Any], args: tuple, kwargs: dict[str, Any] | None = None
+) -> ExportFailure | None:
+    """Try ``torch.export.export`` (non-strict, the 2.13 default); None on success.
+
+    Like :func:`export_error`, but also names the user line the failure came
+    from, so a front end can put it next to a static finding. Measured on torch
+    2.13: ``.numpy()`` fails inside the user frame (``RuntimeError: .numpy() is
+    not supported for tensor subclasses.``, located by the traceback), while a
+    data-dependent ``assert`` fails in ``symbolic_shapes`` and is located by the
+    ``File "...", line N`` the message quotes.
+
+    Args:
+        fn: an ``nn.Module`` or a function (wrapped in a module first).
+        args: positional example inputs.
+        kwargs: keyword example inputs.
+
+    Returns:
+        None when export succeeds, else an :class:`ExportFailure`.
+
+    Raises:
+        ImportError: torch is not installed.
+    """
     import torch
 
     if isinstance(fn, torch.nn.Module):
@@ -654,7 +728,181 @@ def export_error(fn: Callable[..., Any], args: tuple, kwargs: dict[str, Any] | N
         torch.export.export(module, tuple(args), kwargs=dict(kwargs) if kwargs else None)
     except Exception as exc:  # any failure is the answer, not an error of ours
         first = next((ln.strip() for ln in str(exc).splitlines() if ln.strip()), "")
-        return f"{type(exc).__name__}: {first}" if first else type(exc).__name__
+        message = f"{type(exc).__name__}: {first}" if first else type(exc).__name__
+        filename, lineno = _export_location(exc)
+        return ExportFailure(message, filename, lineno)
     finally:
         _reset_dynamo()
     return None
+
+
+# ---------------------------------------------------------------------------
+# one compilation, several calls: what confirm mode measures
+
+
+@dataclass(frozen=True)
+class Recompile:
+    """One recompilation, as the ``recompiles`` logging artifact reported it.
+
+    Attributes:
+        reason: the same text :func:`recompiles` returns, e.g.
+            ``"forward (/m.py:10): 0/0: self.step == 0"``.
+        filename: absolute path of the innermost user frame of the failed
+            guard's source (Dynamo's "User stack trace" under the guard), or None.
+        lineno: 1-based line in ``filename``, or None.
+        tensor_only: every failed guard is about a tensor's metadata (``"tensor 'x'
+            size mismatch"``, stride, dtype, device, ``requires_grad``,
+            ``___check_tensors``): the expected one-off recompile after an input
+            changes shape (dynamic shapes) or a frame is entered with a different
+            kind of tensor, not a hazard that repeats with every new value.
+    """
+
+    reason: str
+    filename: str | None = None
+    lineno: int | None = None
+    tensor_only: bool = False
+
+
+@dataclass
+class CompiledCalls:
+    """What :func:`compile_and_call` saw.
+
+    Attributes:
+        graph_breaks: one list per call made, each break listed under the first
+            call that logged it (deduplicated by ``(filename, lineno, reason)``).
+        recompiles: recompilations in order.
+        recompile_limit_hit: Dynamo gave up recompiling a frame ("hit
+            config.recompile_limit") and ran it eagerly from then on.
+        outputs: the return value of each call that finished.
+        error: the exception a call raised (calls stop there), or None.
+        failed_call: 0-based index of that call, or None.
+    """
+
+    graph_breaks: list[list[GraphBreak]]
+    recompiles: list[Recompile]
+    recompile_limit_hit: bool
+    outputs: list[Any]
+    error: BaseException | None = None
+    failed_call: int | None = None
+
+    def all_graph_breaks(self) -> list[GraphBreak]:
+        """Every break of every call, in order."""
+        return [gb for per_call in self.graph_breaks for gb in per_call]
+
+
+_RECOMPILE_STACK_RE = re.compile(r'File "(?P<file>[^"]+)", line (?P<line>\d+), in ')
+_TENSOR_GUARD_RE = re.compile(r"^tensor '[^']*' .*mismatch|___check_tensors|check_tensor", re.I)
+
+
+def _parse_recompile(msg: str) -> Recompile | None:
+    """A :class:`Recompile` from one ``recompiles`` record (None when it carries no reason)."""
+    reason = _recompile_reason(msg)
+    if not reason:
+        return None
+    frames = [
+        (_abspath(m.group("file")), int(m.group("line")))
+        for m in _RECOMPILE_STACK_RE.finditer(msg)
+        if not _is_internal(m.group("file"))
+    ]
+    guards = [m.group("guard") for m in _GUARD_FAILURE_RE.finditer(msg)]
+    tensor_only = bool(guards) and all(_TENSOR_GUARD_RE.search(g.strip()) for g in guards)
+    filename, lineno = frames[0] if frames else (None, None)
+    return Recompile(reason, filename, lineno, tensor_only)
+
+
+class _LimitWatcher(logging.Handler):
+    """Notices Dynamo's "hit config.recompile_limit" warning."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.hit = False
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            msg = record.getMessage()
+        except Exception:
+            msg = str(record.msg)
+        if "recompile_limit" in msg or "cache_size_limit" in msg:
+            self.hit = True
+
+
+def compile_and_call(
+    fn: Callable[..., Any],
+    calls: list[tuple[tuple, dict[str, Any]]],
+    *,
+    backend: str = "eager",
+    dynamic: bool | None = None,
+    config: dict[str, Any] | None = None,
+    before_call: Callable[[int], None] | None = None,
+) -> CompiledCalls:
+    """Compile ``fn`` once, call it with each ``(args, kwargs)``, and record what Dynamo did.
+
+    One ``torch.compile`` serves all calls, so the second call with
+    differently-shaped inputs shows the recompiles a user would get. Graph
+    breaks are read from the ``graph_breaks`` artifact exactly as in
+    :func:`graph_breaks` (so the first call reports the same breaks), recompiles
+    from the ``recompiles`` artifact as in :func:`recompiles`, and the
+    recompile limit from Dynamo's "hit config.recompile_limit" warning
+    (``torch._dynamo.convert_frame``). Dynamo is reset before and after.
+
+    Unlike the other functions here, an exception raised by a call does not
+    propagate: it is returned in ``error`` with what was measured up to then.
+
+    Args:
+        fn: an ``nn.Module`` or a function.
+        calls: ``(args, kwargs)`` per call, in order.
+        backend: ``torch.compile`` backend (``"eager"``, ``"aot_eager"``, ``"inductor"``).
+        dynamic: passed to ``torch.compile(dynamic=...)``.
+        config: ``torch._dynamo.config`` overrides.
+        before_call: called with the call's index before each call (to reseed RNGs).
+
+    Returns:
+        A :class:`CompiledCalls`.
+
+    Raises:
+        ImportError: torch is not installed.
+    """
+    import torch
+
+    _reset_dynamo()
+    per_call: list[list[GraphBreak]] = []
+    outputs: list[Any] = []
+    error: BaseException | None = None
+    failed: int | None = None
+    seen: set[tuple[str, int, str]] = set()
+    watcher = _LimitWatcher()
+    limit_logger = logging.getLogger("torch._dynamo.convert_frame")
+    limit_logger.addHandler(watcher)
+    try:
+        with _capture_artifacts("graph_breaks", "recompiles") as recorder, _dynamo_config(config):
+            compiled = torch.compile(fn, backend=backend, dynamic=dynamic)
+            for index, (call_args, call_kwargs) in enumerate(calls):
+                if before_call is not None:
+                    before_call(index)
+                start = len(recorder.records)
+                try:
+                    outputs.append(compiled(*call_args, **dict(call_kwargs or {})))
+                except Exception as exc:  # the caller classifies it
+                    error, failed = exc, index
+                found: list[GraphBreak] = []
+                for msg, exc in recorder.records[start:]:
+                    gb = _parse_graph_break(msg, exc)
+                    if gb is None:
+                        continue
+                    key = (gb.filename, gb.lineno, gb.reason)
+                    if key not in seen:
+                        seen.add(key)
+                        found.append(gb)
+                per_call.append(found)
+                if error is not None:
+                    break
+    finally:
+        limit_logger.removeHandler(watcher)
+        _reset_dynamo()
+    recompiled = [
+        r
+        for r in (_parse_recompile(msg) for msg, _ in recorder.records if msg.lstrip().startswith("Recompiling"))
+        if r is not None
+    ]
+    limit_hit = watcher.hit or type(error).__name__ in ("FailOnRecompileLimitHit", "RecompileLimitExceeded")
+    return CompiledCalls(per_call, recompiled, limit_hit, outputs, error, failed)
