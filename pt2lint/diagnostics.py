@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field
-from typing import Any, Optional, Tuple
+from typing import Any, Dict, Optional, Tuple
 
 DOCS_URL = "https://pt2lint.readthedocs.io/en/latest/rules/{code}.html"
 
@@ -81,6 +81,8 @@ class Diagnostic:
         fix: a fix, when one exists.
         statement_lines: first and last line of the enclosing statement, used by
             suppression comments that cover a whole statement.
+        confirm: what confirm mode (``--confirm``) measured for the finding;
+            ``None`` in a static run.
     """
 
     code: str
@@ -97,6 +99,7 @@ class Diagnostic:
     fix: Optional[Fix] = None
     statement_lines: Optional[Tuple[int, int]] = None
     extra: Tuple[Tuple[str, Any], ...] = field(default=(), compare=False)
+    confirm: Optional["Confirmation"] = field(default=None, compare=False)
 
     @property
     def url(self) -> str:
@@ -113,6 +116,47 @@ class Diagnostic:
 
 
 GRAPH_BREAK_CATEGORIES = frozenset({"data-dependent", "dynamic-shape", "side-effect"})
+
+#: Confirm-mode statuses. A static finding is ``confirmed`` (Dynamo did what it
+#: predicts at its line), ``not-reproduced`` (the line ran and compiled without it),
+#: ``not-executed`` (the line never ran with the example inputs) or ``not-confirmed``
+#: (its module could not be run, or confirm mode does not measure its category).
+#: Findings only confirm mode produces are ``dynamic-only`` (PTC090) or ``failed`` (PTC091).
+CONFIRM_STATUSES = ("confirmed", "not-reproduced", "not-executed", "not-confirmed", "dynamic-only", "failed")
+
+
+@dataclass(frozen=True)
+class Confirmation:
+    """What confirm mode measured for one finding.
+
+    Attributes:
+        status: one of :data:`CONFIRM_STATUSES`.
+        detail: one line: what Dynamo reported there, or why it could not tell.
+        module: the module run it comes from, ``path::Class`` or ``path::factory()``.
+        failure: that run's failure class (``graph-break``, ``runtime-crash``, ...;
+            see ``pt2lint.confirm.outcome.FAILURE_CLASSES``), or ``None``.
+        next_step: the next diagnostic to run (a shell command), or ``None``.
+        evidence: measured facts as ``(key, value)`` pairs, e.g.
+            ``(("line", 14), ("gb_type", "GB0170"), ("reason", "Data-dependent branching"))``.
+    """
+
+    status: str
+    detail: str = ""
+    module: Optional[str] = None
+    failure: Optional[str] = None
+    next_step: Optional[str] = None
+    evidence: Tuple[Tuple[str, Any], ...] = ()
+
+    def to_dict(self) -> Dict[str, Any]:
+        """A JSON-ready dict: ``status``, ``detail``, ``module``, ``failure``, ``next_step``, ``evidence`` (an object)."""
+        return {
+            "status": self.status,
+            "detail": self.detail,
+            "module": self.module,
+            "failure": self.failure,
+            "next_step": self.next_step,
+            "evidence": {k: v for k, v in self.evidence},
+        }
 
 
 @dataclass(frozen=True)
