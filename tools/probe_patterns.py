@@ -489,6 +489,13 @@ PATTERNS: list[Pattern] = [
       init="self.flag = True"),
     P("and-value", "`t.any() and flag` as a value", "ok = (x > 0).any() and self.flag\nreturn x, ok",
       init="self.flag = True"),
+    P("int-of-bool-knob", "`int(t > 0)` with `capture_scalar_outputs=True`", "return x * int(x.sum() > 0)",
+      knobs={"capture_scalar_outputs": True}),
+    P("bool-t-knob", "`bool(t)` with `capture_scalar_outputs=True`", "return x * bool(x.sum() > 0)",
+      knobs={"capture_scalar_outputs": True}),
+    P("assert-async", "`torch._assert_async((x >= 0).all())`", 'torch._assert_async((x >= 0).all(), "negative")\nreturn x + 1',
+      run=POS),
+    P("assert-shape", "`assert x.shape[0] > 0`", "assert x.shape[0] > 0\nreturn x + 1"),
     P("shape-branch", "`if x.shape[0] > 1:`", "if x.shape[0] > 1:\n    return x * 2\nreturn x"),
     P("shape-branch-dyn", "`if x.shape[0] > 1:` with dynamic=True", "if x.shape[0] > 1:\n    return x * 2\nreturn x",
       compile_kwargs={"dynamic": True}),
@@ -531,7 +538,7 @@ PATTERNS: list[Pattern] = [
     P("pdb-set-trace", "`pdb.set_trace()` (stdin fed `c`)", "pdb.set_trace()\nreturn x + 1", stdin="c\n" * 50),
     P("random-random", "`random.random()`", "return x * random.random()"),
     P("random-randint", "`random.randint(0, 10)`", "return x * random.randint(0, 10)"),
-    P("random-randint-roll", "`torch.roll(x, random.randint(0, 3))`", "k = random.randint(0, 3)\nreturn torch.roll(x, k, dims=-1)"),
+    P("random-randint-roll", "`k = random.randint(0, 3)` then `torch.roll(x, k, dims=-1)`", "k = random.randint(0, 3)\nreturn torch.roll(x, k, dims=-1)"),
     P("random-uniform", "`random.uniform(0, 1)`", "return x * random.uniform(0, 1)"),
     P("random-randrange", "`random.randrange(10)`", "return x * random.randrange(10)"),
     P("random-choice", "`random.choice([1, 2])`", "return x * random.choice([1, 2])"),
@@ -572,6 +579,15 @@ PATTERNS: list[Pattern] = [
     P("disabled-nonrecursive", "calling a `@torch.compiler.disable(recursive=False)` function",
       "y = x + 1\ny = helper(y)\nreturn y * 2",
       pre="@torch.compiler.disable(recursive=False)\ndef helper(t):\n    return t * 3"),
+    P("binascii-crc32", '`binascii.crc32(b"x")`', 'import binascii\nh = binascii.crc32(b"x")\nreturn x + h'),
+    P("hashlib-sha256", '`hashlib.sha256(b"x")`', 'import hashlib\nd = hashlib.sha256(b"x")\nreturn x + 1'),
+    P("os-getpid", "`os.getpid()`", "p = os.getpid()\nreturn x + p % 3"),
+    P("struct-pack", '`struct.pack("f", 1.0)`', 'import struct\nb = struct.pack("f", 1.0)\nreturn x + len(b)'),
+    P("math-sqrt-shape", "`math.sqrt(x.shape[-1])`", "import math\nreturn x / math.sqrt(x.shape[-1])"),
+    P("np-pi", "`x * np.pi`", "return x * np.pi"),
+    P("no-grad-block", "`with torch.no_grad():`", "with torch.no_grad():\n    y = x * 2\nreturn y + x"),
+    P("generator-arg", "`torch.rand(..., generator=self.g)` (Generator made in `__init__`)",
+      "return x + torch.rand(x.shape, generator=self.g)", init="self.g = torch.Generator().manual_seed(0)"),
     P("is-compiling-guard", "`if not torch.compiler.is_compiling(): print(...)`",
       'if not torch.compiler.is_compiling():\n    print("eager only")\nreturn x + 1'),
     P("jit-is-scripting-guard", "`if not torch.jit.is_scripting(): print(...)`",
@@ -595,6 +611,7 @@ PATTERNS: list[Pattern] = [
     P("same-const-attr", "`self.last = 0.5` (same constant each call)", "self.last = 0.5\nreturn x + 1", init="self.last = 0.0"),
     P("cache-attr", "`self.cache = x` (tensor attribute set)", "self.cache = x * 2\nreturn x + 1",
       init="self.cache = None"),
+    P("id-self", "`id(self)`", "k = id(self)\nreturn x + (k % 7)"),
     P("id-cache-key", "`id(x)` as a cache key", "k = id(x)\nif k not in self.memo:\n    self.memo[k] = x * 2\nreturn self.memo[k]",
       init="self.memo = {}"),
     # --- input mutation -------------------------------------------------
@@ -631,6 +648,7 @@ PATTERNS: list[Pattern] = [
     P("cpu", "`x.cpu()`", "return x.cpu() + 1"),
     P("to-cpu", '`x.to("cpu")`', 'return x.to("cpu") + 1'),
     P("torch-equal", "`torch.equal(a, b)`", "if torch.equal(x, y):\n    return x\nreturn y", sig="self, x, y", run=RAND2),
+    P("tensor-equal-method", "`x.equal(y)`", "same = x.equal(y)\nreturn x * same", sig="self, x, y", run=RAND2),
     P("torch-equal-value", "`torch.equal(a, b)` as a value", "same = torch.equal(x, y)\nreturn x * same", sig="self, x, y", run=RAND2),
     P("allclose", "`torch.allclose(a, b)`", "if torch.allclose(x, y):\n    return x\nreturn y", sig="self, x, y", run=RAND2),
     P("max-builtin", "`max(t1.sum(), t2.sum())`", "m = max(x.sum(), y.sum())\nreturn x * m", sig="self, x, y", run=RAND2),
@@ -697,6 +715,7 @@ def other_effects(r: Result) -> str:
         first = recompiles[0]
         m = re.search(r"triggered by the following guard failure\(s\):\s*-\s*\d+/\d+:\s*(.+)", first)
         reason = m.group(1).split("  #")[0].strip() if m else first.splitlines()[0]
+        reason = re.sub(r"== -?\d+(\.\d+)?\b", "== <value>", _norm(reason))
         reason = f"guard `{reason[:60]}` failed"
         parts.append(f"recompiles ({len(recompiles)} in calls 2-{r.calls}): {reason}")
     if limit:
@@ -994,22 +1013,62 @@ temporary `.py` file, so Dynamo sees real source lines):
   `logging.Handler` (`torch._logging.set_logs(graph_breaks=True)`). The GB id
   is the `gb/gbNNNN.html` link in the message (several ids joined with `+`
   when one break led to another, e.g. a break inside a loop that makes Dynamo
-  skip the frame). `torch._dynamo.explain` was not used: it misses breaks at
-  the first op of a frame and inside loops.
+  skip the frame; `?` when the message carried no id). `torch._dynamo.explain`
+  was not used: it misses breaks at the first op of a frame and inside loops
+  (see the last section). Patterns whose label names a knob were run with
+  that knob set for every column.
 - **fullgraph=True**: same call with `fullgraph=True`; `ok` or the exception.
 - **knobs**: default call again with `torch._dynamo.config.capture_scalar_outputs = True`
   and `capture_dynamic_output_shape_ops = True` (`-` when a pattern was
   already probed with them on); the fullgraph result under the knobs is in
   parentheses.
 - **export**: `torch.export.export(m, args)` (non-strict, the 2.13 default) and
-  with `strict=True`.
+  with `strict=True`. "ok, mutates inputs x" means the export succeeded and,
+  after `run_decompositions()`, `graph_signature.user_inputs_to_mutate` named
+  input `x`.
 - **other**: exceptions, input writes (an eager call under a
   `TorchDispatchMode` recording aten ops whose schema marks an argument as
   written, `alias_info.is_write`, on storage shared with a forward input), and
   recompiles seen in the `recompiles` artifact on calls 2 and 3 (fresh inputs
-  each call).
+  each call; 12 calls where the label says so).
 
 """
+
+
+EXPLAIN_CASES = [
+    ("`print(1)` as the first statement", "print(1)\nreturn x + 1"),
+    ("`torch._dynamo.graph_break()` first", "torch._dynamo.graph_break()\nreturn x + 1"),
+    ("`.item()` after an op", "y = x * 2\nreturn y * y.sum().item()"),
+    ("`.item()` inside a `for` loop", "for i in range(2):\n    x = x * x.sum().item()\nreturn x"),
+    ("`print` inside a `for` loop", 'for i in range(2):\n    print("i")\n    x = x + 1\nreturn x'),
+]
+
+
+def explain_table() -> str:
+    """Compare ``torch._dynamo.explain`` with the graph_breaks log on a few traps."""
+    rows = ["| case | explain: graph_break_count | explain: graph_count | graph_breaks log |",
+            "|---|---|---|---|"]
+    run = "M(), (torch.randn(4, 8),)"
+    for label, body in EXPLAIN_CASES:
+        code = module_src(body)
+        mod, path = load_snippet(code)
+        model, args = make(mod, run)
+        torch._dynamo.reset()
+        with quiet():
+            ex = torch._dynamo.explain(model)(*args)
+        breaks, _, _ = _compile_call(mod, run, path, code.splitlines(), fullgraph=False, knobs={})
+        def_line = next(i for i, ln in enumerate(code.splitlines(), 1) if "def forward" in ln)
+        log = "; ".join(f"body line {b.line - def_line if b.line else '?'}: "
+                        + "+".join(b.gbs or [b.gb or "?"]) for b in breaks) or "no break"
+        rows.append(f"| {label} | {ex.graph_break_count} | {ex.graph_count} | {log} |")
+    return "\n".join(rows) + "\n"
+
+
+def _replace_block(text: str, name: str, body: str) -> str | None:
+    start, end = f"<!-- {name}:start -->", f"<!-- {name}:end -->"
+    if start in text and end in text:
+        return text[: text.index(start)] + f"{start}\n{body}{end}" + text[text.index(end) + len(end):]
+    return None
 
 
 def show(p: Pattern) -> None:
@@ -1163,6 +1222,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--show", action="store_true",
                     help="print the snippet and the raw graph-break messages of the selected patterns")
     ns = ap.parse_args(argv)
+    if ns.write and ns.k:
+        ap.error("--write regenerates the whole table; drop -k")
     torch.manual_seed(0)  # reproducible inputs; each call still draws fresh ones
 
     if ns.write_evidence:
@@ -1200,15 +1261,15 @@ def main(argv: list[str] | None = None) -> int:
         ns.json.write_text(json.dumps([asdict(r) for _, r in results], indent=1, default=str))
     if ns.write:
         text = ns.write.read_text() if ns.write.exists() else ""
-        start, end = "<!-- probe-table:start -->", "<!-- probe-table:end -->"
-        block = f"{start}\n{tbl}{end}"
-        if start in text and end in text:
-            text = text[: text.index(start)] + block + text[text.index(end) + len(end):]
-        else:
+        new = _replace_block(text, "probe-table", tbl)
+        if new is None:
             intro = DOC_INTRO.format(version=torch.__version__.split("+")[0],
                                      py=".".join(map(str, sys.version_info[:3])))
-            text = intro + "## Measured table\n\n" + block + "\n"
-        ns.write.write_text(text)
+            new = (intro + "## Measured table\n\n<!-- probe-table:start -->\n" + tbl
+                   + "<!-- probe-table:end -->\n\n## explain() versus the graph_breaks log\n\n"
+                   "<!-- explain-table:start -->\n<!-- explain-table:end -->\n")
+        new = _replace_block(new, "explain-table", explain_table()) or new
+        ns.write.write_text(new)
     else:
         print(tbl)
     return 0
