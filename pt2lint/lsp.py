@@ -35,6 +35,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 from urllib.parse import unquote, urlparse
 
 from pt2lint import __version__
+from pt2lint.baseline import NOQA_SKIP_CODES
 from pt2lint.diagnostics import Diagnostic
 
 logger = logging.getLogger("pt2lint.lsp")
@@ -342,6 +343,8 @@ def create_server(debounce: float = DEFAULT_DEBOUNCE_S):
             diags = []
         current = server.workspace.get_text_document(uri)
         payload = to_lsp_diagnostics(diags, source, encoding())
+        for item in payload:  # code actions use a fix only on the text it was computed for
+            item["data"]["version"] = version
         if uri in docs and current.version == version:
             state = docs[uri]
             state.version = version
@@ -431,6 +434,16 @@ def create_server(debounce: float = DEFAULT_DEBOUNCE_S):
         actions: List[types.CodeAction] = []
         doc = server.workspace.get_text_document(uri)
         enc = encoding()
+
+        def workspace_edit(edits: List[Dict[str, Any]]) -> types.WorkspaceEdit:
+            text_edits = [converter.structure(e, types.TextEdit) for e in edits]
+            caps = server.client_capabilities
+            ws_edit = getattr(getattr(caps, "workspace", None), "workspace_edit", None)
+            if getattr(ws_edit, "document_changes", False):  # the client then rejects an edit of a newer text
+                ident = types.OptionalVersionedTextDocumentIdentifier(uri=uri, version=doc.version)
+                return types.WorkspaceEdit(document_changes=[types.TextDocumentEdit(text_document=ident, edits=text_edits)])
+            return types.WorkspaceEdit(changes={uri: text_edits})
+
         if wanted(types.CodeActionKind.QuickFix.value):
             seen_noqa = set()
             for diag in params.context.diagnostics:
@@ -439,21 +452,21 @@ def create_server(debounce: float = DEFAULT_DEBOUNCE_S):
                 data = diag.data if isinstance(diag.data, dict) else {}
                 code = str(diag.code)
                 fix = data.get("fix")
-                if fix and fix.get("applicability") in ("safe", "unsafe") and fix.get("edits"):
+                fresh = data.get("version") in (None, doc.version)
+                if fresh and fix and fix.get("applicability") in ("safe", "unsafe") and fix.get("edits"):
                     unsafe = fix["applicability"] == "unsafe"
                     title = f"Fix {code}: {fix.get('message') or 'apply the fix'}" + (" (unsafe fix)" if unsafe else "")
-                    edits = [converter.structure(e, types.TextEdit) for e in fix["edits"]]
                     actions.append(
                         types.CodeAction(
                             title=title,
                             kind=types.CodeActionKind.QuickFix,
                             diagnostics=[diag],
-                            edit=types.WorkspaceEdit(changes={uri: edits}),
+                            edit=workspace_edit(fix["edits"]),
                             is_preferred=not unsafe,
                         )
                     )
                 line0 = int(data.get("noqaLine", diag.range.start.line))
-                if code.startswith("PTC") and code not in ("PTC001",) and (code, line0) not in seen_noqa:
+                if fresh and code not in NOQA_SKIP_CODES and (code, line0) not in seen_noqa:
                     seen_noqa.add((code, line0))
                     edit = noqa_text_edit(doc.source, line0, code, enc)
                     if edit is not None:
@@ -462,7 +475,7 @@ def create_server(debounce: float = DEFAULT_DEBOUNCE_S):
                                 title=f"Suppress {code} on this line",
                                 kind=types.CodeActionKind.QuickFix,
                                 diagnostics=[diag],
-                                edit=types.WorkspaceEdit(changes={uri: [converter.structure(edit, types.TextEdit)]}),
+                                edit=workspace_edit([edit]),
                             )
                         )
         if only and wanted(FIX_ALL_KIND):
@@ -472,9 +485,9 @@ def create_server(debounce: float = DEFAULT_DEBOUNCE_S):
             if edits:
                 actions.append(
                     types.CodeAction(
-                        title="pt2lint: fix all safe fixes",
+                        title="pt2lint: apply all safe fixes",
                         kind=FIX_ALL_KIND,
-                        edit=types.WorkspaceEdit(changes={uri: [converter.structure(e, types.TextEdit) for e in edits]}),
+                        edit=workspace_edit(edits),
                     )
                 )
         return actions

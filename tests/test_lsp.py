@@ -215,7 +215,8 @@ async def test_config_from_the_documents_project_and_reload(client: LanguageClie
 )
 async def fix_client(lsp_client: LanguageClient, tmp_path_factory):
     root = tmp_path_factory.mktemp("wsfix")
-    await lsp_client.initialize_session(types.InitializeParams(capabilities=types.ClientCapabilities(), root_uri=root.as_uri()))
+    caps = types.ClientCapabilities(workspace=types.WorkspaceClientCapabilities(workspace_edit=types.WorkspaceEditClientCapabilities(document_changes=True)))
+    await lsp_client.initialize_session(types.InitializeParams(capabilities=caps, root_uri=root.as_uri()))
     lsp_client.root = root  # type: ignore[attr-defined]
     yield
     await lsp_client.shutdown_session()
@@ -243,7 +244,9 @@ async def test_quick_fixes_from_diagnostic_data_and_fix_all(fix_client: Language
     by_title = {a.title: a for a in actions}
     safe = by_title["Fix PTC101: keep the value a 0-d tensor"]
     assert safe.kind == types.CodeActionKind.QuickFix and safe.is_preferred
-    (edit,) = safe.edit.changes[uri]
+    (doc_edit,) = safe.edit.document_changes  # versioned: the client rejects it for a newer text
+    assert doc_edit.text_document.uri == uri and doc_edit.text_document.version == 1
+    (edit,) = doc_edit.edits
     assert (edit.range.start.line, edit.range.start.character, edit.range.end.character) == (6, 19, 26)
     unsafe = by_title["Fix PTC401: write out of place (unsafe fix)"]
     assert not unsafe.is_preferred
@@ -257,5 +260,21 @@ async def test_quick_fixes_from_diagnostic_data_and_fix_all(fix_client: Language
         )
     )
     assert [a.kind for a in fix_all] == ["source.fixAll.pt2lint"]
-    edits = fix_all[0].edit.changes[uri]
+    edits = fix_all[0].edit.document_changes[0].edits
     assert [e.new_text for e in edits] == [""]  # the safe fix only, not the unsafe one
+
+    # once the text changed, fixes computed for the old text are not offered
+    client.text_document_did_change(
+        types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=2),
+            content_changes=[types.TextDocumentContentChangeWholeDocument(text="\n" + text)],
+        )
+    )
+    stale = await client.text_document_code_action_async(
+        types.CodeActionParams(
+            text_document=types.TextDocumentIdentifier(uri=uri),
+            range=d101.range,
+            context=types.CodeActionContext(diagnostics=[d101]),
+        )
+    )
+    assert not stale
