@@ -156,3 +156,21 @@ def test_lsp_extra_missing_is_one_error_line(tmp_path):
     assert proc.returncode == 2
     assert proc.stderr.startswith("error: the language server needs the 'lsp' extra")
     assert "pip install 'pt2lint[lsp]'" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_github_paths_are_relative_to_the_checkout(project, monkeypatch):
+    (project / ".git").mkdir()
+    (project / "pkg").mkdir()
+    (project / "pkg" / "m.py").write_text(MODEL)
+    monkeypatch.chdir(project / "pkg")
+    out = run("--output-format", "github", "m.py").stdout
+    assert ",file=pkg/m.py,line=3," in out.splitlines()[0]
+
+
+def test_junit_survives_control_characters():
+    from pt2lint.reporters.junit import render_junit
+
+    d = Diagnostic(code="PTC101", name="tensor-item", message="bad \x00\x1b byte", filename="a.py",
+                   start=Position(1, 1), end=Position(1, 2), severity="error", category="data-dependent")
+    root = ET.fromstring(render_junit([d], ReportContext(files=["a.py"])))
+    assert root.find("testsuite/testcase/failure").get("message") == "bad \ufffd\ufffd byte"

@@ -13,7 +13,7 @@ Reference: GitHub Docs, "Workflow commands for GitHub Actions".
 from __future__ import annotations
 
 import os
-from typing import Sequence
+from typing import Optional, Sequence
 
 from pt2lint.diagnostics import Diagnostic
 from pt2lint.reporters import ReportContext, fix_marker, register
@@ -31,9 +31,32 @@ def escape_property(text: str) -> str:
     return escape_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
-def annotation(d: Diagnostic) -> str:
-    """One finding as a ``::error``/``::warning``/``::notice`` workflow command line."""
-    path = os.path.normpath(d.filename).replace(os.sep, "/") if d.filename != "-" else d.filename
+def annotation_path(filename: str, context: Optional[ReportContext] = None) -> str:
+    """The ``file=`` value: relative to the git checkout (where Actions resolves it), else as reported."""
+    if filename == "-" or context is None:
+        return os.path.normpath(filename).replace(os.sep, "/") if filename != "-" else filename
+    from pt2lint.reporters.sarif import find_repo_root
+
+    root = find_repo_root(context.cwd)
+    absolute = context.absolute(filename)
+    try:
+        rel = os.path.relpath(absolute, root)
+    except ValueError:
+        rel = os.pardir
+    if rel == os.pardir or rel.startswith(os.pardir + os.sep):
+        return absolute.replace(os.sep, "/")
+    return rel.replace(os.sep, "/")
+
+
+def annotation(d: Diagnostic, context: Optional[ReportContext] = None) -> str:
+    """One finding as a ``::error``/``::warning``/``::notice`` workflow command line.
+
+    Args:
+        d: the finding.
+        context: the run's working directory, to make the path checkout-relative;
+            without it the path is used as reported.
+    """
+    path = annotation_path(d.filename, context)
     props = [
         ("title", f"{d.code} {d.name}"),
         ("file", path),
@@ -53,4 +76,4 @@ def annotation(d: Diagnostic) -> str:
 @register("github", human=False, description="GitHub Actions annotations (::error file=...,line=...::message)")
 def render_github(diagnostics: Sequence[Diagnostic], context: ReportContext) -> str:
     """One workflow command per finding."""
-    return "".join(annotation(d) + "\n" for d in diagnostics)
+    return "".join(annotation(d, context) + "\n" for d in diagnostics)

@@ -9,11 +9,20 @@ ruff's ``junit`` format.
 
 from __future__ import annotations
 
+import re
 import xml.etree.ElementTree as ET
 from typing import Dict, List, Sequence
 
 from pt2lint.diagnostics import Diagnostic
 from pt2lint.reporters import ReportContext, register
+
+
+_XML_INVALID = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+
+
+def _xml(text: str) -> str:
+    """``text`` without the characters XML 1.0 cannot hold (they become U+FFFD)."""
+    return _XML_INVALID.sub("\ufffd", text)
 
 
 def build_junit(diagnostics: Sequence[Diagnostic], context: ReportContext) -> ET.Element:
@@ -25,18 +34,18 @@ def build_junit(diagnostics: Sequence[Diagnostic], context: ReportContext) -> ET
     root = ET.Element("testsuites", name="pt2lint", tests=str(total), failures=str(len(diagnostics)), errors="0")
     for filename, diags in by_file.items():
         suite = ET.SubElement(
-            root, "testsuite", name=filename, tests=str(max(len(diags), 1)), failures=str(len(diags)), errors="0", skipped="0"
+            root, "testsuite", name=_xml(filename), tests=str(max(len(diags), 1)), failures=str(len(diags)), errors="0", skipped="0"
         )
         if not diags:
-            ET.SubElement(suite, "testcase", name="pt2lint", classname=filename)
+            ET.SubElement(suite, "testcase", name="pt2lint", classname=_xml(filename))
             continue
         for d in diags:
             case = ET.SubElement(
-                suite, "testcase", name=f"{d.code} {d.name}", classname=filename,
-                file=filename, line=str(d.start.line), column=str(d.start.column),
+                suite, "testcase", name=f"{d.code} {d.name}", classname=_xml(filename),
+                file=_xml(filename), line=str(d.start.line), column=str(d.start.column),
             )
-            failure = ET.SubElement(case, "failure", message=d.message, type=d.code)
-            failure.text = f"{filename}:{d.start.line}:{d.start.column}: {d.code} {d.message}"
+            failure = ET.SubElement(case, "failure", message=_xml(d.message), type=d.code)
+            failure.text = _xml(f"{filename}:{d.start.line}:{d.start.column}: {d.code} {d.message}")
     return root
 
 
