@@ -15,6 +15,9 @@ Usage (from the repository root, torch installed)::
     python tools/probe_patterns.py --json facts.json     # machine-readable results
     python tools/probe_patterns.py --check-rules         # verify every rules/*.toml example
     python tools/probe_patterns.py --check-rules --rule PTC101 -v
+    python tools/probe_patterns.py --show -k item       # a pattern's source and raw break messages
+    python tools/probe_patterns.py --show-rule PTC101   # what torch says for a spec's examples
+    python tools/probe_patterns.py --write-evidence     # refill rules/*.toml `evidence` from a run
 
 How a pattern is measured (``probe``):
 
@@ -706,8 +709,7 @@ def other_effects(r: Result) -> str:
     if r.compile_error:
         parts.append("compiled call raised " + r.compile_error)
     if r.writes:
-        lines = sorted({str(ln) for ln, _ in r.writes})
-        ops = sorted({op.split(".")[0] + "." + op.split(".")[1] if op.count(".") >= 1 else op for _, op in r.writes})
+        ops = sorted({".".join(op.split(".")[:2]) for _, op in r.writes})
         parts.append("writes input (" + ", ".join(ops) + ")")
     limit = [m for m in r.recompiles if "hit config.recompile_limit" in m]
     recompiles = [m for m in r.recompiles if m not in limit]
