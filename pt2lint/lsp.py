@@ -326,6 +326,7 @@ def create_server(debounce: float = DEFAULT_DEBOUNCE_S):
         server.window_show_message(types.ShowMessageParams(type=types.MessageType.Error, message=f"pt2lint: {message}"))
 
     async def lint_now(uri: str) -> List[Dict[str, Any]]:
+        """Lint the document's current text off the event loop; publish unless the text changed meanwhile."""
         doc = server.workspace.get_text_document(uri)
         source, version = doc.source, doc.version
         path = uri_to_path(uri)
@@ -357,6 +358,7 @@ def create_server(debounce: float = DEFAULT_DEBOUNCE_S):
         return payload
 
     def schedule(uri: str, delay: float) -> None:
+        """(Re)start the per-document timer: the lint runs ``delay`` seconds after the last call."""
         state = docs.setdefault(uri, _DocState())
         if state.handle is not None:
             state.handle.cancel()
@@ -376,6 +378,7 @@ def create_server(debounce: float = DEFAULT_DEBOUNCE_S):
 
     @server.feature(types.INITIALIZED)
     async def initialized(ls, params: types.InitializedParams) -> None:
+        """Ask the client to watch config files, when it can register watchers dynamically."""
         caps = server.client_capabilities
         watch = getattr(getattr(caps, "workspace", None), "did_change_watched_files", None)
         if watch is None or not getattr(watch, "dynamic_registration", False):
@@ -425,6 +428,7 @@ def create_server(debounce: float = DEFAULT_DEBOUNCE_S):
         types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix, FIX_ALL_KIND], resolve_provider=False),
     )
     async def code_action(ls, params: types.CodeActionParams) -> List[types.CodeAction]:
+        """Quick fixes from ``Diagnostic.data``, suppressions, and ``source.fixAll.pt2lint``."""
         uri = params.text_document.uri
         only = [str(getattr(k, "value", k)) for k in (params.context.only or [])]
 
@@ -494,6 +498,7 @@ def create_server(debounce: float = DEFAULT_DEBOUNCE_S):
 
     @server.feature(types.TEXT_DOCUMENT_HOVER)
     def hover(ls, params: types.HoverParams) -> Optional[types.Hover]:
+        """The rule summary for a code under the cursor inside a suppression comment."""
         from pt2lint.reporters.lsp import lsp_position_to_char_column
 
         doc = server.workspace.get_text_document(params.text_document.uri)
