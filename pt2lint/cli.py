@@ -252,7 +252,7 @@ def check(paths: Tuple[str, ...], **options: Any) -> int:
             for message in errors:
                 echo_error(message)
             return EXIT_ERROR if errors else EXIT_CLEAN
-        if not found.files and not found.errors and not quiet:
+        if not found.files and not found.errors and not quiet and not options["hook"]:
             click.echo("warning: no Python files found under the given paths", err=True)
         cache_dir = None
         if not options.get("no_cache"):
