@@ -641,7 +641,7 @@ class Interpreter:
         elif isinstance(target, cst.Subscript):
             base = self.eval(target.value)
             self._eval_slices(target)
-            if base.kind is Kind.TENSOR or (base.alias_of and base.kind is Kind.UNKNOWN):
+            if base.kind is Kind.TENSOR and not base.weak:
                 self.emit("on_write", WriteEvent(node, base, f"`[...] {op}` (in-place {op} into a slice)"))
             elif base.kind is Kind.CONTAINER and self._is_self_attr(target.value):
                 self.emit("on_state_write", StateWriteEvent(node, self._self_attr_name(target.value), base, "container", f"[...] {op}"))
@@ -664,7 +664,9 @@ class Interpreter:
         elif isinstance(target, cst.Subscript):
             base = self.eval(target.value)
             self._eval_slices(target)
-            if base.kind is Kind.TENSOR:
+            # A guessed tensor (``cache=None`` parameter) is as likely a list or dict:
+            # item assignment into those writes no tensor.
+            if base.kind is Kind.TENSOR and not base.weak:
                 self.emit("on_write", WriteEvent(target, base, "`[...] =` (index assignment writes in place)"))
             elif base.kind is Kind.CONTAINER and self._is_self_attr(target.value):
                 self.emit("on_state_write", StateWriteEvent(stmt, self._self_attr_name(target.value), base, "container", "[...] ="))
