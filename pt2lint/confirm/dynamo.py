@@ -24,6 +24,7 @@ Where each fact comes from (measured on torch 2.13):
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import functools
 import inspect
 import json
@@ -755,12 +756,14 @@ class Recompile:
             ``___check_tensors``): the expected one-off recompile after an input
             changes shape (dynamic shapes) or a frame is entered with a different
             kind of tensor, not a hazard that repeats with every new value.
+        call: 0-based index of the call that recompiled (:func:`compile_and_call`), or None.
     """
 
     reason: str
     filename: str | None = None
     lineno: int | None = None
     tensor_only: bool = False
+    call: int | None = None
 
 
 @dataclass
@@ -866,6 +869,7 @@ def compile_and_call(
 
     _reset_dynamo()
     per_call: list[list[GraphBreak]] = []
+    recompiled: list[Recompile] = []
     outputs: list[Any] = []
     error: BaseException | None = None
     failed: int | None = None
@@ -886,6 +890,11 @@ def compile_and_call(
                     error, failed = exc, index
                 found: list[GraphBreak] = []
                 for msg, exc in recorder.records[start:]:
+                    if msg.lstrip().startswith("Recompiling"):
+                        rec = _parse_recompile(msg)
+                        if rec is not None:
+                            recompiled.append(dataclasses.replace(rec, call=index))
+                        continue
                     gb = _parse_graph_break(msg, exc)
                     if gb is None:
                         continue
@@ -899,10 +908,5 @@ def compile_and_call(
     finally:
         limit_logger.removeHandler(watcher)
         _reset_dynamo()
-    recompiled = [
-        r
-        for r in (_parse_recompile(msg) for msg, _ in recorder.records if msg.lstrip().startswith("Recompiling"))
-        if r is not None
-    ]
     limit_hit = watcher.hit or type(error).__name__ in ("FailOnRecompileLimitHit", "RecompileLimitExceeded")
     return CompiledCalls(per_call, recompiled, limit_hit, outputs, error, failed)
