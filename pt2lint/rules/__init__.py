@@ -63,7 +63,7 @@ RULES: Dict[str, Type[Rule]] = {
 }
 
 # Codes produced by the engine itself rather than by a rule class.
-ENGINE_CODES = frozenset({"PTC001", "PTC002", "PTC003"})
+ENGINE_CODES = frozenset({"PTC001", "PTC002", "PTC003", "PTC090", "PTC091"})  # PTC09x: confirm mode only
 
 
 def build_dispatch(enabled: FrozenSet[str], settings) -> Dispatch:
