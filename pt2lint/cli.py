@@ -264,6 +264,13 @@ def check(paths: Tuple[str, ...], **options: Any) -> int:
 
     errors.extend(r.error for r in results if r.error is not None)
     diagnostics: List[Diagnostic] = sorted((d for r in results for d in r.diagnostics), key=Diagnostic.sort_key)
+    confirm_summary = None
+    if options.get("confirm"):  # added by pt2lint.commands.confirm
+        from pt2lint.commands.confirm import run_confirm
+
+        if use_stdin:
+            raise CliError("--confirm needs files: code read from stdin cannot be imported")
+        diagnostics, confirm_summary = run_confirm(diagnostics, found.files, project, options, quiet=quiet)
     context = ReportContext(
         sources={r.filename: r.source for r in results if r.source is not None},
         files=[r.filename for r in results if r.error is None],
@@ -291,6 +298,8 @@ def check(paths: Tuple[str, ...], **options: Any) -> int:
             seconds=time.perf_counter() - started,
             bytes_checked=bytes_checked,
         )
+        if confirm_summary:
+            click.echo(confirm_summary, err=True)
         click.echo(summary_line(stats), err=True)
     if errors:
         return EXIT_ERROR
@@ -497,3 +506,6 @@ __all__ = [
     "rule",
     "selection_options",
 ]
+
+# Confirm mode lives in its own module; importing it adds `pt2lint confirm` and check's --confirm options.
+from pt2lint.commands import confirm as _confirm_command  # noqa: E402,F401

@@ -1,0 +1,219 @@
+"""``pt2lint confirm`` and ``pt2lint check --confirm``: lint, then compile the modules for real.
+
+Importing this module (``pt2lint.cli`` does, at its end) adds the confirm
+options to ``check`` and registers ``confirm``, which is ``check`` with
+``--confirm`` always on. The work happens in :func:`run_confirm`, which
+``check`` calls after linting: plan one job per module
+(:mod:`pt2lint.confirm.plan`), run each in a child process
+(:mod:`pt2lint.confirm.runner`), and join what Dynamo did with the findings
+(:mod:`pt2lint.confirm.join`).
+
+Only the child processes import torch and the user's code; without
+``--confirm``, ``check`` does neither.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import sys
+import time
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+import click
+
+from pt2lint.diagnostics import Diagnostic
+
+CONFIRM_HELP = (
+    "Confirm PATHS: lint them, then import each module in a child process, compile it with "
+    "torch.compile on the target device, and mark every finding confirmed, not-reproduced or "
+    "not-executed; breaks the static pass missed are reported as PTC090, modules that could not "
+    "be measured as PTC091."
+)
+
+
+def confirm_params(with_flag: bool) -> List[click.Parameter]:
+    """The confirm options as click parameters (``--confirm`` itself only for ``check``).
+
+    Every option defaults to None so that ``[tool.pt2lint.confirm]`` fills what is not given.
+    """
+    params: List[click.Parameter] = []
+    if with_flag:
+        params.append(
+            click.Option(["--confirm"], is_flag=True, default=False,
+                         help="After linting, compile the modules for real and mark each finding confirmed / not-reproduced / not-executed (needs torch).")
+        )
+    params += [
+        click.Option(["--device"], default=None, metavar="DEVICE",
+                     help="[confirm] cpu, cuda, cuda:N or mps (default: cuda if available, else cpu)."),
+        click.Option(["--backend"], type=click.Choice(["eager", "aot_eager", "inductor"]), default=None,
+                     help="[confirm] torch.compile backend (default: eager, which shows every graph break and is fast; inductor is the real compile)."),
+        click.Option(["--timeout"], type=click.FloatRange(min=0, min_open=True), default=None, metavar="SECONDS",
+                     help="[confirm] time limit per module (default: 300)."),
+        click.Option(["--factory"], default=None, metavar="NAME",
+                     help="[confirm] module-level function in each file that returns the nn.Module."),
+        click.Option(["--inputs"], default=None, metavar="NAME",
+                     help="[confirm] module-level function in each file that returns the forward arguments."),
+        click.Option(["--check-accuracy/--no-check-accuracy"], default=None,
+                     help="[confirm] compare compiled outputs with eager ones."),
+        click.Option(["--memory-limit"], type=click.IntRange(min=1), default=None, metavar="MIB",
+                     help="[confirm] address space a module may allocate on top of torch, in MiB (Linux, cpu)."),
+    ]
+    return params
+
+
+class Progress:
+    """A one-line progress bar on stderr (only drawn when stderr is a terminal)."""
+
+    def __init__(self, total: int, enabled: bool) -> None:
+        self.total = total
+        self.done = 0
+        self.enabled = enabled and total > 0
+        self.started = time.perf_counter()
+
+    def update(self, label: str) -> None:
+        """Count one finished module and redraw."""
+        self.done += 1
+        if not self.enabled:
+            return
+        width = 24
+        filled = int(width * self.done / max(1, self.total))
+        bar = "#" * filled + "-" * (width - filled)
+        shown = label if len(label) <= 50 else "..." + label[-47:]
+        line = f"\rconfirm [{bar}] {self.done}/{self.total} {time.perf_counter() - self.started:5.1f}s {shown}"
+        click.echo(line.ljust(110)[:130], err=True, nl=False)
+
+    def close(self) -> None:
+        """Erase the bar."""
+        if self.enabled:
+            click.echo("\r" + " " * 130 + "\r", err=True, nl=False)
+
+
+def _settings(project: Any, options: Dict[str, Any]):
+    from pt2lint.confirm.settings import build_settings
+
+    jobs = options.get("jobs") or None
+    return build_settings(
+        project.config.confirm or {},
+        config_path=project.config.path,
+        root=project.root,
+        target=project.settings.target,
+        factory=options.get("factory"),
+        inputs=options.get("inputs"),
+        device=options.get("device"),
+        backend=options.get("backend"),
+        timeout=options.get("timeout"),
+        jobs=jobs,
+        check_accuracy=options.get("check_accuracy"),
+        memory_limit_mb=options.get("memory_limit"),
+    )
+
+
+def summary_text(join_result: Any, settings: Any, seconds: float) -> str:
+    """The confirm summary printed on stderr after the findings: modules, failures with next steps, statuses."""
+    from pt2lint.confirm import outcome as oc
+
+    mods = join_result.modules
+    failed = [m for m in mods if m.failure not in (None, oc.GRAPH_BREAK, oc.EXPORT_FAILURE)]
+    broke = [m for m in mods if m.failure == oc.GRAPH_BREAK]
+    device = settings.device or next((m.result.get("device") for m in mods if m.result and m.result.get("device")), "auto")
+    lines = [
+        f"Confirm: {len(mods)} module{'s' if len(mods) != 1 else ''} on {device} (backend {settings.backend}, target "
+        f"{settings.target}) in {seconds:.1f}s: {len(mods) - len(failed) - len(broke)} in one graph, "
+        f"{len(broke)} with graph breaks, {len(failed)} failed."
+    ]
+    for m in failed:
+        lines.append(f"  {m.label}: {oc.FAILURE_TITLES.get(m.failure or '', m.failure)}: {m.detail}")
+        if m.next_step:
+            lines.append(f"      next: {m.next_step}")
+    counts = join_result.counts
+    order = ("confirmed", "not-reproduced", "not-executed", "not-confirmed", "dynamic-only", "failed")
+    parts = [f"{counts.get(s, 0)} {s}" for s in order]
+    lines.append("Findings: " + ", ".join(parts) + ".")
+    return "\n".join(lines)
+
+
+def run_confirm(
+    diagnostics: Sequence[Diagnostic],
+    files: Sequence[Any],
+    project: Any,
+    options: Dict[str, Any],
+    *,
+    quiet: bool = False,
+) -> Tuple[List[Diagnostic], str]:
+    """Confirm the linted files and join the results with their findings.
+
+    Args:
+        diagnostics: the static findings of ``files``.
+        files: the discovered :class:`~pt2lint.discovery.SourceFile` objects.
+        project: the loaded :class:`~pt2lint.config.Project`.
+        options: the command's options (``device``, ``backend``, ``timeout``,
+            ``factory``, ``inputs``, ``check_accuracy``, ``memory_limit``, ``jobs``).
+        quiet: no progress bar.
+
+    Returns:
+        ``(diagnostics, summary)``: the findings with their confirmation plus the
+        PTC090/PTC091 findings, and the summary text for stderr.
+
+    Raises:
+        pt2lint.cli.CliError: torch is not installed.
+        pt2lint.config.ConfigError: invalid ``[tool.pt2lint.confirm]`` or option value.
+    """
+    from pt2lint.cli import CliError
+    from pt2lint.confirm.join import join
+    from pt2lint.confirm.plan import plan_jobs
+    from pt2lint.confirm.runner import run_jobs
+    from pt2lint.discovery import project_relpath
+    from pt2lint.specs import load_specs
+
+    started = time.perf_counter()
+    settings = _settings(project, options)
+    if importlib.util.find_spec("torch") is None:
+        raise CliError("confirm mode needs torch, which is not installed: pip install 'pt2lint[confirm]'")
+    triples = [(f.path, f.path, f.relpath) for f in files]
+    jobs, _skipped = plan_jobs(triples, settings, project.settings)
+    progress = Progress(len(jobs), enabled=not quiet and sys.stderr.isatty())
+    try:
+        outcomes = run_jobs(jobs, parallel=settings.jobs, on_done=lambda o: progress.update(o.job.label))
+    finally:
+        progress.close()
+    displays = {os.path.normcase(os.path.realpath(f.path)): f.path for f in files}
+    specs = load_specs()
+    graph_break_codes = frozenset(c for c, s in specs.items() if s.is_graph_break)
+
+    def enabled_for(display: str):
+        return project.settings.enabled_for(project_relpath(display, project.root))
+
+    result = join(
+        diagnostics, outcomes, settings, displays=displays, enabled_for=enabled_for, graph_break_codes=graph_break_codes
+    )
+    return result.diagnostics, summary_text(result, settings, time.perf_counter() - started)
+
+
+def _install() -> None:
+    """Add the confirm options to ``check`` and register ``confirm``."""
+    from pt2lint import cli as cli_module
+
+    check = cli_module.check
+    if any(p.name == "confirm" for p in check.params):
+        return
+    check.params.extend(confirm_params(with_flag=True))
+    params = [p for p in check.params if p.name != "confirm"]
+
+    def callback(**kwargs: Any) -> Any:
+        return check.callback(confirm=True, **kwargs)
+
+    command = click.Command(
+        "confirm",
+        params=params,
+        callback=callback,
+        help=CONFIRM_HELP,
+        short_help="Lint, then compile the modules for real and confirm each finding (needs torch).",
+        context_settings=check.context_settings,
+    )
+    cli_module.cli.add_command(command)
+
+
+_install()
+
+__all__ = ["CONFIRM_HELP", "Progress", "confirm_params", "run_confirm", "summary_text"]
