@@ -99,8 +99,20 @@ def fix_marker(diagnostic: Diagnostic) -> Optional[str]:
     return {"unsafe": "[unsafe fix available]", "display-only": "[suggested fix]"}.get(applicability, "[fix available]")
 
 
+def confirm_marker(diagnostic: Diagnostic) -> Optional[str]:
+    """The text-format tag for a confirm-mode status: ``[confirmed]``, ``[not-reproduced]``,
+    ``[not-executed]``, ``[not-confirmed]``, ``[dynamic-only]``, ``[failed: runtime-crash]``;
+    ``None`` outside confirm mode."""
+    conf = getattr(diagnostic, "confirm", None)
+    if conf is None:
+        return None
+    if conf.status == "failed" and conf.failure:
+        return f"[failed: {conf.failure}]"
+    return f"[{conf.status}]"
+
+
 # Built-in formats register themselves on import.
 from pt2lint.reporters import full, json, text  # noqa: E402,F401  (import order is the registry order)
 from pt2lint.reporters import github, html, jsonlines, junit, lsp, sarif  # noqa: E402,F401
 
-__all__ = ["REPORTERS", "ReportContext", "Reporter", "fix_marker", "get_reporter", "register"]
+__all__ = ["REPORTERS", "ReportContext", "Reporter", "confirm_marker", "fix_marker", "get_reporter", "register"]

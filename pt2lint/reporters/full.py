@@ -65,6 +65,13 @@ def render_one(d: Diagnostic, source: str) -> str:
         out.append(f"{note_prefix}graph-break types: {', '.join(d.gb_types)}")
     if d.fix is not None and d.fix.message:
         out.append(f"{note_prefix}help: {d.fix.message}")
+    if d.confirm is not None:
+        detail = f": {d.confirm.detail}" if d.confirm.detail else ""
+        out.append(f"{note_prefix}confirm: {d.confirm.status}{detail}")
+        if d.confirm.module:
+            out.append(f"{note_prefix}module: {d.confirm.module}")
+        if d.confirm.next_step:
+            out.append(f"{note_prefix}next: {d.confirm.next_step}")
     return "\n".join(out) + "\n"
 
 

@@ -33,9 +33,11 @@ def diagnostic_to_dict(d: Diagnostic, context: ReportContext) -> Dict[str, Any]:
     for unnamed stdin), ``location`` / ``end_location`` (``{row, column}``,
     1-based, end exclusive), ``fix``, ``url``, ``noqa_row`` (the line a
     suppression comment goes on), ``category``, ``severity``, ``gb_types``,
-    ``symbol`` and ``call_chain``.
+    ``symbol`` and ``call_chain``; in confirm mode also ``confirm`` (``{status,
+    detail, module, failure, next_step, evidence}``, see
+    :class:`~pt2lint.diagnostics.Confirmation`).
     """
-    return {
+    out = {
         "code": d.code,
         "name": d.name,
         "message": d.message,
@@ -51,6 +53,9 @@ def diagnostic_to_dict(d: Diagnostic, context: ReportContext) -> Dict[str, Any]:
         "symbol": d.symbol,
         "call_chain": list(d.call_chain),
     }
+    if getattr(d, "confirm", None) is not None:
+        out["confirm"] = d.confirm.to_dict()
+    return out
 
 
 @register("json", human=False, description="a JSON array of findings (ruff's fields plus category, gb_types, call_chain)")

@@ -171,6 +171,9 @@ def build_sarif(diagnostics: Sequence[Diagnostic], context: ReportContext, root:
             props["dynamoGraphBreakTypes"] = list(d.gb_types)
         if d.call_chain:
             props["callChain"] = list(d.call_chain)
+        if getattr(d, "confirm", None) is not None:
+            props["confirmStatus"] = d.confirm.status
+            props["confirm"] = d.confirm.to_dict()
         result["properties"] = props
         results.append(result)
     return {

@@ -6,14 +6,17 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from pt2lint.diagnostics import Diagnostic
-from pt2lint.reporters import ReportContext, fix_marker, register
+from pt2lint.reporters import ReportContext, confirm_marker, fix_marker, register
 
 
 def format_line(d: Diagnostic) -> str:
-    """One finding as ``path:line:col: CODE message`` plus its fix tag (see :func:`fix_marker`)."""
+    """One finding as ``path:line:col: CODE message`` plus its fix tag (see :func:`fix_marker`)
+    and, in confirm mode, its status tag (see :func:`confirm_marker`)."""
     line = f"{d.filename}:{d.start.line}:{d.start.column}: {d.code} {d.message}"
-    marker = fix_marker(d)
-    return f"{line} {marker}" if marker else line
+    for marker in (fix_marker(d), confirm_marker(d)):
+        if marker:
+            line = f"{line} {marker}"
+    return line
 
 
 @register("text", description="one line per finding: path:line:col: CODE message (default)")
