@@ -210,7 +210,12 @@ class Interpreter:
                 )
                 return Value(Kind.TENSOR, maybe_none=optional, alias_of=name, bool_tensor=is_mask)
             if kind is Kind.CONTAINER:
-                return Value(Kind.CONTAINER, elt=Value(Kind.TENSOR, weak=True, alias_of=name), alias_of=name)
+                # ``List[Tensor]``/``Dict[str, Tensor]``: the elements are tensors for sure.
+                sure = any(
+                    isinstance(n, (cst.Name, cst.Attribute)) and (dotted_name(n) or "").endswith("Tensor")
+                    for n in walk(p.annotation.annotation)
+                )
+                return Value(Kind.CONTAINER, elt=Value(Kind.TENSOR, weak=not sure, alias_of=name), alias_of=name)
             return Value(kind, maybe_none=optional)
         if default is not None:
             if isinstance(default, cst.Name) and default.value == "None":
