@@ -31,8 +31,8 @@ BAD = textwrap.dedent(
     """
 )
 
-# A server whose findings carry fixes, for code actions, whatever fixes the rules
-# have today: PTC101 gets a safe fix (drop `.item()`), PTC401 an unsafe one.
+# A server whose findings carry known fixes, whatever fixes the rules have today:
+# PTC101 gets a safe fix (drop `.item()`), PTC401 an unsafe one, the others none.
 PATCHED_SERVER = textwrap.dedent(
     """\
     import dataclasses
@@ -44,13 +44,15 @@ PATCHED_SERVER = textwrap.dedent(
     def lint_document(source, path, uri, project):
         out = []
         for d in _real(source, path, uri, project):
-            if d.code == "PTC101" and d.fix is None:
+            if d.code == "PTC101":
                 fix = Fix("keep the value a 0-d tensor", Applicability.SAFE, (Edit(Position(d.end.line, d.end.column - 7), d.end, ""),), "scalar-tensor")
                 d = dataclasses.replace(d, fix=fix)
-            elif d.code == "PTC401" and d.fix is None:
+            elif d.code == "PTC401":
                 line = d.start.line
                 fix = Fix("write out of place", Applicability.UNSAFE, (Edit(Position(line, 9), Position(line, 18), "x = x.add(1)"),), "out-of-place")
                 d = dataclasses.replace(d, fix=fix)
+            else:
+                d = dataclasses.replace(d, fix=None)
             out.append(d)
         return out
 
@@ -278,3 +280,30 @@ async def test_quick_fixes_from_diagnostic_data_and_fix_all(fix_client: Language
         )
     )
     assert not stale
+
+
+@pytest.mark.asyncio
+async def test_real_fixes_become_code_actions(client: LanguageClient):
+    path = client.root / "r.py"  # type: ignore[attr-defined]
+    diags = await _open(client, path, BAD.replace("  # noqa: PTC301", ""))
+    fixable = [d for d in diags if d.data.get("fix")]
+    if not fixable:
+        pytest.skip("no rule produces a fix for this model yet")
+    uri = path.as_uri()
+    actions = await client.text_document_code_action_async(
+        types.CodeActionParams(
+            text_document=types.TextDocumentIdentifier(uri=uri),
+            range=fixable[0].range,
+            context=types.CodeActionContext(diagnostics=fixable),
+        )
+    )
+    titles = {a.title: a for a in actions}
+    for d in fixable:
+        fix = d.data["fix"]
+        if fix["applicability"] == "display-only":
+            continue
+        title = f"Fix {d.code}: {fix['message']}" + (" (unsafe fix)" if fix["applicability"] == "unsafe" else "")
+        assert title in titles, list(titles)
+        action = titles[title]
+        assert action.is_preferred == (fix["applicability"] == "safe")
+        assert [e.new_text for e in action.edit.changes[uri]] == [e["newText"] for e in fix["edits"]]
