@@ -1,0 +1,677 @@
+#!/usr/bin/env python
+"""Collect ground truth: where does Dynamo really graph-break in library models?
+
+For every model in models.MODELS, in its own subprocess (with a timeout):
+
+1. run one eager forward in eval mode (under torch.no_grad) and one in train
+   mode, recording with sys.settrace every line executed in files of the
+   transformers / timm / diffusers packages;
+2. torch._dynamo.reset(), torch.compile(model, backend="eager"), run the same
+   forward in eval mode (no_grad) and, after another reset, in train mode,
+   capturing every graph break reported on the ``graph_breaks`` logging
+   artifact.  Each break is attributed to the innermost frame of its user
+   stack that lies inside one of the libraries.
+
+Results are merged into truth.json (see README.md for the schema).
+
+Usage:
+    python bench/realmodels/collect.py                 # all models, 2 jobs
+    python bench/realmodels/collect.py --only llama,gpt2 --out /tmp/t.json
+    python bench/realmodels/collect.py --list
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import logging
+import os
+import platform
+import re
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+STUBS = HERE / "_stubs"
+LIBS = ("transformers", "timm", "diffusers")
+DEFAULT_OUT = HERE / "truth.json"
+
+OFFLINE_ENV = {
+    "HF_HUB_OFFLINE": "1",
+    "TRANSFORMERS_OFFLINE": "1",
+    "HF_DATASETS_OFFLINE": "1",
+    "DIFFUSERS_OFFLINE": "1",
+    "TOKENIZERS_PARALLELISM": "false",
+    "OMP_NUM_THREADS": "1",
+    "MKL_NUM_THREADS": "1",
+    "PYTHONWARNINGS": "ignore",
+}
+
+
+# --------------------------------------------------------------------------
+# paths
+# --------------------------------------------------------------------------
+
+
+def lib_dirs() -> dict[str, str]:
+    """Package directory of each library, found without importing it."""
+    out = {}
+    for lib in LIBS:
+        spec = importlib.util.find_spec(lib)
+        if spec is None or not spec.submodule_search_locations:
+            continue
+        out[lib] = os.path.realpath(list(spec.submodule_search_locations)[0])
+    return out
+
+
+def site_root_of(path: str) -> str:
+    return os.path.dirname(path)
+
+
+class PathMapper:
+    """Maps absolute file names to paths relative to site-packages."""
+
+    def __init__(self) -> None:
+        self.dirs = lib_dirs()
+        self.prefixes = [(d + os.sep, site_root_of(d)) for d in self.dirs.values()]
+        import torch
+
+        self.torch_root = os.path.dirname(os.path.dirname(os.path.realpath(torch.__file__)))
+        self._cache: dict[str, str | None] = {}
+
+    def lib_rel(self, filename: str) -> str | None:
+        """Relative path if ``filename`` is inside one of LIBS, else None."""
+        try:
+            return self._cache[filename]
+        except KeyError:
+            pass
+        real = os.path.realpath(filename) if os.path.isabs(filename) else filename
+        rel = None
+        for prefix, root in self.prefixes:
+            if real.startswith(prefix):
+                rel = os.path.relpath(real, root).replace(os.sep, "/")
+                break
+        self._cache[filename] = rel
+        return rel
+
+    def any_rel(self, filename: str) -> str:
+        """Relative to site-packages when possible, else the name as given."""
+        rel = self.lib_rel(filename)
+        if rel is not None:
+            return rel
+        real = os.path.realpath(filename) if os.path.isabs(filename) else filename
+        if real.startswith(self.torch_root + os.sep):
+            return os.path.relpath(real, self.torch_root).replace(os.sep, "/")
+        return filename
+
+
+# --------------------------------------------------------------------------
+# executed lines (eager)
+# --------------------------------------------------------------------------
+
+
+class LineRecorder:
+    def __init__(self, mapper: PathMapper) -> None:
+        self.mapper = mapper
+        self.lines: dict[str, set[int]] = {}
+
+    def _global(self, frame, event, arg):
+        if event != "call":
+            return None
+        rel = self.mapper.lib_rel(frame.f_code.co_filename)
+        if rel is None:
+            return None
+        lines = self.lines.setdefault(rel, set())
+
+        def local(frame, event, arg):
+            if event == "line":
+                lines.add(frame.f_lineno)
+            return local
+
+        return local
+
+    def __enter__(self):
+        sys.settrace(self._global)
+        return self
+
+    def __exit__(self, *exc):
+        sys.settrace(None)
+        return False
+
+
+def compress(lines) -> list:
+    """Sorted lines as a compact list: ints and [start, end] inclusive ranges."""
+    out: list = []
+    for n in sorted(set(lines)):
+        if out:
+            last = out[-1]
+            end = last[1] if isinstance(last, list) else last
+            if n == end + 1:
+                start = last[0] if isinstance(last, list) else last
+                out[-1] = [start, n]
+                continue
+        out.append(n)
+    return out
+
+
+def expand(items) -> set[int]:
+    out: set[int] = set()
+    for it in items:
+        if isinstance(it, list):
+            out.update(range(it[0], it[1] + 1))
+        else:
+            out.add(int(it))
+    return out
+
+
+# --------------------------------------------------------------------------
+# graph-break capture
+# --------------------------------------------------------------------------
+
+_GB_LINK = re.compile(r"/gb/gb(\d+)\.html")
+_FRAME = re.compile(r'^\s*File "(?P<file>[^"]+)", line (?P<line>\d+), in (?P<func>.+?)\s*$')
+_AT = re.compile(r"in user code at (?P<file>.+):(?P<line>\d+)\s*$")
+_STACK_MARKERS = (
+    "User code traceback:",
+    "The graph break occurred in the following user code:",
+)
+
+
+def load_registry() -> dict[str, str]:
+    """GB id -> Gb_type, from torch/_dynamo/graph_break_registry.json."""
+    import torch._dynamo
+
+    path = Path(torch._dynamo.__file__).with_name("graph_break_registry.json")
+    try:
+        data = json.loads(path.read_text())
+    except OSError:
+        return {}
+    out = {}
+    for gid, entries in data.items():
+        if entries:
+            out[gid] = entries[0].get("Gb_type", "")
+    return out
+
+
+class BreakCapture(logging.Handler):
+    """Logging handler on the graph_breaks artifact loggers."""
+
+    LOGGERS = (
+        "torch._dynamo.symbolic_convert.__graph_breaks",
+        "torch._dynamo.convert_frame.__graph_breaks",
+        "torch._dynamo.exc.__graph_breaks",
+    )
+
+    def __init__(self, mapper: PathMapper, registry: dict[str, str]) -> None:
+        super().__init__(logging.DEBUG)
+        self.mapper = mapper
+        self.registry = registry
+        self.by_title = {v: k for k, v in registry.items()}
+        self.reset()
+
+    def reset(self) -> None:
+        self.mode = "eval"
+        self.sites: dict[tuple, dict] = {}
+        self.unparsed: list[str] = []
+
+    def install(self) -> None:
+        import torch
+
+        torch._logging.set_logs(graph_breaks=True)
+        for name in self.LOGGERS:
+            lg = logging.getLogger(name)
+            lg.addHandler(self)
+            lg.setLevel(logging.DEBUG)
+            lg.propagate = False  # keep stderr quiet
+        # Without this, a repeated break (same type, same frame chain) is
+        # logged without its user stack; we want the stack every time.
+        try:
+            from torch._dynamo import utils as dutils
+
+            dutils.graph_break_dup_warning_checker.add = lambda key: True  # type: ignore[method-assign]
+        except Exception:  # pragma: no cover - torch internals moved
+            pass
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            self._handle(record.getMessage())
+        except Exception as e:  # never let capture break the run
+            self.unparsed.append(f"{type(e).__name__}: {e}")
+
+    # -- parsing ------------------------------------------------------------
+
+    def _gb(self, text: str) -> tuple[str, list[str]]:
+        ids = ["GB%04d" % int(m) for m in _GB_LINK.findall(text)]
+        if not ids:
+            for line in text.splitlines():
+                gid = self.by_title.get(line.strip())
+                if gid:
+                    ids.append(gid)
+        seen: list[str] = []
+        for g in ids:
+            if g not in seen:
+                seen.append(g)
+        return (seen[0] if seen else ""), seen
+
+    def _reason(self, text: str, gb_type: str) -> str:
+        title = self.registry.get(gb_type, "")
+        expl = ""
+        for line in text.splitlines():
+            s = line.strip()
+            if s.startswith("Explanation:"):
+                expl = s[len("Explanation:"):].strip()
+                break
+        if not title:
+            m = re.search(r"Graph Break Reason: (.*)", text)
+            title = m.group(1).strip() if m else text.splitlines()[0]
+        reason = f"{title}: {expl}" if expl else title
+        return reason[:400]
+
+    def _stack(self, text: str) -> list[tuple[str, int, str]]:
+        start = -1
+        for marker in _STACK_MARKERS:
+            i = text.find(marker)
+            if i >= 0:
+                start = i + len(marker)
+                break
+        if start < 0:
+            return []
+        frames = []
+        for line in text[start:].splitlines():
+            m = _FRAME.match(line)
+            if m:
+                frames.append((m["file"], int(m["line"]), m["func"]))
+        return frames
+
+    def _handle(self, text: str) -> None:
+        gb_type, all_gb = self._gb(text)
+        frames = self._stack(text)
+        if not frames:
+            first = text.splitlines()[0] if text else ""
+            m = _AT.search(first)
+            if m:
+                frames = [(m["file"], int(m["line"]), "?")]
+        if not frames:
+            self.unparsed.append(text[:300])
+            return
+        lib_frames = [
+            (self.mapper.lib_rel(f), ln, fn)
+            for f, ln, fn in frames
+            if self.mapper.lib_rel(f) is not None
+        ]
+        inner_file, inner_line, _ = frames[-1]
+        if lib_frames:
+            rel, line, func = lib_frames[-1]
+            in_library = True
+        else:
+            rel, line, func = self.mapper.any_rel(inner_file), inner_line, frames[-1][2]
+            in_library = False
+        key = (rel, line, gb_type)
+        site = self.sites.get(key)
+        if site is None:
+            site = {
+                "file": rel,
+                "line": line,
+                "reason": self._reason(text, gb_type),
+                "gb_type": gb_type,
+                "gb_name": self.registry.get(gb_type, ""),
+                "function": func,
+                "modes": [],
+                "count": 0,
+            }
+            if len(all_gb) > 1:
+                site["also_gb"] = all_gb[1:]
+            if not in_library:
+                site["outside_library"] = True
+            inner_rel = self.mapper.any_rel(inner_file)
+            if (inner_rel, inner_line) != (rel, line):
+                site["inner"] = f"{inner_rel}:{inner_line}"
+            # Library frames leading to the break, outermost first (last 6).
+            site["stack"] = [f"{f}:{n}" for f, n, _ in lib_frames[-6:]]
+            self.sites[key] = site
+        if self.mode not in site["modes"]:
+            site["modes"].append(self.mode)
+        site["count"] += 1
+
+
+# --------------------------------------------------------------------------
+# worker: one model
+# --------------------------------------------------------------------------
+
+
+def _short_exc(e: BaseException) -> str:
+    msg = str(e).strip().splitlines()
+    first = msg[0] if msg else ""
+    return f"{type(e).__name__}: {first}"[:300]
+
+
+def run_worker(names: list[str], result_dir: str, train: bool = True, compile_: bool = True) -> int:
+    """Run several models (all of one library) in this process, one by one.
+
+    Each model's result goes to ``<result_dir>/<name>.json`` as soon as it is
+    done; the driver uses those files to see progress and to restart the rest
+    of the batch in a fresh process if this one crashes or hangs.
+    """
+    os.environ.update(OFFLINE_ENV)
+    sys.path.insert(0, str(HERE))
+    import models as model_zoo
+
+    if any(model_zoo.MODELS[n][0] == "timm" for n in names):
+        # timm imports torchvision at import time; it is not installed here.
+        sys.path.insert(0, str(STUBS))
+
+    import warnings
+
+    warnings.filterwarnings("ignore")
+    import torch
+
+    torch.set_num_threads(1)
+    mapper = PathMapper()
+    capture = BreakCapture(mapper, load_registry()) if compile_ else None
+    if capture is not None:
+        capture.install()
+    for name in names:
+        path = os.path.join(result_dir, f"{name}.json")
+        run_one(name, path, model_zoo, mapper, capture, train=train, compile_=compile_)
+    return 0
+
+
+def run_one(name, result_path, model_zoo, mapper, capture, *, train=True, compile_=True) -> None:
+    import torch
+
+    lib, builder = model_zoo.MODELS[name]
+    result: dict = {"library": lib, "status": "ok", "calls": [], "breaks": [], "executed": {}, "notes": []}
+    timings: dict[str, float] = {}
+
+    def save() -> None:
+        result["timings"] = {k: round(v, 2) for k, v in timings.items()}
+        tmp = result_path + ".part"
+        Path(tmp).write_text(json.dumps(result))
+        os.replace(tmp, result_path)
+
+    t0 = time.time()
+    try:
+        torch.manual_seed(0)
+        spec = builder()
+        if isinstance(spec, tuple):
+            spec = model_zoo.Spec(*spec)
+        model = spec.model
+        calls = spec.calls(train=train)
+    except BaseException as e:  # noqa: BLE001
+        result["status"] = "error: build: " + _short_exc(e)
+        result["traceback"] = traceback.format_exc()[-3000:]
+        save()
+        return
+    timings["build"] = time.time() - t0
+
+    def run(m, label, mode, make):
+        """Prepare inputs (untraced, uncompiled) and return a thunk running m."""
+        model.eval()
+        torch.manual_seed(1)
+        with torch.no_grad():
+            args, kwargs = make(model)
+        if mode == "train":
+            model.train()
+
+        def go():
+            torch.manual_seed(0)
+            if mode == "eval":
+                with torch.no_grad():
+                    return m(*args, **kwargs)
+            return m(*args, **kwargs)
+
+        return go
+
+    # (a) eager runs with line tracing
+    recorder = LineRecorder(mapper)
+    eager_ok = []
+    alt_ok = False
+    for label, mode, make in calls:
+        t = time.time()
+        try:
+            go = run(model, label, mode, make)
+            with recorder:
+                go()
+            eager_ok.append((label, mode, make))
+        except BaseException as e:  # noqa: BLE001
+            sys.settrace(None)
+            result["notes"].append(f"eager {label} failed: " + _short_exc(e))
+            if label == "eval":
+                result["status"] = "error: eager: " + _short_exc(e)
+                result["traceback"] = traceback.format_exc()[-3000:]
+        timings[f"eager_{label}"] = time.time() - t
+        if label == "eval" and spec.alt is not None and eager_ok:
+            t = time.time()
+            try:
+                go = run(model, "eval_dyn", "eval", lambda m: spec.alt())
+                with recorder:
+                    go()
+                alt_ok = True
+            except BaseException as e:  # noqa: BLE001
+                sys.settrace(None)
+                result["notes"].append("eager eval_dyn failed: " + _short_exc(e))
+            timings["eager_eval_dyn"] = time.time() - t
+    result["executed"] = {k: compress(v) for k, v in sorted(recorder.lines.items())}
+    if capture is None or not any(lbl == "eval" for lbl, _, _ in eager_ok):
+        save()
+        return
+
+    # (b) compiled runs, capturing graph breaks
+    import torch._dynamo
+
+    capture.reset()
+    for label, mode, make in eager_ok:
+        t = time.time()
+        torch._dynamo.reset()
+        capture.mode = label
+        try:
+            compiled = torch.compile(model, backend="eager")
+            go = run(compiled, label, mode, make)
+            go()
+            result["calls"].append(label)
+        except BaseException as e:  # noqa: BLE001
+            result["notes"].append(f"compile {label} failed: " + _short_exc(e))
+            if label == "eval":
+                result["status"] = "error: compile: " + _short_exc(e)
+                result["traceback"] = traceback.format_exc()[-3000:]
+            continue
+        finally:
+            timings[f"compile_{label}"] = time.time() - t
+        if label == "eval" and alt_ok:
+            # Same compiled model, new sequence length: automatic dynamic shapes.
+            t = time.time()
+            capture.mode = "eval_dyn"
+            try:
+                run(compiled, "eval_dyn", "eval", lambda m: spec.alt())()
+                result["calls"].append("eval_dyn")
+            except BaseException as e:  # noqa: BLE001
+                result["notes"].append("compile eval_dyn failed: " + _short_exc(e))
+            timings["compile_eval_dyn"] = time.time() - t
+    result["breaks"] = sorted(
+        capture.sites.values(), key=lambda s: (s["file"], s["line"], s["gb_type"])
+    )
+    if capture.unparsed:
+        result["unparsed_logs"] = capture.unparsed[:20]
+    torch._dynamo.reset()
+    save()
+
+
+# --------------------------------------------------------------------------
+# driver
+# --------------------------------------------------------------------------
+
+
+def versions() -> dict:
+    from importlib import metadata
+
+    out = {"python": platform.python_version()}
+    for pkg in ("torch", *LIBS):
+        try:
+            out[pkg] = metadata.version(pkg)
+        except metadata.PackageNotFoundError:
+            out[pkg] = None
+    return out
+
+
+def make_batches(names: list[str], size: int) -> list[list[str]]:
+    """Group models by library (one library per process), ``size`` per batch."""
+    sys.path.insert(0, str(HERE))
+    import models as model_zoo
+
+    by_lib: dict[str, list[str]] = {}
+    for n in names:
+        by_lib.setdefault(model_zoo.MODELS[n][0], []).append(n)
+    batches = []
+    for group in by_lib.values():
+        for i in range(0, len(group), size):
+            batches.append(group[i : i + size])
+    return batches
+
+
+def run_all(
+    names: list[str],
+    jobs: int,
+    timeout: float,
+    train: bool,
+    compile_: bool = True,
+    batch: int = 6,
+) -> dict:
+    tmp = Path(tempfile.mkdtemp(prefix="realmodels-"))
+    queue = make_batches(names, batch)
+    running: dict[int, dict] = {}
+    results: dict[str, dict] = {}
+    env = dict(os.environ, **OFFLINE_ENV)
+    started = time.time()
+    wid = 0
+
+    def report(name: str, data: dict) -> None:
+        results[name] = data
+        print(
+            f"[{time.time() - started:6.1f}s] {name:28s} {data['status'][:60]:60s} "
+            f"breaks={len(data.get('breaks', [])):3d} ({data.get('seconds', 0):.0f}s)",
+            flush=True,
+        )
+
+    def harvest(w: dict) -> None:
+        """Pick up results written by worker ``w`` since the last look."""
+        for name in w["names"]:
+            if name in results:
+                continue
+            res = tmp / f"{name}.json"
+            if not res.exists():
+                break
+            data = json.loads(res.read_text())
+            now = time.time()
+            data["seconds"] = round(now - w["last"], 1)
+            w["last"] = now
+            report(name, data)
+
+    def fail_current(w: dict, status: str) -> None:
+        pending = [n for n in w["names"] if n not in results]
+        if not pending:
+            return
+        log = w["log"].read_text(errors="replace")[-2000:] if w["log"].exists() else ""
+        data = {"library": None, "status": status, "breaks": [], "executed": {}, "log_tail": log}
+        data["seconds"] = round(time.time() - w["last"], 1)
+        report(pending[0], data)
+        if pending[1:]:
+            queue.insert(0, pending[1:])
+
+    while queue or running:
+        while queue and len(running) < jobs:
+            names_ = queue.pop(0)
+            wid += 1
+            log = tmp / f"worker{wid}.log"
+            cmd = [
+                sys.executable,
+                str(Path(__file__).resolve()),
+                "--worker",
+                ",".join(names_),
+                "--result-dir",
+                str(tmp),
+            ]
+            if not train:
+                cmd.append("--no-train")
+            if not compile_:
+                cmd.append("--no-compile")
+            with open(log, "w") as fh:
+                proc = subprocess.Popen(
+                    cmd, stdout=fh, stderr=subprocess.STDOUT, env=env, start_new_session=True
+                )
+            running[wid] = {"proc": proc, "names": names_, "log": log, "last": time.time()}
+        time.sleep(0.25)
+        for k in list(running):
+            w = running[k]
+            harvest(w)
+            if w["proc"].poll() is not None:
+                harvest(w)
+                fail_current(w, f"error: worker died (exit code {w['proc'].returncode})")
+                del running[k]
+            elif time.time() - w["last"] > timeout:
+                try:
+                    os.killpg(w["proc"].pid, 9)
+                except ProcessLookupError:
+                    pass
+                w["proc"].wait()
+                harvest(w)
+                fail_current(w, f"error: timeout after {timeout:.0f}s")
+                del running[k]
+    return results
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--only", help="comma-separated model names (default: all)")
+    ap.add_argument("--jobs", "-j", type=int, default=2)
+    ap.add_argument("--timeout", type=float, default=300.0, help="seconds per model")
+    ap.add_argument("--out", type=Path, default=DEFAULT_OUT)
+    ap.add_argument("--no-train", action="store_true", help="skip the train-mode runs")
+    ap.add_argument("--list", action="store_true", help="list model names and exit")
+    ap.add_argument("--no-compile", action="store_true", help="eager runs only (to check builders)")
+    ap.add_argument("--batch", type=int, default=6, help="models per worker process")
+    ap.add_argument("--worker", help=argparse.SUPPRESS)
+    ap.add_argument("--result-dir", help=argparse.SUPPRESS)
+    ns = ap.parse_args(argv)
+
+    if ns.worker:
+        return run_worker(
+            ns.worker.split(","), ns.result_dir, train=not ns.no_train, compile_=not ns.no_compile
+        )
+
+    sys.path.insert(0, str(HERE))
+    import models as model_zoo
+
+    if ns.list:
+        for name, (lib, _) in model_zoo.MODELS.items():
+            print(f"{lib:12s} {name}")
+        return 0
+    names = list(model_zoo.MODELS)
+    if ns.only:
+        wanted = [n.strip() for n in ns.only.split(",") if n.strip()]
+        unknown = [n for n in wanted if n not in model_zoo.MODELS]
+        if unknown:
+            ap.error(f"unknown model(s): {', '.join(unknown)}")
+        names = wanted
+    t0 = time.time()
+    results = run_all(
+        names, ns.jobs, ns.timeout, train=not ns.no_train, compile_=not ns.no_compile, batch=ns.batch
+    )
+    vers = versions()
+    truth = {
+        "torch": vers.get("torch"),
+        "versions": vers,
+        "models": {n: results[n] for n in names},
+    }
+    ns.out.write_text(json.dumps(truth, indent=None, separators=(",", ":"), sort_keys=False) + "\n")
+    ok = sum(1 for r in results.values() if r["status"] == "ok")
+    print(f"wrote {ns.out} ({ok}/{len(names)} ok, {time.time() - t0:.0f}s)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
