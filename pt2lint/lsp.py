@@ -232,6 +232,17 @@ def safe_fix_edits(diagnostics: Sequence[Dict[str, Any]]) -> List[Dict[str, Any]
     return chosen
 
 
+def fix_title(code: str, fix: Dict[str, Any]) -> str:
+    """The code action title of a fix: ``Fix PTC401: <message>``, with ``(unsafe fix)`` appended for unsafe ones.
+
+    Only the message's first clause is used (the text before ``"; "``): the
+    rest explains the fix's safety, which the diagnostic and docs carry.
+    """
+    message = str(fix.get("message") or "apply the fix").split("; ")[0].strip()
+    suffix = " (unsafe fix)" if fix.get("applicability") == "unsafe" else ""
+    return f"Fix {code}: {message}{suffix}"
+
+
 def hover_markdown(code: str) -> Optional[str]:
     """The hover text for a rule code or name: code, name, severity, summary and a link; ``None`` if unknown."""
     from pt2lint.diagnostics import DOCS_URL
@@ -459,7 +470,7 @@ def create_server(debounce: float = DEFAULT_DEBOUNCE_S):
                 fresh = data.get("version") in (None, doc.version)
                 if fresh and fix and fix.get("applicability") in ("safe", "unsafe") and fix.get("edits"):
                     unsafe = fix["applicability"] == "unsafe"
-                    title = f"Fix {code}: {fix.get('message') or 'apply the fix'}" + (" (unsafe fix)" if unsafe else "")
+                    title = fix_title(code, fix)
                     actions.append(
                         types.CodeAction(
                             title=title,
@@ -554,6 +565,7 @@ __all__ = [
     "LspUnavailable",
     "ProjectCache",
     "code_at",
+    "fix_title",
     "create_server",
     "hover_markdown",
     "lint_document",

@@ -15,6 +15,8 @@ pytest_lsp = pytest.importorskip("pytest_lsp")
 from lsprotocol import types  # noqa: E402
 from pytest_lsp import ClientServerConfig, LanguageClient  # noqa: E402
 
+from pt2lint.lsp import fix_title  # noqa: E402
+
 BAD = textwrap.dedent(
     """\
     import torch
@@ -302,7 +304,8 @@ async def test_real_fixes_become_code_actions(client: LanguageClient):
         fix = d.data["fix"]
         if fix["applicability"] == "display-only":
             continue
-        title = f"Fix {d.code}: {fix['message']}" + (" (unsafe fix)" if fix["applicability"] == "unsafe" else "")
+        title = fix_title(d.code, fix)
+        assert title.endswith("(unsafe fix)") == (fix["applicability"] == "unsafe")
         assert title in titles, list(titles)
         action = titles[title]
         assert action.is_preferred == (fix["applicability"] == "safe")
