@@ -1,0 +1,141 @@
+"""With torch installed: every spec's ``bad`` example really breaks (or mutates, recompiles,
+fails export) under Dynamo on the installed torch, and every ``good`` example that can run
+does not.  Measured with :mod:`pt2lint.confirm.dynamo` (the ``graph_breaks`` and
+``recompiles`` log artifacts, a dispatch-mode probe for input writes, ``torch.export``).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import io
+import itertools
+import sys
+
+import pytest
+
+from pt2lint.specs import load_specs
+
+torch = pytest.importorskip("torch")
+from pt2lint.confirm import dynamo  # noqa: E402  (needs torch)
+
+_counter = itertools.count()
+_KNOBS = {"capture-scalar-outputs": "capture_scalar_outputs", "capture-dynamic-output-shape-ops": "capture_dynamic_output_shape_ops"}
+
+
+def _load(code: str, tmp_path):
+    """Import the snippet from a real file, so Dynamo reports lines in it."""
+    name = f"spec_example_{next(_counter)}"
+    path = tmp_path / f"{name}.py"
+    path.write_text(code)
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module, str(path)
+
+
+def _instantiate(module, run: str):
+    scope = dict(vars(module))
+    scope.setdefault("torch", torch)
+    torch.manual_seed(0)
+    model, args = eval(run, scope)  # the spec's own expression: (model, args)
+    return model, tuple(args)
+
+
+def _cases():
+    for code, spec in load_specs().items():
+        if spec.category == "internal":
+            continue
+        for i, ex in enumerate(spec.examples):
+            if ex.run:
+                yield pytest.param(spec, ex, id=f"{code}-{ex.kind}-{i + 1}")
+
+
+_CHILD = """
+import importlib.util, json, sys, torch
+from pt2lint.confirm import dynamo
+path, run, config = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
+spec = importlib.util.spec_from_file_location("example", path)
+module = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(module)
+scope = dict(vars(module)); scope.setdefault("torch", torch)
+model, args = eval(run, scope)
+breaks = dynamo.graph_breaks(model, tuple(args), config=config)
+print("\\nBREAKS=" + json.dumps([[b.filename, b.lineno, [list(f) for f in b.user_stack]] for b in breaks]))
+"""
+
+
+def _check_in_subprocess(spec, example, tmp_path) -> None:
+    import json
+    import subprocess
+    from types import SimpleNamespace
+
+    path = tmp_path / "example.py"
+    path.write_text(example.code)
+    config = {_KNOBS[k]: v for k, v in example.config if k in _KNOBS}
+    out = subprocess.run(
+        [sys.executable, "-c", _CHILD, str(path), example.run, json.dumps(config)],
+        input="c\n" * 100, capture_output=True, text=True, timeout=300,
+    )
+    assert out.returncode == 0, out.stderr[-2000:]
+    breaks = [SimpleNamespace(filename=f, lineno=ln, user_stack=[tuple(x) for x in st]) for f, ln, st in json.loads(out.stdout.rsplit("BREAKS=", 1)[1])]
+    lines = _break_lines(breaks, str(path))
+    if example.kind == "bad":
+        assert set(example.flag) <= lines, f"Dynamo broke at {sorted(lines)}, the spec flags {sorted(example.flag)}"
+    else:
+        assert not lines, f"good example breaks at {sorted(lines)}"
+
+
+def _break_lines(breaks, path: str) -> set:
+    """Lines of ``path`` where a break happened: the innermost frame in ``path`` of each break's
+    user stack (a ``logging.info`` break is raised inside the stdlib, called from the example)."""
+    lines = set()
+    for b in breaks:
+        frames = [ln for f, ln, _ in b.user_stack if f == path]
+        if b.filename == path:
+            lines.add(b.lineno)
+        elif frames:
+            lines.add(frames[-1])
+    return lines
+
+
+@pytest.mark.parametrize("spec,example", list(_cases()))
+def test_example_tells_the_truth_under_dynamo(spec, example, tmp_path, monkeypatch):
+    # Debugger examples must not stop the suite: breakpoint() honours PYTHONBREAKPOINT=0 at
+    # each call, and pdb reads "continue" from a fake stdin once Dynamo hands it to eager.
+    monkeypatch.setenv("PYTHONBREAKPOINT", "0")
+    monkeypatch.setattr(sys, "stdin", io.StringIO("c\n" * 100))
+    if "pdb" in example.code:
+        # pytest replaces pdb.set_trace with its own debugger hook: measure in a clean interpreter.
+        return _check_in_subprocess(spec, example, tmp_path)
+    module, path = _load(example.code, tmp_path)
+    config = {_KNOBS[k]: v for k, v in example.config if k in _KNOBS}
+    model, args = _instantiate(module, example.run)
+    flagged = set(example.flag)
+    if spec.is_graph_break:
+        lines = _break_lines(dynamo.graph_breaks(model, args, config=config), path)
+        if example.kind == "bad":
+            assert flagged <= lines, f"Dynamo broke at {sorted(lines)}, the spec flags {sorted(flagged)}"
+        else:
+            assert not lines, f"good example breaks at {sorted(lines)}"
+    elif spec.category == "input-mutation":
+        lines = {m.lineno for m in dynamo.input_mutations(model, args) if m.filename == path}
+        if example.kind == "bad":
+            assert flagged <= lines, f"inputs written at {sorted(lines)}, the spec flags {sorted(flagged)}"
+        else:
+            assert not lines, f"good example writes its input at {sorted(lines)}"
+    elif spec.category == "recompile":
+        calls = [_instantiate(module, example.run)[1] for _ in range(3)]
+        reasons = dynamo.recompiles(model, calls)
+        if example.kind == "bad":
+            assert reasons, "no recompile over three calls"
+        else:
+            assert not reasons, f"good example recompiles: {reasons}"
+    elif spec.category == "export":
+        error = dynamo.export_error(model, args)
+        if example.kind == "bad":
+            assert error is not None, "torch.export.export accepted the bad example"
+        else:
+            assert error is None, f"good example fails export: {error}"
+    else:  # pragma: no cover - a new category needs a measurement here
+        pytest.fail(f"no Dynamo check for category {spec.category}")
