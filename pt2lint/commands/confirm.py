@@ -115,12 +115,17 @@ def summary_text(join_result: Any, settings: Any, seconds: float) -> str:
 
     mods = join_result.modules
     failed = [m for m in mods if m.failure not in (None, oc.GRAPH_BREAK, oc.EXPORT_FAILURE)]
-    broke = [m for m in mods if m.failure == oc.GRAPH_BREAK]
+    broke = [m for m in mods if m.result and m.result.get("graph_breaks")]
+    clean = [m for m in mods if m.failure is None and m.compiled]
     device = settings.device or next((m.result.get("device") for m in mods if m.result and m.result.get("device")), "auto")
+    export = ""
+    if settings.target == "export":
+        exported = [m for m in mods if m.result and (m.result.get("export") or {}).get("ok")]
+        export = f", {len(exported)} exported"
     lines = [
         f"Confirm: {len(mods)} module{'s' if len(mods) != 1 else ''} on {device} (backend {settings.backend}, target "
-        f"{settings.target}) in {seconds:.1f}s: {len(mods) - len(failed) - len(broke)} in one graph, "
-        f"{len(broke)} with graph breaks, {len(failed)} failed."
+        f"{settings.target}) in {seconds:.1f}s: {len(clean)} compiled in one graph, "
+        f"{len(broke)} with graph breaks{export}, {len(failed)} failed."
     ]
     for m in failed:
         lines.append(f"  {m.label}: {oc.FAILURE_TITLES.get(m.failure or '', m.failure)}: {m.detail}")

@@ -278,6 +278,25 @@ def resolve_device(requested: Optional[str]) -> str:
     return "cuda" if torch.cuda.is_available() else "cpu"
 
 
+def _device_problem(device: str) -> Optional[str]:
+    """Why ``device`` cannot be used here, or None."""
+    import torch
+
+    try:
+        kind, _, index = device.partition(":")
+        if kind == "cuda":
+            if not torch.cuda.is_available():
+                return f"device {device!r} is not available here (torch.cuda.is_available() is False)"
+            if index and int(index) >= torch.cuda.device_count():
+                return f"device {device!r} is not available here ({torch.cuda.device_count()} CUDA devices)"
+        elif kind == "mps":
+            if not (hasattr(torch.backends, "mps") and torch.backends.mps.is_available()):
+                return "device 'mps' is not available here (torch.backends.mps.is_available() is False)"
+    except Exception as exc:  # a driver problem is also a reason
+        return f"device {device!r} cannot be used: {_first_line(exc)}"
+    return None
+
+
 def _first_line(exc: BaseException) -> str:
     text = next((ln.strip() for ln in str(exc).splitlines() if ln.strip()), "")
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
@@ -496,6 +515,9 @@ def run_job(job: Job, report: Callable[[str, Any], None] = lambda kind, payload:
         pass
     device = resolve_device(job.device)
     result["device"] = device
+    unavailable = _device_problem(device)
+    if unavailable:
+        return fail(oc.RUNTIME_CRASH, unavailable)
 
     # 1. import
     stage("import")

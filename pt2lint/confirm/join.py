@@ -291,6 +291,22 @@ def gather(reports: Sequence[ModuleReport]) -> Facts:
 # the join
 
 
+_FACT_FAILURE = {
+    "break": oc.GRAPH_BREAK,
+    "recompile": oc.RECOMPILE_LIMIT,
+    "recompile-after-break": oc.RECOMPILE_LIMIT,
+    "export": oc.EXPORT_FAILURE,
+}
+
+
+def _fact_next_step(fact: _Fact) -> Optional[str]:
+    """The next diagnostic for one measured fact: the graph-break log for a break, the recompile log for a recompile."""
+    failure = _FACT_FAILURE.get(fact.kind)
+    if failure is None:
+        return None
+    return oc.next_step(failure, repro_for(fact.report.job))
+
+
 def _lines_of(d: Diagnostic) -> List[int]:
     """The finding's own line first, then the rest of its range and statement."""
     lines = [d.start.line]
@@ -352,6 +368,9 @@ def confirm_static(d: Diagnostic, facts: Facts, target: str, earlier_breaks: Map
         rep = first.report
         where = "" if first.line == d.start.line else f" (at line {first.line})"
         evidence = first.evidence
+        if kind == "break":
+            ids = tuple(dict.fromkeys(dict(f.evidence).get("gb_type") for f in matched if f.kind == "break"))
+            evidence += (("gb_types", [i for i in ids if i]),)
         after = facts.at(real, [first.line], ["recompile-after-break"])
         if kind == "break" and after:
             for f in after:
@@ -362,7 +381,7 @@ def confirm_static(d: Diagnostic, facts: Facts, target: str, earlier_breaks: Map
             f"{first.text}{where}",
             module=rep.label,
             failure=rep.failure,
-            next_step=rep.next_step,
+            next_step=_fact_next_step(first),
             evidence=evidence,
         )
     lines = _lines_of(d)
@@ -518,6 +537,8 @@ def join(
             seen.add(key)
             if f.kind == "recompile-after-break":
                 continue  # a consequence of the break at this line, reported with it
+            if settings.target == "export" and f.kind in ("break", "recompile"):
+                continue  # torch.export does not care; the module summary still counts them
             if f.kind == "recompile" and any(g.kind == "break" for g in found):
                 continue  # a value guard left by a graph break at the same line
             if f.kind == "recompile" and (real, ln) in static_lines:
@@ -552,7 +573,7 @@ def join(
                         f.text,
                         module=f.report.label,
                         failure=f.report.failure,
-                        next_step=f.report.next_step,
+                        next_step=_fact_next_step(f),
                         evidence=f.evidence,
                     ),
                 )
