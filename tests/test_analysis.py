@@ -397,3 +397,19 @@ def test_syntax_error_is_a_finding_with_the_parser_position():
     diags = lint("def f(:\n    pass\n")
     assert [(d.code, d.start.line) for d in diags] == [("PTC001", 1)]
     assert diags[0].message.startswith("SyntaxError")
+
+
+def test_inplace_activation_first_in_sequential_writes_the_input():
+    assert found(
+        """
+        from torch import nn
+        class M(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.head = nn.Sequential(nn.ReLU(inplace=True), nn.Linear(4, 4))
+                self.tail = nn.Sequential(nn.Linear(4, 4), nn.ReLU(inplace=True))
+            def forward(self, x):
+                y = self.tail(x)
+                return self.head(x) + y
+        """
+    ) == [(9, "PTC401")]

@@ -139,6 +139,7 @@ class Interpreter:
         self.globals: Dict[str, Value] = {}
         self._globals_busy: set = set()
         self.instantiated: set = set()  # local classes constructed inside some class's methods
+        self._call_node: Optional[cst.Call] = None  # the module call being evaluated (for write events)
 
     # ------------------------------------------------------------------ driver
     def run(self) -> None:
@@ -1290,7 +1291,11 @@ class Interpreter:
                     self.instantiated.add(cls)
                 return Value(Kind.MODULE, ref=cls), None
             if k is Kind.MODULE:
-                return self._call_module(callee_value, args, kwargs, chain), callee_value.ref
+                self._call_node = node
+                try:
+                    return self._call_module(callee_value, args, kwargs, chain), callee_value.ref
+                finally:
+                    self._call_node = None
             if k is Kind.SELF and isinstance(callee_value.ref, ClassInfo):
                 fwd = callee_value.ref.lookup_method("forward") or callee_value.ref.lookup_method("__call__")
                 if fwd is not None:
@@ -1387,6 +1392,9 @@ class Interpreter:
             out = args[0] if args else UNKNOWN
             for sub in mod.elts:
                 if sub.kind is Kind.MODULE:
+                    if sub.const == "inplace" and self.frame is not None and self._call_node is not None:
+                        # nn.Sequential(nn.ReLU(inplace=True), ...) applied to an input writes it
+                        self.emit("on_write", WriteEvent(self._call_node, out, f"an `inplace=True` `{str(sub.ref).rsplit('.', 1)[-1]}` inside nn.Sequential"))
                     out = self._call_module(sub, [out], {}, chain)
                 else:
                     out = TENSOR
