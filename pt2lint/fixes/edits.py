@@ -1,0 +1,215 @@
+"""Text edits from LibCST rewrites, and applying fixes to a text.
+
+A codemod rewrites nodes; the finding must carry text :class:`~pt2lint.diagnostics.Edit`\\ s
+(1-based lines and character columns, end exclusive) so that JSON, the LSP and
+``pt2lint fix`` share one representation.  Rendering a whole module per fix is
+slow on large files, so :func:`replace_statements` renders only the statements it
+replaces, at their indentation, and checks that the old rendering is exactly
+the text found at the given line (LibCST round-trips source byte for byte);
+when that check fails it falls back to a line diff of the whole module.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from typing import Iterable, List, Optional, Sequence, Tuple
+
+import libcst as cst
+
+from pt2lint.diagnostics import Edit, Fix, Position
+
+_NEWLINE = re.compile(r"\r\n|\r|\n")
+
+
+def line_starts(text: str) -> List[int]:
+    """Offsets where each line of ``text`` starts (Python's newlines: ``\\n``, ``\\r\\n``, ``\\r``)."""
+    starts = [0]
+    starts.extend(m.end() for m in _NEWLINE.finditer(text))
+    return starts
+
+
+def split_keepends(text: str) -> List[str]:
+    """Lines of ``text`` with their line endings, split only at Python's newlines (not at form feeds)."""
+    starts = line_starts(text)
+    out = [text[a:b] for a, b in zip(starts, starts[1:])]
+    if starts[-1] < len(text):
+        out.append(text[starts[-1]:])
+    return out
+
+
+def offset(starts: Sequence[int], text_len: int, pos: Position) -> int:
+    """Character offset of a 1-based (line, column) position; positions past the end clamp to it."""
+    if pos.line - 1 >= len(starts):
+        return text_len
+    return min(starts[pos.line - 1] + pos.column - 1, text_len)
+
+
+def apply_edits(text: str, edits: Iterable[Edit]) -> str:
+    """Apply non-overlapping edits (any order) to ``text``.
+
+    Raises:
+        ValueError: two edits overlap.
+    """
+    starts = line_starts(text)
+    spans = sorted(
+        ((offset(starts, len(text), e.start), offset(starts, len(text), e.end), e.content) for e in edits),
+        key=lambda s: (s[0], s[1]),
+    )
+    out: List[str] = []
+    last = 0
+    for a, b, content in spans:
+        if a < last:
+            raise ValueError("overlapping edits")
+        out.append(text[last:a])
+        out.append(content)
+        last = b
+    out.append(text[last:])
+    return "".join(out)
+
+
+def _spans(text: str, fix: Fix) -> List[Tuple[int, int]]:
+    starts = line_starts(text)
+    return [(offset(starts, len(text), e.start), offset(starts, len(text), e.end)) for e in fix.edits]
+
+
+def _overlaps(a: Tuple[int, int], b: Tuple[int, int]) -> bool:
+    if a[0] == a[1] == b[0] == b[1]:
+        return True  # two insertions at one point: order would be ambiguous
+    return a[0] < b[1] and b[0] < a[1]
+
+
+def apply_fixes(text: str, fixes: Sequence[Fix]) -> Tuple[str, List[Fix]]:
+    """Apply as many of ``fixes`` as do not overlap an earlier one, in the given order.
+
+    Identical fixes (two findings on one statement share a rewrite) are applied once.
+
+    Returns:
+        ``(new text, fixes applied)``.
+    """
+    chosen: List[Fix] = []
+    taken: List[Tuple[int, int]] = []
+    seen = set()
+    edits: List[Edit] = []
+    for fix in fixes:
+        if not fix.edits:
+            continue
+        key = fix.edits
+        if key in seen:
+            chosen.append(fix)
+            continue
+        spans = _spans(text, fix)
+        if any(_overlaps(a, b) for a in spans for b in taken):
+            continue
+        seen.add(key)
+        taken.extend(spans)
+        edits.extend(fix.edits)
+        chosen.append(fix)
+    return apply_edits(text, edits), chosen
+
+
+def diff_edits(old: str, new: str) -> Tuple[Edit, ...]:
+    """Whole-line edits turning ``old`` into ``new`` (difflib opcodes, one edit per changed hunk)."""
+    a = split_keepends(old)
+    b = split_keepends(new)
+    out: List[Edit] = []
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+        if tag == "equal":
+            continue
+        out.append(Edit(Position(i1 + 1, 1), Position(i2 + 1, 1), "".join(b[j1:j2])))
+    return tuple(out)
+
+
+def _module_like(module: cst.Module, body: Sequence[cst.CSTNode]) -> cst.Module:
+    return cst.Module(
+        body=list(body),
+        header=(),
+        footer=(),
+        encoding=module.encoding,
+        default_indent=module.default_indent,
+        default_newline=module.default_newline,
+        has_trailing_newline=True,
+    )
+
+
+def render_statements(module: cst.Module, stmts: Sequence[cst.BaseStatement], indent: str) -> str:
+    """Source text of ``stmts`` as they would appear at absolute indentation ``indent`` in ``module``.
+
+    The statements are rendered inside a synthetic block whose indentation is
+    ``indent``, so nested blocks and multi-line strings come out exactly as
+    LibCST writes them in place.
+    """
+    if not indent:
+        return _module_like(module, stmts).code
+    holder = cst.If(test=cst.Name("_"), body=cst.IndentedBlock(body=list(stmts), indent=indent))
+    code = _module_like(module, [holder]).code
+    first = _NEWLINE.search(code)
+    return code[first.end():] if first else ""
+
+
+def render_orelse(module: cst.Module, orelse: cst.CSTNode, indent: str) -> str:
+    """Source text of an ``elif``/``else`` clause at absolute indentation ``indent``."""
+    holder = cst.If(
+        test=cst.Name("_"),
+        body=cst.IndentedBlock(body=[cst.SimpleStatementLine([cst.Pass()])], indent=module.default_indent),
+        orelse=orelse,  # type: ignore[arg-type]
+    )
+    code = render_statements(module, [holder], indent)
+    breaks = list(_NEWLINE.finditer(code))
+    # drop the holder's "if _:" and "pass" lines: the clause starts on the third line
+    return code[breaks[1].end():] if len(breaks) >= 2 else ""
+
+
+def _count_lines(text: str) -> int:
+    return len(_NEWLINE.findall(text))
+
+
+def indentation_at(lines: Sequence[str], line: int) -> Optional[str]:
+    """The leading whitespace of 1-based ``line``, or ``None`` past the end."""
+    if not 1 <= line <= len(lines):
+        return None
+    text = lines[line - 1]
+    return text[: len(text) - len(text.lstrip(" \t\f"))]
+
+
+def span_edit(
+    source: str,
+    starts: Sequence[int],
+    line: int,
+    old_text: str,
+    new_text: str,
+) -> Optional[Edit]:
+    """An edit replacing ``old_text`` found at the start of 1-based ``line`` by ``new_text``.
+
+    Returns ``None`` when the source at that line is not exactly ``old_text``
+    (then the caller falls back to :func:`diff_edits`).
+    """
+    if not 1 <= line <= len(starts):
+        return None
+    begin = starts[line - 1]
+    if source[begin: begin + len(old_text)] != old_text or not old_text:
+        return None
+    end_line = line + _count_lines(old_text)
+    if not old_text.endswith(("\n", "\r")):
+        return None
+    return Edit(Position(line, 1), Position(end_line, 1), new_text)
+
+
+def strip_leading_lines(stmt: cst.BaseStatement) -> cst.BaseStatement:
+    """``stmt`` without the comment/blank lines LibCST attaches above it."""
+    if getattr(stmt, "leading_lines", None):
+        return stmt.with_changes(leading_lines=())
+    return stmt
+
+
+__all__ = [
+    "apply_edits",
+    "apply_fixes",
+    "diff_edits",
+    "indentation_at",
+    "line_starts",
+    "render_orelse",
+    "render_statements",
+    "span_edit",
+    "strip_leading_lines",
+]

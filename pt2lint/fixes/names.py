@@ -1,0 +1,137 @@
+"""Which names a piece of code reads and binds (Python's scoping rules, syntactically).
+
+The codemods need this to turn a block into a function: the names it reads
+from outside become parameters or closures, the names it binds and that are
+read afterwards become outputs.  Loads are collected conservatively (nested
+functions and comprehensions included); bindings are those of the block's own
+scope (assignment, augmented assignment, ``for``/``with``/``except`` targets,
+walrus, ``def``/``class``/``import`` names), not those of nested scopes.
+"""
+
+from __future__ import annotations
+
+from typing import Dict, Iterable, List, Sequence, Set
+
+import libcst as cst
+
+from pt2lint.analysis.walk import iter_children, walk
+
+
+def target_names(target: cst.BaseExpression) -> List[cst.Name]:
+    """The ``Name`` nodes an assignment target binds (``a``, ``a, (b, *c)``); attribute and subscript targets bind none."""
+    out: List[cst.Name] = []
+    stack = [target]
+    while stack:
+        t = stack.pop()
+        if isinstance(t, cst.Name):
+            out.append(t)
+        elif isinstance(t, (cst.Tuple, cst.List)):
+            stack.extend(el.value for el in reversed(t.elements))
+        elif isinstance(t, cst.StarredElement):
+            stack.append(t.value)
+    return out
+
+
+def _not_loads(nodes: Iterable[cst.CSTNode]) -> Set[int]:
+    """ids of ``Name`` nodes that are not reads: attribute names, keywords, parameters, binding targets."""
+    skip: Set[int] = set()
+    for root in nodes:
+        for n in walk(root):
+            if isinstance(n, cst.Attribute):
+                skip.add(id(n.attr))
+            elif isinstance(n, cst.Arg) and n.keyword is not None:
+                skip.add(id(n.keyword))
+            elif isinstance(n, cst.Param):
+                skip.add(id(n.name))
+            elif isinstance(n, (cst.FunctionDef, cst.ClassDef)):
+                skip.add(id(n.name))
+            elif isinstance(n, cst.ImportAlias):
+                for m in walk(n):
+                    skip.add(id(m))
+            elif isinstance(n, (cst.Global, cst.Nonlocal)):
+                for item in n.names:
+                    skip.add(id(item.name))
+            elif isinstance(n, cst.Assign):
+                for t in n.targets:
+                    skip.update(id(x) for x in target_names(t.target))
+            elif isinstance(n, cst.AnnAssign):
+                skip.update(id(x) for x in target_names(n.target))
+            elif isinstance(n, (cst.For, cst.CompFor)):
+                skip.update(id(x) for x in target_names(n.target))
+            elif isinstance(n, cst.AsName):
+                skip.update(id(x) for x in target_names(n.name))
+            elif isinstance(n, cst.NamedExpr):
+                skip.update(id(x) for x in target_names(n.target))
+    return skip
+
+
+def loaded_names(nodes: Sequence[cst.CSTNode]) -> Dict[str, List[cst.Name]]:
+    """Names read anywhere in ``nodes`` (nested scopes included), in order of first read.
+
+    ``x += 1`` and ``del x`` count as reads of ``x``.
+    """
+    skip = _not_loads(nodes)
+    out: Dict[str, List[cst.Name]] = {}
+    for root in nodes:
+        for n in walk(root):
+            if isinstance(n, cst.Name) and id(n) not in skip:
+                out.setdefault(n.value, []).append(n)
+    return out
+
+
+def bound_names(nodes: Sequence[cst.CSTNode]) -> Dict[str, List[cst.CSTNode]]:
+    """Names bound by ``nodes`` in their own scope, each with its binding statements, in source order.
+
+    Nested ``def``/``lambda``/``class`` bodies and comprehensions bind in their own
+    scopes and are not entered (their ``def``/``class`` name is bound here).
+    """
+    out: Dict[str, List[cst.CSTNode]] = {}
+
+    def add(names: Iterable[cst.Name], where: cst.CSTNode) -> None:
+        for name in names:
+            out.setdefault(name.value, []).append(where)
+
+    for root in nodes:
+        stack = [root]
+        while stack:
+            n = stack.pop()
+            if isinstance(n, cst.Assign):
+                for t in n.targets:
+                    add(target_names(t.target), n)
+            elif isinstance(n, (cst.AnnAssign, cst.AugAssign)):
+                add(target_names(n.target), n)
+            elif isinstance(n, cst.For):
+                add(target_names(n.target), n)
+            elif isinstance(n, cst.AsName):
+                add(target_names(n.name), n)
+            elif isinstance(n, cst.NamedExpr):
+                add(target_names(n.target), n)
+            elif isinstance(n, (cst.FunctionDef, cst.ClassDef)):
+                add([n.name], n)
+                continue
+            elif isinstance(n, (cst.Import, cst.ImportFrom)):
+                if not isinstance(n.names, cst.ImportStar):
+                    for alias in n.names:
+                        if alias.asname is not None:
+                            add(target_names(alias.asname.name), n)  # type: ignore[arg-type]
+                        else:
+                            head = alias.name
+                            while isinstance(head, cst.Attribute):
+                                head = head.value  # type: ignore[assignment]
+                            if isinstance(head, cst.Name):
+                                add([head], n)
+                continue
+            elif isinstance(n, (cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)):
+                continue
+            children = list(iter_children(n))
+            children.reverse()
+            stack.extend(children)
+    return out
+
+
+def all_names(node: cst.CSTNode) -> Set[str]:
+    """Every identifier spelled in ``node`` (to pick names that cannot collide)."""
+    return {n.value for n in walk(node) if isinstance(n, cst.Name)}
+
+
+__all__ = ["all_names", "bound_names", "loaded_names", "target_names"]

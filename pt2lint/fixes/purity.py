@@ -1,0 +1,422 @@
+"""Can a block of statements become a ``torch.cond`` branch function without changing what it does?
+
+A branch function of ``torch.cond`` is traced in full (a graph break inside it is
+an error) and must not have side effects: Dynamo rejects mutation of its inputs
+and of outer state, and in eager mode only the chosen branch's *values* reach
+the caller.  :class:`BranchChecker` walks the statements and refuses
+(:class:`~pt2lint.fixes.context.Refuse`) on:
+
+* any finding of any rule inside the block, or inside a function of this file
+  that the block calls (print, logging, ``.item()``, a nested data-dependent
+  ``if``, input mutation, module-state mutation, ...): the finding's own message
+  is the reason;
+* ``yield``, ``await``, ``break``/``continue`` out of the block, ``raise``,
+  ``assert``, ``global``/``nonlocal``, ``del``, ``import``, ``try``, ``with``,
+  ``class``;
+* assignments to attributes (``self.x = ...``), in-place writes
+  (``x.add_()``, ``x += y`` on a tensor, ``x[i] = v``, ``out=``, ``inplace=True``)
+  to anything not created inside the block, and container mutation
+  (``cache.append``) of containers from outside.
+
+Calls it cannot see into (a library function, an unknown callable) do not
+refuse, but are listed in :attr:`BranchChecker.unverified` so the fix is marked
+unsafe; random ops are listed in :attr:`BranchChecker.random`.
+"""
+
+from __future__ import annotations
+
+from typing import Dict, List, Optional, Sequence, Set
+
+import libcst as cst
+
+from pt2lint.analysis import torch_api as api
+from pt2lint.analysis.index import ClassInfo, FunctionInfo
+from pt2lint.analysis.kinds import Kind
+from pt2lint.analysis.walk import walk
+from pt2lint.fixes.context import FixContext, Refuse
+from pt2lint.fixes.names import target_names
+
+PURE_BUILTINS = frozenset(
+    """len min max abs range enumerate zip tuple list dict set frozenset isinstance issubclass hasattr getattr
+    round sum any all sorted reversed type divmod pow map filter iter next str repr format slice super int float
+    bool complex callable""".split()
+)
+RANDOM_FUNCTIONS = frozenset(
+    """rand rand_like randn randn_like randint randint_like randperm bernoulli multinomial normal poisson
+    dropout dropout1d dropout2d dropout3d alpha_dropout feature_alpha_dropout gumbel_softmax rrelu
+    native_dropout""".split()
+)
+RANDOM_MODULES = frozenset("Dropout Dropout1d Dropout2d Dropout3d AlphaDropout FeatureAlphaDropout RReLU".split())
+VIEW_LIKE_FUNCTIONS = frozenset(
+    """reshape view_as_real view_as_complex squeeze unsqueeze transpose permute t narrow select flatten unflatten
+    movedim moveaxis swapaxes swapdims diagonal as_strided chunk split unbind tensor_split expand_copy
+    broadcast_to detach atleast_1d atleast_2d atleast_3d ravel real imag""".split()
+)
+# Methods that may hand back their receiver (or a view of it) unchanged.
+MAY_ALIAS_METHODS = api.VIEW_METHODS | frozenset(
+    "float double half bfloat16 int long bool short byte char type cpu cuda to type_as contiguous detach expand broadcast_to".split()
+)
+
+
+def may_alias(expr: cst.BaseExpression, fresh: Set[str]) -> bool:
+    """Whether ``expr`` may be (a view of) a tensor that existed before the block: a name not created
+    in the block, an attribute (``self.weight``, ``x.T``), a basic index, a view or no-op cast of one.
+    ``torch.cond`` rejects branch outputs that alias its inputs."""
+    if isinstance(expr, cst.Name):
+        return expr.value not in fresh
+    if isinstance(expr, cst.Attribute):
+        return True
+    if isinstance(expr, cst.Subscript):
+        return may_alias(expr.value, fresh)
+    if isinstance(expr, cst.IfExp):
+        return may_alias(expr.body, fresh) or may_alias(expr.orelse, fresh)
+    if isinstance(expr, cst.Call):
+        func = expr.func
+        if isinstance(func, cst.Attribute) and func.attr.value in MAY_ALIAS_METHODS:
+            return may_alias(func.value, fresh)
+        if isinstance(func, cst.Attribute) and func.attr.value in VIEW_LIKE_FUNCTIONS and expr.args:
+            return may_alias(expr.args[0].value, fresh)
+        return False
+    return False
+
+
+class BranchChecker:
+    """Checks blocks of one function for what a ``torch.cond`` branch may not do.
+
+    Args:
+        ctx: the file's context.
+        self_names: names bound to the method's ``self`` (closures over it are fine).
+    """
+
+    def __init__(self, ctx: FixContext, self_names: Set[str]) -> None:
+        self.ctx = ctx
+        self.self_names = self_names
+        self.unverified: List[str] = []
+        self.random: List[str] = []
+        self._checked_functions: Set[int] = set()
+        self._finding_nodes = None
+        self.fresh_at: Dict[int, Set[str]] = {}  # id(Return) -> names holding fresh tensors there
+
+    # ------------------------------------------------------------ findings
+    def _findings_by_node(self):
+        if self._finding_nodes is None:
+            index = {}
+            for f in self.ctx.facts.findings:
+                index.setdefault(id(f.node), []).append(f)
+            self._finding_nodes = index
+        return self._finding_nodes
+
+    def _refuse_findings(self, roots: Sequence[cst.CSTNode], where: str) -> None:
+        index = self._findings_by_node()
+        for root in roots:
+            for n in walk(root):
+                found = index.get(id(n))
+                if found:
+                    f = found[0]
+                    raise Refuse(f"{where} has {f.code}: {f.message.split(':')[0]}")
+
+    # ------------------------------------------------------------ the block
+    def check(self, stmts: Sequence[cst.BaseStatement], *, allow_return: bool, fresh: Optional[Set[str]] = None, where: str = "a branch") -> None:
+        """Refuse when ``stmts`` cannot run as a branch function.
+
+        Args:
+            stmts: the block's statements.
+            allow_return: ``return`` is allowed (both branches return).
+            fresh: names already known to hold tensors created in the block.
+            where: how to name the block in messages.
+
+        Raises:
+            Refuse: with the first reason found.
+        """
+        self._refuse_findings(stmts, where)
+        fresh = set() if fresh is None else fresh
+        for stmt in stmts:
+            self._stmt(stmt, allow_return, fresh, loop_depth=0, where=where)
+
+    def _stmt(self, stmt: cst.CSTNode, allow_return: bool, fresh: Set[str], loop_depth: int, where: str) -> None:
+        if isinstance(stmt, cst.SimpleStatementLine):
+            for small in stmt.body:
+                self._small(small, allow_return, fresh, loop_depth, where)
+            return
+        if isinstance(stmt, cst.If):
+            self._expr(stmt.test, fresh, where)
+            self._block(stmt.body, allow_return, fresh, loop_depth, where)
+            orelse = stmt.orelse
+            while isinstance(orelse, cst.If):
+                self._expr(orelse.test, fresh, where)
+                self._block(orelse.body, allow_return, fresh, loop_depth, where)
+                orelse = orelse.orelse
+            if orelse is not None:
+                self._block(orelse.body, allow_return, fresh, loop_depth, where)
+            return
+        if isinstance(stmt, (cst.For, cst.While)):
+            if isinstance(stmt, cst.For):
+                if stmt.asynchronous is not None:
+                    raise Refuse(f"{where} has `async for`")
+                self._expr(stmt.iter, fresh, where)
+                for name in target_names(stmt.target):
+                    fresh.discard(name.value)
+            else:
+                self._expr(stmt.test, fresh, where)
+            self._block(stmt.body, allow_return, fresh, loop_depth + 1, where)
+            if stmt.orelse is not None:
+                self._block(stmt.orelse.body, allow_return, fresh, loop_depth, where)
+            return
+        if isinstance(stmt, cst.FunctionDef):
+            if stmt.decorators:
+                raise Refuse(f"{where} defines a decorated function")
+            return  # a nested def is checked where it is called
+        kind = {
+            cst.With: "`with`", cst.Try: "`try`", cst.ClassDef: "a class definition",
+        }.get(type(stmt), type(stmt).__name__)
+        raise Refuse(f"{where} has {kind}")
+
+    def _block(self, block, allow_return, fresh, loop_depth, where) -> None:
+        if isinstance(block, cst.SimpleStatementSuite):
+            for small in block.body:
+                self._small(small, allow_return, fresh, loop_depth, where)
+        else:
+            for s in block.body:
+                self._stmt(s, allow_return, fresh, loop_depth, where)
+
+    def _small(self, small: cst.CSTNode, allow_return: bool, fresh: Set[str], loop_depth: int, where: str) -> None:
+        if isinstance(small, cst.Assign):
+            self._expr(small.value, fresh, where)
+            for t in small.targets:
+                self._store(t.target, small.value, fresh, where)
+        elif isinstance(small, cst.AnnAssign):
+            if small.value is not None:
+                self._expr(small.value, fresh, where)
+                self._store(small.target, small.value, fresh, where)
+        elif isinstance(small, cst.AugAssign):
+            self._expr(small.value, fresh, where)
+            target = small.target
+            if isinstance(target, cst.Name):
+                v = self.ctx.facts.value(target)
+                if (v is None or v.kind is Kind.TENSOR) and target.value not in fresh:
+                    raise Refuse(f"{where} updates `{target.value}` in place (`{target.value} {_aug(small)}`), and `{target.value}` comes from outside the branch")
+            else:
+                self._store(target, small.value, fresh, where, augmented=True)
+        elif isinstance(small, cst.Expr):
+            value = small.value
+            if isinstance(value, (cst.SimpleString, cst.ConcatenatedString, cst.Ellipsis)):
+                return
+            if isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and api.is_inplace_method(value.func.attr.value):
+                self._expr(value, fresh, where)  # the in-place check happens there
+                return
+            raise Refuse(f"{where} evaluates `{_code(self.ctx, value)}` for its side effect")
+        elif isinstance(small, cst.Return):
+            if not allow_return:
+                raise Refuse(f"{where} returns while the other falls through")
+            self.fresh_at[id(small)] = set(fresh)
+            if small.value is not None:
+                self._expr(small.value, fresh, where)
+        elif isinstance(small, cst.Pass):
+            return
+        elif isinstance(small, (cst.Break, cst.Continue)):
+            if loop_depth == 0:
+                raise Refuse(f"{where} has `{'break' if isinstance(small, cst.Break) else 'continue'}`")
+        else:
+            names = {
+                cst.Raise: "`raise`", cst.Assert: "`assert`", cst.Global: "`global`", cst.Nonlocal: "`nonlocal`",
+                cst.Del: "`del`", cst.Import: "`import`", cst.ImportFrom: "`import`",
+            }
+            raise Refuse(f"{where} has {names.get(type(small), type(small).__name__)}")
+
+    def _store(self, target: cst.BaseExpression, value: Optional[cst.BaseExpression], fresh: Set[str], where: str, augmented: bool = False) -> None:
+        if isinstance(target, cst.Name):
+            if value is not None and not may_alias(value, fresh) and not isinstance(value, (cst.Tuple, cst.List)):
+                fresh.add(target.value)
+            else:
+                fresh.discard(target.value)
+            return
+        if isinstance(target, (cst.Tuple, cst.List)):
+            for el in target.elements:
+                self._store(el.value, None, fresh, where)
+            return
+        if isinstance(target, cst.StarredElement):
+            self._store(target.value, None, fresh, where)
+            return
+        if isinstance(target, cst.Attribute):
+            raise Refuse(f"{where} assigns `{_code(self.ctx, target)}` (a side effect on an object outside the branch)")
+        if isinstance(target, cst.Subscript):
+            base = target.value
+            self._expr(base, fresh, where)
+            for el in target.slice:
+                self._expr(el.slice, fresh, where)
+            if not (isinstance(base, cst.Name) and base.value in fresh):
+                raise Refuse(f"{where} writes into `{_code(self.ctx, base)}[...]` in place, and it comes from outside the branch")
+            return
+        raise Refuse(f"{where} assigns to `{_code(self.ctx, target)}`")
+
+    # ------------------------------------------------------------ expressions
+    def _expr(self, node: cst.CSTNode, fresh: Set[str], where: str) -> None:
+        for n in walk(node):
+            if isinstance(n, (cst.Yield, cst.Await)):
+                raise Refuse(f"{where} has `{'yield' if isinstance(n, cst.Yield) else 'await'}`")
+            if isinstance(n, cst.NamedExpr):
+                for name in target_names(n.target):
+                    fresh.discard(name.value)
+            if isinstance(n, cst.Call):
+                self._call(n, fresh, where)
+
+    def _call(self, call: cst.Call, fresh: Set[str], where: str) -> None:
+        ctx = self.ctx
+        for arg in call.args:
+            if arg.keyword is not None and arg.keyword.value == "out":
+                raise Refuse(f"{where} writes through `out=`")
+            if arg.keyword is not None and arg.keyword.value == "inplace" and not (isinstance(arg.value, cst.Name) and arg.value.value == "False"):
+                first = call.args[0].value if call.args else None
+                if not (isinstance(first, cst.Name) and first.value in fresh):
+                    raise Refuse(f"{where} calls `{_code(ctx, call.func)}` with `inplace=`")
+        ev = ctx.facts.calls.get(id(call))
+        func = call.func
+        label = _code(ctx, func)
+        if ev is None:
+            self.unverified.append(label)
+            return
+        if isinstance(func, cst.Attribute) and api.is_inplace_method(func.attr.value) and ev.qualname is None:
+            recv = func.value
+            if not (isinstance(recv, cst.Name) and recv.value in fresh):
+                raise Refuse(f"{where} calls `{_code(ctx, call)}`, an in-place write to a tensor from outside the branch")
+            return
+        q = ev.qualname
+        if q is not None:
+            if q.startswith("builtins."):
+                name = q[len("builtins."):]
+                if name not in PURE_BUILTINS:
+                    raise Refuse(f"{where} calls `{name}()`")
+                return
+            if q.startswith("torch."):
+                last = q.rsplit(".", 1)[-1]
+                if api.is_inplace_method(last) and not last.startswith("__"):
+                    raise Refuse(f"{where} calls `{q}`, an in-place function")
+                if last in RANDOM_FUNCTIONS:
+                    self.random.append(q)
+                if q.startswith("torch.nn.") and last in RANDOM_MODULES:
+                    self.random.append(q)
+                return
+            if q.startswith(("math.", "operator.")) and not q.startswith(("operator.i", "operator.set", "operator.del")):
+                return
+            if q in api.THIRD_PARTY_TENSOR_FUNCTIONS:
+                return
+            self.unverified.append(q)
+            return
+        callee = ev.callee
+        if isinstance(callee, FunctionInfo):
+            self._check_function(callee, where)
+            return
+        if isinstance(callee, ClassInfo):
+            fwd = callee.lookup_method("forward") or callee.lookup_method("__call__")
+            if fwd is not None:
+                self._check_function(fwd, where)
+            return
+        if isinstance(callee, str):
+            if callee.startswith("torch.nn."):
+                if callee.rsplit(".", 1)[-1] in RANDOM_MODULES:
+                    self.random.append(callee)
+                return
+            self.unverified.append(label)
+            return
+        recv = ev.receiver
+        method = ev.method
+        if recv is not None and method is not None:
+            if recv.kind is Kind.TENSOR:
+                if method in ("backward", "register_hook", "retain_grad", "resize_", "set_", "share_memory_"):
+                    raise Refuse(f"{where} calls `.{method}()`")
+                if method in RANDOM_FUNCTIONS or method in ("bernoulli_", "normal_", "uniform_", "random_", "exponential_"):
+                    self.random.append(f".{method}()")
+                return
+            if recv.kind in (Kind.CONTAINER, Kind.MODULE, Kind.UNKNOWN) and method in _CONTAINER_MUTATORS:
+                base = func.value if isinstance(func, cst.Attribute) else None
+                if isinstance(base, cst.Name) and base.value in fresh:
+                    return
+                if recv.kind is not Kind.UNKNOWN or isinstance(base, cst.Name):
+                    raise Refuse(f"{where} calls `{_code(ctx, func)}()`, which changes a container from outside the branch")
+            if recv.kind in (Kind.CONST, Kind.SHAPE, Kind.CONTAINER):
+                return
+        self.unverified.append(label)
+
+    def _check_function(self, fn: FunctionInfo, where: str) -> None:
+        """A function of this file called from the block: no findings, no writes to state, recursively."""
+        node = fn.node
+        if id(node) in self._checked_functions:
+            return
+        self._checked_functions.add(id(node))
+        if fn.disabled or fn.opaque:
+            raise Refuse(f"{where} calls `{fn.symbol}`, which Dynamo does not trace")
+        self._refuse_findings([node.body], f"`{fn.symbol}` (called from {where})")
+        ids = {id(n) for n in walk(node.body)}
+        params = {p.name.value for p in list(node.params.params) + list(node.params.posonly_params) + list(node.params.kwonly_params)}
+        for ev in self.ctx.facts.writes:
+            if id(ev.node) not in ids:
+                continue
+            if ev.target.alias_of is not None:
+                raise Refuse(f"`{fn.symbol}` (called from {where}) writes in place into an input")
+            root = _write_root(ev.node)
+            if root is None or root in params or root in self.self_names or root == "self":
+                raise Refuse(f"`{fn.symbol}` (called from {where}) writes in place into a tensor it did not create")
+        for n in walk(node.body):
+            if isinstance(n, (cst.Assign, cst.AugAssign, cst.AnnAssign)):
+                targets = [t.target for t in n.targets] if isinstance(n, cst.Assign) else [n.target]
+                for t in targets:
+                    if isinstance(t, cst.Attribute):
+                        raise Refuse(f"`{fn.symbol}` (called from {where}) assigns `{_code(self.ctx, t)}`")
+            elif isinstance(n, (cst.Global, cst.Nonlocal, cst.Yield)):
+                raise Refuse(f"`{fn.symbol}` (called from {where}) has `{type(n).__name__.lower()}`")
+            elif isinstance(n, cst.Call):
+                ev = self.ctx.facts.calls.get(id(n))
+                if ev is None:
+                    continue
+                if isinstance(ev.callee, FunctionInfo):
+                    self._check_function(ev.callee, where)
+                elif isinstance(ev.callee, ClassInfo):
+                    fwd = ev.callee.lookup_method("forward") or ev.callee.lookup_method("__call__")
+                    if fwd is not None:
+                        self._check_function(fwd, where)
+                elif ev.qualname is not None and ev.qualname.startswith("builtins.") and ev.qualname[9:] not in PURE_BUILTINS:
+                    raise Refuse(f"`{fn.symbol}` (called from {where}) calls `{ev.qualname[9:]}()`")
+                elif ev.qualname is not None and ev.qualname.startswith("torch."):
+                    if ev.qualname.rsplit(".", 1)[-1] in RANDOM_FUNCTIONS:
+                        self.random.append(ev.qualname)
+                elif ev.method is not None and ev.receiver is not None and ev.receiver.kind in (Kind.CONTAINER, Kind.MODULE) and ev.method in _CONTAINER_MUTATORS:
+                    base = n.func.value if isinstance(n.func, cst.Attribute) else None
+                    if _root_name(base) in (params | self.self_names | {"self"}):
+                        raise Refuse(f"`{fn.symbol}` (called from {where}) calls `{_code(self.ctx, n.func)}()`")
+
+
+_CONTAINER_MUTATORS = frozenset(
+    "append extend insert pop clear update add setdefault popitem remove discard appendleft extendleft popleft register_buffer register_parameter add_module".split()
+)
+
+
+def _root_name(node: Optional[cst.CSTNode]) -> Optional[str]:
+    while isinstance(node, (cst.Attribute, cst.Subscript)):
+        node = node.value
+    return node.value if isinstance(node, cst.Name) else None
+
+
+def _write_root(node: cst.CSTNode) -> Optional[str]:
+    if isinstance(node, cst.Call):
+        if isinstance(node.func, cst.Attribute):
+            return _root_name(node.func.value)
+        if node.args:
+            return _root_name(node.args[0].value)
+        return None
+    if isinstance(node, cst.AugAssign):
+        return _root_name(node.target)
+    if isinstance(node, cst.Subscript):
+        return _root_name(node.value)
+    return None
+
+
+def _aug(node: cst.AugAssign) -> str:
+    return cst.Module(body=[]).code_for_node(node.operator).strip()
+
+
+def _code(ctx: FixContext, node: cst.CSTNode) -> str:
+    text = " ".join(ctx.module.code_for_node(node).split())
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+__all__ = ["BranchChecker", "MAY_ALIAS_METHODS", "PURE_BUILTINS", "may_alias"]
