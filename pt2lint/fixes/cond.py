@@ -1,0 +1,627 @@
+"""The ``cond`` codemod: a data-dependent ``if``/``elif``/``else`` becomes ``torch.cond``.
+
+::
+
+    if (g > 0.5).any():                 def _true_fn(x, g):
+        x = x + g * self.update(x)   ->     x = x + g * self.update(x)
+                                            return x
+                                        def _false_fn(x, g):
+                                            return x.clone()
+                                        x = torch.cond((g > 0.5).any(), _true_fn, _false_fn, (x, g))
+
+What torch 2.13's ``torch.cond`` requires (``torch/_higher_order_ops/cond.py``,
+measured here): a predicate that is a Python bool or a one-element tensor;
+branch functions that take the operands (a tuple of tensors) and return the
+same structure of tensors with the same dtype (shapes may differ); no mutation
+of inputs or outer state; and no output that aliases an input ("Higher order
+ops do not support aliasing", GB0040 -- hence ``.clone()`` for a value passed
+through unchanged).  Closures over ``self``, its submodules and parameters are
+lifted by Dynamo, and gradients flow through them.
+
+The rewrite is applied only when it can be argued equivalent; otherwise the
+finding gets a display-only fix whose message says why (see :mod:`pt2lint.fixes.purity`
+for what a branch may not do).  It is marked unsafe, not refused, when the
+branches call code pt2lint cannot see into, draw random numbers, when a
+``.item()``/``float()`` comparison moves from Python float64 into the tensor's
+dtype, or when the outputs' dtypes may differ.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional, Sequence, Set, Tuple, Union
+
+import libcst as cst
+
+from pt2lint.analysis import torch_api as api
+from pt2lint.analysis.kinds import Kind, Value, join
+from pt2lint.analysis.walk import walk
+from pt2lint.diagnostics import Applicability, Fix
+from pt2lint.fixes.context import FixContext, Refuse
+from pt2lint.fixes.names import all_names, bound_names, loaded_names
+from pt2lint.fixes.predicate import Predicate, call_qualname, paren_if_needed, translate_predicate
+from pt2lint.fixes.purity import BranchChecker, may_alias
+
+NAME = "cond"
+TARGET_CODES = frozenset({"PTC104", "PTC101", "PTC103"})
+
+
+@dataclass
+class Branch:
+    """One arm of the ``if``: its statements and where they came from."""
+
+    stmts: List[cst.BaseStatement]
+    block: Optional[cst.BaseSuite]
+    label: str
+    exit_env: Optional[Dict[str, Optional[Value]]]
+    leading: Sequence[cst.EmptyLine] = ()
+    fresh: Set[str] = field(default_factory=set)
+
+
+@dataclass
+class Level:
+    """One ``torch.cond``: an ``if`` (or ``elif``) with a tensor test."""
+
+    node: cst.If
+    pred: Predicate
+    true: Branch
+    false: Union[Branch, "Level", None]
+    entry: Dict[str, Optional[Value]]
+    operands: List[str] = field(default_factory=list)
+
+
+def _contains(root: cst.CSTNode, node: cst.CSTNode) -> bool:
+    return any(n is node for n in walk(root))
+
+
+def target_if(finding) -> Optional[cst.If]:
+    """The ``if``/``elif`` whose test holds the finding's node, if any."""
+    stmt = finding.stmt
+    if isinstance(stmt, cst.If) and _contains(stmt.test, finding.node):
+        return stmt
+    return None
+
+
+def tensor_test(ctx: FixContext, node: cst.If) -> bool:
+    """Whether some rule flags the test of ``node`` as data-dependent (``if t``, ``t.item()``, ``bool(t)``)."""
+    ids = {id(n) for n in walk(node.test)}
+    return any(f.code in TARGET_CODES and id(f.node) in ids for f in ctx.facts.findings)
+
+
+def chain_top(ctx: FixContext, node: cst.If) -> cst.If:
+    """The first ``if`` of the ``if``/``elif`` chain whose tests, from there down to ``node``, are all tensor tests."""
+    cur = node
+    while True:
+        parent = ctx.parent(cur)
+        if isinstance(parent, cst.If) and parent.orelse is cur and tensor_test(ctx, parent):
+            cur = parent
+        else:
+            return cur
+
+
+def propose(ctx: FixContext, finding, diagnostic) -> Optional[Fix]:
+    """The ``torch.cond`` fix for a finding in an ``if``/``elif`` test, or ``None`` when it is not in one.
+
+    Refusals come back as a display-only fix whose message gives the reason.
+    The same fix is shared by every finding of one ``if``/``elif`` chain.
+    """
+    node = target_if(finding)
+    if node is None:
+        return None
+    top = chain_top(ctx, node)
+    key = (NAME, id(top))
+    if key not in ctx.cache:
+        try:
+            ctx.cache[key] = CondRewrite(ctx, top).fix()
+        except Refuse as exc:
+            ctx.cache[key] = Fix(f"not rewritten as torch.cond: {exc}", Applicability.DISPLAY_ONLY, (), NAME)
+    return ctx.cache[key]  # type: ignore[return-value]
+
+
+def _stmts_of(block: cst.BaseSuite) -> List[cst.BaseStatement]:
+    if isinstance(block, cst.IndentedBlock):
+        return list(block.body)
+    assert isinstance(block, cst.SimpleStatementSuite)
+    return [cst.SimpleStatementLine(body=list(block.body), trailing_whitespace=block.trailing_whitespace)]
+
+
+def _returns(stmts: Sequence[cst.CSTNode]) -> List[cst.Return]:
+    out = []
+    for s in stmts:
+        for n in walk(s, into_functions=False):
+            if isinstance(n, cst.Return):
+                out.append(n)
+    return out
+
+
+def always_returns(stmts: Sequence[cst.BaseStatement]) -> bool:
+    """Whether every path through ``stmts`` ends in ``return`` (the last statement returns, or is an
+    ``if`` with an ``else`` whose arms all do)."""
+    if not stmts:
+        return False
+    last = stmts[-1]
+    if isinstance(last, cst.SimpleStatementLine):
+        return any(isinstance(s, cst.Return) for s in last.body)
+    if isinstance(last, cst.If):
+        if not always_returns(_stmts_of(last.body)):
+            return False
+        orelse = last.orelse
+        if orelse is None:
+            return False
+        if isinstance(orelse, cst.If):
+            return always_returns([orelse])
+        return always_returns(_stmts_of(orelse.body))
+    return False
+
+
+def _top_level_bound(stmts: Sequence[cst.BaseStatement]) -> Set[str]:
+    out: Set[str] = set()
+    for s in stmts:
+        if isinstance(s, cst.SimpleStatementLine):
+            out |= set(bound_names([s]))
+    return out
+
+
+def _last_assignment(stmts: Sequence[cst.BaseStatement], name: str) -> Optional[cst.BaseExpression]:
+    value = None
+    for s in stmts:
+        if isinstance(s, cst.SimpleStatementLine):
+            for small in s.body:
+                if isinstance(small, cst.Assign) and any(isinstance(t.target, cst.Name) and t.target.value == name for t in small.targets):
+                    value = small.value
+                elif isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name) and small.target.value == name and small.value is not None:
+                    value = small.value
+    return value
+
+
+_CAST_METHODS = {"float": "float32", "double": "float64", "half": "float16", "bfloat16": "bfloat16",
+                 "long": "int", "int": "int", "short": "int", "byte": "int", "char": "int", "bool": "bool"}
+_INT_METHODS = frozenset("argmax argmin argsort nonzero count_nonzero bincount searchsorted bucketize".split())
+_DTYPE_NAMES = {
+    "float": "float32", "float32": "float32", "double": "float64", "float64": "float64", "half": "float16",
+    "float16": "float16", "bfloat16": "bfloat16", "bool": "bool", "long": "int", "int64": "int", "int": "int",
+    "int32": "int", "int16": "int", "int8": "int", "uint8": "int",
+}
+
+
+def dtype_class(ctx: FixContext, expr: Optional[cst.BaseExpression], stmts: Sequence[cst.BaseStatement], depth: int = 0) -> str:
+    """A coarse dtype of a branch output: ``bool``, ``int``, a float dtype name when the expression
+    casts explicitly, or ``?`` (same as the inputs, as far as the syntax tells)."""
+    if expr is None or depth > 8:
+        return "?"
+    if isinstance(expr, cst.Comparison):
+        if all(not isinstance(c.operator, (cst.Is, cst.IsNot, cst.In, cst.NotIn)) for c in expr.comparisons):
+            return "bool"
+        return "?"
+    if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, (cst.BitAnd, cst.BitOr, cst.BitXor)):
+        left = dtype_class(ctx, expr.left, stmts, depth + 1)
+        return "bool" if left == "bool" and dtype_class(ctx, expr.right, stmts, depth + 1) == "bool" else "?"
+    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.BitInvert):
+        return dtype_class(ctx, expr.expression, stmts, depth + 1)
+    if isinstance(expr, cst.Name):
+        value = _last_assignment(stmts, expr.value)
+        return dtype_class(ctx, value, stmts, depth + 1) if value is not None else "?"
+    if isinstance(expr, cst.Call):
+        kwargs = {a.keyword.value: a.value for a in expr.args if a.keyword is not None}
+        if "dtype" in kwargs:
+            return _dtype_of(kwargs["dtype"])
+        func = expr.func
+        q = call_qualname(ctx, expr)
+        last = q.rsplit(".", 1)[-1] if q else (func.attr.value if isinstance(func, cst.Attribute) else None)
+        if last is None:
+            return "?"
+        if last in api.BOOL_RESULT:
+            return "bool"
+        if q is None and last in _CAST_METHODS:
+            return _CAST_METHODS[last]
+        if last in _INT_METHODS:
+            return "int"
+        if last in ("to", "type") and expr.args and expr.args[0].keyword is None:
+            d = _dtype_of(expr.args[0].value)
+            if d != "?":
+                return d
+    return "?"
+
+
+def _dtype_of(node: cst.BaseExpression) -> str:
+    if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name):
+        return _DTYPE_NAMES.get(node.attr.value, "?")
+    return "?"
+
+
+class CondRewrite:
+    """Builds the ``torch.cond`` rewrite of one ``if``/``elif`` chain (see the module docstring).
+
+    Args:
+        ctx: the file's context.
+        top: the first ``if`` (or ``elif``) of the chain to rewrite.
+
+    Raises:
+        Refuse: from :meth:`fix`, with the reason the chain cannot be rewritten.
+    """
+
+    def __init__(self, ctx: FixContext, top: cst.If) -> None:
+        self.ctx = ctx
+        self.top = top
+        func = ctx.enclosing_function(top)
+        if func is None:
+            raise Refuse("the `if` is not inside a function")
+        self.func = func
+        parent = ctx.parent(top)
+        self.owner: Optional[cst.If] = parent if isinstance(parent, cst.If) and parent.orelse is top else None
+        entry = ctx.facts.if_entry.get(id(top))
+        if entry is None:
+            raise Refuse("this `if` is not reached from a compiled region, so pt2lint has no facts about it")
+        self.entry = entry
+        self.self_names = {k for k, v in entry.items() if v is not None and v.kind is Kind.SELF}
+        self.torch, self.import_edits = ctx.torch_name(func)
+        self.taken = all_names(func)
+        self.checker = BranchChecker(ctx, self.self_names)
+        self.notes: List[str] = []
+
+    # ------------------------------------------------------------ structure
+    def _branch(self, block: cst.BaseSuite, label: str, leading: Sequence[cst.EmptyLine] = ()) -> Branch:
+        return Branch(_stmts_of(block), block, label, self.ctx.facts.block_exit.get(id(block)), leading)
+
+    def _if_exit_env(self, node: cst.If):
+        envs = [self.ctx.facts.block_exit.get(id(node.body))]
+        orelse = node.orelse
+        if orelse is None:
+            envs.append(self.ctx.facts.if_entry.get(id(node)))
+        elif isinstance(orelse, cst.If):
+            envs.append(self._if_exit_env(orelse))
+        else:
+            envs.append(self.ctx.facts.block_exit.get(id(orelse.body)))
+        envs = [e for e in envs if e is not None]
+        if not envs:
+            return None
+        out = dict(envs[0])
+        for e in envs[1:]:
+            for k in out.keys() | e.keys():
+                a, b = out.get(k), e.get(k)
+                out[k] = join(a, b) if a is not None and b is not None else None
+        return out
+
+    def _level(self, node: cst.If, first: bool) -> Level:
+        entry = self.ctx.facts.if_entry.get(id(node))
+        if entry is None:
+            raise Refuse("an `elif` of the chain is not reached by the analysis")
+        pred = translate_predicate(self.ctx, self.func, node.test, self.torch)
+        self.notes.extend(pred.inexact)
+        word = "`if`" if first and self.owner is None else "`elif`"
+        true = self._branch(node.body, f"the {word} branch")
+        orelse = node.orelse
+        false: Union[Branch, Level, None]
+        if orelse is None:
+            false = None
+        elif isinstance(orelse, cst.Else):
+            false = self._branch(orelse.body, "the `else` branch", orelse.leading_lines)
+        elif tensor_test(self.ctx, orelse):
+            false = self._level(orelse, False)
+        else:
+            stmt = orelse.with_changes(leading_lines=())
+            false = Branch([stmt], None, "the `elif` branch", self._if_exit_env(orelse), orelse.leading_lines)
+        return Level(node, pred, true, false, entry)
+
+    def _leaves(self, level: Level) -> List[Optional[Branch]]:
+        out: List[Optional[Branch]] = [level.true]
+        if isinstance(level.false, Level):
+            out.extend(self._leaves(level.false))
+        else:
+            out.append(level.false)
+        return out
+
+    def _levels(self, level: Level) -> List[Level]:
+        return [level] + (self._levels(level.false) if isinstance(level.false, Level) else [])
+
+    # ------------------------------------------------------------ analysis
+    def fix(self) -> Fix:
+        """The fix (safe, or unsafe with the reasons in its message).
+
+        Raises:
+            Refuse: the chain cannot be rewritten.
+        """
+        root = self._level(self.top, True)
+        leaves = self._leaves(root)
+        replaced: List[cst.BaseStatement] = [self.top]
+        real = [b for b in leaves if b is not None]
+        if all(b is not None and always_returns(b.stmts) for b in leaves):
+            mode = "return"
+        elif root.false is None and always_returns(root.true.stmts):
+            rest = self._rest_after_top()
+            root.false = Branch(rest, None, "the code after the `if`", None)
+            leaves = self._leaves(root)
+            real = [b for b in leaves if b is not None]
+            replaced = [self.top, *rest]
+            mode = "return"
+        elif not any(_returns(b.stmts) for b in real):
+            mode = "assign"
+        else:
+            raise Refuse("one branch returns and another falls through")
+
+        for level in self._levels(root)[1:]:
+            self.checker._expr(level.node.test, set(), "an `elif` test")
+        for b in real:
+            self.checker.check(b.stmts, allow_return=mode == "return", fresh=b.fresh, where=b.label)
+
+        if mode == "assign":
+            outputs = self._outputs(root, leaves, replaced)
+        else:
+            outputs = []
+            self._check_returns(real)
+        self._check_dtypes(leaves, outputs, mode)
+        self._assign_operands(root, outputs)
+        new_stmts = self._generate(root, outputs, mode)
+
+        if self.owner is None:
+            edits = self.ctx.replace_statements(replaced, new_stmts)
+        else:
+            new_else = cst.Else(body=cst.IndentedBlock(body=new_stmts), leading_lines=self.top.leading_lines)
+            edits = self.ctx.replace_orelse(self.owner, new_else)
+        notes = list(dict.fromkeys(self.notes))
+        if self.checker.unverified:
+            names = ", ".join(f"`{n}`" for n in dict.fromkeys(self.checker.unverified))
+            notes.append(f"the branches call {names}, which pt2lint cannot see into")
+        if self.checker.random:
+            notes.append("a branch draws random numbers; under torch.cond the random stream may differ from eager")
+        what = ", ".join(f"`{o}`" for o in outputs) if outputs else "the returned value"
+        message = f"rewrite the branch as `{self.torch}.cond(...)` with branch functions (outputs: {what})"
+        if notes:
+            message += "; unsafe: " + "; ".join(notes)
+        applicability = Applicability.UNSAFE if notes else Applicability.SAFE
+        return Fix(message, applicability, tuple(edits) + tuple(self.import_edits), NAME)
+
+    def _rest_after_top(self) -> List[cst.BaseStatement]:
+        parent = self.ctx.parent(self.top)
+        owner = self.ctx.parent(parent) if parent is not None else None
+        if self.owner is not None or not isinstance(parent, cst.IndentedBlock) or owner is not self.func:
+            raise Refuse("the `if` branch returns but there is no `else` and the `if` is not at the top level of the function")
+        body = list(parent.body)
+        index = next(i for i, s in enumerate(body) if s is self.top)
+        rest = body[index + 1:]
+        if not rest or not always_returns(rest):
+            raise Refuse("the `if` branch returns but the code after the `if` does not always return")
+        return rest
+
+    def _live_out(self, replaced: Sequence[cst.CSTNode]) -> Set[str]:
+        func_loads = loaded_names([self.func.body])
+        inside = {id(n) for r in replaced for n in walk(r)}
+        live = {name for name, nodes in func_loads.items() if any(id(n) not in inside for n in nodes)}
+        if self.ctx.inside_loop(self.top, self.func):
+            live |= set(loaded_names(list(replaced)))
+        return live
+
+    def _outputs(self, root: Level, leaves: List[Optional[Branch]], replaced) -> List[str]:
+        bound = {id(b): bound_names(b.stmts) for b in leaves if b is not None}
+        assigned: Dict[str, None] = {}
+        for b in leaves:
+            if b is not None:
+                for name in bound[id(b)]:
+                    assigned.setdefault(name, None)
+        live = self._live_out(replaced)
+        outputs = [n for n in assigned if n in live]
+        if not outputs:
+            raise Refuse("the branches assign nothing that is read after the `if`")
+        for n in outputs:
+            pre = root.entry.get(n)
+            pre_tensor = pre is not None and pre.kind is Kind.TENSOR and not pre.maybe_none
+            for b in leaves:
+                where = b.label if b is not None else "the missing `else`"
+                if b is None or n not in bound[id(b)]:
+                    if n not in root.entry or pre is None:
+                        raise Refuse(f"`{n}` is assigned in some branches only and read after the `if`")
+                    if not pre_tensor:
+                        raise Refuse(f"`{n}` keeps its old value in {where}, which is {_kind_text(pre)}, not a tensor")
+                    continue
+                if n not in _top_level_bound(b.stmts) and not pre_tensor:
+                    raise Refuse(f"`{n}` may stay unassigned in {b.label}")
+                v = b.exit_env.get(n) if b.exit_env is not None else None
+                if v is None:
+                    raise Refuse(f"pt2lint has no facts about `{n}` at the end of {b.label}")
+                if v.kind is not Kind.TENSOR or v.maybe_none:
+                    raise Refuse(f"`{n}` is {_kind_text(v)} at the end of {b.label}; torch.cond branches can only return tensors")
+        return outputs
+
+    def _check_returns(self, branches: Sequence[Branch]) -> None:
+        counts = set()
+        for b in branches:
+            for ret in _returns(b.stmts):
+                if ret.value is None:
+                    raise Refuse(f"{b.label} returns None; torch.cond branches must return tensors")
+                elems = _tuple_elements(ret.value)
+                if elems is None:
+                    elems = [ret.value]
+                counts.add(len(elems))
+                for e in elems:
+                    v = self.ctx.facts.value(e)
+                    if v is None or v.kind is not Kind.TENSOR or v.maybe_none:
+                        raise Refuse(f"{b.label} returns `{_code(self.ctx, e)}`, which is {_kind_text(v)}; torch.cond branches can only return tensors")
+        if len(counts) > 1:
+            raise Refuse("the branches return different numbers of values")
+
+    def _check_dtypes(self, leaves: List[Optional[Branch]], outputs: List[str], mode: str) -> None:
+        slots: List[Tuple[str, List[str]]] = []
+        if mode == "assign":
+            for n in outputs:
+                classes = []
+                for b in leaves:
+                    if b is None or n not in _top_level_bound(b.stmts):
+                        classes.append("?")
+                    else:
+                        classes.append(dtype_class(self.ctx, _last_assignment(b.stmts, n), b.stmts))
+                slots.append((f"`{n}`", classes))
+        else:
+            per_pos: Dict[int, List[str]] = {}
+            for b in leaves:
+                if b is None:
+                    continue
+                for ret in _returns(b.stmts):
+                    elems = _tuple_elements(ret.value) or [ret.value]
+                    for i, e in enumerate(elems):
+                        per_pos.setdefault(i, []).append(dtype_class(self.ctx, e, b.stmts))
+            slots = [(f"returned value {i + 1}", c) for i, c in sorted(per_pos.items())]
+        for label, classes in slots:
+            known = set(c for c in classes if c != "?")
+            if len(known) > 1:
+                raise Refuse(f"{label} has dtype {' in one branch and '.join(sorted(known))} in another; torch.cond needs one dtype")
+            if known and "?" in classes:
+                self.notes.append(f"{label} is {next(iter(known))} in one branch; the other branch must give the same dtype or torch.cond raises")
+
+    def _operands_of(self, level: Level, outputs: Sequence[str]) -> List[str]:
+        """Tensors the branch functions take as parameters: the function's local tensors that the
+        branches (and nested ``elif`` tests) read, plus outputs a branch passes through unchanged."""
+        leaves = self._leaves(level)
+        real = [b for b in leaves if b is not None]
+        nodes: List[cst.CSTNode] = [s for b in real for s in b.stmts]
+        nodes += [lv.node.test for lv in self._levels(level)[1:]]
+        loads = loaded_names(nodes)
+        identity = [n for n in outputs if any(b is None or n not in bound_names(b.stmts) for b in leaves)]
+        candidates = list(loads) + [n for n in identity if n not in loads]
+        bound_inside: Set[str] = set()
+        for b in real:
+            bound_inside |= set(bound_names(b.stmts))
+        operands = []
+        for name in candidates:
+            if name in self.self_names or name not in level.entry:
+                continue  # `self`, globals, builtins, closures of an outer function, branch locals
+            v = level.entry[name]
+            if v is None:
+                if name in bound_inside:
+                    continue
+                raise Refuse(f"`{name}` may be unbound before the `if`")
+            if v.kind is Kind.TENSOR and not v.maybe_none:
+                operands.append(name)
+            elif name in bound_inside:
+                raise Refuse(f"a branch rebinds `{name}`, which is {_kind_text(v)}; torch.cond passes only tensors into its branches")
+        return operands
+
+    def _assign_operands(self, root: Level, outputs: Sequence[str]) -> None:
+        for level in self._levels(root):
+            level.operands = self._operands_of(level, outputs)
+
+    # ------------------------------------------------------------ generation
+    def _fresh_name(self, base: str) -> str:
+        name = base
+        i = 1
+        while name in self.taken:
+            name = f"{base}_{i}"
+            i += 1
+        self.taken.add(name)
+        return name
+
+    def _clone(self, expr: cst.BaseExpression) -> cst.BaseExpression:
+        return cst.Call(func=cst.Attribute(value=paren_if_needed(expr), attr=cst.Name("clone")))
+
+    def _output_return(self, branch: Optional[Branch], outputs: Sequence[str]) -> cst.SimpleStatementLine:
+        elems = []
+        for n in outputs:
+            fresh = branch is not None and n in branch.fresh and n in _top_level_bound(branch.stmts)
+            elems.append(cst.Name(n) if fresh else self._clone(cst.Name(n)))
+        value: cst.BaseExpression = elems[0] if len(elems) == 1 else cst.Tuple([cst.Element(e) for e in elems], lpar=[], rpar=[])
+        return cst.SimpleStatementLine([cst.Return(value=value)])
+
+    def _rewrite_returns(self, stmts: List[cst.BaseStatement]) -> List[cst.BaseStatement]:
+        """Clone returned values that may alias an input (``torch.cond`` rejects aliasing outputs)."""
+        fresh_at = self.checker.fresh_at
+        rewriter = self
+
+        class Clone(cst.CSTTransformer):
+            def visit_FunctionDef(self, node) -> bool:
+                return False
+
+            def visit_Lambda(self, node) -> bool:
+                return False
+
+            def leave_Return(self, original: cst.Return, updated: cst.Return) -> cst.Return:
+                if original.value is None:
+                    return updated
+                fresh = fresh_at.get(id(original), set())
+                elems = _tuple_elements(original.value)
+                if elems is None:
+                    if may_alias(original.value, fresh):
+                        return updated.with_changes(value=rewriter._clone(original.value))
+                    return updated
+                new = [rewriter._clone(e) if may_alias(e, fresh) else e for e in elems]
+                if all(a is b for a, b in zip(new, elems)):
+                    return updated
+                tup = original.value
+                assert isinstance(tup, cst.Tuple)
+                return updated.with_changes(value=tup.with_changes(elements=[el.with_changes(value=v) for el, v in zip(tup.elements, new)]))
+
+        return [s.visit(Clone()) for s in stmts]  # type: ignore[misc]
+
+    def _def(self, name: str, operands: Sequence[str], branch: Optional[Branch], body: List[cst.BaseStatement]) -> cst.FunctionDef:
+        params = cst.Parameters(params=[cst.Param(cst.Name(o)) for o in operands])
+        block = branch.block if branch is not None else None
+        if isinstance(block, cst.IndentedBlock):
+            new_block = block.with_changes(body=body)
+        elif isinstance(block, cst.SimpleStatementSuite):
+            new_block = cst.IndentedBlock(body=body)
+        else:
+            new_block = cst.IndentedBlock(body=body)
+        leading = list(branch.leading) if branch is not None else []
+        return cst.FunctionDef(name=cst.Name(name), params=params, body=new_block, leading_lines=leading)
+
+    def _branch_body(self, branch: Union[Branch, Level, None], outputs: Sequence[str], mode: str) -> Tuple[Optional[Branch], List[cst.BaseStatement]]:
+        if isinstance(branch, Level):
+            stmts = self._generate(branch, outputs, mode)
+            if mode == "assign":
+                stmts.append(cst.SimpleStatementLine([cst.Return(value=_names_value(outputs))]))
+            leading = branch.node.leading_lines
+            return Branch([], None, "", None, leading), stmts
+        if branch is None:
+            return None, [self._output_return(None, outputs)]
+        if mode == "assign":
+            return branch, list(branch.stmts) + [self._output_return(branch, outputs)]
+        return branch, self._rewrite_returns(list(branch.stmts))
+
+    def _generate(self, level: Level, outputs: Sequence[str], mode: str) -> List[cst.BaseStatement]:
+        t_name = self._fresh_name("_true_fn")
+        f_name = self._fresh_name("_false_fn")
+        t_branch, t_body = self._branch_body(level.true, outputs, mode)
+        f_branch, f_body = self._branch_body(level.false, outputs, mode)
+        true_def = self._def(t_name, level.operands, t_branch, t_body)
+        false_def = self._def(f_name, level.operands, f_branch, f_body)
+        operands = cst.Tuple([cst.Element(cst.Name(o)) for o in level.operands])
+        call = cst.Call(
+            func=cst.Attribute(value=cst.Name(self.torch), attr=cst.Name("cond")),
+            args=[cst.Arg(level.pred.expr), cst.Arg(cst.Name(t_name)), cst.Arg(cst.Name(f_name)), cst.Arg(operands)],
+        )
+        if mode == "assign":
+            target: cst.BaseExpression = _names_value(outputs)
+            last = cst.SimpleStatementLine([cst.Assign(targets=[cst.AssignTarget(target)], value=call)])
+        else:
+            last = cst.SimpleStatementLine([cst.Return(value=call)])
+        return [true_def, false_def, last]
+
+
+def _names_value(names: Sequence[str]) -> cst.BaseExpression:
+    if len(names) == 1:
+        return cst.Name(names[0])
+    return cst.Tuple([cst.Element(cst.Name(n)) for n in names], lpar=[], rpar=[])
+
+
+def _tuple_elements(value: Optional[cst.BaseExpression]) -> Optional[List[cst.BaseExpression]]:
+    if isinstance(value, cst.Tuple) and not any(isinstance(e, cst.StarredElement) for e in value.elements):
+        return [e.value for e in value.elements]
+    return None
+
+
+def _kind_text(v: Optional[Value]) -> str:
+    if v is None:
+        return "unknown"
+    if v.kind is Kind.TENSOR and v.maybe_none:
+        return "a tensor or None"
+    return {
+        Kind.TENSOR: "a tensor", Kind.SHAPE: "a size (SymInt)", Kind.CONST: "a Python value", Kind.NONE: "None",
+        Kind.DATA: "a Python number read from a tensor", Kind.CONTAINER: "a list/tuple/dict", Kind.MODULE: "a module",
+        Kind.FUNCTION: "a function", Kind.CLASS: "a class", Kind.SELF: "`self`",
+    }.get(v.kind, "of unknown kind")
+
+
+def _code(ctx: FixContext, node: cst.CSTNode) -> str:
+    text = " ".join(ctx.module.code_for_node(node).split())
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+__all__ = ["CondRewrite", "NAME", "TARGET_CODES", "always_returns", "chain_top", "dtype_class", "propose", "target_if", "tensor_test"]
