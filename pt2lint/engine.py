@@ -18,6 +18,7 @@ from typing import Iterable, Iterator, List, Optional, Sequence
 import libcst as cst
 
 from pt2lint.diagnostics import Diagnostic, FileResult, Position
+from pt2lint.nesting import guard_deep_nesting
 from pt2lint.discovery import os_error_reason
 from pt2lint.settings import LintSettings
 from pt2lint.specs import load_specs
@@ -91,6 +92,7 @@ def _syntax_error(exc: cst.ParserSyntaxError, source: str, filename: str) -> Dia
     )
 
 
+@guard_deep_nesting  # CPython's depth limits first, a big stack for deep code: never a crash
 def lint_source(
     source: str,
     filename: str,
@@ -99,6 +101,8 @@ def lint_source(
     relpath: Optional[str] = None,
     keep_source: bool = False,
     prefilter: bool = True,
+    fixes: bool = True,
+    fix_names=None,
 ) -> FileResult:
     """Lint one module's text.
 
@@ -112,6 +116,10 @@ def lint_source(
         prefilter: skip LibCST entirely for a file that cannot hold a compiled
             region or a suppression comment (its syntax is still checked, by
             CPython's much cheaper parser).  Lossless: see ``tests/test_prefilter.py``.
+        fixes: attach the codemods' fixes (:mod:`pt2lint.fixes`) to the findings they can
+            handle; costs nothing for a file without such findings.
+        fix_names: ``fix_names(diagnostic)`` gives the codemods allowed for a finding
+            (``None``: all), for ``pt2lint fix --rule``.
 
     Returns:
         A :class:`FileResult` with findings sorted by position.  A syntax error is
@@ -134,10 +142,34 @@ def lint_source(
             filename=filename, start=Position(1, 1), end=Position(1, 2), severity="error", category="internal",
         )
         return FileResult(filename, (diag,) if "PTC001" in enabled else (), source=source if keep_source else None)
-    diags = analyse_module(module, source, filename, settings, enabled)
+    findings = None
+    if fixes and _stock_analysis():
+        # The same analysis, keeping each finding's nodes so that fixes need no second pass.
+        from pt2lint.analysis.driver import analyse_findings
+
+        findings = analyse_findings(module, source, filename, settings, enabled)
+        diags = [f.diagnostic for f in findings]
+    else:
+        diags = analyse_module(module, source, filename, settings, enabled)
     diags = apply_suppressions(diags, source, filename, enabled)
+    if findings:
+        from pt2lint.fixes import FIXABLE_CODES, attach_fixes
+
+        if any(d.code in FIXABLE_CODES for d in diags):
+            diags = attach_fixes(module, source, settings, findings, diags, fix_names)
     diags.sort(key=Diagnostic.sort_key)
     return FileResult(filename, tuple(diags), source=source if keep_source else None)
+
+
+def _stock_analysis() -> bool:
+    """Whether ``pt2lint.analysis.driver.analyse_module`` is the built-in analysis.
+
+    A replaced one (a plugin, a test double) yields diagnostics without nodes,
+    so its findings get no codemod fixes.
+    """
+    from pt2lint.analysis import driver
+
+    return getattr(driver.analyse_module, "__module__", None) == driver.__name__
 
 
 _SUPPRESSION_MARKERS = ("noqa", "pt2lint")
