@@ -14,6 +14,7 @@ Only the child processes import torch and the user's code; without
 
 from __future__ import annotations
 
+import copy
 import importlib.util
 import os
 import sys
@@ -49,7 +50,7 @@ def confirm_params(with_flag: bool) -> List[click.Parameter]:
         click.Option(["--backend"], type=click.Choice(["eager", "aot_eager", "inductor"]), default=None,
                      help="[confirm] torch.compile backend (default: eager, which shows every graph break and is fast; inductor is the real compile)."),
         click.Option(["--timeout"], type=click.FloatRange(min=0, min_open=True), default=None, metavar="SECONDS",
-                     help="[confirm] time limit per module (default: 300)."),
+                     help="[confirm] time limit per module (default: 120; 180 with aot_eager, 600 with inductor)."),
         click.Option(["--factory"], default=None, metavar="NAME",
                      help="[confirm] module-level function in each file that returns the nn.Module."),
         click.Option(["--inputs"], default=None, metavar="NAME",
@@ -203,10 +204,23 @@ def _install() -> None:
     if any(p.name == "confirm" for p in check.params):
         return
     check.params.extend(confirm_params(with_flag=True))
-    params = [p for p in check.params if p.name != "confirm"]
+    params = []
+    for param in check.params:
+        if param.name == "confirm":
+            continue
+        if param.name == "jobs":
+            param = copy.copy(param)
+            param.help = "Lint worker processes, and modules confirmed at once (default: half the CPUs, 1 to 4)."
+        params.append(param)
 
     def callback(**kwargs: Any) -> Any:
-        return check.callback(confirm=True, **kwargs)
+        # Options that other modules add to `check` later are not on `confirm`: pass their defaults.
+        for param in check.params:
+            if param.name and param.name not in kwargs:
+                default = param.default() if callable(param.default) else param.default
+                kwargs[param.name] = default if default is not None or not getattr(param, "is_flag", False) else False
+        kwargs["confirm"] = True
+        return check.callback(**kwargs)
 
     command = click.Command(
         "confirm",

@@ -235,17 +235,17 @@ def resolve_callable(spec: str, job: Job, own_module: Any) -> Callable[..., Any]
 
 
 def seed_all(seed: int = 0) -> None:
-    """Seed ``random``, ``torch`` (all devices) and, when it is loaded, ``numpy``."""
+    """Seed ``random``, ``torch`` (all devices) and ``numpy`` when it is installed (as ``fixtures/relabel.py`` does)."""
     import torch
 
     random.seed(seed)
     torch.manual_seed(seed)
-    np = sys.modules.get("numpy")
-    if np is not None:
-        try:
-            np.random.seed(seed)
-        except Exception:
-            pass
+    try:
+        import numpy as np
+
+        np.random.seed(seed)
+    except Exception:  # numpy missing or broken: nothing to seed
+        pass
 
 
 def _rng_state() -> Tuple[Any, ...]:
@@ -436,6 +436,7 @@ def new_result(job: Job) -> Dict[str, Any]:
         "detail": None,
         "error": None,
         "skipped": None,
+        "failed_stage": None,
         "device": job.device,
         "backend": job.backend,
         "model_class": None,
@@ -487,6 +488,7 @@ def run_job(job: Job, report: Callable[[str, Any], None] = lambda kind, payload:
         report("stage", name)
 
     def fail(failure: str, detail: str, exc: Optional[BaseException] = None) -> Dict[str, Any]:
+        result["failed_stage"] = result["stage"]
         result["failure"] = failure
         result["detail"] = detail
         if exc is not None:

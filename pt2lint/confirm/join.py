@@ -80,6 +80,13 @@ class ModuleReport:
         return bool(self.result and self.result.get("eager_ok"))
 
     @property
+    def failed_importing(self) -> bool:
+        """The file itself could not be imported (so every module of it fails the same way)."""
+        if self.result is None:
+            return self.failure in (oc.IMPORT_ERROR, oc.TIMEOUT) and "while importing the file" in self.detail
+        return self.result.get("failed_stage") == "import"
+
+    @property
     def compiled(self) -> bool:
         """The first compiled call finished, so its graph breaks are complete."""
         return bool(self.result and self.result.get("compiled"))
@@ -580,6 +587,7 @@ def join(
             )
 
     modules = [r for r in reports if not r.skipped]
+    reported: Set[Tuple[Any, ...]] = set()
     for rep in modules:
         if rep.failure is None or rep.failure in (oc.GRAPH_BREAK, oc.EXPORT_FAILURE):
             continue
@@ -593,11 +601,17 @@ def join(
         col = len(text) - len(text.lstrip()) + 1 if text.strip() else 1
         title = oc.FAILURE_TITLES.get(rep.failure, rep.failure)
         prefix = "not confirmed: " if rep.failure == oc.NO_INPUTS else ""
+        # A file that fails to import fails the same way for each of its modules: report it once.
+        who = rep.job.display if rep.failed_importing else rep.label
+        key = (display, line, rep.failure, who, rep.detail)
+        if key in reported:
+            continue
+        reported.add(key)
         out.append(
             Diagnostic(
                 code=CONFIRM_FAILED,
                 name="confirm-failed",
-                message=f"{prefix}{title} in {rep.label}: {rep.detail}",
+                message=f"{prefix}{title} in {who}: {rep.detail}",
                 filename=display,
                 start=Position(line, col),
                 end=Position(line, max(col + 1, len(text.rstrip()) + 1)),

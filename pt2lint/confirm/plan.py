@@ -58,7 +58,7 @@ class Job:
     target: str = "compile"
     check_accuracy: bool = False
     memory_limit_mb: Optional[int] = None
-    timeout: float = 300.0
+    timeout: float = 120.0
     threads: int = 1
     dynamo_config: Tuple[Tuple[str, object], ...] = ()
     log_path: Optional[str] = None

@@ -173,6 +173,25 @@ def _read_tail(path: Optional[str]) -> str:
         return ""
 
 
+def _failed_importing(outcome: JobOutcome) -> bool:
+    """The job died, hung or raised while importing its file (not a later, per-module stage)."""
+    if outcome.result is None:
+        return outcome.stage == "import"
+    return outcome.result.get("failed_stage") == "import"
+
+
+def _shared_result(outcome: JobOutcome, job: Job) -> Optional[Dict[str, Any]]:
+    """``outcome``'s result relabelled for another job of the same file."""
+    if outcome.result is None:
+        return None
+    from pt2lint.confirm.child import new_result
+
+    shared = new_result(job)
+    for key in ("stage", "failed_stage", "failure", "detail", "error", "device", "notes"):
+        shared[key] = outcome.result.get(key)
+    return shared
+
+
 def run_jobs(
     jobs: Sequence[Job],
     *,
@@ -256,6 +275,14 @@ def run_jobs(
                 del running[index]
                 if on_done is not None:
                     on_done(outcome)
+                if _failed_importing(outcome):
+                    # The other modules of this file would import it again and fail (or hang) the same way.
+                    for other_index, other in [(i, j) for i, j in pending if j.path == r.job.path]:
+                        pending.remove((other_index, other))
+                        shared = replace(outcome, job=replace(other, log_path=None), result=_shared_result(outcome, other))
+                        outcomes[other_index] = shared
+                        if on_done is not None:
+                            on_done(shared)
     except BaseException:
         for r in running.values():
             _kill_group(r.process)

@@ -10,7 +10,7 @@ Keys of ``[tool.pt2lint.confirm]``::
     inputs = "example_inputs"       # module-level function returning the forward arguments
     device = "cuda"                 # cpu | cuda | cuda:N | mps (default: cuda if available, else cpu)
     backend = "eager"               # eager | aot_eager | inductor
-    timeout = 300                   # seconds per module
+    timeout = 120                   # seconds per module (default: 120; 180 aot_eager; 600 inductor)
     jobs = 2                        # modules confirmed at once
     check-accuracy = false          # compare eager and compiled outputs
     memory-limit = 4096             # MiB a module may allocate (address space, Linux; cpu only)
@@ -31,7 +31,9 @@ from pt2lint.config import ConfigError
 DEVICE_RE = re.compile(r"^(cpu|mps|cuda(:\d+)?)$")
 BACKENDS: Tuple[str, ...] = ("eager", "aot_eager", "inductor")
 CONFIRM_TARGETS: Tuple[str, ...] = ("compile", "export")
-DEFAULT_TIMEOUT = 300.0
+DEFAULT_TIMEOUT = 120.0
+#: Default seconds per module by backend: inductor generates and compiles code, which takes longer.
+DEFAULT_TIMEOUTS: Dict[str, float] = {"eager": 120.0, "aot_eager": 180.0, "inductor": 600.0}
 
 _KEYS = ("factory", "inputs", "device", "backend", "timeout", "jobs", "check-accuracy", "memory-limit")
 _ENTRY_KEYS = ("factory", "inputs")
@@ -65,7 +67,8 @@ class ConfirmSettings:
         device: ``cpu``, ``cuda``, ``cuda:N``, ``mps``, or None for "cuda if available, else cpu".
         backend: ``torch.compile`` backend.
         target: ``compile`` or ``export`` (``export`` also runs ``torch.export.export``).
-        timeout: seconds per module (import, build, eager run, compile, calls).
+        timeout: seconds per module (import, build, eager run, compile, calls); by default
+            :data:`DEFAULT_TIMEOUTS` for the backend.
         jobs: modules confirmed at once (child processes).
         check_accuracy: compare eager and compiled outputs.
         memory_limit_mb: address space a module may add, in MiB, or None for no limit.
@@ -237,6 +240,7 @@ def build_settings(
     if "inputs" in values:
         _check_name(values["inputs"], "--inputs:", "inputs")
     values.setdefault("jobs", default_jobs())
+    values.setdefault("timeout", DEFAULT_TIMEOUTS.get(values.get("backend", "eager"), DEFAULT_TIMEOUT))
     values["target"] = "export" if target == "export" else "compile"
     return ConfirmSettings(root=os.path.abspath(root), config_path=config_path, **values)
 
@@ -246,6 +250,7 @@ __all__ = [
     "CONFIRM_TARGETS",
     "ConfirmSettings",
     "DEFAULT_TIMEOUT",
+    "DEFAULT_TIMEOUTS",
     "ModuleSpec",
     "build_settings",
     "check_device",
