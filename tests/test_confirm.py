@@ -153,6 +153,17 @@ def test_crash_corpus_is_reported_per_file_and_the_rest_finish():
     assert elapsed < 3 * 22, f"the hangs were not cut at the timeout ({elapsed:.0f}s)"
 
 
+def test_a_file_that_fails_to_import_is_imported_once(tmp_path):
+    (tmp_path / "two.py").write_text(
+        "import torch\nfrom torch import nn\n\nraise ImportError('broken on purpose')\n\n\n"
+        "class A(nn.Module):\n    def forward(self, x):\n        return x\n\n\n"
+        "class B(nn.Module):\n    def forward(self, x):\n        return x\n"
+    )
+    findings, result = confirm_json("--isolated", str(tmp_path))
+    assert [(f["code"], f["location"]["row"], f["confirm"]["failure"]) for f in findings] == [("PTC091", 4, "import-error")]
+    assert findings[0]["message"] == f"import error in {tmp_path / 'two.py'}: importing the file failed: ImportError: broken on purpose"
+
+
 def test_modules_without_factories():
     findings, result = confirm_json(str(NOSPEC), "--check-accuracy")
     by_file = {}
