@@ -346,6 +346,6 @@ def _walk(top: str, matcher: _Matcher, add, errors: List[str], cwd: str) -> None
             full = os.path.join(dirpath, name)
             if matcher.excluded(full, False, chain, base):
                 continue
-            if os.path.islink(full) and not os.path.isfile(full):
-                continue  # dangling link, or a link to a directory
+            if not os.path.isfile(full):
+                continue  # dangling link, link to a directory, FIFO, socket, device: reading one could block forever
             add(full)
