@@ -263,7 +263,7 @@ def lint_paths(
     plan: List[object] = []  # a FileResult (cache hit) or a work item (miss), in input order
     for p, r in zip(paths, rel):
         key = None
-        if cache is not None:
+        if cache is not None and os.path.isfile(p):  # a pipe (`check <(...)`) can be read only once
             try:
                 with open(p, "rb") as fh:
                     data = fh.read()
