@@ -400,3 +400,22 @@ def test_confirm_without_torch_is_a_usage_error(tmp_path):
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=ROOT)
     assert proc.returncode == 2, proc.stderr
     assert proc.stderr.strip().splitlines()[-1] == "error: confirm mode needs torch, which is not installed: pip install 'pt2lint[confirm]'"
+
+
+def test_confirm_refuses_stdin():
+    from click.testing import CliRunner
+
+    from pt2lint.cli import cli
+
+    result = CliRunner().invoke(cli, ["check", "--confirm", "--isolated", "--no-cache", "-"], input="x = 1\n")
+    assert result.exit_code == 2
+    assert "error: --confirm needs files: code read from stdin cannot be imported" in result.output
+
+
+def test_confirm_command_and_options_are_registered():
+    from pt2lint.cli import check, cli
+
+    names = {p.name for p in check.params}
+    assert {"confirm", "device", "backend", "timeout", "factory", "inputs", "check_accuracy", "memory_limit"} <= names
+    confirm = cli.commands["confirm"]
+    assert "confirm" not in {p.name for p in confirm.params} and "device" in {p.name for p in confirm.params}
