@@ -10,6 +10,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 
 from pt2lint.analysis.index import ModuleIndex
 from pt2lint.analysis.interp import Interpreter
+from pt2lint.analysis.positions import LazyPositions, PositionMismatch
 from pt2lint.diagnostics import Diagnostic, Position
 from pt2lint.rules import build_dispatch
 from pt2lint.specs import load_specs
@@ -23,6 +24,43 @@ _COMPILE_CALL = re.compile(r"\b(?:compile|optimize)\s*\(\s*[A-Za-z_]")
 def may_contain_region(source: str) -> bool:
     """Cheap, lossless prefilter: False only when the file cannot hold a compiled region."""
     return any(m in source for m in REGION_MARKERS)
+
+
+def _start_node(node: cst.CSTNode) -> cst.CSTNode:
+    """Dynamo reports a method call at the method name's line (CPython 3.11 call locations)."""
+    if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+        return node.func.attr
+    return node
+
+
+class _Ranges(dict):
+    """node -> CodeRange, keyed by node identity (LibCST nodes hash by identity too)."""
+
+
+def _resolve_positions(module: cst.Module, source: str, raw) -> dict:
+    """Positions of every node the findings need: per statement when possible, else one full pass."""
+    try:
+        lazy = LazyPositions(module, source)
+        groups: dict = {}
+        for f in raw:
+            stmt = f.stmt
+            if stmt is None:
+                raise PositionMismatch("finding outside a statement")
+            key = (id(stmt), id(f.header) if f.header is not None and not isinstance(stmt, (cst.SimpleStatementLine, cst.SimpleStatementSuite)) else None)
+            entry = groups.setdefault(key, (stmt, f.header if key[1] is not None else None, []))
+            entry[2].extend([f.node, _start_node(f.node)])
+        out = _Ranges()
+        for stmt, header, nodes in groups.values():
+            rng = lazy.ranges(stmt, header, nodes + ([stmt] if header is None else [header]))
+            for n in nodes + ([stmt] if header is None else [header]):
+                out[n] = rng[id(n)]
+            if header is not None:
+                anchor = lazy.anchors.starts[id(stmt)]
+                h = out[header]
+                out[stmt] = type(h)((min(anchor.lineno, h.start.line), h.start.column), (h.end.line, h.end.column))
+        return out
+    except PositionMismatch:
+        return MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
 
 
 class Finding(NamedTuple):
@@ -71,15 +109,13 @@ def analyse_findings(
     raw = dispatch.findings.items
     if not raw:
         return []
-    positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    positions = _resolve_positions(module, source, raw)
     specs = load_specs()
     out: List[Finding] = []
     for f in raw:
         spec = specs.get(f.code)
         node = f.node
-        start_node = node
-        if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
-            start_node = node.func.attr  # Dynamo reports a method call at the method name's line
+        start_node = _start_node(node)
         try:
             start = positions[start_node].start
             end = positions[node].end
@@ -93,7 +129,7 @@ def analyse_findings(
                 last = positions[f.header].end.line
             elif not isinstance(f.stmt, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
                 last = srange.start.line
-            stmt_lines = (srange.start.line, max(last, start.line))
+            stmt_lines = (min(srange.start.line, start.line), max(last, start.line))
         chain = f.chain
         message = f.message
         if len(chain) > 1:
