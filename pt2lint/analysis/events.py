@@ -61,6 +61,8 @@ class IndexEvent:
     base: Value
     index: Value
     index_node: Optional[cst.BaseExpression] = None
+    #: slice bounds (``x[a:b]``) whose value is a tensor: ``(bound expression, value)``
+    slice_bounds: Tuple[Tuple[cst.BaseExpression, Value], ...] = ()
 
 
 @dataclass

@@ -140,6 +140,7 @@ class Interpreter:
         self._globals_busy: set = set()
         self.instantiated: set = set()  # local classes constructed inside some class's methods
         self._call_node: Optional[cst.Call] = None  # the module call being evaluated (for write events)
+        self._slice_bounds: list = []  # tensor-valued slice bounds of the subscript being evaluated
 
     # ------------------------------------------------------------------ driver
     def run(self) -> None:
@@ -1015,6 +1016,7 @@ class Interpreter:
 
     def _eval_slices(self, node: cst.Subscript) -> Value:
         vals = []
+        self._slice_bounds = []
         for el in node.slice:
             s = el.slice
             if isinstance(s, cst.Index):
@@ -1022,7 +1024,9 @@ class Interpreter:
             else:
                 for part in (s.lower, s.upper, s.step):
                     if part is not None:
-                        self.eval(part)
+                        v = self.eval(part)
+                        if v.kind is Kind.TENSOR and not v.weak:
+                            self._slice_bounds.append((part, v))
                 vals.append(CONST)
         if len(vals) == 1:
             return vals[0]
@@ -1033,7 +1037,7 @@ class Interpreter:
         index = self._eval_slices(node)
         index_node = node.slice[0].slice.value if len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index) else None
         if base.kind is Kind.TENSOR:
-            self.emit("on_index", IndexEvent(node, base, index, index_node))
+            self.emit("on_index", IndexEvent(node, base, index, index_node, tuple(self._slice_bounds)))
             basic = _is_basic_index(index)
             return Value(
                 Kind.TENSOR,
@@ -1487,8 +1491,17 @@ class Interpreter:
         if method in ("to", "type") and any(_is_bool_dtype(a) for a in list(args) + [kwargs.get("dtype")] if a is not None):
             return Value(Kind.TENSOR, bool_tensor=True, weak=weak, alias_of=None)
         alias = recv.alias_of if (method in api.VIEW_METHODS or api.is_inplace_method(method)) else None
+        strided = False
+        if alias is not None:
+            if method in api.STRIDING_VIEWS:
+                strided = True
+            elif method in api.COPY_IF_STRIDED:
+                # ``x.permute(...).contiguous()`` (or reshape/flatten) copies a non-contiguous view
+                alias = None if recv.const == "strided" else alias
+            else:
+                strided = recv.const == "strided"
         bool_t = recv.bool_tensor and (method in api.DTYPE_PRESERVING or api.is_inplace_method(method))
-        return Value(Kind.TENSOR, alias_of=alias, bool_tensor=bool_t, weak=weak)
+        return Value(Kind.TENSOR, alias_of=alias, bool_tensor=bool_t, weak=weak, const="strided" if strided else None)
 
     def _qualified_result(self, qual: str, args, kwargs, chain) -> Value:
         if qual.startswith("builtins."):

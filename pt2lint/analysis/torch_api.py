@@ -18,6 +18,10 @@ VIEW_METHODS = frozenset(
     data indices values crow_indices col_indices ravel align_to refine_names rename""".split()
 )
 
+# Views that are (usually) not contiguous, and the methods that then copy instead of viewing.
+STRIDING_VIEWS = frozenset("permute transpose t T mT movedim moveaxis swapaxes swapdims expand expand_as".split())
+COPY_IF_STRIDED = frozenset({"contiguous", "reshape", "reshape_as", "flatten", "ravel"})
+
 # Methods returning a tuple of views of the receiver.
 SPLIT_METHODS = frozenset("split chunk unbind tensor_split split_with_sizes hsplit vsplit dsplit".split())
 

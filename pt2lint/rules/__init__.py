@@ -30,6 +30,7 @@ from pt2lint.rules.side_effects import (
     ManualSeed,
     NondeterministicPythonCall,
     PrintCall,
+    RnnModuleCall,
     UntraceableCFunction,
     WarningsWarn,
 )
@@ -54,6 +55,7 @@ RULES: Dict[str, Type[Rule]] = {
         AutogradInForward,
         ExplicitGraphBreak,
         DisabledFunctionCall,
+        RnnModuleCall,
         InputMutation,
         ModuleStateMutation,
         TensorId,

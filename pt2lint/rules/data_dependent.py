@@ -47,12 +47,19 @@ class TensorTolist(Rule):
 
 
 class TensorToPythonScalar(Rule):
-    """PTC103: ``int(t)``, ``float(t)``, ``bool(t)``, ``complex(t)`` of a tensor."""
+    """PTC103: ``int(t)``, ``float(t)``, ``bool(t)``, ``complex(t)``, ``range(t)`` and slice bounds ``x[:t]`` of a tensor."""
 
     code = "PTC103"
 
     def on_call(self, interp, ev) -> None:
         q = ev.qualname
+        if q == "builtins.range" and any(a.kind is Kind.TENSOR and not a.weak for a in ev.args):
+            interp.report(
+                self.code,
+                ev.node,
+                "`range()` over a tensor value needs a Python int: graph break (loop over a static size, e.g. x.shape[0])",
+            )
+            return
         if q in _CAST_NAMES and len(ev.args) == 1 and not ev.kwargs:
             arg = ev.args[0]
             if arg.kind is not Kind.TENSOR or arg.weak:
@@ -65,6 +72,16 @@ class TensorToPythonScalar(Rule):
                 ev.node,
                 f"`{name}()` of a tensor reads its value into Python: graph break "
                 f"(keep it a tensor{'; use torch.where for choices' if name == 'bool' else ''})",
+            )
+
+
+    def on_index(self, interp, ev) -> None:
+        for bound, _ in ev.slice_bounds:
+            interp.report(
+                self.code,
+                bound,
+                "a tensor used as a slice bound is converted to a Python int (`__index__`): graph break "
+                "(use torch.narrow/index_select with tensor indices, or pass the bound as an int)",
             )
 
 

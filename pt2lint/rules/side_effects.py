@@ -167,6 +167,22 @@ class ExplicitGraphBreak(Rule):
             interp.report(self.code, ev.node, "explicit `graph_break()`: the graph is split here")
 
 
+class RnnModuleCall(Rule):
+    """PTC311: calling an ``nn.RNN``/``nn.LSTM``/``nn.GRU`` module in a compiled region."""
+
+    code = "PTC311"
+    NAMES = frozenset({"torch.nn.RNN", "torch.nn.LSTM", "torch.nn.GRU", "torch.nn.modules.rnn.RNN", "torch.nn.modules.rnn.LSTM", "torch.nn.modules.rnn.GRU"})
+
+    def on_call(self, interp, ev) -> None:
+        if isinstance(ev.callee, str) and ev.callee in self.NAMES:
+            interp.report(
+                self.code,
+                ev.node,
+                f"`{ev.callee.rsplit('.', 1)[-1]}` modules are not traced by default: graph break "
+                f"(set torch._dynamo.config.allow_rnn = True, or write the recurrence with cells)",
+            )
+
+
 class DisabledFunctionCall(Rule):
     """PTC310: calling a ``torch.compiler.disable``d function from a compiled region."""
 
