@@ -224,6 +224,8 @@ def check(paths: Tuple[str, ...], **options: Any) -> int:
     if STDIN in paths and len(paths) > 1:
         raise CliError("'-' (stdin) cannot be combined with other paths")
     use_stdin = paths == (STDIN,) or (not paths and stdin_filename is not None)
+    if options.get("fix") and use_stdin:  # --fix is added by pt2lint.commands.fix
+        raise CliError("--fix does not rewrite stdin; use `pt2lint fix -`, which prints the fixed code")
     if options["hook"]:
         if not paths and not use_stdin:
             return EXIT_CLEAN  # a hook with no staged files has nothing to check (never '.')
@@ -259,6 +261,10 @@ def check(paths: Tuple[str, ...], **options: Any) -> int:
             from pt2lint.cache import default_cache_dir
 
             cache_dir = options.get("cache_dir") or default_cache_dir(project.root)
+        if options.get("fix"):
+            from pt2lint.commands.fix import fix_before_check
+
+            errors.extend(fix_before_check(found.files, project, options))
         results = list(_lint_files(found.files, project, options["jobs"], keep_source, cache_dir))
         bytes_checked = sum(_file_size(r.filename) for r in results if r.error is None)
 
@@ -509,3 +515,6 @@ __all__ = [
 
 # Confirm mode lives in its own module; importing it adds `pt2lint confirm` and check's --confirm options.
 from pt2lint.commands import confirm as _confirm_command  # noqa: E402,F401
+
+# `pt2lint fix` and check's --fix/--unsafe-fixes live in their own module too.
+from pt2lint.commands import fix as _fix_command  # noqa: E402,F401

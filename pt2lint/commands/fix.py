@@ -1,0 +1,354 @@
+"""``pt2lint fix`` and ``pt2lint check --fix``: apply the codemods of :mod:`pt2lint.fixes`.
+
+``pt2lint fix [PATHS|-] [--rule SEL ...] [--diff] [--unsafe-fixes]`` lints the
+files, applies every selected fix (safe ones; unsafe ones too with
+``--unsafe-fixes``; display-only ones never), lints again until nothing
+changes, writes each changed file atomically, and prints the findings that are
+left -- with the reason when a codemod refused.  ``--diff`` prints a unified
+diff instead and writes nothing.  ``-`` reads stdin and prints the fixed code.
+
+``--rule`` takes a code (``PTC104``), a prefix (``PTC1``), a rule name
+(``data-dependent-branch``) or a codemod name (``cond``, ``where``,
+``out-of-place``, ``scalar-tensor``, ``guard``); several are combined.  The
+findings a run is about -- those it reports and that decide the exit code --
+are the ones the selectors match (for a codemod name: the findings that
+codemod handles or refused).
+
+Exit codes: 0 nothing left, 1 findings left (or, with ``--diff``, changes
+would be made), 2 a file could not be read, parsed or written, or a usage error.
+
+Importing this module (``pt2lint.cli`` does, at its end) registers ``fix`` and
+adds ``--fix``/``--unsafe-fixes`` to ``check``.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import sys
+import time
+from dataclasses import dataclass
+from typing import Any, Dict, FrozenSet, Iterator, List, Optional, Sequence, Tuple
+
+import click
+
+from pt2lint.diagnostics import Applicability, Diagnostic
+
+FIX_HELP = (
+    "Apply pt2lint's codemods to PATHS (files or directories; default: .; '-' reads stdin and prints the "
+    "fixed code): torch.cond / torch.where for data-dependent branches, out-of-place writes, 0-d tensors "
+    "instead of .item(), is_compiling() guards for prints and logging. Safe fixes only, unless --unsafe-fixes."
+)
+
+
+@dataclass(frozen=True)
+class RuleSelection:
+    """What ``--rule`` selected.
+
+    Attributes:
+        codes: rule codes selected by code, prefix or rule name.
+        names: codemods selected by name.
+    """
+
+    codes: FrozenSet[str] = frozenset()
+    names: FrozenSet[str] = frozenset()
+
+    @property
+    def everything(self) -> bool:
+        return not self.codes and not self.names
+
+    def names_for(self, d: Diagnostic) -> Optional[List[str]]:
+        """Codemods allowed for ``d`` (``None``: all of them)."""
+        from pt2lint.fixes import CODEMOD_CODES
+
+        if self.everything or d.code in self.codes:
+            return None
+        return [n for n in sorted(self.names) if d.code in CODEMOD_CODES[n]]
+
+    def in_scope(self, d: Diagnostic) -> bool:
+        """Whether the run is about ``d``: reported, and counted for the exit code."""
+        if self.everything or d.code in self.codes:
+            return True
+        return d.fix is not None and d.fix.name in self.names
+
+
+def parse_rule_selection(values: Sequence[str]) -> RuleSelection:
+    """Resolve ``--rule`` values (repeatable, comma-separated).
+
+    Raises:
+        click.UsageError: a value is neither a codemod name nor a rule selector.
+    """
+    from pt2lint.fixes import FIX_NAMES
+    from pt2lint.settings import SelectionError, resolve_selector
+
+    codes: set = set()
+    names: set = set()
+    for value in values:
+        for part in (p.strip() for p in value.split(",")):
+            if not part:
+                continue
+            if part.lower() in FIX_NAMES:
+                names.add(part.lower())
+                continue
+            try:
+                codes |= resolve_selector(part)
+            except SelectionError:
+                raise click.UsageError(
+                    f"unknown --rule {part!r} (expected a codemod: {', '.join(FIX_NAMES)}; or a rule code, prefix or name)"
+                ) from None
+    return RuleSelection(frozenset(codes), frozenset(names))
+
+
+@dataclass
+class FileFix:
+    """The result of fixing one file in a worker.
+
+    Attributes:
+        path: the file.
+        src: how it was read (``None`` on error).
+        text: the fixed text.
+        applied: number of fixes applied.
+        remaining: findings left, in scope of the selection.
+        unsafe_left: of those, how many have an unsafe fix that was not applied.
+        error: one-line reason the file could not be fixed.
+    """
+
+    path: str
+    src: Any = None
+    text: str = ""
+    applied: int = 0
+    remaining: Tuple[Diagnostic, ...] = ()
+    unsafe_left: int = 0
+    error: Optional[str] = None
+
+    @property
+    def changed(self) -> bool:
+        return self.src is not None and self.applied > 0 and self.text != self.src.text
+
+
+def _selector(selection: RuleSelection, unsafe: bool):
+    from pt2lint.fixes.apply import applicable
+
+    def select(d: Diagnostic) -> bool:
+        return d.fix is not None and applicable(d.fix, unsafe) and (selection.everything or d.code in selection.codes or d.fix.name in selection.names)
+
+    return select
+
+
+def fix_one(path: str, relpath: str, settings, selection: RuleSelection, unsafe: bool, data: Optional[bytes] = None) -> FileFix:
+    """Read (or take ``data``), fix and report one file; never raises for the file's own problems.
+
+    Args:
+        path: the file (or the name of stdin).
+        relpath: path relative to the project root, for per-file ignores.
+        settings: the lint settings.
+        selection: ``--rule``.
+        unsafe: apply unsafe fixes too.
+        data: the bytes, when already read (stdin).
+    """
+    from pt2lint.fixes.apply import FixError, decode_file, fix_text, read_file
+
+    try:
+        src = decode_file(data) if data is not None else read_file(path)
+        outcome = fix_text(src.text, path, settings, relpath=relpath, select_fix=_selector(selection, unsafe), names_for=selection.names_for)
+    except FixError as exc:
+        return FileFix(path, error=f"{path}: {exc}")
+    except RecursionError:
+        return FileFix(path, error=f"{path}: code nested too deeply to fix")
+    except Exception as exc:  # a codemod bug must not stop the run or touch the file
+        return FileFix(path, error=f"{path}: internal error while fixing: {type(exc).__name__}: {exc}")
+    remaining = tuple(d for d in outcome.remaining if selection.in_scope(d))
+    unsafe_left = sum(1 for d in remaining if d.fix is not None and d.fix.applicability is Applicability.UNSAFE and d.fix.edits)
+    return FileFix(path, src, outcome.text, len(outcome.applied), remaining, unsafe_left)
+
+
+def _worker(args) -> FileFix:
+    return fix_one(*args)
+
+
+def fix_files(files, project, selection: RuleSelection, unsafe: bool, jobs: Optional[int] = None) -> Iterator[FileFix]:
+    """Fix ``files`` (discovery results) in worker processes; yields results in input order (nothing written)."""
+    work = [(f.path, f.relpath, project.settings, selection, unsafe) for f in files]
+    n_jobs = jobs if jobs and jobs > 0 else (os.cpu_count() or 1)
+    if n_jobs == 1 or len(work) < 4:
+        for item in work:
+            yield _worker(item)
+        return
+    import multiprocessing
+
+    ctx = multiprocessing.get_context("fork" if hasattr(os, "fork") else "spawn")
+    with ctx.Pool(min(n_jobs, len(work))) as pool:
+        yield from pool.imap(_worker, work, chunksize=max(1, min(8, len(work) // (n_jobs * 8) or 1)))
+
+
+def unified_diff(path: str, old: str, new: str) -> str:
+    """A ``diff -u`` of one file (``a/PATH`` -> ``b/PATH``)."""
+    from pt2lint.fixes.edits import split_keepends
+
+    lines = difflib.unified_diff(split_keepends(old), split_keepends(new), fromfile=f"a/{path}", tofile=f"b/{path}")
+    out = []
+    for line in lines:
+        out.append(line if line.endswith(("\n", "\r")) else line + "\n\\ No newline at end of file\n")
+    return "".join(out)
+
+
+def describe(d: Diagnostic, unsafe: bool) -> str:
+    """A remaining finding as text: the ``check`` line, then why its fix was not applied."""
+    from pt2lint.reporters.text import format_line
+
+    line = format_line(d)
+    fix = d.fix
+    if fix is None:
+        return line + "\n"
+    if fix.applicability is Applicability.DISPLAY_ONLY or not fix.edits:
+        return f"{line}\n  = {fix.name}: {fix.message}\n"
+    if fix.applicability is Applicability.UNSAFE and not unsafe:
+        return f"{line}\n  = {fix.name} (unsafe, apply with --unsafe-fixes): {fix.message}\n"
+    return f"{line}\n  = {fix.name}: {fix.message} (not applied: it overlaps another fix or did not converge)\n"
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+def run_fix(paths: Tuple[str, ...], options: Dict[str, Any]) -> int:
+    """The body of ``pt2lint fix``; returns the exit code.
+
+    Raises:
+        CliError, ConfigError, click.UsageError: bad options or config (exit 2 via ``guarded``).
+    """
+    from pt2lint.cli import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, STDIN, CliError, echo_error, project_from_options
+    from pt2lint.discovery import discover, project_relpath
+    from pt2lint.fixes.apply import FixError, write_fixed
+
+    started = time.perf_counter()
+    selection = parse_rule_selection(options.get("rule") or ())
+    unsafe = bool(options.get("unsafe_fixes"))
+    show_diff = bool(options.get("diff"))
+    quiet = bool(options.get("quiet"))
+    stdin_filename = options.get("stdin_filename")
+    if STDIN in paths and len(paths) > 1:
+        raise CliError("'-' (stdin) cannot be combined with other paths")
+    use_stdin = paths == (STDIN,) or (not paths and stdin_filename is not None)
+
+    errors: List[str] = []
+    results: List[FileFix] = []
+    if use_stdin:
+        name = stdin_filename or STDIN
+        project = project_from_options([name] if stdin_filename else [], options)
+        stream = getattr(sys.stdin, "buffer", None)
+        data = stream.read() if stream is not None else sys.stdin.read().encode("utf-8")
+        relpath = project_relpath(name, project.root) if name != STDIN else STDIN
+        result = fix_one(name, relpath, project.settings, selection, unsafe, data=data)
+        results.append(result)
+        if result.error is not None:
+            errors.append(result.error)
+            if not show_diff:
+                click.echo(data.decode("utf-8", "surrogateescape"), nl=False)  # unchanged code back
+        elif show_diff:
+            if result.changed:
+                click.echo(unified_diff(name, result.src.text, result.text), nl=False)
+        else:
+            click.echo(result.text, nl=False)
+        report_stream_err = True
+    else:
+        project = project_from_options(paths or (".",), options)
+        found = discover(paths or (".",), project.discovery)
+        errors.extend(found.errors)
+        if not found.files and not found.errors and not quiet:
+            click.echo("warning: no Python files found under the given paths", err=True)
+        for result in fix_files(found.files, project, selection, unsafe, options.get("jobs")):
+            results.append(result)
+            if result.error is not None:
+                errors.append(result.error)
+                continue
+            if not result.changed:
+                continue
+            if show_diff:
+                click.echo(unified_diff(result.path, result.src.text, result.text), nl=False)
+                continue
+            try:
+                write_fixed(result.path, result.src, result.text)
+            except FixError as exc:
+                errors.append(f"{result.path}: {exc}")
+                result.applied = 0
+        report_stream_err = show_diff
+
+    remaining = sorted((d for r in results if r.error is None for d in r.remaining), key=Diagnostic.sort_key)
+    report = "".join(describe(d, unsafe) for d in remaining)
+    if report:
+        click.echo(report, nl=False, err=use_stdin or report_stream_err)
+    for message in errors:
+        echo_error(message)
+    changed = [r for r in results if r.error is None and r.changed]
+    applied = sum(r.applied for r in changed)
+    if not quiet:
+        verb = "Would fix" if show_diff else "Fixed"
+        head = f"{verb} {_plural(applied, 'finding')} in {_plural(len(changed), 'file')}"
+        left = f"{_plural(len(remaining), 'finding')} left" if remaining else "nothing left"
+        unsafe_left = sum(r.unsafe_left for r in results if r.error is None)
+        hint = f" ({unsafe_left} with an unsafe fix: --unsafe-fixes)" if unsafe_left and not unsafe else ""
+        errs = f"; {_plural(len(errors), 'path')} could not be fixed" if errors else ""
+        click.echo(f"{head}; {left}{hint}{errs} ({time.perf_counter() - started:.2f}s).", err=True)
+    if errors:
+        return EXIT_ERROR
+    if show_diff and changed:
+        return EXIT_FINDINGS
+    return EXIT_FINDINGS if remaining else EXIT_CLEAN
+
+
+def fix_before_check(files, project, options: Dict[str, Any]) -> List[str]:
+    """``check --fix``: apply the selected fixes to ``files`` and write them; returns error lines.
+
+    ``check`` then lints the fixed files and reports what is left as usual.
+    """
+    from pt2lint.fixes.apply import FixError, write_fixed
+
+    errors: List[str] = []
+    selection = RuleSelection()
+    for result in fix_files(files, project, selection, bool(options.get("unsafe_fixes")), options.get("jobs")):
+        if result.error is not None:
+            errors.append(result.error)
+        elif result.changed:
+            try:
+                write_fixed(result.path, result.src, result.text)
+            except FixError as exc:
+                errors.append(f"{result.path}: {exc}")
+    return errors
+
+
+def _install() -> None:
+    """Register ``pt2lint fix`` and add ``--fix``/``--unsafe-fixes`` to ``check``."""
+    from pt2lint import cli as cli_module
+    from pt2lint.cli import config_options, discovery_options, guarded, selection_options
+
+    check = cli_module.check
+    if not any(p.name == "fix" for p in check.params):
+        check.params.extend([
+            click.Option(["--fix"], is_flag=True, default=False, help="Apply safe fixes (and unsafe ones with --unsafe-fixes), then report what is left."),
+            click.Option(["--unsafe-fixes"], is_flag=True, default=False, help="With --fix: apply unsafe fixes too."),
+        ])
+    if "fix" in cli_module.cli.commands:
+        return
+
+    @click.command("fix", help=FIX_HELP, short_help="Apply codemods that remove graph breaks (safe fixes unless --unsafe-fixes).")
+    @click.argument("paths", nargs=-1, type=click.Path())
+    @click.option("--rule", multiple=True, metavar="SEL", help="Only these fixes: a codemod (cond, where, out-of-place, scalar-tensor, guard), a rule code, prefix or name; comma-separated, repeatable.")
+    @click.option("--diff", is_flag=True, help="Print a unified diff of the fixes and write nothing (exit 1 when there would be changes).")
+    @click.option("--unsafe-fixes", is_flag=True, help="Also apply fixes that can change behaviour for some caller.")
+    @selection_options
+    @discovery_options
+    @config_options
+    @click.option("-q", "--quiet", is_flag=True, help="Print remaining findings and errors only, no summary.")
+    @click.option("-j", "--jobs", type=click.IntRange(min=0), default=None, help="Worker processes (default: one per CPU; 0 = auto).")
+    @click.option("--stdin-filename", metavar="PATH", help="The name of the file read from stdin (for per-file-ignores and messages).")
+    @guarded
+    def fix(paths: Tuple[str, ...], **options: Any) -> int:
+        return run_fix(paths, options)
+
+    cli_module.cli.add_command(fix)
+
+
+_install()
+
+__all__ = ["FIX_HELP", "FileFix", "RuleSelection", "describe", "fix_before_check", "fix_files", "fix_one", "parse_rule_selection", "run_fix", "unified_diff"]
