@@ -186,7 +186,8 @@ _DTYPE_NAMES = {
 
 def dtype_class(ctx: FixContext, expr: Optional[cst.BaseExpression], stmts: Sequence[cst.BaseStatement], depth: int = 0) -> str:
     """A coarse dtype of a branch output: ``bool``, ``int``, a float dtype name when the expression
-    casts explicitly, or ``?`` (same as the inputs, as far as the syntax tells)."""
+    casts explicitly, ``num`` for arithmetic (never bool), or ``?`` (as far as the syntax tells,
+    the same as the inputs)."""
     if expr is None or depth > 8:
         return "?"
     if isinstance(expr, cst.Comparison):
@@ -196,6 +197,12 @@ def dtype_class(ctx: FixContext, expr: Optional[cst.BaseExpression], stmts: Sequ
     if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, (cst.BitAnd, cst.BitOr, cst.BitXor)):
         left = dtype_class(ctx, expr.left, stmts, depth + 1)
         return "bool" if left == "bool" and dtype_class(ctx, expr.right, stmts, depth + 1) == "bool" else "?"
+    if isinstance(expr, cst.BinaryOperation) and not isinstance(expr.operator, (cst.BitAnd, cst.BitOr, cst.BitXor, cst.LeftShift, cst.RightShift)):
+        if isinstance(expr.operator, cst.Add):
+            # bool + bool stays bool in torch; anything else with arithmetic is a number
+            sides = {dtype_class(ctx, expr.left, stmts, depth + 1), dtype_class(ctx, expr.right, stmts, depth + 1)}
+            return "?" if sides <= {"bool", "?"} else "num"
+        return "num"
     if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.BitInvert):
         return dtype_class(ctx, expr.expression, stmts, depth + 1)
     if isinstance(expr, cst.Name):
@@ -418,8 +425,7 @@ class CondRewrite:
                 v = b.exit_env.get(n) if b.exit_env is not None else None
                 if v is None:
                     raise Refuse(f"pt2lint has no facts about `{n}` at the end of {b.label}")
-                if v.kind is not Kind.TENSOR or v.maybe_none:
-                    raise Refuse(f"`{n}` is {_kind_text(v)} at the end of {b.label}; torch.cond branches can only return tensors")
+                self._check_output_value(v, f"`{n}`", f"at the end of {b.label}")
         return outputs
 
     def _check_returns(self, branches: Sequence[Branch]) -> None:
@@ -434,10 +440,22 @@ class CondRewrite:
                 counts.add(len(elems))
                 for e in elems:
                     v = self.ctx.facts.value(e)
-                    if v is None or v.kind is not Kind.TENSOR or v.maybe_none:
-                        raise Refuse(f"{b.label} returns `{_code(self.ctx, e)}`, which is {_kind_text(v)}; torch.cond branches can only return tensors")
+                    if v is None:
+                        raise Refuse(f"pt2lint has no facts about `{_code(self.ctx, e)}` returned by {b.label}")
+                    self._check_output_value(v, f"`{_code(self.ctx, e)}`", f"as returned by {b.label}")
         if len(counts) > 1:
             raise Refuse("the branches return different numbers of values")
+
+    def _check_output_value(self, v: Value, what: str, where: str) -> None:
+        """A branch output must be a tensor: refuse known non-tensors (and tensor-or-None); a value of
+        unknown kind (the result of a call pt2lint cannot see into) makes the fix unsafe, since
+        torch.cond raises rather than misbehaves when it is not a tensor."""
+        if v.kind is Kind.TENSOR and not v.maybe_none:
+            return
+        if v.kind is Kind.UNKNOWN and not v.maybe_none:
+            self.notes.append(f"{what} is of unknown kind {where} (torch.cond raises if it is not a tensor)")
+            return
+        raise Refuse(f"{what} is {_kind_text(v)} {where}; torch.cond branches can only return tensors")
 
     def _check_dtypes(self, leaves: List[Optional[Branch]], outputs: List[str], mode: str) -> None:
         slots: List[Tuple[str, List[str]]] = []
@@ -461,11 +479,12 @@ class CondRewrite:
                         per_pos.setdefault(i, []).append(dtype_class(self.ctx, e, b.stmts))
             slots = [(f"returned value {i + 1}", c) for i, c in sorted(per_pos.items())]
         for label, classes in slots:
-            known = set(c for c in classes if c != "?")
-            if len(known) > 1:
+            known = {c for c in classes if c != "?"}
+            concrete = known - {"num"}  # arithmetic: some non-bool dtype
+            if ("bool" in known and len(known) > 1) or len(concrete) > 1:
                 raise Refuse(f"{label} has dtype {' in one branch and '.join(sorted(known))} in another; torch.cond needs one dtype")
-            if known and "?" in classes:
-                self.notes.append(f"{label} is {next(iter(known))} in one branch; the other branch must give the same dtype or torch.cond raises")
+            if concrete and (len(known) > 1 or "?" in classes):
+                self.notes.append(f"{label} is {next(iter(concrete))} in one branch; the other branch must give the same dtype or torch.cond raises")
 
     def _operands_of(self, level: Level, outputs: Sequence[str]) -> List[str]:
         """Tensors the branch functions take as parameters: the function's local tensors that the
@@ -476,7 +495,8 @@ class CondRewrite:
         nodes += [lv.node.test for lv in self._levels(level)[1:]]
         loads = loaded_names(nodes)
         identity = [n for n in outputs if any(b is None or n not in bound_names(b.stmts) for b in leaves)]
-        candidates = list(loads) + [n for n in identity if n not in loads]
+        order = {name: i for i, name in enumerate(level.entry)}  # parameters first, then by definition
+        candidates = sorted(set(loads) | set(identity), key=lambda n: (order.get(n, len(order)), n))
         bound_inside: Set[str] = set()
         for b in real:
             bound_inside |= set(bound_names(b.stmts))
@@ -541,7 +561,13 @@ class CondRewrite:
                     if may_alias(original.value, fresh):
                         return updated.with_changes(value=rewriter._clone(original.value))
                     return updated
-                new = [rewriter._clone(e) if may_alias(e, fresh) else e for e in elems]
+                new = []
+                seen_names = set()
+                for e in elems:
+                    repeated = isinstance(e, cst.Name) and e.value in seen_names
+                    if isinstance(e, cst.Name):
+                        seen_names.add(e.value)
+                    new.append(rewriter._clone(e) if repeated or may_alias(e, fresh) else e)
                 if all(a is b for a, b in zip(new, elems)):
                     return updated
                 tup = original.value

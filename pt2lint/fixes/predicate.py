@@ -309,7 +309,7 @@ def translate_predicate(ctx: FixContext, func: Optional[cst.FunctionDef], test: 
             raise Refuse("chained comparison (`a < b < c`): rewrite it with `and` first")
         comp = node.comparisons[0]
         if isinstance(comp.operator, (cst.In, cst.NotIn, cst.Is, cst.IsNot)):
-            raise Refuse("`is`/`in` tests have no tensor form")
+            raise Refuse(f"`{_code(ctx, node)}` is a Python test (`is`/`in`), not a tensor one; split it into a Python `if` around the tensor one")
         left, ls = unwrap(node.left)
         right, rs = unwrap(comp.comparator)
         lt, rt = prover.is_tensor(left), prover.is_tensor(right)

@@ -80,6 +80,13 @@ def may_alias(expr: cst.BaseExpression, fresh: Set[str]) -> bool:
     return False
 
 
+def is_new_tensor(expr: cst.BaseExpression) -> bool:
+    """Whether ``expr`` computes a new tensor, not (a view of, or another name for) an existing one:
+    ``b = a`` or ``b = a.view(...)`` make ``b`` share ``a``'s storage, and ``torch.cond`` rejects
+    outputs that alias each other as well as outputs that alias inputs."""
+    return not may_alias(expr, set()) and not isinstance(expr, (cst.Tuple, cst.List))
+
+
 class BranchChecker:
     """Checks blocks of one function for what a ``torch.cond`` branch may not do.
 
@@ -225,7 +232,7 @@ class BranchChecker:
 
     def _store(self, target: cst.BaseExpression, value: Optional[cst.BaseExpression], fresh: Set[str], where: str, augmented: bool = False) -> None:
         if isinstance(target, cst.Name):
-            if value is not None and not may_alias(value, fresh) and not isinstance(value, (cst.Tuple, cst.List)):
+            if value is not None and is_new_tensor(value):
                 fresh.add(target.value)
             else:
                 fresh.discard(target.value)
@@ -419,4 +426,4 @@ def _code(ctx: FixContext, node: cst.CSTNode) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-__all__ = ["BranchChecker", "MAY_ALIAS_METHODS", "PURE_BUILTINS", "may_alias"]
+__all__ = ["BranchChecker", "MAY_ALIAS_METHODS", "PURE_BUILTINS", "is_new_tensor", "may_alias"]
