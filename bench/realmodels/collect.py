@@ -1,22 +1,28 @@
 #!/usr/bin/env python
 """Collect ground truth: where does Dynamo really graph-break in library models?
 
-For every model in models.MODELS, in its own subprocess (with a timeout):
+Models run in worker subprocesses (a few models of one library per process,
+``--jobs`` processes at a time); a model that crashes or exceeds
+``--timeout`` is recorded as failed and the rest of its batch is restarted in
+a fresh process.  For every model (see models.py for the calls it makes:
+eval, train, and for some eval_dyn / decode):
 
-1. run one eager forward in eval mode (under torch.no_grad) and one in train
-   mode, recording with sys.settrace every line executed in files of the
-   transformers / timm / diffusers packages;
-2. torch._dynamo.reset(), torch.compile(model, backend="eager"), run the same
-   forward in eval mode (no_grad) and, after another reset, in train mode,
-   capturing every graph break reported on the ``graph_breaks`` logging
-   artifact.  Each break is attributed to the innermost frame of its user
-   stack that lies inside one of the libraries.
+1. eager runs of every call, recording with sys.settrace every line executed
+   in files of the transformers / timm / diffusers packages (only during the
+   forward calls, not during model construction);
+2. for every call: torch._dynamo.reset(), torch.compile(model,
+   backend="eager"), the same call, capturing every graph break reported on
+   the ``graph_breaks`` logging artifact (with the duplicate-suppression
+   turned off so each report carries its user stack).  Each break is
+   attributed to the innermost frame of its user stack inside one of the
+   libraries.
 
-Results are merged into truth.json (see README.md for the schema).
+Results are written to truth.json (see README.md for the schema).
 
 Usage:
     python bench/realmodels/collect.py                 # all models, 2 jobs
     python bench/realmodels/collect.py --only llama,gpt2 --out /tmp/t.json
+    python bench/realmodels/collect.py --only wav2vec2,hubert --merge   # refresh some
     python bench/realmodels/collect.py --list
 """
 
@@ -633,6 +639,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-train", action="store_true", help="skip the train-mode runs")
     ap.add_argument("--list", action="store_true", help="list model names and exit")
     ap.add_argument("--no-compile", action="store_true", help="eager runs only (to check builders)")
+    ap.add_argument(
+        "--merge",
+        action="store_true",
+        help="update --out in place: keep its other models, replace the ones run now",
+    )
     ap.add_argument("--batch", type=int, default=6, help="models per worker process")
     ap.add_argument("--worker", help=argparse.SUPPRESS)
     ap.add_argument("--result-dir", help=argparse.SUPPRESS)
@@ -662,14 +673,25 @@ def main(argv: list[str] | None = None) -> int:
         names, ns.jobs, ns.timeout, train=not ns.no_train, compile_=not ns.no_compile, batch=ns.batch
     )
     vers = versions()
+    models_out = {n: results[n] for n in names}
+    if ns.merge and ns.out.exists():
+        old = json.loads(ns.out.read_text())
+        if old.get("versions") != vers:
+            print(f"warning: {ns.out} was collected with {old.get('versions')}", file=sys.stderr)
+        merged = dict(old.get("models", {}))
+        merged.update(models_out)
+        order = [n for n in model_zoo.MODELS if n in merged] + [
+            n for n in merged if n not in model_zoo.MODELS
+        ]
+        models_out = {n: merged[n] for n in order}
     truth = {
         "torch": vers.get("torch"),
         "versions": vers,
-        "models": {n: results[n] for n in names},
+        "models": models_out,
     }
     ns.out.write_text(json.dumps(truth, indent=None, separators=(",", ":"), sort_keys=False) + "\n")
     ok = sum(1 for r in results.values() if r["status"] == "ok")
-    print(f"wrote {ns.out} ({ok}/{len(names)} ok, {time.time() - t0:.0f}s)")
+    print(f"wrote {ns.out} ({ok}/{len(names)} ok in this run, {time.time() - t0:.0f}s)")
     return 0
 
 

@@ -678,7 +678,13 @@ def _w2v_kw(**extra):
 
 
 def _audio_spec(model) -> Spec:
-    return Spec(model, (), {"input_values": torch.randn(B, 1600)})
+    # CTC heads: train with labels so the loss path (and its checks) runs too.
+    return Spec(
+        model,
+        (),
+        {"input_values": torch.randn(B, 1600)},
+        {"labels": torch.randint(1, 32, (B, 5))},
+    )
 
 
 def hf_wav2vec2():
@@ -1653,7 +1659,7 @@ MODELS: dict[str, tuple[str, Callable[[], Spec]]] = {
     "timm_gcvit_xxtiny": ("timm", _timm("gcvit_xxtiny", 64, img_size=64)),
     "timm_focalnet_tiny": ("timm", _timm("focalnet_tiny_srf", 64)),
     "timm_cait_xxs24": ("timm", _timm("cait_xxs24_224", 64, img_size=64)),
-    "timm_nfnet_l0": ("timm", _timm("nf_resnet26", 64)),
+    "timm_nf_resnet26": ("timm", _timm("nf_resnet26", 64)),
     "timm_res2net50": ("timm", _timm("res2net50_14w_8s", 64)),
     "timm_skresnet18": ("timm", _timm("skresnet18", 64)),
     "timm_dla34": ("timm", _timm("dla34", 64)),
@@ -1664,8 +1670,8 @@ MODELS: dict[str, tuple[str, Callable[[], Spec]]] = {
     "timm_efficientformer_l1": ("timm", _timm("efficientformer_l1", 224)),
     "timm_poolformer_s12": ("timm", _timm("poolformer_s12", 64)),
     "timm_mixer_s16": ("timm", _timm("mixer_s16_224", 64, img_size=64)),
-    "timm_beit_base": ("timm", _timm("beitv2_base_patch16_224", 64, img_size=64, depth=2)),
-    "timm_naflexvit": ("timm", _timm("naflexvit_base_patch16_gap", 64, depth=2)),
+    "timm_beitv2_base_d2": ("timm", _timm("beitv2_base_patch16_224", 64, img_size=64, depth=2)),
+    "timm_naflexvit_base_d2": ("timm", _timm("naflexvit_base_patch16_gap", 64, depth=2)),
     # diffusers
     "diffusers_unet2d": ("diffusers", df_unet2d),
     "diffusers_unet2d_condition": ("diffusers", df_unet2d_condition),
