@@ -56,6 +56,8 @@ def decode_source(data: bytes) -> str:
         if encoding.replace("-", "_").lower() in ("utf_8", "utf8", "utf_8_sig"):
             raise DecodeError(_utf8_error(data) or str(exc)) from None
         raise DecodeError(f"cannot decode as {encoding}: byte 0x{data[exc.start]:02x} at offset {exc.start}") from None
+    except (UnicodeError, ValueError) as exc:  # codecs such as 'undefined' and 'punycode' raise plain UnicodeError
+        raise DecodeError(f"cannot decode as {encoding}: {exc}") from None
     if text.startswith("\ufeff"):
         text = text[1:]
     return text

@@ -73,7 +73,7 @@ def decode_file(data: bytes) -> SourceFile:
     bom = data.startswith(codecs.BOM_UTF8)
     try:
         text = data.decode("utf-8-sig" if bom else encoding)
-    except (UnicodeDecodeError, LookupError) as exc:
+    except (UnicodeError, LookupError, ValueError) as exc:  # 'undefined', 'punycode': a bare UnicodeError
         raise FixError(f"cannot decode as {encoding}: {exc}") from None
     if text.startswith("\ufeff"):
         text = text[1:]
