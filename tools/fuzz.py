@@ -588,7 +588,9 @@ def mutate(data: bytes, rng: random.Random, corpus: Sequence[bytes], allow_bytes
             lines = out
         elif op == 8:  # BOM or coding line
             head = rng.choice([b"\xef\xbb\xbf", b"# -*- coding: latin-1 -*-\n", b"# coding: utf-8\n", b"# coding: cp1252\n",
-                               b"# vim: set fileencoding=utf-16 :\n", b"# coding: bogus\n", b"\xef\xbb\xbf# coding: latin-1\n"])
+                               b"# vim: set fileencoding=utf-16 :\n", b"# coding: bogus\n", b"\xef\xbb\xbf# coding: latin-1\n",
+                               b"# coding: undefined\n", b"# coding: punycode\n", b"# coding: idna\n", b"# coding: utf-7\n",
+                               b"# coding: unicode_escape\n", b"# coding: hex\n", b"# coding: cp037\n"])
             lines.insert(0, head)
         elif op == 9:  # nest a line's expression in brackets
             depth = rng.choice([2, 10, 50, 150, 250]) if rng.random() < 0.9 else rng.choice([1000, 2000, 3000, 5000])

@@ -1,0 +1,2 @@
+# coding: undefined
+x = 1
