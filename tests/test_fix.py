@@ -170,20 +170,32 @@ def test_cond_outputs_that_alias_each_other_or_cast_are_handled():
     assert "return a, b\n" in out
 
 
-def test_cond_item_comparison_with_an_inexact_literal_is_unsafe():
+def test_cond_item_comparison_is_done_in_float64_unless_the_literal_is_exact():
     src = HEADER + code(
         """
         class M(nn.Module):
+            def __init__(self, threshold: float = 0.5):
+                super().__init__()
+                self.threshold = threshold
+
             def forward(self, x):
                 if x.mean().item() > 0.1:
                     x = x * 2
+                if float(x.max()) >= self.threshold:
+                    x = x - 1
+                if x.sum().item() < 0:
+                    x = -x
                 return x
         """
     )
     f = fix_of(src, "PTC101")
-    assert f.name == "cond" and f.applicability is Applicability.UNSAFE
-    assert "float64" in f.message
-    assert fix(src, "cond", unsafe=False) == code(src)
+    assert f.name == "cond" and f.applicability is Applicability.SAFE
+    out = fix(src, "cond", unsafe=False)
+    # Python compared a float64 read from the tensor: so does the rewrite (exact for every float dtype)
+    assert "torch.cond(x.mean().double() > 0.1," in out
+    assert "torch.cond(x.max().double() >= self.threshold," in out
+    assert "torch.cond(x.sum() < 0," in out  # 0 is exact in every dtype
+    assert findings(out) == []
 
 
 @pytest.mark.parametrize(

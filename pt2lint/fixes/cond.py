@@ -126,8 +126,11 @@ def _stmts_of(block: cst.BaseSuite) -> List[cst.BaseStatement]:
 
 
 def _returns(stmts: Sequence[cst.CSTNode]) -> List[cst.Return]:
+    """``return`` statements of the block itself (not of functions or classes defined in it)."""
     out = []
     for s in stmts:
+        if isinstance(s, (cst.FunctionDef, cst.ClassDef)):
+            continue
         for n in walk(s, into_functions=False):
             if isinstance(n, cst.Return):
                 out.append(n)

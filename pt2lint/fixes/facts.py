@@ -11,9 +11,12 @@ to *record* what it computes:
 * every call event (qualified name, receiver kind, local callee) and every
   in-place write event;
 * the raw findings of *every* rule, whatever the user selected, so that a
-  codemod can tell whether a branch body holds a graph break or a side effect.
+  codemod can tell whether a branch body holds a graph break or a side effect;
+* the branch functions of ``torch.cond`` calls, which the analysis does not
+  enter, are run with the operands' values (as Dynamo traces them), so a
+  rewrite nested in another branch has facts too.
 
-Nothing here changes what the analysis concludes; it is a second, recording run.
+Nothing here changes what the lint reports; it is a second, recording run.
 """
 
 from __future__ import annotations
@@ -24,9 +27,9 @@ from typing import Dict, List, Optional
 import libcst as cst
 
 from pt2lint.analysis.events import CallEvent, WriteEvent
-from pt2lint.analysis.index import ModuleIndex
+from pt2lint.analysis.index import FunctionInfo, ModuleIndex
 from pt2lint.analysis.interp import Interpreter
-from pt2lint.analysis.kinds import Value, join
+from pt2lint.analysis.kinds import Kind, Value, join
 from pt2lint.rules import RULES
 from pt2lint.rules.base import Dispatch
 
@@ -102,6 +105,22 @@ class _FactInterpreter(Interpreter):
             old = self._facts.values.get(key)
             self._facts.values[key] = value if old is None else join(old, value)
         return value
+
+    def _call_result(self, node, qual, method, receiver, callee_value, args, kwargs):  # noqa: D102
+        # ``torch.cond(pred, true_fn, false_fn, operands)``: Dynamo traces both branch functions; so
+        # does this run, when they are functions of this file, so that their bodies have facts too.
+        if qual == "torch.cond" and len(args) >= 3:
+            operands = args[3] if len(args) > 3 else kwargs.get("operands")
+            values = list(operands.elts) if operands is not None and operands.elts is not None else []
+            chain = self.frame.chain if self.frame is not None else ()
+            results = [
+                self.invoke(fn.ref, None, values, {}, chain)
+                for fn in args[1:3]
+                if fn.kind is Kind.FUNCTION and isinstance(fn.ref, FunctionInfo)
+            ]
+            if len(results) == 2:
+                return join(results[0], results[1]), None
+        return super()._call_result(node, qual, method, receiver, callee_value, args, kwargs)
 
     def exec_if(self, stmt, construct):  # noqa: D102
         if not self.silent and self.frame is not None:

@@ -111,7 +111,46 @@ class ScalarProver:
         if is_number_literal(node):
             return True
         v = self.ctx.facts.value(node)
-        return v is not None and v.kind in _SCALAR_KINDS and not v.maybe_none
+        if v is not None and v.kind in _SCALAR_KINDS and not v.maybe_none:
+            return True
+        return v is not None and v.kind is Kind.UNKNOWN and self._number_attribute(node)
+
+    def _number_attribute(self, node: cst.BaseExpression) -> bool:
+        """``self.<name>`` that every method of the class sets only to a number literal or to a
+        parameter annotated ``int``/``float`` or defaulting to a number literal (``threshold=0.5``).
+
+        The analysis gives constructor parameters no kind (the caller may pass anything); this is the
+        narrow fact the predicate needs, read from the class's own assignments.
+        """
+        if not (isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and self.func is not None):
+            return False
+        owner = self.ctx.parent(self.func)
+        while owner is not None and not isinstance(owner, cst.ClassDef):
+            owner = self.ctx.parent(owner)
+        if owner is None:
+            return False
+        name = node.attr.value
+        found = False
+        from pt2lint.analysis.walk import walk
+
+        for n in walk(owner.body):
+            if not isinstance(n, cst.FunctionDef):
+                continue
+            params = {p.name.value: p for p in list(n.params.params) + list(n.params.kwonly_params)}
+            for a in walk(n.body):
+                targets = [t.target for t in a.targets] if isinstance(a, cst.Assign) else ([a.target] if isinstance(a, (cst.AnnAssign, cst.AugAssign)) else [])
+                for t in targets:
+                    if isinstance(t, cst.Attribute) and t.attr.value == name and isinstance(t.value, cst.Name):
+                        value = getattr(a, "value", None)
+                        if isinstance(a, cst.AugAssign) or value is None:
+                            return False
+                        if is_number_literal(value):
+                            found = True
+                        elif isinstance(value, cst.Name) and value.value in params and _number_param(params[value.value]):
+                            found = True
+                        else:
+                            return False
+        return found
 
     def _assigns(self) -> Dict[str, List[Optional[cst.BaseExpression]]]:
         if self._assignments is None:
@@ -215,6 +254,13 @@ class ScalarProver:
         return False
 
 
+def _number_param(p: cst.Param) -> bool:
+    ann = p.annotation.annotation if p.annotation is not None else None
+    if ann is not None:
+        return isinstance(ann, cst.Name) and ann.value in ("int", "float")
+    return p.default is not None and is_number_literal(p.default)
+
+
 def call_qualname(ctx: FixContext, call: cst.Call) -> Optional[str]:
     """The qualified name of the function ``call`` calls (``torch.sum``, ``builtins.float``), as the
     interpreter resolved it; ``None`` for method calls on values and unknown callees."""
@@ -229,8 +275,8 @@ class Predicate:
 
     Attributes:
         expr: the new test expression (a single-element bool tensor).
-        inexact: reasons the new comparison may disagree with the old one on rare values
-            (a Python float64 comparison that now happens in the tensor's dtype).
+        inexact: reasons the new comparison may disagree with the old one on some values
+            (an operand of unknown kind next to a number read with ``.item()``).
         stripped: number of ``.item()``/``float()``/``bool()`` calls removed.
     """
 
@@ -319,16 +365,26 @@ def translate_predicate(ctx: FixContext, func: Optional[cst.FunctionDef], test: 
             if is_t and not single(side, was):
                 raise Refuse(f"`{_code(ctx, side)}` is not provably a single value; `bool()` of a multi-element tensor raises")
             if not is_t and not prover.is_py_number(side):
-                raise Refuse(f"`{_code(ctx, side)}` is neither a tensor nor a Python number")
+                kind = prover.kind(side)
+                if kind is not Kind.UNKNOWN:
+                    raise Refuse(f"`{_code(ctx, side)}` is neither a tensor nor a Python number")
+                if ls or rs:
+                    # float(t) > obj and t.double() > obj agree for numbers, not for a float32 tensor obj
+                    inexact.append(f"`{_code(ctx, side)}` is of unknown kind: if it is a tensor, the comparison's dtype changes")
+                # else: the comparison is the original one, and ``bool()`` and ``torch.cond`` see the same tensor
         if ls or rs:
             other = right if ls else left
-            other_stripped = rs if ls else ls
             value = literal_value(other) if is_number_literal(other) else None
-            if not other_stripped and not (value is not None and exact_in_every_dtype(value)):
-                inexact.append(
-                    f"`{_code(ctx, node)}` was a Python float64 comparison and is now done in the tensor's dtype "
-                    f"(values within rounding of `{_code(ctx, other)}` can compare differently)"
-                )
+            if not (ls and rs) and value is not None and exact_in_every_dtype(value):
+                pass  # a small literal exact in every dtype: the tensor's dtype gives Python's answer
+            else:
+                # Python compared the number read from the tensor as a float64 (or int); compare the tensor
+                # as float64 too, which holds every float16/bfloat16/float32/float64 value and every
+                # integer up to 2**53 exactly.
+                if ls:
+                    left = _double(left)
+                if rs:
+                    right = _double(right)
         return node.with_changes(left=left, comparisons=[comp.with_changes(comparator=right)])
 
     expr = truth(test)
@@ -352,6 +408,10 @@ def _keep_parens(old: cst.BaseExpression, new: cst.BaseExpression) -> cst.BaseEx
 
 def _strip_outer_parens(node: cst.BaseExpression) -> cst.BaseExpression:
     return node
+
+
+def _double(node: cst.BaseExpression) -> cst.BaseExpression:
+    return cst.Call(func=cst.Attribute(value=_paren_if_needed(node), attr=cst.Name("double")))
 
 
 _ATOMS = (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.Integer, cst.Float, cst.SimpleString)

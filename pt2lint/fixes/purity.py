@@ -170,9 +170,13 @@ class BranchChecker:
                 self._block(stmt.orelse.body, allow_return, fresh, loop_depth, where)
             return
         if isinstance(stmt, cst.FunctionDef):
-            if stmt.decorators:
-                raise Refuse(f"{where} defines a decorated function")
-            return  # a nested def is checked where it is called
+            if stmt.decorators or stmt.asynchronous is not None:
+                raise Refuse(f"{where} defines a decorated or async function")
+            inner = stmt.body.body if isinstance(stmt.body, cst.IndentedBlock) else [stmt.body]
+            for s in inner:  # e.g. the branch functions of a torch.cond rewritten earlier
+                self._stmt(s, True, set(), 0, f"`{stmt.name.value}` in {where}")
+            fresh.discard(stmt.name.value)
+            return
         kind = {
             cst.With: "`with`", cst.Try: "`try`", cst.ClassDef: "a class definition",
         }.get(type(stmt), type(stmt).__name__)
