@@ -42,6 +42,21 @@ class CliError(Exception):
     """A usage problem the command reports as one ``error:`` line and exit code 2."""
 
 
+def echo_report(text: str) -> None:
+    """Print a report on stdout as is.
+
+    A file name that is not valid UTF-8 reaches us with surrogate escapes, which a
+    strict stdout (a UTF-8 locale) cannot encode; what the stream cannot encode is
+    printed as a backslash escape (``\\udcff``: a valid JSON string escape too)
+    instead of failing the run.
+    """
+    try:
+        click.echo(text, nl=False)
+    except UnicodeEncodeError:
+        encoding = getattr(sys.stdout, "encoding", None) or "utf-8"
+        click.echo(text.encode(encoding, "backslashreplace").decode(encoding), nl=False)
+
+
 def echo_error(message: str) -> None:
     """Print ``error: <message>`` on stderr, on one line."""
     click.echo(f"error: {' '.join(str(message).split())}", err=True)
@@ -292,7 +307,7 @@ def check(paths: Tuple[str, ...], **options: Any) -> int:
     if options["output_file"]:
         _write_report(options["output_file"], out)
     elif out:
-        click.echo(out, nl=False)
+        echo_report(out)
     for message in errors:
         echo_error(message)
     if reporter.human and not quiet:
@@ -323,7 +338,7 @@ def _write_report(path: str, text: str) -> None:
     from pt2lint.baseline import atomic_write_bytes
 
     try:
-        atomic_write_bytes(path, text.encode("utf-8"))
+        atomic_write_bytes(path, text.encode("utf-8", "surrogateescape"))  # a file name's own bytes
     except OSError as exc:
         raise CliError(f"--output-file: {path}: {(exc.strerror or type(exc).__name__).lower()}") from None
 

@@ -86,7 +86,8 @@ def artifact_location(filename: str, context: ReportContext, root: str) -> Dict[
         rel = os.pardir
     if rel == os.pardir or rel.startswith(os.pardir + os.sep):
         return {"uri": pathlib.Path(absolute).as_uri()}
-    return {"uri": quote(rel.replace(os.sep, "/"), safe="/"), "uriBaseId": SRCROOT}
+    # surrogateescape: a file name that is not valid UTF-8 gets its own bytes percent-encoded, as as_uri() does
+    return {"uri": quote(rel.replace(os.sep, "/"), safe="/", errors="surrogateescape"), "uriBaseId": SRCROOT}
 
 
 def _region(start, end) -> Dict[str, int]:
