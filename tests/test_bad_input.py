@@ -380,6 +380,22 @@ def test_pipe_named_explicitly_is_read_once_with_the_cache_on(project, unchanged
     assert run.stdout == f"/dev/fd/{read_end}:1:7: PTC001 SyntaxError: invalid syntax\n"
 
 
+@pytest.mark.parametrize("fmt", ["text", "full", "json", "json-lines", "sarif", "github", "junit", "lsp", "html"])
+def test_odd_file_names_in_every_output_format(project, unchanged, fmt):
+    """Names that are not UTF-8 (bytes a Linux file name may hold), or hold a newline or a space."""
+    write(project, "caf\u00e9 model.py", MODEL)
+    write(project, "new\nline.py", SYNTAX_ERROR)
+    try:
+        with open(os.path.join(os.fsencode(str(project)), b"\xff\xfebad.py"), "wb") as fh:
+            fh.write(SYNTAX_ERROR.encode())
+    except OSError:
+        pass  # the file system wants UTF-8 names
+    unchanged()
+    run = check("--output-format", fmt)
+    assert run.code == 1, run
+    assert run.errors == [], run
+
+
 def test_file_deleted_between_discovery_and_reading(project, unchanged, monkeypatch):
     import pt2lint.cli
 
