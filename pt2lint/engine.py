@@ -63,6 +63,25 @@ def decode_source(data: bytes) -> str:
     return text
 
 
+def _quiet_syntax_warnings(fn):
+    """Run ``fn`` with CPython's warnings about the *linted* code silenced.
+
+    ``ast.parse``/``compile`` of user code warn on stderr (``<unknown>:3: SyntaxWarning:
+    invalid escape sequence '\\d'`` on Python 3.12+); that is not ours to print.
+    """
+    import functools
+    import warnings
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", SyntaxWarning)
+            warnings.simplefilter("ignore", DeprecationWarning)
+            return fn(*args, **kwargs)
+
+    return wrapper
+
+
 def _syntax_error(exc: cst.ParserSyntaxError, source: str, filename: str) -> Diagnostic:
     """A ``PTC001`` finding for a file LibCST cannot parse.
 
@@ -94,6 +113,7 @@ def _syntax_error(exc: cst.ParserSyntaxError, source: str, filename: str) -> Dia
     )
 
 
+@_quiet_syntax_warnings
 @guard_deep_nesting  # CPython's depth limits first, a big stack for deep code: never a crash
 def lint_source(
     source: str,
