@@ -71,9 +71,9 @@ def check(*args, input=None, isolated=True) -> Run:
     return run
 
 
-def pt2lint(*args, cwd, timeout=120, **kw) -> Run:
+def pt2lint(*args, cwd, timeout=120, env=None, **kw) -> Run:
     """``python -m pt2lint ...`` in a fresh interpreter (a segfault cannot take pytest down)."""
-    env = dict(os.environ, PYTHONPATH=REPO + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    env = dict(env or os.environ, PYTHONPATH=REPO + os.pathsep + os.environ.get("PYTHONPATH", ""))
     out = subprocess.run([sys.executable, "-m", "pt2lint", *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout, **kw)
     run = Run(out.returncode, out.stdout, out.stderr)
     assert "Traceback" not in run.stdout + run.stderr, run
@@ -378,6 +378,17 @@ def test_pipe_named_explicitly_is_read_once_with_the_cache_on(project, unchanged
         os.close(read_end)
     assert run.code == 1, run
     assert run.stdout == f"/dev/fd/{read_end}:1:7: PTC001 SyntaxError: invalid syntax\n"
+
+
+def test_warnings_about_the_linted_code_are_not_printed(project, unchanged):
+    """``ast.parse`` warns about ``"\\d"`` (SyntaxWarning on 3.12+, DeprecationWarning before): not ours to print."""
+    write(project, "escapes.py", 'import re\nPAT = re.compile("\\d+")\nOK = 1 is 1\n')
+    write(project, "model.py", 'import re\n' + MODEL + 'PAT = re.compile("\\d+")\n')
+    unchanged()
+    env = dict(os.environ, PYTHONWARNINGS="always::SyntaxWarning,always::DeprecationWarning")
+    run = pt2lint("check", "--isolated", "--no-cache", "-j", "1", ".", cwd=project, env=env)
+    assert run.code == 1, run
+    assert "invalid escape sequence" not in run.stderr and "SyntaxWarning" not in run.stderr, run
 
 
 @pytest.mark.parametrize("fmt", ["text", "full", "json", "json-lines", "sarif", "github", "junit", "lsp", "html"])
