@@ -117,7 +117,7 @@ def test_cond_elif_chain_is_nested_and_item_test_uses_the_tensor():
     out = fix(src, "cond")
     assert "x.sum() < 0" in out and ".item()" not in out
     assert "x, y = torch.cond(x.abs().max() > 10, _true_fn, _false_fn, (x, y))" in out
-    assert "x, y = torch.cond(x.sum() < 0, _true_fn_1, _false_fn_1, (x, y))" in out
+    assert "x, y = torch.cond(x.sum() < 0, _elif_true_fn, _elif_false_fn, (x, y))" in out
     assert "return x.clone(), y" in out
     assert findings(out) == []
     assert fix(out, "cond") == out
@@ -170,6 +170,26 @@ def test_cond_outputs_that_alias_each_other_or_cast_are_handled():
     assert "return a, b\n" in out
 
 
+def test_cond_keeps_a_leading_python_condition_as_a_plain_if():
+    src = HEADER + code(
+        """
+        class M(nn.Module):
+            def forward(self, x, mask=None):
+                if x.dtype == torch.float16 and not torch.isfinite(x).all():
+                    x = torch.clamp(x, min=-1000, max=1000)
+                if mask is not None and mask.any():
+                    x = x.masked_fill(mask, 0.0)
+                return x
+        """
+    )
+    out = fix(src, "cond")
+    assert "        if x.dtype == torch.float16:\n            def _true_fn(x):" in out
+    assert "torch.cond(torch.logical_not(torch.isfinite(x).all()), _true_fn, _false_fn, (x,))" in out
+    assert "        if mask is not None:\n            def _true_fn_1(x):" in out  # mask may be None: a closure, not an operand
+    assert findings(out) == []
+    assert fix(out, "cond") == out
+
+
 def test_cond_item_comparison_is_done_in_float64_unless_the_literal_is_exact():
     src = HEADER + code(
         """
@@ -213,7 +233,7 @@ def test_cond_item_comparison_is_done_in_float64_unless_the_literal_is_exact():
         ("if x.sum() > 0:\n    return x\nx = x * 2", "does not always return"),
         ("if x.sum() > 0:\n    x = x * 2\n    return x\nelse:\n    x = x - 1\nreturn x", "one branch returns"),
         ("if x.sum() > 0 < x.mean():\n    x = x * 2\nreturn x", "chained comparison"),
-        ("if x is not None and x.any():\n    x = x * 2\nreturn x", "Python test"),
+        ("if x is not None and x.any():\n    x = x * 2\nelse:\n    x = x - 1\nreturn x", "Python test"),
         ("if int(x.sum()) > 0:\n    x = x * 2\nreturn x", "truncates"),
         ("if x.sum() > 0:\n    yield x\nreturn x", "yield"),
     ],

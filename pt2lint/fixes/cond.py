@@ -265,9 +265,39 @@ class CondRewrite:
         self.entry = entry
         self.self_names = {k for k, v in entry.items() if v is not None and v.kind is Kind.SELF}
         self.torch, self.import_edits = ctx.torch_name(func)
+        self.guard = self._python_guard(top) if self.owner is None and top.orelse is None else None
         self.taken = all_names(func)
         self.checker = BranchChecker(ctx, self.self_names)
         self.notes: List[str] = []
+
+    def _python_guard(self, node: cst.If) -> Optional[Tuple[cst.BaseExpression, cst.BaseExpression]]:
+        """``(A, B)`` for ``if A and B:`` where ``A`` is a Python value (``mask is not None``,
+        ``x.dtype == torch.float16``, ``self.training``) and ``B`` a tensor test.
+
+        With no ``else``, ``if A and B: body`` is ``if A: (if B: body)``: Python never evaluates
+        ``B`` when ``A`` is false, and nothing runs then; so the rewrite keeps ``if A:`` and turns
+        the inner test into ``torch.cond``.
+        """
+        test = node.test
+        if not (isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And)):
+            return None
+        left, right = test.left, test.right
+        kinds = self.ctx.facts
+        leaves = [left]
+        while leaves:
+            n = leaves.pop()
+            if isinstance(n, cst.BooleanOperation):
+                leaves += [n.left, n.right]
+                continue
+            if isinstance(n, cst.UnaryOperation) and isinstance(n.operator, cst.Not):
+                leaves.append(n.expression)
+                continue
+            v = kinds.value(n)
+            if v is None or v.kind in (Kind.TENSOR, Kind.DATA, Kind.UNKNOWN):
+                return None
+        if any(f.code in TARGET_CODES and any(m is f.node for m in walk(left)) for f in kinds.findings):
+            return None
+        return left, right
 
     # ------------------------------------------------------------ structure
     def _branch(self, block: cst.BaseSuite, label: str, leading: Sequence[cst.EmptyLine] = ()) -> Branch:
@@ -296,7 +326,10 @@ class CondRewrite:
         entry = self.ctx.facts.if_entry.get(id(node))
         if entry is None:
             raise Refuse("an `elif` of the chain is not reached by the analysis")
-        pred = translate_predicate(self.ctx, self.func, node.test, self.torch)
+        pred = None if (first and self.guard is not None) else translate_predicate(self.ctx, self.func, node.test, self.torch)
+        if pred is None:
+            assert self.guard is not None
+            pred = translate_predicate(self.ctx, self.func, self.guard[1], self.torch)
         self.notes.extend(pred.inexact)
         word = "`if`" if first and self.owner is None else "`elif`"
         true = self._branch(node.body, f"the {word} branch")
@@ -338,6 +371,8 @@ class CondRewrite:
         if all(b is not None and always_returns(b.stmts) for b in leaves):
             mode = "return"
         elif root.false is None and always_returns(root.true.stmts):
+            if self.guard is not None:
+                raise Refuse("the `if` returns, there is no `else`, and its test starts with a Python condition")
             rest = self._rest_after_top()
             root.false = Branch(rest, None, "the code after the `if`", None)
             leaves = self._leaves(root)
@@ -362,6 +397,9 @@ class CondRewrite:
         self._check_dtypes(leaves, outputs, mode)
         self._assign_operands(root, outputs)
         new_stmts = self._generate(root, outputs, mode)
+        if self.guard is not None:
+            # keep the Python part of the test as a plain `if` around the rewrite
+            new_stmts = [cst.If(test=self.guard[0], body=cst.IndentedBlock(body=new_stmts))]
 
         if self.owner is None:
             edits = self.ctx.replace_statements(replaced, new_stmts)
@@ -523,6 +561,38 @@ class CondRewrite:
             level.operands = self._operands_of(level, outputs)
 
     # ------------------------------------------------------------ generation
+    def _top_names(self) -> Tuple[str, str]:
+        """Branch-function names for this chain, unique among every chain of the function that
+        is rewritten in the same pass (each rewrite computes the same allocation)."""
+        key = (NAME, "names", id(self.func))
+        table = self.ctx.cache.get(key)
+        if table is None:
+            tops: List[cst.If] = []
+            for f in self.ctx.facts.findings:
+                node = target_if(f)
+                if node is None or self.ctx.enclosing_function(node) is not self.func:
+                    continue
+                top = chain_top(self.ctx, node)
+                if all(t is not top for t in tops):
+                    tops.append(top)
+            order = {id(n): i for i, n in enumerate(walk(self.func))}
+            tops.sort(key=lambda t: order.get(id(t), 0))
+            taken = set(all_names(self.func))
+            table = {}
+            i = 0
+            for top in tops:
+                while True:
+                    sfx = "" if i == 0 else f"_{i}"
+                    i += 1
+                    names = (f"_true_fn{sfx}", f"_false_fn{sfx}")
+                    if not (set(names) & taken):
+                        break
+                table[id(top)] = names
+            self.ctx.cache[key] = table
+        names = table.get(id(self.top)) or (self._fresh_name("_true_fn"), self._fresh_name("_false_fn"))
+        self.taken.update(names)
+        return names
+
     def _fresh_name(self, base: str) -> str:
         name = base
         i = 1
@@ -605,8 +675,11 @@ class CondRewrite:
         return branch, self._rewrite_returns(list(branch.stmts))
 
     def _generate(self, level: Level, outputs: Sequence[str], mode: str) -> List[cst.BaseStatement]:
-        t_name = self._fresh_name("_true_fn")
-        f_name = self._fresh_name("_false_fn")
+        if level.node is self.top:
+            t_name, f_name = self._top_names()
+        else:  # an `elif`: its functions live inside the outer `_false_fn`
+            t_name = self._fresh_name("_elif_true_fn")
+            f_name = self._fresh_name("_elif_false_fn")
         t_branch, t_body = self._branch_body(level.true, outputs, mode)
         f_branch, f_body = self._branch_body(level.false, outputs, mode)
         true_def = self._def(t_name, level.operands, t_branch, t_body)

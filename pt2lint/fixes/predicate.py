@@ -214,8 +214,10 @@ class ScalarProver:
                 name = q[len("torch."):]
                 if name in _TORCH_REDUCTIONS and len(args) == 1 and not (set(kwargs) & {"dim", "axis"}):
                     return True
-                if name == "tensor" and len(args) == 1 and (is_number_literal(args[0].value) or self.is_py_number(args[0].value)):
+                if name in ("tensor", "scalar_tensor") and len(args) == 1 and (is_number_literal(args[0].value) or self.is_py_number(args[0].value)):
                     return True
+                if name in ("rand", "randn", "zeros", "ones", "empty", "full") and args and isinstance(args[0].value, (cst.List, cst.Tuple)) and not args[0].value.elements:
+                    return True  # torch.rand([]), torch.zeros(()): the size is empty
                 if name in ("dot", "vdot", "inner") and len(args) == 2:
                     return name != "inner"
                 if name in ELEMENTWISE or name in ("where", "clamp", "minimum", "maximum"):
@@ -225,7 +227,8 @@ class ScalarProver:
             if isinstance(func, cst.Attribute) and q is None:
                 method = func.attr.value
                 recv = func.value
-                if not self.is_tensor(recv):
+                rv = self.ctx.facts.value(recv)
+                if rv is None or rv.kind is not Kind.TENSOR:  # a None receiver fails in the original too
                     return False
                 if method in REDUCTIONS and method not in ("dot", "vdot", "inner"):
                     if set(kwargs) & {"dim", "axis"}:
