@@ -15,7 +15,8 @@ eval, train, and for some eval_dyn / decode):
    the ``graph_breaks`` logging artifact (with the duplicate-suppression
    turned off so each report carries its user stack).  Each break is
    attributed to the innermost frame of its user stack inside one of the
-   libraries.
+   libraries.  The library lines Dynamo symbolically traced are recorded
+   too ("traced").
 
 Results are written to truth.json (see README.md for the schema).
 
@@ -173,6 +174,38 @@ def expand(items) -> set[int]:
         else:
             out.add(int(it))
     return out
+
+
+class TracedLines:
+    """Lines Dynamo symbolically traced (InstructionTranslatorBase.starts_line).
+
+    A line that ran eagerly but was never traced by Dynamo (e.g. the rest of
+    a frame Dynamo gave up on and ran in eager mode, or an eager-only branch
+    under ``torch.compiler.is_compiling()``) says nothing about whether
+    Dynamo would break there; a traced line without a break does.
+    """
+
+    def __init__(self, mapper: PathMapper) -> None:
+        self.mapper = mapper
+        self.lines: dict[str, set[int]] = {}
+
+    def install(self) -> bool:
+        try:
+            from torch._dynamo import symbolic_convert as sc
+
+            orig = sc.InstructionTranslatorBase.starts_line
+        except (ImportError, AttributeError):  # pragma: no cover - internals moved
+            return False
+        rec = self
+
+        def starts_line(tx, lineno):
+            rel = rec.mapper.lib_rel(tx.f_code.co_filename)
+            if rel is not None and lineno:
+                rec.lines.setdefault(rel, set()).add(int(lineno))
+            return orig(tx, lineno)
+
+        sc.InstructionTranslatorBase.starts_line = starts_line
+        return True
 
 
 # --------------------------------------------------------------------------
@@ -379,15 +412,18 @@ def run_worker(names: list[str], result_dir: str, train: bool = True, compile_: 
     torch.set_num_threads(1)
     mapper = PathMapper()
     capture = BreakCapture(mapper, load_registry()) if compile_ else None
+    traced = TracedLines(mapper) if compile_ else None
     if capture is not None:
         capture.install()
+        if not traced.install():
+            traced = None
     for name in names:
         path = os.path.join(result_dir, f"{name}.json")
-        run_one(name, path, model_zoo, mapper, capture, train=train, compile_=compile_)
+        run_one(name, path, model_zoo, mapper, capture, traced, train=train, compile_=compile_)
     return 0
 
 
-def run_one(name, result_path, model_zoo, mapper, capture, *, train=True, compile_=True) -> None:
+def run_one(name, result_path, model_zoo, mapper, capture, traced=None, *, train=True, compile_=True) -> None:
     import torch
 
     lib, builder = model_zoo.MODELS[name]
@@ -471,6 +507,8 @@ def run_one(name, result_path, model_zoo, mapper, capture, *, train=True, compil
     import torch._dynamo
 
     capture.reset()
+    if traced is not None:
+        traced.lines = {}
     for label, mode, make in eager_ok:
         t = time.time()
         torch._dynamo.reset()
@@ -501,6 +539,8 @@ def run_one(name, result_path, model_zoo, mapper, capture, *, train=True, compil
     result["breaks"] = sorted(
         capture.sites.values(), key=lambda s: (s["file"], s["line"], s["gb_type"])
     )
+    if traced is not None:
+        result["traced"] = {k: compress(v) for k, v in sorted(traced.lines.items())}
     if capture.unparsed:
         result["unparsed_logs"] = capture.unparsed[:20]
     torch._dynamo.reset()

@@ -10,7 +10,10 @@ site-packages):
   data-dependent, dynamic-shape, side-effect.
 * precision: among graph-break findings on lines that some model executed
   (``executed`` in truth.json), the fraction at a line where Dynamo broke.
-  Reported exact and with a +-1 line tolerance.
+  Reported exact and with a +-1 line tolerance.  ``prec-tr`` is the same
+  on lines Dynamo itself traced (``traced``): a line that ran eagerly but
+  that Dynamo never traced (a frame it gave up on, an eager-only branch)
+  says nothing about a break there.
 * recall: among Dynamo break sites inside the linted scope (default:
   transformers/models, timm/models, diffusers/models, the directories the
   report is produced from), the fraction with a graph-break finding at that
@@ -56,6 +59,8 @@ def expand(items) -> set[int]:
 class Truth:
     def __init__(self, data: dict, models: list[str] | None = None) -> None:
         self.executed: dict[str, set[int]] = defaultdict(set)
+        self.traced: dict[str, set[int]] = defaultdict(set)
+        self.has_traced = False
         # (file, line) -> list of {"model", "reason", "gb_type", ...}
         self.breaks: dict[tuple[str, int], list[dict]] = defaultdict(list)
         self.models_ok: list[str] = []
@@ -69,6 +74,10 @@ class Truth:
             self.models_ok.append(name)
             for rel, lines in m.get("executed", {}).items():
                 self.executed[rel] |= expand(lines)
+            if "traced" in m:
+                self.has_traced = True
+                for rel, lines in m["traced"].items():
+                    self.traced[rel] |= expand(lines)
             for b in m.get("breaks", []):
                 if b.get("outside_library"):
                     continue
@@ -179,6 +188,7 @@ def evaluate(truth: Truth, report: list[dict], scope, sp: str | None = None) -> 
     breaks = truth.breaks
     scoped_breaks = {s for s in breaks if in_scope(s[0], scope)}
     executed_gb = {s for s in gb_sites if s[1] in truth.executed.get(s[0], ())}
+    traced_gb = {s for s in gb_sites if s[1] in truth.traced.get(s[0], ())}
 
     rows = {}
     for lib in (*LIBS, "overall"):
@@ -186,8 +196,10 @@ def evaluate(truth: Truth, report: list[dict], scope, sp: str | None = None) -> 
             return {s for s in sites if lib == "overall" or lib_of(s[0]) == lib}
 
         fnd = pick(executed_gb)
+        trc = pick(traced_gb)
         brk = pick(scoped_breaks)
         tp = {s for s in fnd if s in breaks}
+        tptr = {s for s in trc if s in breaks}
         tp1 = {s for s in fnd if near(s, breaks, 1)}
         tpc = {
             s
@@ -205,6 +217,9 @@ def evaluate(truth: Truth, report: list[dict], scope, sp: str | None = None) -> 
             "precision": _ratio(len(tp), len(fnd)),
             "precision_pm1": _ratio(len(tp1), len(fnd)),
             "precision_chain": _ratio(len(tpc), len(fnd)),
+            "findings_traced": len(trc) if truth.has_traced else None,
+            "tp_traced": len(tptr) if truth.has_traced else None,
+            "precision_traced": _ratio(len(tptr), len(trc)) if truth.has_traced else None,
             "break_sites": len(brk),
             "found": len(found),
             "found_pm1": len(found1),
@@ -223,6 +238,7 @@ def evaluate(truth: Truth, report: list[dict], scope, sp: str | None = None) -> 
                 "file": f,
                 "line": n,
                 "near_break": near((f, n), breaks, 1),
+                "traced": (n in truth.traced.get(f, ())) if truth.has_traced else None,
                 "findings": [
                     {"code": g.get("code"), "message": g.get("message"), "category": g.get("category")}
                     for g in gb_sites[(f, n)]
@@ -284,6 +300,7 @@ def render(res: dict, limit: int | None = None) -> str:
     w("")
     hdr = (
         f"{'library':13s} {'flagged':>7s} {'TP':>4s} {'prec':>6s} {'prec±1':>6s} {'chain':>6s}"
+        f" {'traced':>6s} {'prec-tr':>7s}"
         f" | {'breaks':>6s} {'found':>5s} {'recall':>6s} {'rec±1':>6s} {'anycat':>6s}"
     )
     w(hdr)
@@ -292,12 +309,15 @@ def render(res: dict, limit: int | None = None) -> str:
         w(
             f"{lib:13s} {r['findings_executed']:7d} {r['tp']:4d} {_pct(r['precision'])} "
             f"{_pct(r['precision_pm1'])} {_pct(r['precision_chain'])}"
+            f" {'-' if r['findings_traced'] is None else r['findings_traced']:>6} "
+            f"{_pct(r['precision_traced']):>7s}"
             f" | {r['break_sites']:6d} {r['found']:5d} {_pct(r['recall'])} {_pct(r['recall_pm1'])} "
             f"{r['found_any_category']:6d}"
         )
     w("")
     w("flagged: graph-break findings on executed lines; chain: TP if the line or a call_chain")
-    w("entry is a break site; anycat: break sites with a finding of any category at the line.")
+    w("entry is a break site; traced / prec-tr: the same on lines Dynamo traced;")
+    w("anycat: break sites with a finding of any category at the line.")
 
     def cap(items):
         return items if limit is None else items[:limit]
@@ -307,6 +327,8 @@ def render(res: dict, limit: int | None = None) -> str:
     w(f"False positives ({len(fps)}): graph-break findings on executed lines where Dynamo did not break")
     for fp in cap(fps):
         tag = "  [break at ±1]" if fp["near_break"] else ""
+        if fp.get("traced") is False:
+            tag += "  [not traced by Dynamo]"
         for g in fp["findings"]:
             w(f"  {fp['file']}:{fp['line']} {g['code']} {g['message']}{tag}")
     if limit is not None and len(fps) > limit:

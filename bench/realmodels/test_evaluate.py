@@ -30,6 +30,11 @@ TRUTH = {
                 "transformers/utils/generic.py": [5],
                 "diffusers/models/transformers/transformer_x.py": [[1, 9]],
             },
+            # Dynamo never traced foo:15 (e.g. a frame it gave up on)
+            "traced": {
+                "transformers/models/foo/modeling_foo.py": [[10, 14], [16, 20], 30, [40, 42]],
+                "timm/models/bar.py": [[1, 50]],
+            },
             "breaks": [
                 {"file": "transformers/models/foo/modeling_foo.py", "line": 12,
                  "reason": "Data-dependent branching", "gb_type": "GB0170"},
@@ -115,6 +120,15 @@ class EvaluateTest(unittest.TestCase):
         self.assertEqual(o["found"], 2)
         self.assertEqual(o["found_pm1"], 3)
         self.assertAlmostEqual(o["recall"], 0.6667)
+
+    def test_traced(self):
+        o = self.res["rows"]["overall"]
+        # traced graph-break sites: foo:12, foo:42, bar:7, bar:9 (foo:15 is only executed)
+        self.assertEqual(o["findings_traced"], 4)
+        self.assertEqual(o["tp_traced"], 2)
+        fp = {(f["file"], f["line"]): f for f in self.res["false_positives"]}
+        self.assertIs(fp[(FOO, 15)]["traced"], False)
+        self.assertIs(fp[(FOO, 42)]["traced"], True)
 
     def test_per_library(self):
         rows = self.res["rows"]
