@@ -131,28 +131,6 @@ def finding_row(f: dict) -> int | None:
         return None
 
 
-def chain_sites(f: dict, truth: Truth, sp: str | None) -> list[tuple[str, int]]:
-    """(file, line) pairs named in a finding's call_chain, if any can be read."""
-    out = []
-    for item in f.get("call_chain") or []:
-        fn, row = None, None
-        if isinstance(item, dict):
-            fn = item.get("filename") or item.get("file") or item.get("path")
-            row = item.get("row") or item.get("line") or (item.get("location") or {}).get("row")
-        elif isinstance(item, str) and ":" in item:
-            head, _, tail = item.rpartition(":")
-            if tail.strip().isdigit():
-                fn, row = head, tail
-        if fn and row is not None:
-            rel = truth.rel(str(fn), sp)
-            try:
-                if rel:
-                    out.append((rel, int(row)))
-            except (TypeError, ValueError):
-                pass
-    return out
-
-
 # --------------------------------------------------------------------------
 # scoring
 # --------------------------------------------------------------------------
@@ -201,11 +179,7 @@ def evaluate(truth: Truth, report: list[dict], scope, sp: str | None = None) -> 
         tp = {s for s in fnd if s in breaks}
         tptr = {s for s in trc if s in breaks}
         tp1 = {s for s in fnd if near(s, breaks, 1)}
-        tpc = {
-            s
-            for s in fnd
-            if s in breaks or any(c in breaks for g in gb_sites[s] for c in chain_sites(g, truth, sp))
-        }
+        tp_gb = {s for s in tp if _gb_agrees(gb_sites[s], breaks[s])}
         found = {s for s in brk if s in gb_sites}
         found1 = {s for s in brk if near(s, gb_sites, 1)}
         found_any = {s for s in brk if s in any_sites}
@@ -213,10 +187,9 @@ def evaluate(truth: Truth, report: list[dict], scope, sp: str | None = None) -> 
             "findings_executed": len(fnd),
             "tp": len(tp),
             "tp_pm1": len(tp1),
-            "tp_chain": len(tpc),
+            "tp_gb_type": len(tp_gb),
             "precision": _ratio(len(tp), len(fnd)),
             "precision_pm1": _ratio(len(tp1), len(fnd)),
-            "precision_chain": _ratio(len(tpc), len(fnd)),
             "findings_traced": len(trc) if truth.has_traced else None,
             "tp_traced": len(tptr) if truth.has_traced else None,
             "precision_traced": _ratio(len(tptr), len(trc)) if truth.has_traced else None,
@@ -256,6 +229,21 @@ def evaluate(truth: Truth, report: list[dict], scope, sp: str | None = None) -> 
         "models_failed": truth.models_failed,
         "scope": list(scope),
     }
+
+
+def _norm_gb(g) -> str:
+    g = str(g).strip().upper()
+    return "GB%04d" % int(g[2:]) if g.startswith("GB") and g[2:].isdigit() else g
+
+
+def _gb_agrees(findings: list[dict], entries: list[dict]) -> bool:
+    """Does any finding predict one of the GB ids Dynamo reported at the site?"""
+    actual = set()
+    for e in entries:
+        actual.add(_norm_gb(e.get("gb_type", "")))
+        actual.update(_norm_gb(g) for g in e.get("also_gb", []))
+    predicted = {_norm_gb(g) for f in findings for g in (f.get("gb_types") or [])}
+    return bool(actual & predicted)
 
 
 def _break_entry(site, breaks, any_sites) -> dict:
@@ -299,7 +287,7 @@ def render(res: dict, limit: int | None = None) -> str:
     w(f"recall scope: {', '.join(res['scope'])}")
     w("")
     hdr = (
-        f"{'library':13s} {'flagged':>7s} {'TP':>4s} {'prec':>6s} {'prec±1':>6s} {'chain':>6s}"
+        f"{'library':13s} {'flagged':>7s} {'TP':>4s} {'prec':>6s} {'prec±1':>6s} {'TP-gb':>5s}"
         f" {'traced':>6s} {'prec-tr':>7s}"
         f" | {'breaks':>6s} {'found':>5s} {'recall':>6s} {'rec±1':>6s} {'anycat':>6s}"
     )
@@ -308,16 +296,16 @@ def render(res: dict, limit: int | None = None) -> str:
     for lib, r in res["rows"].items():
         w(
             f"{lib:13s} {r['findings_executed']:7d} {r['tp']:4d} {_pct(r['precision'])} "
-            f"{_pct(r['precision_pm1'])} {_pct(r['precision_chain'])}"
+            f"{_pct(r['precision_pm1'])} {r['tp_gb_type']:5d}"
             f" {'-' if r['findings_traced'] is None else r['findings_traced']:>6} "
             f"{_pct(r['precision_traced']):>7s}"
             f" | {r['break_sites']:6d} {r['found']:5d} {_pct(r['recall'])} {_pct(r['recall_pm1'])} "
             f"{r['found_any_category']:6d}"
         )
     w("")
-    w("flagged: graph-break findings on executed lines; chain: TP if the line or a call_chain")
-    w("entry is a break site; traced / prec-tr: the same on lines Dynamo traced;")
-    w("anycat: break sites with a finding of any category at the line.")
+    w("flagged: graph-break findings on executed lines; TP-gb: true positives whose gb_types")
+    w("include the GB id Dynamo reported; traced / prec-tr: flagged and precision on lines")
+    w("Dynamo traced; anycat: break sites with a finding of any category at the line.")
 
     def cap(items):
         return items if limit is None else items[:limit]

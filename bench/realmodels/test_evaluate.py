@@ -62,7 +62,7 @@ TRUTH = {
 }
 
 
-def finding(rel, row, category="data-dependent", code="PTC101", chain=None):
+def finding(rel, row, category="data-dependent", code="PTC101", gb=()):
     return {
         "code": code,
         "category": category,
@@ -70,20 +70,21 @@ def finding(rel, row, category="data-dependent", code="PTC101", chain=None):
         "location": {"row": row, "column": 1},
         "message": f"msg {code}",
         "symbol": "f",
-        "call_chain": chain or [],
+        "call_chain": [],
+        "gb_types": list(gb),
     }
 
 
 FOO = "transformers/models/foo/modeling_foo.py"
 REPORT = [
-    finding(FOO, 12),  # TP exact
+    finding(FOO, 12, gb=["GB0170"]),  # TP exact, GB id agrees
     finding(FOO, 12, code="PTC102"),  # same site, counted once
     finding(FOO, 15),  # FP (executed, no break)
     finding(FOO, 42),  # FP exact, TP at +-1 (break at 41)
     finding(FOO, 100),  # not executed: ignored for precision
     finding(FOO, 30, category="sync", code="PTC401"),  # not a graph-break category
-    finding("timm/models/bar.py", 7, category="side-effect", code="PTC301"),  # TP
-    finding("timm/models/bar.py", 9, chain=[{"filename": f"{SP}/timm/models/bar.py", "row": 7}]),
+    finding("timm/models/bar.py", 7, category="side-effect", code="PTC301", gb=["GB0001"]),  # TP
+    finding("timm/models/bar.py", 9),  # FP
     finding("timm/models/baz.py", 2),  # model failed: line not executed by an ok model
     finding("diffusers/models/transformers/transformer_x.py", 3),  # FP
 ]
@@ -114,7 +115,7 @@ class EvaluateTest(unittest.TestCase):
         self.assertEqual(o["findings_executed"], 6)
         self.assertEqual(o["tp"], 2)  # foo:12, bar:7
         self.assertEqual(o["tp_pm1"], 3)  # + foo:42
-        self.assertEqual(o["tp_chain"], 3)  # + bar:9 via call_chain
+        self.assertEqual(o["tp_gb_type"], 1)  # foo:12 predicts GB0170; bar:7 predicts wrong id
         # in-scope breaks: foo:12, foo:41, bar:7 (generic.py out of scope, torch ignored)
         self.assertEqual(o["break_sites"], 3)
         self.assertEqual(o["found"], 2)
