@@ -305,10 +305,41 @@ def lint_paths(
             yield item if isinstance(item, FileResult) else _worker(item)
         return
     import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
 
     ctx = multiprocessing.get_context("fork" if hasattr(os, "fork") else "spawn")
     chunk = max(1, min(8, len(misses) // (n_jobs * 16) or 1))
-    with ctx.Pool(min(n_jobs, len(misses))) as pool:
-        computed = pool.imap(_worker, misses, chunksize=chunk)
+    # Not multiprocessing.Pool: when a worker dies (a crash in native code, the OOM killer)
+    # Pool loses its task and waits forever; this executor raises BrokenProcessPool instead.
+    pool = ProcessPoolExecutor(min(n_jobs, len(misses)), mp_context=ctx)
+    try:
+        computed = pool.map(_worker, misses, chunksize=chunk)
+        broken = False
         for item in plan:
-            yield item if isinstance(item, FileResult) else next(computed)
+            if isinstance(item, FileResult):
+                yield item
+                continue
+            if not broken:
+                try:
+                    yield next(computed)
+                    continue
+                except BrokenProcessPool:
+                    broken = True  # this file and every later one: one fresh process each
+            yield _worker_in_own_process(item, ctx)
+    finally:
+        pool.shutdown(wait=False, cancel_futures=True)
+
+
+def _worker_in_own_process(item, ctx) -> FileResult:
+    """:func:`_worker` on ``item`` in a process of its own, after a worker died: a file that kills
+    its process gets a one-line error, and the others are still checked."""
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+
+    path = item[0]
+    with ProcessPoolExecutor(1, mp_context=ctx) as one:
+        try:
+            return one.submit(_worker, item).result()
+        except BrokenProcessPool:
+            return FileResult(path, error=f"{path}: internal error: the process checking this file died (a crash in native code, or out of memory)")
