@@ -468,6 +468,40 @@ def test_stdin_without_stdin_filename(project, unchanged):
     assert run.code == 1 and run.stdout == "-:1:7: PTC001 SyntaxError: invalid syntax\n"
 
 
+@pytest.mark.skipif(not hasattr(os, "fork") or not hasattr(os, "kill"), reason="needs fork and signals")
+def test_a_worker_process_that_dies_is_one_error_not_a_hang(project, unchanged):
+    """A crash in native code (or the OOM killer) takes a worker down: that file is one error line,
+    every other file is still checked, and the run ends (multiprocessing.Pool used to wait forever)."""
+    for i in range(8):
+        write(project, f"m{i}.py", MODEL if i != 3 else "CRASH = 1\n")
+    unchanged()
+    bootstrap = textwrap.dedent(
+        """\
+        import os, signal, sys
+        import pt2lint.engine as engine
+        real = engine.lint_path
+        def lint_path(path, *args, **kwargs):
+            if os.path.basename(path) == "m3.py":
+                os.kill(os.getpid(), signal.SIGKILL)  # in a worker: the parent must survive it
+            return real(path, *args, **kwargs)
+        engine.lint_path = lint_path
+        from pt2lint.cli import main
+        sys.argv[0] = "pt2lint"
+        main()
+        """
+    )
+    env = dict(os.environ, PYTHONPATH=REPO + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    out = subprocess.run(
+        [sys.executable, "-c", bootstrap, "check", "--isolated", "--no-cache", "-j", "2", "."],
+        cwd=project, env=env, capture_output=True, text=True, timeout=120,
+    )
+    run = Run(out.returncode, out.stdout, out.stderr)
+    assert "Traceback" not in run.stderr, run
+    assert run.code == 2, run
+    assert run.errors == ["error: m3.py: internal error: the process checking this file died (a crash in native code, or out of memory)"]
+    assert len(run.stdout.splitlines()) == 7 and all(line.split(":")[0] != "m3.py" for line in run.stdout.splitlines())
+
+
 def test_two_checks_at_once_on_the_same_tree(project):
     """Two processes over one tree at the same time (sharing the result cache), twice: both succeed, alike."""
     for i in range(24):
