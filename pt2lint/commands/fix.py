@@ -55,6 +55,7 @@ class RuleSelection:
 
     @property
     def everything(self) -> bool:
+        """No ``--rule`` was given: every fix and finding is selected."""
         return not self.codes and not self.names
 
     def names_for(self, d: Diagnostic) -> Optional[List[str]]:
@@ -123,6 +124,7 @@ class FileFix:
 
     @property
     def changed(self) -> bool:
+        """Whether fixes changed the file's text."""
         return self.src is not None and self.applied > 0 and self.text != self.src.text
 
 
@@ -344,6 +346,7 @@ def _install() -> None:
     @click.option("--stdin-filename", metavar="PATH", help="The name of the file read from stdin (for per-file-ignores and messages).")
     @guarded
     def fix(paths: Tuple[str, ...], **options: Any) -> int:
+        """See :data:`FIX_HELP` and :func:`run_fix`."""
         return run_fix(paths, options)
 
     cli_module.cli.add_command(fix)

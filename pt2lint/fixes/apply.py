@@ -116,6 +116,7 @@ class FixOutcome:
 
     @property
     def changed(self) -> bool:
+        """Whether any fix was applied."""
         return bool(self.applied)
 
 

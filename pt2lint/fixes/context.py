@@ -82,6 +82,7 @@ class FixContext:
         return self._parents
 
     def parent(self, node: cst.CSTNode) -> Optional[cst.CSTNode]:
+        """The node whose field holds ``node`` (``None`` for the module)."""
         return self.parents.get(id(node))
 
     def enclosing_function(self, node: cst.CSTNode) -> Optional[cst.FunctionDef]:

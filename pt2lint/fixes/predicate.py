@@ -46,12 +46,14 @@ _SCALAR_KINDS = (Kind.CONST, Kind.SHAPE, Kind.DATA)
 
 
 def is_number_literal(node: cst.BaseExpression) -> bool:
+    """``3``, ``0.5``, ``-1e-4``: an int or float literal, possibly signed."""
     if isinstance(node, (cst.Integer, cst.Float)):
         return True
     return isinstance(node, cst.UnaryOperation) and isinstance(node.operator, (cst.Minus, cst.Plus)) and isinstance(node.expression, (cst.Integer, cst.Float))
 
 
 def literal_value(node: cst.BaseExpression) -> Optional[float]:
+    """The value of a number literal (see :func:`is_number_literal`) as a float, ``None`` if it has none."""
     try:
         if isinstance(node, cst.Integer):
             return float(int(node.value.replace("_", ""), 0))
@@ -95,14 +97,17 @@ class ScalarProver:
         self._busy: Set[str] = set()
 
     def kind(self, node: cst.BaseExpression) -> Optional[Kind]:
+        """The interpreter's kind of ``node`` (``None`` when it was never evaluated)."""
         v = self.ctx.facts.value(node)
         return v.kind if v is not None else None
 
     def is_tensor(self, node: cst.BaseExpression) -> bool:
+        """A tensor that cannot be ``None``, per the interpreter."""
         v = self.ctx.facts.value(node)
         return v is not None and v.kind is Kind.TENSOR and not v.maybe_none
 
     def is_bool_tensor(self, node: cst.BaseExpression) -> bool:
+        """A tensor known to have ``dtype=torch.bool`` (comparisons, ``isnan``, masks)."""
         v = self.ctx.facts.value(node)
         return v is not None and v.kind is Kind.TENSOR and v.bool_tensor
 
@@ -390,8 +395,7 @@ def translate_predicate(ctx: FixContext, func: Optional[cst.FunctionDef], test: 
                     right = _double(right)
         return node.with_changes(left=left, comparisons=[comp.with_changes(comparator=right)])
 
-    expr = truth(test)
-    return Predicate(_strip_outer_parens(expr) if expr is not test else expr, inexact, stripped[0])
+    return Predicate(truth(test), inexact, stripped[0])
 
 
 def _code(ctx: FixContext, node: cst.CSTNode) -> str:
@@ -407,10 +411,6 @@ def _keep_parens(old: cst.BaseExpression, new: cst.BaseExpression) -> cst.BaseEx
         except Exception:
             return new
     return new
-
-
-def _strip_outer_parens(node: cst.BaseExpression) -> cst.BaseExpression:
-    return node
 
 
 def _double(node: cst.BaseExpression) -> cst.BaseExpression:

@@ -83,12 +83,8 @@ def _comments(node: cst.CSTNode) -> List[cst.EmptyLine]:
 def _call(torch: str, pred, a, b) -> cst.Call:
     return cst.Call(
         func=cst.Attribute(value=cst.Name(torch), attr=cst.Name("where")),
-        args=[cst.Arg(pred), cst.Arg(_bare(a)), cst.Arg(_bare(b))],
+        args=[cst.Arg(pred), cst.Arg(a), cst.Arg(b)],
     )
-
-
-def _bare(node: cst.BaseExpression) -> cst.BaseExpression:
-    return node
 
 
 def _check_side(ctx: FixContext, checker: BranchChecker, expr: cst.BaseExpression, label: str) -> None:
@@ -129,8 +125,7 @@ def _build(ctx: FixContext, finding, ifexp: Optional[cst.IfExp]) -> Fix:
     stmt = finding.stmt
     func = ctx.enclosing_function(stmt)
     torch, import_edits = ctx.torch_name(func)
-    self_names = set()
-    checker = BranchChecker(ctx, self_names)
+    checker = BranchChecker(ctx, set())
     if ifexp is not None:
         if not isinstance(stmt, cst.SimpleStatementLine):
             raise Refuse("the conditional expression is not in a simple statement")
