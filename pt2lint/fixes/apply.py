@@ -93,7 +93,12 @@ def encode_file(src: SourceFile, text: str) -> bytes:
     """
     try:
         data = text.encode(src.encoding)
-    except UnicodeEncodeError as exc:
+    except (UnicodeError, LookupError, ValueError) as exc:  # idna raises a bare UnicodeError
+        raise FixError(f"the fixed text cannot be encoded as {src.encoding}: {exc}") from None
+    try:
+        if data.decode(src.encoding) != text:  # a codec that does not round-trip would corrupt the file
+            raise FixError(f"the fixed text does not survive encoding as {src.encoding}; not fixed")
+    except (UnicodeError, LookupError, ValueError) as exc:
         raise FixError(f"the fixed text cannot be encoded as {src.encoding}: {exc}") from None
     return (codecs.BOM_UTF8 + data) if src.bom else data
 
