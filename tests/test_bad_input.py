@@ -545,3 +545,34 @@ def test_fix_leaves_a_read_only_file_alone_and_fixes_the_others(project):
     assert rw.read_text() != fixable
     (error,) = [line for line in res.stderr.splitlines() if line.startswith("error: ")]
     assert error.startswith("error: a_readonly.py: ")
+
+
+@pytest.mark.skipif(not _has_fix(), reason="`pt2lint fix` does not exist yet")
+def test_two_fixes_at_once_on_the_same_tree(tmp_path):
+    """Two ``fix --unsafe-fixes`` processes over one tree at once: the tree ends as one fix leaves it,
+    every file parses, nothing half-written, no temporary file left behind."""
+    import ast
+    import shutil
+
+    body = MODEL.replace("return x.sum().item()", "print(x.shape)\n        x.add_(1)\n        return x")
+    tree, alone = tmp_path / "tree", tmp_path / "alone"
+    for i in range(16):
+        write(tree, f"pkg/m{i:02d}.py", body.replace("Net", f"Net{i}") if i % 3 else MODEL)
+    shutil.copytree(tree, alone)
+    env = dict(os.environ, PYTHONPATH=REPO + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    args = [sys.executable, "-m", "pt2lint", "fix", "--isolated", "--unsafe-fixes", "-q", "-j", "2", "."]
+    original = {k: v[0] for k, v in snapshot(tree).items()}
+    subprocess.run(args, cwd=alone, env=env, capture_output=True, text=True, timeout=300)
+    assert {k: v[0] for k, v in snapshot(alone).items()} != original, "the fix changed nothing: a useless test"
+    procs = [subprocess.Popen(args, cwd=tree, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(2)]
+    for p in procs:
+        out, err = p.communicate(timeout=300)
+        assert p.returncode in (0, 1, 2), err
+        assert "Traceback" not in err and "internal error" not in err, err
+    assert snapshot(tree).keys() == snapshot(alone).keys(), "a temporary file was left behind"
+    for rel, (data, _) in snapshot(tree).items():
+        ast.parse(data)
+        assert data == snapshot(alone)[rel][0], rel
+    again = subprocess.run(args, cwd=tree, env=env, capture_output=True, text=True, timeout=300)
+    assert "Traceback" not in again.stderr
+    assert {k: v[0] for k, v in snapshot(tree).items()} == {k: v[0] for k, v in snapshot(alone).items()}
