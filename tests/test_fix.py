@@ -215,6 +215,7 @@ def test_cond_item_comparison_is_done_in_float64_unless_the_literal_is_exact():
     assert "torch.cond(x.mean().double() > 0.1," in out
     assert "torch.cond(x.max().double() >= self.threshold," in out
     assert "torch.cond(x.sum() < 0," in out  # 0 is exact in every dtype
+    assert "torch.cond(torch.isnan(x).any()," in fix(src.replace("if x.sum().item() < 0:", "if bool(torch.isnan(x).any()):"), "cond")
     assert findings(out) == []
 
 
@@ -362,6 +363,21 @@ def test_out_of_place_is_unsafe_and_keeps_precedence():
     out = fix(src)
     assert "x = x.add(y, alpha=2)" in out and "y = y * (x + 1)" in out
     assert [c for _, c in findings(out)] == []
+
+
+def test_out_of_place_refuses_when_another_name_for_the_input_is_read_later():
+    src = HEADER + code(
+        """
+        class M(nn.Module):
+            def forward(self, hidden_states):
+                residual = hidden_states
+                residual *= 0.5
+                return residual + hidden_states
+        """
+    )
+    f = fix_of(src, "PTC401")
+    assert f.applicability is Applicability.DISPLAY_ONLY and "`hidden_states` shares storage" in f.message
+    assert fix(src) == src
 
 
 def test_out_of_place_methods_exist_in_torch():

@@ -75,9 +75,40 @@ def propose(ctx: FixContext, finding, diagnostic) -> Optional[Fix]:
         text = f"`{recv.value} = {recv.value}.{method}(...)`"
     else:
         return None
+    shared = _alias_read_later(ctx, node, stmt)
+    if shared is not None:
+        return Fix(
+            f"not rewritten out of place: `{shared}` shares storage with the written tensor and is read afterwards, "
+            f"so it would no longer see the write",
+            Applicability.DISPLAY_ONLY, (), NAME,
+        )
     new_stmt = stmt.with_changes(body=[new], leading_lines=())
     edits = ctx.replace_statements([stmt], [new_stmt])
     return Fix(f"write out of place: {text}; unsafe: {UNSAFE_NOTE}", Applicability.UNSAFE, tuple(edits), NAME)
+
+
+def _alias_read_later(ctx: FixContext, node: cst.CSTNode, stmt: cst.CSTNode) -> Optional[str]:
+    """The forward input the write goes into, when it is another name than the one rebound and is
+    read after ``stmt`` in the function (``residual = hidden_states; residual *= 0.5`` followed by
+    ``self.t(hidden_states)``): there the in-place write is visible, and an out-of-place one is not.
+    The alias comes from the analysis (the write event's ``alias_of``)."""
+    from pt2lint.analysis.walk import walk
+
+    event = next((w for w in ctx.facts.writes if w.node is node), None)
+    alias = event.target.alias_of if event is not None else None
+    receiver = node.target if isinstance(node, cst.AugAssign) else node.func.value  # type: ignore[union-attr]
+    if alias is None or not isinstance(receiver, cst.Name) or alias == receiver.value:
+        return None
+    func = ctx.enclosing_function(stmt)
+    if func is None:
+        return alias
+    seen = False
+    for n in walk(func.body):
+        if n is stmt:
+            seen = True
+        elif seen and isinstance(n, cst.Name) and n.value == alias:
+            return alias
+    return None
 
 
 _AUG_TO_BIN = {

@@ -351,7 +351,7 @@ def translate_predicate(ctx: FixContext, func: Optional[cst.FunctionDef], test: 
             raise Refuse(f"`{_code(ctx, inner)}` is not known to be a tensor")
         if not single(inner, was):
             raise Refuse(f"`{_code(ctx, inner)}` is not provably a single value; `bool()` of a multi-element tensor raises, and `.all()`/`.any()` would change that")
-        if prover.is_bool_tensor(inner) and not was:
+        if prover.is_bool_tensor(inner):
             return inner
         return cst.Comparison(
             left=_paren_if_needed(inner),
