@@ -149,6 +149,29 @@ def test_cond_both_branches_return_and_early_return():
     assert fix(out, "cond") == out
 
 
+def test_comments_inside_a_rewritten_test_are_kept():
+    src = HEADER + code(
+        """
+        class M(nn.Module):
+            def forward(self, x):
+                if (
+                    x.mean() > 0  # positive on average
+                    and x.max() < 10  # and bounded
+                ):
+                    x = x - 1
+                y = (x * 2  # doubled
+                     if x.sum() > 1  # when large
+                     else x)
+                return y
+        """
+    )
+    out = fix(src)
+    out = fix(out, "where")
+    for comment in ("# positive on average", "# and bounded", "# doubled", "# when large"):
+        assert comment in out
+    assert "torch.cond(torch.logical_and(x.mean() > 0, x.max() < 10), _true_fn, _false_fn, (x,))" in out
+
+
 def test_cond_outputs_that_alias_each_other_or_cast_are_handled():
     src = HEADER + code(
         """

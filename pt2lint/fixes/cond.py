@@ -38,6 +38,7 @@ from pt2lint.analysis.kinds import Kind, Value, join
 from pt2lint.analysis.walk import walk
 from pt2lint.diagnostics import Applicability, Fix
 from pt2lint.fixes.context import FixContext, Refuse
+from pt2lint.fixes.edits import lost_comments
 from pt2lint.fixes.names import all_names, bound_names, loaded_names
 from pt2lint.fixes.predicate import Predicate, call_qualname, paren_if_needed, translate_predicate
 from pt2lint.fixes.purity import BranchChecker, may_alias
@@ -685,15 +686,20 @@ class CondRewrite:
         true_def = self._def(t_name, level.operands, t_branch, t_body)
         false_def = self._def(f_name, level.operands, f_branch, f_body)
         operands = cst.Tuple([cst.Element(cst.Name(o)) for o in level.operands])
+        pred = level.pred.expr
+        if getattr(pred, "lpar", None):
+            pred = pred.with_changes(lpar=[], rpar=[])  # an argument needs no parentheses of its own
         call = cst.Call(
             func=cst.Attribute(value=cst.Name(self.torch), attr=cst.Name("cond")),
-            args=[cst.Arg(level.pred.expr), cst.Arg(cst.Name(t_name)), cst.Arg(cst.Name(f_name)), cst.Arg(operands)],
+            args=[cst.Arg(pred), cst.Arg(cst.Name(t_name)), cst.Arg(cst.Name(f_name)), cst.Arg(operands)],
         )
+        # comments inside a test that was rewritten (`a and  # why` -> `torch.logical_and(...)`) move above
+        lost = lost_comments(level.node.test, pred)
         if mode == "assign":
             target: cst.BaseExpression = _names_value(outputs)
-            last = cst.SimpleStatementLine([cst.Assign(targets=[cst.AssignTarget(target)], value=call)])
+            last = cst.SimpleStatementLine([cst.Assign(targets=[cst.AssignTarget(target)], value=call)], leading_lines=lost)
         else:
-            last = cst.SimpleStatementLine([cst.Return(value=call)])
+            last = cst.SimpleStatementLine([cst.Return(value=call)], leading_lines=lost)
         return [true_def, false_def, last]
 
 

@@ -195,6 +195,26 @@ def span_edit(
     return Edit(Position(line, 1), Position(end_line, 1), new_text)
 
 
+def comment_lines(node: cst.CSTNode) -> List[cst.EmptyLine]:
+    """Every comment inside ``node`` (in whitespace, headers, trailing), as own-line comments."""
+    out: List[cst.EmptyLine] = []
+    seen = set()
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, cst.Comment) and id(n) not in seen:
+            seen.add(id(n))
+            out.append(cst.EmptyLine(comment=n))
+        stack.extend(reversed(n.children))
+    return out
+
+
+def lost_comments(old: cst.CSTNode, new: cst.CSTNode) -> List[cst.EmptyLine]:
+    """Comments of ``old`` that a rewrite into ``new`` dropped (to be put back on their own lines)."""
+    kept = {id(line.comment) for line in comment_lines(new)}
+    return [line for line in comment_lines(old) if id(line.comment) not in kept]
+
+
 def strip_leading_lines(stmt: cst.BaseStatement) -> cst.BaseStatement:
     """``stmt`` without the comment/blank lines LibCST attaches above it."""
     if getattr(stmt, "leading_lines", None):
@@ -204,6 +224,8 @@ def strip_leading_lines(stmt: cst.BaseStatement) -> cst.BaseStatement:
 
 __all__ = [
     "apply_edits",
+    "comment_lines",
+    "lost_comments",
     "apply_fixes",
     "diff_edits",
     "indentation_at",

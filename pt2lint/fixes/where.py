@@ -13,7 +13,7 @@ silently turn "raises" into an elementwise choice.
 
 from __future__ import annotations
 
-from typing import List, Optional
+from typing import Optional
 
 import libcst as cst
 
@@ -21,7 +21,7 @@ from pt2lint.analysis.kinds import Kind
 from pt2lint.analysis.walk import walk
 from pt2lint.diagnostics import Applicability, Fix
 from pt2lint.fixes.context import FixContext, Refuse
-from pt2lint.fixes.edits import strip_leading_lines
+from pt2lint.fixes.edits import comment_lines, lost_comments, strip_leading_lines
 from pt2lint.fixes.predicate import translate_predicate
 from pt2lint.fixes.purity import BranchChecker
 
@@ -62,22 +62,6 @@ def _single_assign(block) -> Optional[cst.Assign]:
     if len(assign.targets) != 1 or not isinstance(assign.targets[0].target, cst.Name):
         return None
     return assign
-
-
-def _comments(node: cst.CSTNode) -> List[cst.EmptyLine]:
-    """Every comment inside ``node`` (header, trailing and own-line), as comment lines, so none is lost."""
-    out: List[cst.EmptyLine] = []
-    seen = set()
-
-    def visit(n):
-        if isinstance(n, cst.Comment) and id(n) not in seen:
-            seen.add(id(n))
-            out.append(cst.EmptyLine(comment=n))
-        for child in n.children:
-            visit(child)
-
-    visit(node)
-    return out
 
 
 def _call(torch: str, pred, a, b) -> cst.Call:
@@ -136,6 +120,9 @@ def _build(ctx: FixContext, finding, ifexp: Optional[cst.IfExp]) -> Fix:
         call = _call(torch, pred.expr, ifexp.body, ifexp.orelse)
         call = call.with_changes(lpar=ifexp.lpar, rpar=ifexp.rpar) if ifexp.lpar else call
         new_stmt = strip_leading_lines(stmt).deep_replace(ifexp, call)
+        lost = lost_comments(ifexp, call)
+        if lost:
+            new_stmt = new_stmt.with_changes(leading_lines=lost)  # type: ignore[union-attr]
         edits = ctx.replace_statements([stmt], [new_stmt])  # type: ignore[list-item]
     else:
         assert isinstance(stmt, cst.If) and isinstance(stmt.orelse, cst.Else)
@@ -149,7 +136,7 @@ def _build(ctx: FixContext, finding, ifexp: Optional[cst.IfExp]) -> Fix:
         call = _call(torch, pred.expr, a.value, b.value)
         new_stmt = cst.SimpleStatementLine(
             [cst.Assign(targets=a.targets, value=call)],
-            leading_lines=_comments(stmt.with_changes(leading_lines=())),
+            leading_lines=comment_lines(stmt.with_changes(leading_lines=())),
         )
         edits = ctx.replace_statements([stmt], [new_stmt])
     notes = [UNSAFE_NOTE] + pred.inexact
