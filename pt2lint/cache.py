@@ -99,7 +99,7 @@ class ResultCache:
         self.settings = settings
         self._base = (
             f"{__version__}|{_code_fingerprint()}|{settings.capture_scalar_outputs}|"
-            f"{settings.capture_dynamic_output_shape_ops}|{settings.target}"
+            f"{settings.capture_dynamic_output_shape_ops}|{settings.target}|{getattr(settings, 'compute_dtype', 'float32')}"
         )
         self._prepared = False
 

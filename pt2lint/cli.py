@@ -132,6 +132,7 @@ def selection_options(fn: Callable) -> Callable:
             click.option("--extend-select", multiple=True, metavar="CODES", help="Rules to enable on top of the selection."),
             click.option("--ignore", multiple=True, metavar="CODES", help="Rules to disable."),
             click.option("--target", type=click.Choice(TARGETS), default=None, help="What the code must survive (default: compile)."),
+            click.option("--compute-dtype", type=click.Choice(("float32", "float16", "bfloat16")), default=None, help="The floating dtype the model is compiled in (default: float32); decides `x.dtype == torch.float16` guards."),
             click.option(
                 "--capture-scalar-outputs/--no-capture-scalar-outputs", default=None,
                 help="Assume torch._dynamo.config.capture_scalar_outputs=True (.item() is traced).",
@@ -171,6 +172,7 @@ def project_from_options(paths: Sequence[str], options: Dict[str, Any]) -> Proje
         capture_scalar_outputs=options.get("capture_scalar_outputs"),
         capture_dynamic_output_shape_ops=options.get("capture_dynamic_output_shape_ops"),
         target=options.get("target"),
+        compute_dtype=options.get("compute_dtype"),
         force_exclude=bool(options.get("force_exclude")),
         respect_gitignore=options.get("respect_gitignore", True),
     )

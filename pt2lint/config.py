@@ -35,7 +35,9 @@ _SELECTOR_KEYS = ("select", "extend-select", "ignore")
 _PATTERN_KEYS = ("exclude", "extend-exclude")
 _BOOL_KEYS = ("capture-scalar-outputs", "capture-dynamic-output-shape-ops")
 #: Every key ``[tool.pt2lint]`` accepts.  ``confirm`` is a table kept raw for the confirm mode.
-KNOWN_KEYS: Tuple[str, ...] = _SELECTOR_KEYS + ("per-file-ignores",) + _PATTERN_KEYS + _BOOL_KEYS + ("target", "confirm")
+KNOWN_KEYS: Tuple[str, ...] = _SELECTOR_KEYS + ("per-file-ignores",) + _PATTERN_KEYS + _BOOL_KEYS + ("target", "compute-dtype", "confirm")
+#: Values of ``compute-dtype``: the floating dtype the model runs in when compiled.
+COMPUTE_DTYPES: Tuple[str, ...] = ("float32", "float16", "bfloat16")
 
 
 class ConfigError(ValueError):
@@ -56,6 +58,7 @@ class FileConfig:
         exclude, extend_exclude: gitignore-style patterns relative to the project root.
         capture_scalar_outputs, capture_dynamic_output_shape_ops: Dynamo knobs.
         target: ``"compile"``, ``"export"`` or ``"cudagraphs"``.
+        compute_dtype: ``"float32"``, ``"float16"`` or ``"bfloat16"``.
         confirm: the raw ``confirm`` sub-table, for the confirm mode to validate.
     """
 
@@ -69,6 +72,7 @@ class FileConfig:
     capture_scalar_outputs: Optional[bool] = None
     capture_dynamic_output_shape_ops: Optional[bool] = None
     target: Optional[str] = None
+    compute_dtype: Optional[str] = None
     confirm: Mapping[str, Any] = field(default_factory=dict)
 
 
@@ -88,6 +92,7 @@ class Overrides:
     capture_scalar_outputs: Optional[bool] = None
     capture_dynamic_output_shape_ops: Optional[bool] = None
     target: Optional[str] = None
+    compute_dtype: Optional[str] = None
     force_exclude: bool = False
     respect_gitignore: bool = True
 
@@ -218,6 +223,10 @@ def parse_config(doc: Mapping[str, Any], path: str) -> FileConfig:
             if value not in TARGETS:
                 raise ConfigError(f"{where} 'target' must be one of {', '.join(map(repr, TARGETS))}, not {value!r}")
             values[attr] = value
+        elif key == "compute-dtype":
+            if value not in COMPUTE_DTYPES:
+                raise ConfigError(f"{where} 'compute-dtype' must be one of {', '.join(map(repr, COMPUTE_DTYPES))}, not {value!r}")
+            values[attr] = value
         elif key == "per-file-ignores":
             if not isinstance(value, dict):
                 raise ConfigError(f"{where} 'per-file-ignores' must be a table of glob = [selectors], not {_type_name(value)}")
@@ -313,6 +322,7 @@ def resolve_project(
         capture_scalar_outputs=pick(overrides.capture_scalar_outputs, config.capture_scalar_outputs),
         capture_dynamic_output_shape_ops=pick(overrides.capture_dynamic_output_shape_ops, config.capture_dynamic_output_shape_ops),
         target=target,
+        compute_dtype=overrides.compute_dtype or config.compute_dtype or "float32",
         project_root=root,
     )
     exclude = overrides.exclude if overrides.exclude is not None else config.exclude

@@ -100,6 +100,10 @@ class LintSettings:
             ``torch._dynamo.config.capture_dynamic_output_shape_ops``: ``nonzero``,
             ``unique`` and boolean-mask indexing are traced with unbacked sizes.
         target: ``"compile"``, ``"export"`` or ``"cudagraphs"``.
+        compute_dtype: the floating dtype the compiled model runs in (``"float32"``,
+            ``"float16"``, ``"bfloat16"``).  Dynamo specialises on dtypes, so a
+            ``x.dtype == torch.float16`` test is a constant guard, and the code it
+            guards is dead when the model runs in another dtype.
         project_root: directory that per-file-ignore globs are relative to.
     """
 
@@ -108,6 +112,7 @@ class LintSettings:
     capture_scalar_outputs: bool = False
     capture_dynamic_output_shape_ops: bool = False
     target: str = "compile"
+    compute_dtype: str = "float32"
     project_root: str = ""
 
     def enabled_for(self, relpath: str) -> FrozenSet[str]:
@@ -129,6 +134,7 @@ class LintSettings:
                 "cso": self.capture_scalar_outputs,
                 "cdso": self.capture_dynamic_output_shape_ops,
                 "target": self.target,
+                "dtype": self.compute_dtype,
             },
             sort_keys=True,
         )

@@ -31,7 +31,7 @@ CATEGORIES = (
 )
 SEVERITIES = ("error", "warning", "info")
 TARGETS = ("compile", "export", "cudagraphs")
-EXAMPLE_CONFIG_KEYS = ("capture-scalar-outputs", "capture-dynamic-output-shape-ops", "target")
+EXAMPLE_CONFIG_KEYS = ("capture-scalar-outputs", "capture-dynamic-output-shape-ops", "target", "compute-dtype")
 
 _REQUIRED = ("code", "name", "category", "severity", "summary", "why", "fix")
 _OPTIONAL = ("targets", "gb_types", "knob", "references", "evidence", "examples")

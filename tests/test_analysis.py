@@ -413,3 +413,85 @@ def test_inplace_activation_first_in_sequential_writes_the_input():
                 return self.head(x) + y
         """
     ) == [(9, "PTC401")]
+
+
+def test_dtype_guards_follow_the_compute_dtype():
+    code = """
+        import torch
+        from torch import nn
+        class M(nn.Module):
+            def forward(self, x):
+                if x.dtype == torch.float16 and not torch.isfinite(x).all():
+                    x = x.clamp(-1, 1)
+                if x.dtype in (torch.float16, torch.bfloat16):
+                    print("half")
+                return x
+        """
+    assert found(code) == []
+    half = LintSettings(enabled=resolve_selection(), compute_dtype="float16")
+    assert found(code, half) == [(5, "PTC104"), (8, "PTC301")]
+
+
+def test_numpy_values_are_tensors_under_dynamo():
+    assert found(
+        """
+        import numpy as np
+        from torch import nn
+        class M(nn.Module):
+            def forward(self, x):
+                m = np.lcm(4, 6)
+                if x.shape[-1] % m:
+                    x = x + 1
+                for i in range(np.prod([2, 3])):
+                    x = x + i
+                arr = x.sum(0).detach().numpy()
+                return x, np.pi * 2, [v for v in arr if v > 0]
+        """
+    ) == [(6, "PTC104"), (8, "PTC103"), (11, "PTC104")]
+
+
+def test_tensor_on_one_path_constant_on_another_still_branches():
+    assert found(
+        """
+        import torch
+        from torch import nn
+        class M(nn.Module):
+            def forward(self, x, p: float = 0.1):
+                skip = False
+                if self.training:
+                    skip = torch.rand([]) < p
+                if not skip:
+                    x = x * 2
+                return x
+        """
+    ) == [(8, "PTC104")]
+
+
+def test_guessed_tensor_arguments_stay_guesses_through_arithmetic():
+    # ``size`` gets an unknown value from its caller: a guessed tensor, never flagged
+    assert found(
+        """
+        from torch import nn
+        def window(x, size):
+            return x[:, -size:], [i for i in range(-size, size + 1)]
+        class M(nn.Module):
+            def __init__(self, cfg):
+                super().__init__()
+                self.size = cfg.size
+            def forward(self, x):
+                return window(x, self.size)
+        """
+    ) == []
+
+
+def test_setting_requires_grad_on_a_tensor():
+    assert found(
+        """
+        from torch import nn
+        class M(nn.Module):
+            def forward(self, x):
+                h = x * 2
+                h.requires_grad = True
+                return h
+        """
+    ) == [(5, "PTC308")]

@@ -186,3 +186,15 @@ def test_project_root_without_config_is_cwd_or_common_parent(tmp_path, monkeypat
     monkeypatch.chdir(tmp_path / "b")
     assert load_project([str(tmp_path / "a" / "x")]).root == str(tmp_path / "a" / "x")
     assert load_project(["."]).root == os.getcwd()
+
+
+def test_compute_dtype_key_is_validated_and_reaches_settings(tmp_path):
+    from pt2lint.config import ConfigError, load_project
+
+    (tmp_path / "pt2lint.toml").write_text('compute-dtype = "bfloat16"\n')
+    project = load_project([str(tmp_path)])
+    assert project.settings.compute_dtype == "bfloat16"
+    (tmp_path / "pt2lint.toml").write_text('compute-dtype = "float64"\n')
+    with pytest.raises(ConfigError) as info:
+        load_project([str(tmp_path)])
+    assert "compute-dtype" in str(info.value) and "pt2lint.toml" in str(info.value)

@@ -27,6 +27,7 @@ def _settings_for(example, code):
         capture_scalar_outputs=bool(cfg.get("capture-scalar-outputs", False)),
         capture_dynamic_output_shape_ops=bool(cfg.get("capture-dynamic-output-shape-ops", False)),
         target=target,
+        compute_dtype=str(cfg.get("compute-dtype", "float32")),
     )
 
 

@@ -94,6 +94,16 @@ class StateWriteEvent:
 
 
 @dataclass
+class AttrStoreEvent:
+    """``t.<attr> = value`` on a tensor (``h.requires_grad = True``)."""
+
+    node: cst.Attribute
+    base: Value
+    attr: str
+    value: Value
+
+
+@dataclass
 class AssertEvent:
     node: cst.Assert
     value: Value

@@ -23,6 +23,7 @@ import libcst as cst
 from pt2lint.analysis import torch_api as api
 from pt2lint.analysis.events import (
     AssertEvent,
+    AttrStoreEvent,
     CallEvent,
     IndexEvent,
     StateWriteEvent,
@@ -661,6 +662,8 @@ class Interpreter:
             self._unpack(target.elements, value, stmt)
         elif isinstance(target, cst.Attribute):
             base = self.eval(target.value)
+            if base.kind is Kind.TENSOR and not base.weak:
+                self.emit("on_attr_store", AttrStoreEvent(target, base, target.attr.value, value))
             if base.kind is Kind.SELF and isinstance(base.ref, ClassInfo):
                 name = target.attr.value
                 if value.kind is not Kind.TENSOR and _reads_self_attr(stmt, name):
@@ -729,6 +732,8 @@ class Interpreter:
             return None
         if isinstance(expr, cst.Attribute) and expr.attr.value == "TYPE_CHECKING":
             return False
+        if isinstance(expr, cst.Comparison) and len(expr.comparisons) == 1:
+            return self._dtype_guard(expr)
         if isinstance(expr, cst.Call) and not expr.args:
             q = self.qualname(expr.func)
             if q is not None:
@@ -742,6 +747,39 @@ class Interpreter:
                 if last in api.COMPILING_GUARD_NAMES and (q is None or not q.startswith("torch.") or q in api.COMPILING_GUARDS):
                     if not (isinstance(expr.func, cst.Name) and self.frame.is_bound(expr.func.value)):
                         return api.COMPILING_GUARD_NAMES[last]
+        return None
+
+    _LOW_PRECISION = {
+        "torch.float16": "float16", "torch.half": "float16", "torch.bfloat16": "bfloat16",
+    }
+
+    def _dtype_guard(self, expr: cst.Comparison) -> Optional[bool]:
+        """``x.dtype == torch.float16`` while the model runs in another floating dtype: False.
+
+        Dynamo specialises on dtypes (a guard, not a graph break), so such a test is a
+        constant and the code it guards is dead for the configured ``compute_dtype``.
+        """
+        comp = expr.comparisons[0]
+        left, right = expr.left, comp.comparator
+        if not (isinstance(left, cst.Attribute) and left.attr.value == "dtype"):
+            left, right = right, left
+        if not (isinstance(left, cst.Attribute) and left.attr.value == "dtype"):
+            return None
+        dtypes = right.elements if isinstance(right, (cst.Tuple, cst.List, cst.Set)) else None
+        names = [self.qualname(e.value) for e in dtypes] if dtypes is not None else [self.qualname(right)]
+        if not names or any(n not in self._LOW_PRECISION for n in names):
+            return None
+        if any(self._LOW_PRECISION[n] == self.settings.compute_dtype for n in names):
+            return None
+        op = comp.operator
+        if dtypes is None and isinstance(op, (cst.Equal, cst.Is)):
+            return False
+        if dtypes is None and isinstance(op, (cst.NotEqual, cst.IsNot)):
+            return True
+        if dtypes is not None and isinstance(op, cst.In):
+            return False
+        if dtypes is not None and isinstance(op, cst.NotIn):
+            return True
         return None
 
     def eval_test(self, expr: cst.BaseExpression, construct: str) -> Value:
@@ -958,7 +996,7 @@ class Interpreter:
             return DATA if v.kind in (Kind.DATA,) else CONST
         v = self.eval(node.expression)
         if v.kind is Kind.TENSOR:
-            return Value(Kind.TENSOR, bool_tensor=v.bool_tensor and isinstance(node.operator, cst.BitInvert))
+            return Value(Kind.TENSOR, bool_tensor=v.bool_tensor and isinstance(node.operator, cst.BitInvert), weak=v.weak)
         if v.kind in (Kind.CONST, Kind.SHAPE, Kind.DATA):
             if isinstance(node.operator, cst.Minus) and v.const is not None and isinstance(v.const, (int, float)):
                 return const(-v.const)
@@ -1473,7 +1511,8 @@ class Interpreter:
         if method in api.CONST_METHODS:
             return CONST
         if method in ("numpy",):
-            return UNKNOWN
+            # Dynamo traces NumPy through torch._numpy: the array is a tensor in the graph
+            return Value(Kind.TENSOR, weak=weak)
         if method in api.SPLIT_METHODS:
             return container(elt=Value(Kind.TENSOR, alias_of=recv.alias_of, bool_tensor=recv.bool_tensor, weak=weak))
         if method in api.TUPLE_METHODS:
@@ -1512,6 +1551,10 @@ class Interpreter:
             return SHAPE
         if qual in api.DATA_FUNCTIONS:
             return DATA
+        if qual.startswith("numpy.") and not qual.startswith(api.NUMPY_NON_ARRAY):
+            # Dynamo traces NumPy calls through torch._numpy: their results are tensors in
+            # the graph, so branching on them or using them as ints breaks (measured on 2.13).
+            return Value(Kind.TENSOR) if qual.rsplit(".", 1)[-1][:1].islower() else UNKNOWN
         if qual in ("torch.nn.Parameter", "torch.nn.parameter.Parameter", "torch.nn.Buffer"):
             return Value(Kind.TENSOR)
         if qual in ("torch.utils.checkpoint.checkpoint", "torch.utils.checkpoint.checkpoint_sequential") and args:

@@ -141,7 +141,10 @@ def join(a: Value, b: Value) -> Value:
     if {a.kind, b.kind} <= {Kind.SHAPE, Kind.CONST}:
         return SHAPE
     if Kind.TENSOR in (a.kind, b.kind):
-        # Tensor on one path, something else on another: keep it a tensor but weak,
-        # so data-dependent rules do not fire on it, while mutation tracking keeps the alias.
-        return Value(Kind.TENSOR, weak=True, alias_of=alias, maybe_none=a.maybe_none or b.maybe_none)
+        t, other = (a, b) if a.kind is Kind.TENSOR else (b, a)
+        # A sure tensor on one path and a Python constant/SymInt on another (``skip = False``
+        # then ``skip = torch.rand([]) < p``): on the tensor path, branching on it breaks.
+        # Against an unknown value it stays a guess (weak).
+        weak = t.weak or other.kind not in (Kind.CONST, Kind.SHAPE)
+        return Value(Kind.TENSOR, weak=weak, alias_of=alias, maybe_none=a.maybe_none or b.maybe_none, bool_tensor=t.bool_tensor)
     return Value(Kind.UNKNOWN, alias_of=alias)

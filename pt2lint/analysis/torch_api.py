@@ -72,7 +72,8 @@ CONST_FUNCTIONS = frozenset(
     torch.compiler.is_exporting torch._dynamo.is_compiling torch._C._get_tracing_state
     torch.overrides.has_torch_function torch.overrides.has_torch_function_unary
     torch.overrides.has_torch_function_variadic torch.get_num_threads torch.cuda.is_bf16_supported
-    torch.is_deterministic_algorithms_warn_only_enabled torch.fx._symbolic_trace.is_fx_tracing""".split()
+    torch.is_deterministic_algorithms_warn_only_enabled torch.fx._symbolic_trace.is_fx_tracing
+    torch.seed torch.initial_seed torch.random.seed torch.random.initial_seed""".split()
 )
 SHAPE_FUNCTIONS = frozenset({"torch.numel", "torch.Size", "torch.broadcast_shapes", "torch.sym_int", "torch.sym_max", "torch.sym_min"})
 # Functions returning a Python value computed from tensor data.
@@ -159,6 +160,13 @@ INPLACE_FUNCTIONAL_POS = {
     "dropout": 3, "dropout1d": 3, "dropout2d": 3, "dropout3d": 3, "alpha_dropout": 3,
     "feature_alpha_dropout": 3,
 }
+
+
+# NumPy names whose values are not arrays under Dynamo (types, dtype info, RNG handled by PTC305).
+NUMPY_NON_ARRAY = (
+    "numpy.random.", "numpy.dtype", "numpy.finfo", "numpy.iinfo", "numpy.isscalar", "numpy.can_cast",
+    "numpy.result_type", "numpy.promote_types", "numpy.errstate", "numpy.printoptions",
+)
 
 
 def is_tensor_function(qualname: str) -> bool:

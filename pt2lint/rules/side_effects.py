@@ -118,9 +118,10 @@ class ManualSeed(Rule):
     """PTC306: reseeding an RNG inside a compiled region."""
 
     code = "PTC306"
+    # ``torch.seed()`` and ``np.random.seed()`` were traced without a break on torch 2.13.
     NAMES = frozenset(
-        """torch.manual_seed torch.random.manual_seed torch.cuda.manual_seed torch.cuda.manual_seed_all torch.seed
-        torch.random.seed random.seed numpy.random.seed""".split()
+        """torch.manual_seed torch.random.manual_seed torch.cuda.manual_seed torch.cuda.manual_seed_all
+        random.seed""".split()
     )
 
     def on_call(self, interp, ev) -> None:
@@ -155,6 +156,15 @@ class AutogradInForward(Rule):
             interp.report(self.code, ev.node, "`.backward()` inside a compiled region: graph break (call backward outside the compiled function)")
         elif ev.method == "requires_grad_" and ev.receiver is not None and ev.receiver.kind is Kind.TENSOR and not ev.receiver.weak:
             interp.report(self.code, ev.node, "`.requires_grad_()` inside a compiled region: graph break (create leaf tensors that need gradients outside the compiled function)")
+
+    def on_attr_store(self, interp, ev) -> None:
+        if ev.attr == "requires_grad":
+            interp.report(
+                self.code,
+                ev.node,
+                "setting `.requires_grad` inside a compiled region: graph break (GB0206; set it on parameters "
+                "outside forward, or use torch.no_grad/detach for the values that must not get gradients)",
+            )
 
 
 class ExplicitGraphBreak(Rule):
