@@ -394,7 +394,7 @@ _SIMPLE_STMTS = [
     "d = {{k: v for k, v in zip(x, y)}}", "global gcount", "nonlocal_value = (lambda v: v.item())(x)",
     "torch.autograd.grad(x.sum(), [x])", "zlib.crc32(b'x')", "h = x; h.mul_(2)", "return {e}", "yield {e}",
     "raise ValueError({s})", "x = self.forward(x)", "x = self(x)", "x = super().forward(x)", "out = x.numpy()",
-    "await {e}", "x = {e}.item()", "setattr(self, 'w', {e})", "x.data = {e}", "return",
+    "await {e}", "x = ({e}).item()", "setattr(self, 'w', {e})", "x.data = {e}", "return",
 ]
 
 
@@ -408,7 +408,7 @@ class TorchProgram:
         r = self.rng
         e = r.choice(_TENSOR_EXPRS)
         for _ in range(r.randrange(3)):
-            e = r.choice(["({} + {})", "torch.sigmoid({})", "{}.relu()", "({} * {})", "F.softmax({}, dim=-1)"]).format(e, r.choice(_TENSOR_EXPRS))
+            e = r.choice(["({} + {})", "torch.sigmoid({})", "({}).relu()", "({} * {})", "F.softmax({}, dim=-1)"]).format(e, r.choice(_TENSOR_EXPRS))
         return e
 
     def simple(self) -> str:
@@ -425,7 +425,16 @@ class TorchProgram:
                 lines.append(pad + self.simple())
                 continue
             inner = lambda: self.block(depth - 1, indent + 4)  # noqa: E731
-            choice = r.randrange(9)
+            choice = r.randrange(10)
+            if choice == 9:  # what the codemods rewrite: a tensor branch assigning the same names
+                t = r.choice(["x.sum() > 0", "x.max() > 1", "(x > 0).any()", "x.mean().item() > 0.5"])
+                name = r.choice(["y", "x", "out"])
+                lines.append(f"{pad}if {t}:")
+                lines.append(f"{pad}    {name} = {self.expr()}")
+                if r.random() < 0.8:
+                    lines.append(f"{pad}else:")
+                    lines.append(f"{pad}    {name} = {self.expr()}")
+                continue
             if choice == 0:
                 lines.append(f"{pad}if {r.choice(_TESTS)}:")
                 lines += inner()
@@ -493,7 +502,9 @@ class TorchProgram:
             deco = r.choice(["", "@torch.compile\n", "@dataclasses.dataclass\n"])
             lines = [f"{deco}class {name}({r.choice(bases)}):"]
             lines.append("    def __init__(self):\n        super().__init__()\n        self.count = 0\n        self.lin = nn.Linear(3, 3)")
-            for mname in r.sample(["forward", "helper", "__call__", "_step", "relu_"], r.randint(1, 3)):
+            methods = ["forward"] + r.sample(["helper", "__call__", "_step", "relu_"], r.randint(0, 2))
+            r.shuffle(methods)
+            for mname in methods:
                 sig = r.choice(["self, x", "self, x, mask=None", "self, x: torch.Tensor, n: int = 1", "self, *xs, **kw", "self, x, flag: bool = False"])
                 if r.random() < 0.15:
                     lines.append(f"    @{r.choice(['torch.compiler.disable', 'torch._dynamo.disable', 'property', 'staticmethod'])}")
