@@ -37,8 +37,11 @@ def summarize(data: dict) -> str:
             if b.get("outside_library"):
                 continue
             sites[(b["file"], b["line"])].append((name, b))
-    w("| library | models ok | break sites | in `<lib>/models` | models with breaks | executed lines |")
-    w("|---|---|---|---|---|---|")
+    w(
+        "| library | models ok | break sites | in `<lib>/models` | models with breaks "
+        "| executed lines | traced lines |"
+    )
+    w("|---|---|---|---|---|---|---|")
     for lib in LIBS:
         lib_models = [n for n, m in ok.items() if m.get("library") == lib]
         lib_sites = [s for s in sites if s[0].split("/", 1)[0] == lib]
@@ -46,18 +49,24 @@ def summarize(data: dict) -> str:
         with_breaks = [
             n for n in lib_models if any(not b.get("outside_library") for b in ok[n].get("breaks", []))
         ]
-        executed = sum(
-            _count(lines)
-            for n in lib_models
-            for rel, lines in ok[n].get("executed", {}).items()
-            if rel.startswith(lib + "/")
+        executed, traced = (
+            sum(
+                _count(lines)
+                for n in lib_models
+                for rel, lines in ok[n].get(key, {}).items()
+                if rel.startswith(lib + "/")
+            )
+            for key in ("executed", "traced")
         )
         w(
             f"| {lib} | {len(lib_models)} | {len(lib_sites)} | {len(in_models)} | "
-            f"{len(with_breaks)} | {executed} |"
+            f"{len(with_breaks)} | {executed} | {traced} |"
         )
     w("")
-    w("(executed lines are summed over models, so shared code counts once per model.)")
+    w(
+        "(executed / traced lines are summed over models, so shared code counts once "
+        "per model; traced lines include code Dynamo traces but eager skips.)"
+    )
     w("")
 
     reasons = Counter()
