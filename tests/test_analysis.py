@@ -495,3 +495,27 @@ def test_setting_requires_grad_on_a_tensor():
                 return h
         """
     ) == [(5, "PTC308")]
+
+
+def test_a_break_inside_a_loop_hides_the_rest_of_that_frame_like_dynamo():
+    # Dynamo skips the frame after the first break in a loop (GB7000): the later breaks
+    # of forward are not reported, but a helper it calls is still compiled on its own.
+    assert found(
+        """
+        from torch import nn
+        def helper(t):
+            return t.tolist()
+        class M(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.layers = nn.ModuleList([nn.Linear(4, 4) for _ in range(2)])
+            def forward(self, x):
+                v = x.max().item()
+                for layer in self.layers:
+                    x = layer(x)
+                    print(x.shape)
+                    w = x.sum().item()
+                y = x.nonzero()
+                return helper(x), y
+        """
+    ) == [(3, "PTC102"), (9, "PTC101"), (12, "PTC301")]

@@ -85,7 +85,7 @@ _CONTAINER_MUTATORS = frozenset(
 class Frame:
     """The state of one function being analysed."""
 
-    __slots__ = ("func", "env", "parent", "self_value", "chain", "returns", "yields", "cls", "imports")
+    __slots__ = ("func", "env", "parent", "self_value", "chain", "returns", "yields", "cls", "imports", "loop_depth", "skipped")
 
     def __init__(self, func, env, parent, self_value, chain, cls, imports):
         self.func = func
@@ -97,6 +97,8 @@ class Frame:
         self.yields: List[Value] = []
         self.cls: Optional[ClassInfo] = cls
         self.imports = imports
+        self.loop_depth = 0  # inside how many for/while bodies of this function
+        self.skipped = False  # Dynamo gave up on this frame after a graph break in a loop
 
     def lookup(self, name: str) -> Optional[Value]:
         f: Optional[Frame] = self
@@ -142,6 +144,12 @@ class Interpreter:
         self.instantiated: set = set()  # local classes constructed inside some class's methods
         self._call_node: Optional[cst.Call] = None  # the module call being evaluated (for write events)
         self._slice_bounds: list = []  # tensor-valued slice bounds of the subscript being evaluated
+        self.frames: List[Frame] = []  # the call stack of frames being analysed
+        self.gb_events = 0  # graph breaks seen so far (recorded or not)
+        self.memo_breaks: Dict[tuple, bool] = {}  # did a memoised call break the graph?
+        from pt2lint.specs import load_specs
+
+        self._gb_codes = frozenset(c for c, spec in load_specs().items() if spec.is_graph_break)
 
     # ------------------------------------------------------------------ driver
     def run(self) -> None:
@@ -315,6 +323,8 @@ class Interpreter:
         except TypeError:
             key = (id(fn), None, None, self.silent > 0)
         if key in self.memo:
+            if self.memo_breaks.get(key):
+                self._graph_break_seen()
             return self.memo[key]
         count = self.signatures.get(id(fn), 0)
         if count >= MAX_SIGNATURES_PER_FUNCTION:
@@ -340,13 +350,17 @@ class Interpreter:
         saved = (self.frame, self.stmt, self.header)
         self.frame = frame
         self.active.append(fn)
+        self.frames.append(frame)
+        breaks_before = self.gb_events
         try:
             self.exec_block(fn.node.body)
         except _Terminated:
             pass
         finally:
             self.active.pop()
+            self.frames.pop()
             self.frame, self.stmt, self.header = saved
+        self.memo_breaks[key] = self.gb_events > breaks_before
         if fn.is_generator:
             elt = _join_all(frame.yields) if frame.yields else UNKNOWN
             result = container(elt=elt)
@@ -420,8 +434,29 @@ class Interpreter:
         return not self.silent and bool(self.dispatch.handlers.get(handler))
 
     def report(self, code: str, node: cst.CSTNode, message: str, **extra) -> None:
-        """Called by rules: record a finding at ``node`` in the current frame."""
-        self.dispatch.findings.record(code, node, message, self.frame.chain if self.frame else (), self.stmt, self.header, extra)
+        """Called by rules: record a finding at ``node`` in the current frame.
+
+        A graph break inside a ``for``/``while`` body makes Dynamo give up on the
+        whole frame ("graph break in a for/while loop ... Skipping the frame and
+        falling back to eager", GB7000): the rest of that function runs eagerly and
+        its later graph breaks are never reported (measured on torch 2.13: only the
+        first break in a loop is seen).  Functions it calls are still compiled as
+        frames of their own.  Findings mirror that: a graph break in a skipped frame
+        is not reported.
+        """
+        frame = self.frame
+        if code in self._gb_codes:
+            if frame is not None and frame.skipped:
+                return
+            self._graph_break_seen()
+        self.dispatch.findings.record(code, node, message, frame.chain if frame else (), self.stmt, self.header, extra)
+
+    def _graph_break_seen(self) -> None:
+        """A graph break happened here: every frame on the stack that is inside a loop is skipped."""
+        self.gb_events += 1
+        for f in self.frames:
+            if f.loop_depth > 0:
+                f.skipped = True
 
     # ------------------------------------------------------------ statements
     def exec_block(self, body) -> None:
@@ -451,7 +486,7 @@ class Interpreter:
             for _ in range(2):
                 self.stmt, self.header = stmt, stmt.iter
                 self.bind(stmt.target, it.element())
-                self._exec_branch(stmt.body)
+                self._exec_loop_body(stmt.body)
             self._merge_env(before)
             if stmt.orelse is not None:
                 self._exec_branch(stmt.orelse.body)
@@ -462,7 +497,7 @@ class Interpreter:
                 if self.static_truth(stmt.test) is False:
                     break
                 self.eval_test(stmt.test, "while")
-                self._exec_branch(stmt.body)
+                self._exec_loop_body(stmt.body)
             self._merge_env(before)
             if stmt.orelse is not None:
                 self._exec_branch(stmt.orelse.body)
@@ -509,6 +544,13 @@ class Interpreter:
                 merged = self.frame.env if merged is None else self._joined(merged, self.frame.env)
             self.frame.env = merged if merged is not None else before
             del subject
+
+    def _exec_loop_body(self, body) -> None:
+        self.frame.loop_depth += 1
+        try:
+            self._exec_branch(body)
+        finally:
+            self.frame.loop_depth -= 1
 
     def _exec_branch(self, body) -> bool:
         """Run a block; return True when it always ends in return/raise/break/continue."""
