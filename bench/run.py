@@ -167,7 +167,7 @@ def bench(files: List[Path], repeats: int, include_torchfix: bool = True) -> Dic
         results["jobs1"] = median_spread(jobs1)
 
         if include_torchfix and shutil.which("torchfix"):
-            tf = [run_command(["torchfix"] + args_file)[0] for _ in range(repeats)]
+            tf = [run_command(["torchfix", "-j", "1"] + args_file)[0] for _ in range(repeats)]
             results["torchfix"] = median_spread(tf)
 
         scaling = []

@@ -21,12 +21,12 @@ import io
 import json
 import os
 import re
-import tempfile
 import tokenize
 from collections import Counter
 from dataclasses import dataclass
 from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Set, Tuple
 
+from pt2lint.atomic import atomic_write
 from pt2lint.diagnostics import Diagnostic
 
 BASELINE_VERSION = 1
@@ -212,27 +212,7 @@ def atomic_write_bytes(path: str, data: bytes) -> None:
     Raises:
         OSError: the directory is not writable, the disk is full, ...
     """
-    directory = os.path.dirname(os.path.abspath(path))
-    try:
-        mode = os.stat(path).st_mode & 0o7777
-    except FileNotFoundError:
-        umask = os.umask(0)
-        os.umask(umask)
-        mode = 0o666 & ~umask
-    fd, tmp = tempfile.mkstemp(prefix=".pt2lint-", suffix=".tmp", dir=directory)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    atomic_write(path, data)
 
 
 def _comment_lines(source: str) -> Dict[int, int]:

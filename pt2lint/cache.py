@@ -12,10 +12,10 @@ import functools
 import hashlib
 import json
 import os
-import tempfile
 from typing import Any, Dict, FrozenSet, Optional
 
 from pt2lint import __version__
+from pt2lint.atomic import atomic_write
 from pt2lint.diagnostics import Applicability, Diagnostic, Edit, FileResult, Fix, Position
 
 CACHE_DIR_NAME = ".pt2lint_cache"
@@ -134,17 +134,7 @@ class ResultCache:
             path = self._path(key)
             os.makedirs(os.path.dirname(path), exist_ok=True)
             payload = json.dumps({"diagnostics": [diagnostic_to_dict(d) for d in result.diagnostics]})
-            fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), prefix=".tmp-", suffix=".json")
-            try:
-                with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                    fh.write(payload)
-                os.replace(tmp, path)
-            except BaseException:
-                try:
-                    os.unlink(tmp)
-                except OSError:
-                    pass
-                raise
+            atomic_write(path, payload.encode("utf-8"), mode=0o644, durable=False, prefix=".tmp-")
         except OSError:
             pass
 
