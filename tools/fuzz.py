@@ -112,10 +112,19 @@ def cpython_parses(text: str) -> bool:
 
 
 def libcst_parses(text: str) -> bool:
+    """Whether LibCST parses ``text`` -- without letting its unbounded native recursion
+    crash this process on deeply nested input (the same guard ``lint_source`` uses)."""
     import libcst as cst
 
+    from pt2lint.nesting import looks_deeply_nested, run_on_big_stack
+
     try:
-        cst.parse_module(text)
+        if looks_deeply_nested(text) is not None:
+            if not cpython_parses(text):
+                return False  # too deep for CPython: never hand it to LibCST
+            run_on_big_stack(cst.parse_module, text)
+        else:
+            cst.parse_module(text)
     except Exception:
         return False
     return True
