@@ -519,3 +519,21 @@ def test_a_break_inside_a_loop_hides_the_rest_of_that_frame_like_dynamo():
                 return helper(x), y
         """
     ) == [(3, "PTC102"), (9, "PTC101"), (12, "PTC301")]
+
+
+def test_container_annotations_give_their_elements_kinds():
+    assert found(
+        """
+        import torch
+        from typing import List
+        from torch import nn
+        class M(nn.Module):
+            def forward(self, x, sizes: list[tuple[int, int]], lens: List[torch.Tensor], extra: list):
+                for h, w in sizes:
+                    x = x[:, :h]
+                n = lens[0]
+                for e in extra:
+                    x = x[:, :e]
+                return x[:, :n]
+        """
+    ) == [(11, "PTC103")]

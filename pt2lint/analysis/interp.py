@@ -221,12 +221,20 @@ class Interpreter:
                 )
                 return Value(Kind.TENSOR, maybe_none=optional, alias_of=name, bool_tensor=is_mask)
             if kind is Kind.CONTAINER:
-                # ``List[Tensor]``/``Dict[str, Tensor]``: the elements are tensors for sure.
-                sure = any(
-                    isinstance(n, (cst.Name, cst.Attribute)) and (dotted_name(n) or "").endswith("Tensor")
+                # ``List[Tensor]``/``Dict[str, Tensor]``: the elements are tensors for sure;
+                # ``list[tuple[int, int]]``: Python numbers; otherwise a guess.
+                names = [
+                    (dotted_name(n) or "").rsplit(".", 1)[-1]
                     for n in walk(p.annotation.annotation)
-                )
-                return Value(Kind.CONTAINER, elt=Value(Kind.TENSOR, weak=not sure, alias_of=name), alias_of=name)
+                    if isinstance(n, (cst.Name, cst.Attribute))
+                ]
+                if any(n.endswith("Tensor") for n in names):
+                    elt = Value(Kind.TENSOR, alias_of=name)
+                elif any(n in _NON_TENSOR_ANNOTATIONS for n in names):
+                    elt = CONST
+                else:
+                    elt = Value(Kind.TENSOR, weak=True, alias_of=name)
+                return Value(Kind.CONTAINER, elt=elt, alias_of=name)
             return Value(kind, maybe_none=optional)
         if default is not None:
             if isinstance(default, cst.Name) and default.value == "None":

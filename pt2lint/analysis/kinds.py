@@ -70,7 +70,7 @@ class Value:
     def element(self) -> "Value":
         """Value of an element obtained by iterating or indexing this container."""
         if self.kind is Kind.TENSOR:
-            return Value(Kind.TENSOR, bool_tensor=self.bool_tensor, alias_of=self.alias_of)
+            return Value(Kind.TENSOR, bool_tensor=self.bool_tensor, alias_of=self.alias_of, weak=self.weak)
         if self.kind is Kind.SHAPE:
             return SHAPE
         if self.kind is Kind.DATA:
