@@ -308,6 +308,24 @@ def test_cond_unverified_call_is_unsafe():
     assert f.applicability is Applicability.UNSAFE and "`somewhere.helper`" in f.message
 
 
+def test_cond_is_unsafe_when_the_function_later_writes_the_input_in_place():
+    # torch.cond returns a new tensor: `x.add_(1)` would stop mutating the caller's input.
+    src = HEADER + code(
+        """
+        class M(nn.Module):
+            def forward(self, x):
+                if x.sum() > 0:
+                    x = x * 2
+                x.add_(1)
+                return x
+        """
+    )
+    f = fix_of(src, "PTC104")
+    assert f.applicability is Applicability.UNSAFE and "writes `x` in place" in f.message
+    clean = src.replace("                x.add_(1)\n", "")
+    assert fix_of(clean, "PTC104").applicability is Applicability.SAFE
+
+
 # --------------------------------------------------------------------------- where
 
 

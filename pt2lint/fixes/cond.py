@@ -392,6 +392,7 @@ class CondRewrite:
 
         if mode == "assign":
             outputs = self._outputs(root, leaves, replaced)
+            self._note_input_aliases(outputs)
         else:
             outputs = []
             self._check_returns(real)
@@ -419,6 +420,26 @@ class CondRewrite:
             message += "; unsafe: " + "; ".join(notes)
         applicability = Applicability.UNSAFE if notes else Applicability.SAFE
         return Fix(message, applicability, tuple(edits) + tuple(self.import_edits), NAME)
+
+    def _note_input_aliases(self, outputs: List[str]) -> None:
+        """Unsafe when an output is a forward input (or a view of it) before the branch and the
+        function writes that input in place: torch.cond returns new tensors, so the write would
+        stop reaching the caller's tensor."""
+        entry = self.ctx.facts.if_entry.get(id(self.top)) or {}
+        here = self.ctx.enclosing_function(self.top)
+        for name in outputs:
+            value = entry.get(name)
+            alias = getattr(value, "alias_of", None)
+            if not alias:
+                continue
+            if any(
+                w.target.alias_of == alias and self.ctx.enclosing_function(w.node) is here
+                for w in self.ctx.facts.writes
+            ):
+                self.notes.append(
+                    f"`{name}` is the forward input `{alias}` before the branch and the function writes "
+                    f"`{alias}` in place; torch.cond returns a new tensor, so that write would no longer reach the caller"
+                )
 
     def _rest_after_top(self) -> List[cst.BaseStatement]:
         parent = self.ctx.parent(self.top)
