@@ -7,12 +7,12 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Dict, List, Sequence
 
-from pt2lint.diagnostics import Diagnostic
+from pt2lint.diagnostics import Applicability, Diagnostic
 
 
 @dataclass(frozen=True)
 class CodeCount:
-    """Findings of one rule: ``count`` of them, ``fixable`` of which carry a fix."""
+    """Findings of one rule: ``count`` of them, ``fixable`` of which carry a safe fix (applied by ``--fix``)."""
 
     code: str
     name: str
@@ -23,7 +23,10 @@ class CodeCount:
 def count_by_code(diagnostics: Sequence[Diagnostic]) -> List[CodeCount]:
     """Per-code counts sorted by count (descending), then code."""
     counts: Counter = Counter(d.code for d in diagnostics)
-    fixable: Counter = Counter(d.code for d in diagnostics if d.fix is not None)
+    # as in ruff, "fixable" means a plain `--fix` applies it: safe fixes only
+    fixable: Counter = Counter(
+        d.code for d in diagnostics if d.fix is not None and d.fix.applicability is Applicability.SAFE
+    )
     names: Dict[str, str] = {}
     for d in diagnostics:
         names.setdefault(d.code, d.name)
