@@ -673,3 +673,19 @@ def test_check_json_shows_edits_and_applicability_and_text_marks_fixes(project):
     assert edit["location"] == {"row": 8, "column": 1} and "torch.cond(" in edit["content"]
     text = run("check", "--no-cache", ".").stdout
     assert "PTC104" in text and text.count("[fix available]") == 2
+
+
+def test_diff_reports_leftover_findings_at_the_lines_on_disk(tmp_path):
+    import subprocess
+    import sys
+
+    path = tmp_path / "m.py"
+    path.write_text(
+        "import torch\nfrom torch import nn\n\n\nclass M(nn.Module):\n    def forward(self, x):\n"
+        "        if x.sum() > 0:\n            x = x * 2\n        y = x.tolist()\n        return x, y\n"
+    )
+    before = path.read_text()
+    out = subprocess.run([sys.executable, "-m", "pt2lint", "fix", "--diff", str(path)], capture_output=True, text=True)
+    assert out.returncode == 1
+    assert path.read_text() == before  # --diff writes nothing
+    assert f"{path}:9:15: PTC102" in out.stdout + out.stderr  # line 9 on disk, not in the rewrite

@@ -1616,8 +1616,8 @@ class Interpreter:
             return UNKNOWN
         if qual.startswith("torch.nn.") and qual.rsplit(".", 1)[-1][:1].isupper():
             return self._nn_module_value(qual, args, kwargs)
-        if qual in ("torch.cond",):
-            return UNKNOWN
+        if qual in ("torch.cond", "torch._higher_order_ops.cond.cond"):
+            return TENSOR  # the branch functions' output: a tensor (or a tuple of them)
         if qual in api.TUPLE_FUNCTIONS:
             return container(elt=TENSOR)
         last = qual.rsplit(".", 1)[-1]

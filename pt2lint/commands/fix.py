@@ -23,6 +23,7 @@ adds ``--fix``/``--unsafe-fixes`` to ``check``.
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import os
 import sys
@@ -32,7 +33,7 @@ from typing import Any, Dict, FrozenSet, Iterator, List, Optional, Sequence, Tup
 
 import click
 
-from pt2lint.diagnostics import Applicability, Diagnostic
+from pt2lint.diagnostics import Applicability, Diagnostic, Position
 
 FIX_HELP = (
     "Apply pt2lint's codemods to PATHS (files or directories; default: .; '-' reads stdin and prints the "
@@ -183,6 +184,30 @@ def fix_files(files, project, selection: RuleSelection, unsafe: bool, jobs: Opti
         yield from pool.imap(_worker, work, chunksize=max(1, min(8, len(work) // (n_jobs * 8) or 1)))
 
 
+def _on_original_lines(d: Diagnostic, old: str, new: str) -> Diagnostic:
+    """``d``, found in the fixed text ``new``, moved to the matching lines of ``old`` (a line of a
+    rewritten block maps to the first line of the block it replaced)."""
+    from pt2lint.fixes.edits import split_keepends
+
+    matcher = difflib.SequenceMatcher(None, split_keepends(old), split_keepends(new), autojunk=False)
+    mapping = {}
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        for j in range(j1, j2):
+            mapping[j + 1] = (i1 + (j - j1) + 1) if tag == "equal" else i1 + 1
+
+    def move(pos: Position) -> Position:
+        line = mapping.get(pos.line, pos.line)
+        return Position(line, pos.column) if line != pos.line else pos
+
+    start, end = move(d.start), move(d.end)
+    if end < start:
+        end = start
+    lines = d.statement_lines
+    if lines is not None:
+        lines = (mapping.get(lines[0], lines[0]), max(mapping.get(lines[1], lines[1]), mapping.get(lines[0], lines[0])))
+    return dataclasses.replace(d, start=start, end=end, statement_lines=lines)
+
+
 def unified_diff(path: str, old: str, new: str) -> str:
     """A ``diff -u`` of one file (``a/PATH`` -> ``b/PATH``)."""
     from pt2lint.fixes.edits import split_keepends
@@ -276,6 +301,11 @@ def run_fix(paths: Tuple[str, ...], options: Dict[str, Any]) -> int:
                 result.applied = 0
         report_stream_err = show_diff
 
+    if show_diff:
+        # Nothing was written: report what is left at the lines of the files as they are on disk.
+        for r in results:
+            if r.error is None and r.changed:
+                r.remaining = [_on_original_lines(d, r.src.text, r.text) for d in r.remaining]
     remaining = sorted((d for r in results if r.error is None for d in r.remaining), key=Diagnostic.sort_key)
     report = "".join(describe(d, unsafe) for d in remaining)
     if report:

@@ -21,13 +21,13 @@ import codecs
 import io
 import os
 import stat
-import tempfile
 import tokenize
 from dataclasses import dataclass, field
 from typing import Callable, List, Optional
 
 import libcst as cst
 
+from pt2lint.atomic import atomic_write
 from pt2lint.diagnostics import Applicability, Diagnostic, Fix
 from pt2lint.fixes.edits import apply_fixes
 
@@ -220,17 +220,8 @@ def write_fixed(path: str, src: SourceFile, text: str) -> None:
     if not st.st_mode & (stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH):
         raise FixError("read-only file, not fixed")
     data = encode_file(src, text)
-    directory = os.path.dirname(real) or "."
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=".pt2lint-fix-", suffix=".tmp", dir=directory)
-    except OSError as exc:
-        raise FixError(f"cannot write next to the file: {(exc.strerror or type(exc).__name__).lower()}") from None
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.chmod(tmp, stat.S_IMODE(st.st_mode))
+
+    def unchanged_since_read() -> None:
         try:
             with open(real, "rb") as fh:
                 current = fh.read()
@@ -238,15 +229,11 @@ def write_fixed(path: str, src: SourceFile, text: str) -> None:
             raise FixError(f"cannot re-read before writing: {(exc.strerror or type(exc).__name__).lower()}") from None
         if current != src.raw:
             raise FixError("changed since it was read, not fixed")
-        os.replace(tmp, real)
-    except BaseException as exc:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        if isinstance(exc, OSError):
-            raise FixError(f"cannot write: {(exc.strerror or type(exc).__name__).lower()}") from None
-        raise
+
+    try:
+        atomic_write(real, data, mode=stat.S_IMODE(st.st_mode), before_replace=unchanged_since_read, prefix=".pt2lint-fix-")
+    except OSError as exc:
+        raise FixError(f"cannot write: {(exc.strerror or type(exc).__name__).lower()}") from None
 
 
 def applicable(fix: Fix, unsafe: bool) -> bool:
