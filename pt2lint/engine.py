@@ -137,7 +137,7 @@ def lint_source(
         keep_source: keep ``source`` on the result (fixes and the LSP need it).
         prefilter: skip LibCST entirely for a file that cannot hold a compiled
             region or a suppression comment (its syntax is still checked, by
-            CPython's much cheaper parser).  Lossless: see ``tests/test_prefilter.py``.
+            CPython's much cheaper parser).  Lossless: see ``tests/test_cache.py``.
         fixes: attach the codemods' fixes (:mod:`pt2lint.fixes`) to the findings they can
             handle; costs nothing for a file without such findings.
         fix_names: ``fix_names(diagnostic)`` gives the codemods allowed for a finding
@@ -160,7 +160,7 @@ def lint_source(
         return FileResult(filename, tuple(diags), source=source if keep_source else None)
     except RecursionError:
         diag = Diagnostic(
-            code="PTC001", name="syntax-error", message="syntax error: expression nested too deeply to parse",
+            code="PTC001", name="syntax-error", message="SyntaxError: expression nested too deeply to parse",
             filename=filename, start=Position(1, 1), end=Position(1, 2), severity="error", category="internal",
         )
         return FileResult(filename, (diag,) if "PTC001" in enabled else (), source=source if keep_source else None)
