@@ -19,9 +19,9 @@ import textwrap
 import time
 
 import pytest
-from click.testing import CliRunner
 
 from pt2lint.cli import cli
+from clitools import cli_runner as runner
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CACHE = ".pt2lint_cache"
@@ -43,11 +43,6 @@ SYNTAX_ERROR = "def f(:\n    pass\n"
 # --- helpers ---------------------------------------------------------------------------------------
 
 
-def runner() -> CliRunner:
-    try:
-        return CliRunner(mix_stderr=False)  # click < 8.2
-    except TypeError:
-        return CliRunner()
 
 
 class Run:

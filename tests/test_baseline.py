@@ -9,10 +9,10 @@ import stat
 import textwrap
 
 import pytest
-from click.testing import CliRunner
 
 from pt2lint.baseline import comment_line, insert_noqa, normalise_line
 from pt2lint.cli import cli
+from clitools import cli_runner as _runner
 
 MODEL = textwrap.dedent(
     """\
@@ -30,11 +30,6 @@ MODEL = textwrap.dedent(
 )
 
 
-def _runner() -> CliRunner:
-    try:
-        return CliRunner(mix_stderr=False)
-    except TypeError:
-        return CliRunner()
 
 
 def run(*args):

@@ -10,10 +10,10 @@ import sys
 import textwrap
 
 import pytest
-from click.testing import CliRunner
 
 import pt2lint
 from pt2lint.cli import cli, main
+from clitools import cli_runner as runner
 
 pytestmark = pytest.mark.usefixtures("fake_specs")
 
@@ -32,11 +32,6 @@ MODEL = textwrap.dedent(
 )
 
 
-def runner() -> CliRunner:
-    try:
-        return CliRunner(mix_stderr=False)  # click < 8.2 mixes stderr into output by default
-    except TypeError:
-        return CliRunner()
 
 
 def run(*args, input=None):

@@ -17,9 +17,9 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from click.testing import CliRunner  # noqa: E402
 
 from pt2lint.cli import cli  # noqa: E402
+from clitools import cli_runner as _runner
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures"
@@ -54,11 +54,6 @@ SUBSET = [
 ]
 
 
-def _runner() -> CliRunner:
-    try:
-        return CliRunner(mix_stderr=False)  # click < 8.2
-    except TypeError:
-        return CliRunner()
 
 
 def confirm(*args: str):

@@ -15,7 +15,6 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
 from pt2lint.cli import cli
 from pt2lint.commands.fix import RuleSelection, fix_one
@@ -25,6 +24,7 @@ from pt2lint.fixes import CODEMOD_CODES
 from pt2lint.fixes.apply import FixError, decode_file, fix_text, write_fixed
 from pt2lint.settings import LintSettings, resolve_selection
 from pt2lint.specs import load_specs
+from clitools import cli_runner as runner
 
 SETTINGS = LintSettings(enabled=resolve_selection())
 REPO = Path(__file__).resolve().parent.parent
@@ -54,11 +54,6 @@ def fix_of(text: str, code_: str, rule=None):
     return next(d.fix for d in diags if d.code == code_)
 
 
-def runner() -> CliRunner:
-    try:
-        return CliRunner(mix_stderr=False)
-    except TypeError:
-        return CliRunner()
 
 
 def run(*args, input=None):

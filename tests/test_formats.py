@@ -9,13 +9,13 @@ import textwrap
 import xml.etree.ElementTree as ET
 
 import pytest
-from click.testing import CliRunner
 
 from pt2lint.cli import cli
 from pt2lint.diagnostics import Diagnostic, Position
 from pt2lint.reporters import REPORTERS, ReportContext
 from pt2lint.reporters.github import annotation
 from pt2lint.reporters.lsp import LineIndex
+from clitools import cli_runner as _runner
 
 pytestmark = pytest.mark.usefixtures("fake_specs", "fake_analysis")
 
@@ -30,11 +30,6 @@ MODEL = textwrap.dedent(
 )
 
 
-def _runner() -> CliRunner:
-    try:
-        return CliRunner(mix_stderr=False)
-    except TypeError:
-        return CliRunner()
 
 
 def run(*args):

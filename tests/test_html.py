@@ -9,9 +9,9 @@ import subprocess
 import textwrap
 
 import pytest
-from click.testing import CliRunner
 
 from pt2lint.cli import cli
+from clitools import cli_runner as _runner
 
 pytestmark = pytest.mark.usefixtures("fake_specs", "fake_analysis")
 
@@ -26,11 +26,6 @@ MODEL = textwrap.dedent(
 )
 
 
-def _runner() -> CliRunner:
-    try:
-        return CliRunner(mix_stderr=False)
-    except TypeError:
-        return CliRunner()
 
 
 @pytest.fixture

@@ -7,10 +7,10 @@ import pathlib
 import textwrap
 
 import pytest
-from click.testing import CliRunner
 
 from pt2lint.cli import cli
 from pt2lint.specs import load_specs
+from clitools import cli_runner as _runner
 
 jsonschema = pytest.importorskip("jsonschema")
 
@@ -32,11 +32,6 @@ MODEL = textwrap.dedent(
 )
 
 
-def _runner() -> CliRunner:
-    try:
-        return CliRunner(mix_stderr=False)
-    except TypeError:
-        return CliRunner()
 
 
 def _sarif(*args):
