@@ -13,7 +13,7 @@ import io
 import os
 import re
 import tokenize
-from typing import Iterable, Iterator, List, Optional, Sequence
+from typing import Iterator, List, Optional, Sequence
 
 import libcst as cst
 
@@ -21,7 +21,6 @@ from pt2lint.diagnostics import Diagnostic, FileResult, Position
 from pt2lint.nesting import guard_deep_nesting
 from pt2lint.discovery import os_error_reason
 from pt2lint.settings import LintSettings
-from pt2lint.specs import load_specs
 
 
 class DecodeError(ValueError):

@@ -33,10 +33,6 @@ def _start_node(node: cst.CSTNode) -> cst.CSTNode:
     return node
 
 
-class _Ranges(dict):
-    """node -> CodeRange, keyed by node identity (LibCST nodes hash by identity too)."""
-
-
 def _resolve_positions(module: cst.Module, source: str, raw) -> dict:
     """Positions of every node the findings need: per statement when possible, else one full pass."""
     try:
@@ -49,7 +45,7 @@ def _resolve_positions(module: cst.Module, source: str, raw) -> dict:
             key = (id(stmt), id(f.header) if f.header is not None and not isinstance(stmt, (cst.SimpleStatementLine, cst.SimpleStatementSuite)) else None)
             entry = groups.setdefault(key, (stmt, f.header if key[1] is not None else None, []))
             entry[2].extend([f.node, _start_node(f.node)])
-        out = _Ranges()
+        out: dict = {}  # node -> CodeRange (LibCST nodes hash by identity)
         for stmt, header, nodes in groups.values():
             rng = lazy.ranges(stmt, header, nodes + ([stmt] if header is None else [header]))
             for n in nodes + ([stmt] if header is None else [header]):

@@ -5,7 +5,7 @@ Rules subscribe to these; they never walk the tree or re-derive kinds.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Dict, Optional, Tuple
 
 import libcst as cst

@@ -34,7 +34,6 @@ from pt2lint.analysis.imports import dotted_name
 from pt2lint.analysis.walk import walk
 from pt2lint.analysis.index import ClassInfo, FunctionInfo, ModuleIndex, decorator_name
 from pt2lint.analysis.kinds import (
-    BOOL_TENSOR,
     CONST,
     DATA,
     MODULE,
@@ -76,7 +75,6 @@ _GENERIC_METHOD_NAMES = frozenset(
     """split copy get items keys values index count strip lower upper replace join format startswith
     endswith pop append extend update insert remove sort reverse clear __call__ encode decode""".split()
 )
-_SCALAR_CASTS = {"builtins.int": "int", "builtins.float": "float", "builtins.bool": "bool", "builtins.complex": "complex"}
 _CONTAINER_MUTATORS = frozenset(
     "append extend insert pop clear update add setdefault popitem remove discard appendleft extendleft popleft".split()
 )

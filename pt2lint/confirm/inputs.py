@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import inspect
 import typing
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, Optional, Tuple
 
 
 class NoExampleInputs(Exception):

@@ -34,7 +34,7 @@ from pt2lint.confirm import outcome as oc
 from pt2lint.confirm.plan import Job
 from pt2lint.confirm.runner import JobOutcome
 from pt2lint.confirm.settings import ConfirmSettings
-from pt2lint.diagnostics import GRAPH_BREAK_CATEGORIES, Confirmation, Diagnostic, Position
+from pt2lint.diagnostics import Confirmation, Diagnostic, Position
 
 DYNAMIC_ONLY = "PTC090"
 CONFIRM_FAILED = "PTC091"

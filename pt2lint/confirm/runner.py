@@ -19,7 +19,7 @@ import signal
 import sys
 import tempfile
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Any, Callable, Dict, List, Optional, Sequence
 
 from pt2lint.confirm.plan import Job
