@@ -81,6 +81,11 @@ class Diagnostic:
         fix: a fix, when one exists.
         statement_lines: first and last line of the enclosing statement, used by
             suppression comments that cover a whole statement.
+        call_sites: where each function of ``call_chain`` but the innermost makes the
+            call that leads here: ``(symbol, filename, line, column, first line, last
+            line of the calling statement)``, outermost first; the first one lies in
+            the file whose compiled region was analysed (the finding's anchor when the
+            finding itself is in another file).  Empty when unknown or not a chain.
         confirm: what confirm mode (``--confirm``) measured for the finding;
             ``None`` in a static run.
     """
@@ -98,6 +103,7 @@ class Diagnostic:
     call_chain: Tuple[str, ...] = ()
     fix: Optional[Fix] = None
     statement_lines: Optional[Tuple[int, int]] = None
+    call_sites: Tuple[Tuple[str, str, int, int, int, int], ...] = field(default=(), compare=False)
     extra: Tuple[Tuple[str, Any], ...] = field(default=(), compare=False)
     confirm: Optional["Confirmation"] = field(default=None, compare=False)
 
@@ -110,6 +116,15 @@ class Diagnostic:
     def is_graph_break(self) -> bool:
         """True for the categories that predict a Dynamo graph break (PTC1xx-PTC3xx)."""
         return self.category in GRAPH_BREAK_CATEGORIES
+
+    @property
+    def anchor(self) -> Optional[Tuple[str, int, int]]:
+        """``(filename, line, column)`` of the call in the analysed file that leads to a finding in
+        another file, or ``None`` when the finding is in the analysed file itself."""
+        if self.call_sites and self.call_sites[0][1] != self.filename:
+            s = self.call_sites[0]
+            return (s[1], s[2], s[3])
+        return None
 
     def sort_key(self) -> tuple:
         return (self.filename, self.start.line, self.start.column, self.code)
@@ -169,9 +184,16 @@ class FileResult:
         error: a one-line message when the file could not be read or decoded
             (the file is then skipped, and the run exits 2); ``None`` otherwise.
         source: the decoded text, kept only when a front end asked for it (fixes, LSP).
+        dependencies: ``(abs path, sha256 or None)`` of the other files the analysis
+            read or looked for (the imports its compiled regions reach); the result
+            holds only while they are unchanged.
+        has_regions: the file has compiled regions of its own (an ``nn.Module``
+            ``forward``, a ``torch.compile``d function).
     """
 
     filename: str
     diagnostics: Tuple[Diagnostic, ...] = ()
     error: Optional[str] = None
     source: Optional[str] = None
+    dependencies: Tuple[Tuple[str, Optional[str]], ...] = ()
+    has_regions: bool = False

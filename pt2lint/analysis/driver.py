@@ -1,9 +1,16 @@
-"""One module in, diagnostics out: index, interpret, resolve positions."""
+"""One entry module in, diagnostics out: index, resolve its project, interpret, resolve positions.
+
+The entry module's compiled regions are analysed; calls into other project modules
+are followed (:mod:`pt2lint.analysis.project`), and a finding lands at its innermost
+line, in whichever file holds it, with the call chain that reaches it.
+"""
 
 from __future__ import annotations
 
+import os
 import re
-from typing import FrozenSet, List, NamedTuple, Optional
+import threading
+from typing import Dict, FrozenSet, List, NamedTuple, Optional, Tuple
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
@@ -18,12 +25,24 @@ from pt2lint.specs import load_specs
 # A compiled region needs a ``forward``/``__call__`` method or a ``torch.compile``
 # (or ``torch._dynamo.optimize``) call; a file with none of these words has none.
 REGION_MARKERS = ("forward", "__call__", "compile", "optimize")
-_COMPILE_CALL = re.compile(r"\b(?:compile|optimize)\s*\(\s*[A-Za-z_]")
+#: Held while an entry module is analysed: module indexes cached in the process are
+#: mutated by the interpreter (attributes collected, generators marked), and the LSP
+#: server lints from threads.
+ANALYSIS_LOCK = threading.RLock()
+COMPILE_CALL = re.compile(r"\b(?:compile|optimize)\s*\(\s*[A-Za-z_]")
+
+
+# A class with a base may inherit ``forward`` from a class in another module.
+_CLASS_WITH_BASE = re.compile(r"^[ \t]*class[ \t]+\w+[ \t]*\([ \t]*[^)\s]", re.MULTILINE)
 
 
 def may_contain_region(source: str) -> bool:
-    """Cheap, lossless prefilter: False only when the file cannot hold a compiled region."""
-    return any(m in source for m in REGION_MARKERS)
+    """Cheap, lossless prefilter: False only when the file cannot hold a compiled region.
+
+    A region needs a ``forward``/``__call__``/``compile`` word in the file, or a class
+    with a base class (whose ``forward`` may be inherited from another module).
+    """
+    return any(m in source for m in REGION_MARKERS) or _CLASS_WITH_BASE.search(source) is not None
 
 
 def _start_node(node: cst.CSTNode) -> cst.CSTNode:
@@ -62,15 +81,32 @@ def _resolve_positions(module: cst.Module, source: str, raw) -> dict:
 class Finding(NamedTuple):
     """A diagnostic together with the nodes it was found on (for codemods and the LSP).
 
-    ``node`` is the flagged expression or statement of ``module``; ``stmt`` the
-    statement that contains it (``If`` for a branch test, a ``SimpleStatementLine``
-    otherwise).  Node identity is meaningful only for the module object that was
-    analysed.
+    ``node`` is the flagged expression or statement; ``stmt`` the statement that
+    contains it (``If`` for a branch test, a ``SimpleStatementLine`` otherwise).
+    Node identity is meaningful only for the module object that was analysed; findings
+    in other project files (``diagnostic.filename`` differs from the entry's) carry nodes
+    of those files' modules.
     """
 
     diagnostic: Diagnostic
     node: cst.CSTNode
     stmt: Optional[cst.CSTNode]
+
+
+class Analysis(NamedTuple):
+    """What one entry module's analysis produced.
+
+    Attributes:
+        findings: every finding, in the entry file and in the project files its code reaches.
+        sources: display filename -> text of every file a finding lies in (for suppressions).
+        dependencies: ``(abs path, sha256 or None)`` of every other file read or looked for.
+        has_regions: the entry module has compiled regions of its own.
+    """
+
+    findings: List[Finding]
+    sources: Dict[str, str]
+    dependencies: Tuple[Tuple[str, Optional[str]], ...]
+    has_regions: bool
 
 
 def analyse_module(
@@ -86,7 +122,7 @@ def analyse_module(
         enabled: codes enabled for this file.
 
     Returns:
-        Diagnostics (unsorted, unsuppressed).
+        Diagnostics (unsorted, unsuppressed), including those in other project files.
     """
     return [f.diagnostic for f in analyse_findings(module, source, filename, settings, enabled)]
 
@@ -95,20 +131,85 @@ def analyse_findings(
     module: cst.Module, source: str, filename: str, settings, enabled: FrozenSet[str]
 ) -> List[Finding]:
     """Like :func:`analyse_module`, keeping each diagnostic's nodes (see :class:`Finding`)."""
+    return analyse_project(module, source, filename, settings, enabled).findings
+
+
+def _project_for(filename: str, settings, overlay=None):
+    from pt2lint.analysis.project import ProjectModel, import_roots
+
+    path = os.path.abspath(filename) if filename and filename != "-" else os.path.join(os.getcwd(), "<stdin>.py")
+    roots = import_roots(path, getattr(settings, "project_root", "") or "", getattr(settings, "src", ()) or ())
+    return path, ProjectModel(roots, settings.target, overlay)
+
+
+def analyse_project(
+    module: cst.Module,
+    source: str,
+    filename: str,
+    settings,
+    enabled: FrozenSet[str],
+    *,
+    data: Optional[bytes] = None,
+    overlay=None,
+) -> Analysis:
+    """Analyse the entry module ``module`` (the file ``filename``) and the project code it reaches.
+
+    Args:
+        module, source, filename, settings, enabled: as :func:`analyse_module`.
+        data: the file's bytes as read (its identity in the cache), if known.
+        overlay: ``abs path -> text`` of unsaved buffers to read instead of the disk.
+
+    Returns:
+        An :class:`Analysis`.
+    """
     if not may_contain_region(source):
-        return []
+        return Analysis([], {}, (), False)
     dispatch = build_dispatch(enabled, settings)
     if not dispatch.handlers:
-        return []
-    index = ModuleIndex(module, settings.target, scan_compile_calls=_COMPILE_CALL.search(source) is not None)
-    Interpreter(index, dispatch, settings).run()
+        return Analysis([], {}, (), False)
+    path, project = _project_for(filename, settings, overlay)
+    with ANALYSIS_LOCK:  # indexes of imported modules are shared between analyses in a process
+        index = project.add_entry(path, source, module, COMPILE_CALL.search(source) is not None, data)
+        project.link(index)
+        has_regions = bool(index.module_classes() or index.entry_functions())
+        Interpreter(index, dispatch, settings).run()
+    deps = tuple(sorted((p, h) for p, h in project.deps.items() if p != path))
     raw = dispatch.findings.items
     if not raw:
-        return []
-    positions = _resolve_positions(module, source, raw)
-    specs = load_specs()
-    out: List[Finding] = []
+        return Analysis([], {}, deps, has_regions)
+    from pt2lint.discovery import display_path, project_relpath
+
+    names: Dict[int, str] = {id(index): filename}
+
+    def name_of(mod) -> str:
+        key = id(mod)
+        if key not in names:
+            names[key] = display_path(mod.path)
+        return names[key]
+
+    # Positions, per module: the findings' nodes and the call sites of their chains.
+    by_module: Dict[int, tuple] = {}
     for f in raw:
+        mod = f.module if f.module is not None else index
+        by_module.setdefault(id(mod), (mod, []))[1].append(f)
+        for site in f.sites:
+            smod = site[0] if site[0] is not None else index
+            if site[2] is not None:
+                by_module.setdefault(id(smod), (smod, []))[1].append(_Site(site[1], site[2], site[3]))
+    positions: dict = {}
+    for mod, items in by_module.values():
+        positions.update(_resolve_positions(mod.module, mod.source if mod is not index else source, items))
+    specs = load_specs()
+    enabled_cache: Dict[str, FrozenSet[str]] = {filename: enabled}
+    out: List[Finding] = []
+    sources: Dict[str, str] = {}
+    for f in raw:
+        mod = f.module if f.module is not None else index
+        fname = name_of(mod)
+        if fname not in enabled_cache:
+            enabled_cache[fname] = settings.enabled_for(project_relpath(mod.path, settings.project_root or os.getcwd()))
+        if f.code not in enabled_cache[fname]:
+            continue
         spec = specs.get(f.code)
         node = f.node
         start_node = _start_node(node)
@@ -117,25 +218,32 @@ def analyse_findings(
             end = positions[node].end
         except KeyError:
             continue
-        stmt_lines = None
-        if f.stmt is not None and f.stmt in positions:
-            srange = positions[f.stmt]
-            last = srange.end.line
-            if f.header is not None and f.header in positions:
-                last = positions[f.header].end.line
-            elif not isinstance(f.stmt, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
-                last = srange.start.line
-            stmt_lines = (min(srange.start.line, start.line), max(last, start.line))
+        stmt_lines = _statement_lines(positions, f.stmt, f.header, start.line)
         chain = f.chain
+        sites = []
+        for i, site in enumerate(f.sites):
+            smod = site[0] if site[0] is not None else index
+            rng = positions.get(_start_node(site[1])) or positions.get(site[1])
+            if rng is None:
+                sites = []
+                break
+            lines = _statement_lines(positions, site[2], site[3], rng.start.line) or (rng.start.line, rng.start.line)
+            sites.append((chain[i], name_of(smod), rng.start.line, rng.start.column + 1, lines[0], lines[1]))
         message = f.message
         if len(chain) > 1:
-            message = f"{message} [via {' -> '.join(chain)}]"
+            if sites and any(s[1] != fname for s in sites):
+                steps = [f"{s[1]}:{s[2]} {s[0]}" for s in sites] + [f"{fname}:{start.line} {chain[-1]}"]
+                message = f"{message} [via {' -> '.join(steps)}]"
+            else:
+                message = f"{message} [via {' -> '.join(chain)}]"
+        if mod is not index:
+            sources[fname] = mod.source
         out.append(Finding(
             Diagnostic(
                 code=f.code,
                 name=spec.name if spec else f.code,
                 message=message,
-                filename=filename,
+                filename=fname,
                 start=Position(start.line, start.column + 1),
                 end=Position(end.line, end.column + 1),
                 severity=spec.severity if spec else "error",
@@ -144,8 +252,29 @@ def analyse_findings(
                 symbol=chain[-1] if chain else None,
                 call_chain=chain if len(chain) > 1 else (),
                 statement_lines=stmt_lines,
+                call_sites=tuple(sites),
             ),
             f.node,
             f.stmt,
         ))
-    return out
+    return Analysis(out, sources, deps, has_regions)
+
+
+class _Site(NamedTuple):
+    """A call site of a chain, as a position request (the shape of a raw finding)."""
+
+    node: cst.CSTNode
+    stmt: cst.CSTNode
+    header: Optional[cst.CSTNode]
+
+
+def _statement_lines(positions, stmt, header, start_line: int) -> Optional[Tuple[int, int]]:
+    if stmt is None or stmt not in positions:
+        return None
+    srange = positions[stmt]
+    last = srange.end.line
+    if header is not None and header in positions:
+        last = positions[header].end.line
+    elif not isinstance(stmt, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+        last = srange.start.line
+    return (min(srange.start.line, start_line), max(last, start_line))

@@ -43,7 +43,7 @@ class FunctionInfo:
 
     __slots__ = (
         "node", "name", "symbol", "cls", "disabled", "opaque", "compiled", "kind",
-        "local_decorators", "is_generator", "closure",
+        "local_decorators", "is_generator", "closure", "module", "foreign_decorators", "decorator_targets",
     )
 
     def __init__(self, node: cst.FunctionDef, symbol: str, cls: Optional["ClassInfo"]) -> None:
@@ -58,6 +58,9 @@ class FunctionInfo:
         self.local_decorators: List[cst.BaseExpression] = []
         self.is_generator = False  # set by the interpreter when it meets a ``yield``
         self.closure = None  # the analysis frame a nested def closes over
+        self.module = None  # the ModuleIndex it is defined in
+        self.foreign_decorators: List[tuple] = []  # (expr, qualified name) of decorators imported from elsewhere
+        self.decorator_targets: Dict[int, "FunctionInfo"] = {}  # id(decorator expr) -> project function
 
     def __repr__(self) -> str:
         return f"<FunctionInfo {self.symbol}>"
@@ -73,9 +76,10 @@ class ClassInfo:
         attrs: ``self.<name>`` values collected from the methods (filled lazily).
     """
 
-    __slots__ = ("node", "name", "bases", "methods", "attrs", "attrs_done", "_module", "_autograd_fn")
+    __slots__ = ("node", "name", "bases", "methods", "attrs", "attrs_done", "_module", "_autograd_fn", "module")
 
     def __init__(self, node: cst.ClassDef, name: str) -> None:
+        self.module = None  # the ModuleIndex it is defined in
         self.node = node
         self.name = name
         self.bases: List[object] = []
@@ -154,6 +158,9 @@ class ModuleIndex:
         global_exprs: module-level ``name = expr`` (last assignment wins).
         compiled_names: names passed to ``torch.compile(...)`` anywhere in the file.
         defined_names: every name bound at module level (shadows builtins).
+        star_imports: modules named by ``from m import *`` (as written, maybe relative).
+        path, source, name, is_package, project: set by the
+            :class:`~pt2lint.analysis.project.ProjectModel` that loaded it.
     """
 
     def __init__(self, module: cst.Module, target: str = "compile", scan_compile_calls: bool = True) -> None:
@@ -167,7 +174,19 @@ class ModuleIndex:
         self.global_exprs: Dict[str, cst.BaseExpression] = {}
         self.defined_names: set = set()
         self.compiled_names: set = set()
+        self.compiled_foreign: List[FunctionInfo] = []  # imported project functions passed to torch.compile
+        self.star_imports: List[str] = []
+        self.path = ""
+        self.source = ""
+        self.name = ""
+        self.is_package = False
+        self.project = None
+        self.linked = False
         self._collect_module(module.body)
+        for item in self.all_classes:
+            item.module = self
+        for item in self.all_functions:
+            item.module = self
         for cls in self.all_classes:
             cls.bases = [self._resolve_base(arg.value) for arg in cls.node.bases if arg.keyword is None]
         for fn in self.all_functions:
@@ -189,7 +208,11 @@ class ModuleIndex:
                         self.defined_names.add((alias.asname.name.value if alias.asname and isinstance(alias.asname.name, cst.Name) else dotted_name(alias.name).split(".")[0]))
                 elif isinstance(small, cst.ImportFrom):
                     self.imports.add_import_from(small)
-                    if not isinstance(small.names, cst.ImportStar):
+                    if isinstance(small.names, cst.ImportStar):
+                        base = _import_from_module(small)
+                        if base:
+                            self.star_imports.append(base)
+                    else:
                         for alias in small.names:
                             n = alias.asname.name.value if alias.asname and isinstance(alias.asname.name, cst.Name) else dotted_name(alias.name)
                             self.defined_names.add(n)
@@ -271,6 +294,11 @@ class ModuleIndex:
                 fn.kind = "property"
             elif "." not in name and name in self.functions:
                 fn.local_decorators.append(dec.decorator)
+            else:
+                expr = dec.decorator.func if isinstance(dec.decorator, cst.Call) else dec.decorator
+                q = self.imports.qualify(expr)
+                if q is not None and not q.startswith(("torch.", "builtins.", "typing.", "functools.", "abc.")):
+                    fn.foreign_decorators.append((dec.decorator, q))
 
     # -- entry points ---------------------------------------------------------
     def module_classes(self) -> List[ClassInfo]:
@@ -282,6 +310,7 @@ class ModuleIndex:
         for fn in self.all_functions:
             if fn.compiled or (fn.cls is None and fn.name in self.compiled_names):
                 out.append(fn)
+        out.extend(f for f in self.compiled_foreign if f not in out)
         return out
 
 
@@ -293,6 +322,14 @@ def _is_property_setter(node: cst.FunctionDef) -> bool:
         if isinstance(d, cst.Name) and d.value == "overload":
             return True
     return False
+
+
+def _import_from_module(node: cst.ImportFrom) -> str:
+    """The module an ``ImportFrom`` names, with its leading dots (``"..ops"``)."""
+    from pt2lint.analysis.imports import _module_name
+
+    base = _module_name(node.module) if node.module is not None else ""
+    return "." * len(node.relative) + base
 
 
 def _blocks(stmt: cst.CSTNode):

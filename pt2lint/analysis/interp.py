@@ -83,7 +83,10 @@ _CONTAINER_MUTATORS = frozenset(
 class Frame:
     """The state of one function being analysed."""
 
-    __slots__ = ("func", "env", "parent", "self_value", "chain", "returns", "yields", "cls", "imports", "loop_depth", "skipped")
+    __slots__ = (
+        "func", "env", "parent", "self_value", "chain", "returns", "yields", "cls", "imports", "loop_depth", "skipped",
+        "sites", "calling",
+    )
 
     def __init__(self, func, env, parent, self_value, chain, cls, imports):
         self.func = func
@@ -97,6 +100,9 @@ class Frame:
         self.imports = imports
         self.loop_depth = 0  # inside how many for/while bodies of this function
         self.skipped = False  # Dynamo gave up on this frame after a graph break in a loop
+        # (module, node, stmt, header) of the call made from each outer frame of ``chain``
+        self.sites: Tuple[tuple, ...] = ()
+        self.calling: Optional[cst.Call] = None  # the call this frame is dispatching
 
     def lookup(self, name: str) -> Optional[Value]:
         f: Optional[Frame] = self
@@ -125,7 +131,9 @@ class Interpreter:
     """
 
     def __init__(self, index: ModuleIndex, dispatch, settings) -> None:
-        self.index = index
+        self.index = index  # the module of the code being analysed (changes across calls)
+        self.entry = index  # the module whose compiled regions are analysed
+        self.project = getattr(index, "project", None)
         self.dispatch = dispatch
         self.settings = settings
         self.frame: Optional[Frame] = None
@@ -155,7 +163,7 @@ class Interpreter:
         roots, subs = self._root_module_classes()
         for cls in roots:
             self._run_module_entry(cls)
-        for fn in self.index.entry_functions():
+        for fn in self.entry.entry_functions():
             if id(fn) not in self.analysed:
                 self.call_function(fn, None, self._entry_params(fn), {}, chain=())
         # A module class that no analysed code reached (built by a factory, stored
@@ -182,7 +190,7 @@ class Interpreter:
         Submodules are analysed through their parents' calls, with the kinds of the
         actual arguments, as Dynamo inlines them into the parent's graph.
         """
-        modules = self.index.module_classes()
+        modules = self.entry.module_classes()
         for cls in modules:
             self.class_attrs(cls)
         roots = [c for c in modules if c not in self.instantiated]
@@ -353,8 +361,13 @@ class Interpreter:
                 env[first] = self_value
         parent = fn.closure
         frame = Frame(fn, env, parent, self_value, chain + (symbol,), cls, None)
-        saved = (self.frame, self.stmt, self.header)
+        caller = self.frame
+        if chain and caller is not None:
+            frame.sites = caller.sites[: len(chain) - 1] + ((self.index, caller.calling or self.header or self.stmt, self.stmt, self.header),)
+        saved = (self.frame, self.stmt, self.header, self.index)
         self.frame = frame
+        if fn.module is not None:
+            self.index = fn.module
         self.active.append(fn)
         self.frames.append(frame)
         breaks_before = self.gb_events
@@ -365,7 +378,7 @@ class Interpreter:
         finally:
             self.active.pop()
             self.frames.pop()
-            self.frame, self.stmt, self.header = saved
+            self.frame, self.stmt, self.header, self.index = saved
         self.memo_breaks[key] = self.gb_events > breaks_before
         if fn.is_generator:
             elt = _join_all(frame.yields) if frame.yields else UNKNOWN
@@ -455,7 +468,10 @@ class Interpreter:
             if frame is not None and frame.skipped:
                 return
             self._graph_break_seen()
-        self.dispatch.findings.record(code, node, message, frame.chain if frame else (), self.stmt, self.header, extra)
+        self.dispatch.findings.record(
+            code, node, message, frame.chain if frame else (), self.stmt, self.header, extra,
+            module=self.index, sites=frame.sites if frame else (),
+        )
 
     def _graph_break_seen(self) -> None:
         """A graph break happened here: every frame on the stack that is inside a loop is skipped."""
@@ -531,6 +547,7 @@ class Interpreter:
         elif isinstance(stmt, cst.FunctionDef):
             info = FunctionInfo(stmt, f"{self.frame.chain[-1] if self.frame.chain else ''}.<locals>.{stmt.name.value}".lstrip("."), None)
             info.closure = self.frame
+            info.module = self.index
             for dec in stmt.decorators:
                 name = decorator_name(dec, self.index.imports)
                 if name in api.DISABLE_DECORATORS:
@@ -881,33 +898,72 @@ class Interpreter:
         return self.global_value(name)
 
     def global_value(self, name: str) -> Value:
-        if name in self.globals:
-            return self.globals[name]
         idx = self.index
+        gkey = (id(idx), name)
+        if gkey in self.globals:
+            return self.globals[gkey]
         if name in idx.functions:
             v = Value(Kind.FUNCTION, ref=idx.functions[name])
-        elif name in idx.classes:
+        elif name in idx.classes and name not in idx.imports.names:
             v = Value(Kind.CLASS, ref=idx.classes[name])
         elif name in idx.imports.names:
-            v = Value(Kind.UNKNOWN, ref=idx.imports.names[name])
-        elif name in idx.global_exprs and name not in self._globals_busy:
-            self._globals_busy.add(name)
-            saved = self.frame
-            self.silent += 1
-            self.frame = Frame(None, {}, None, None, (), None, None)
-            try:
-                v = self.eval(idx.global_exprs[name])
-            finally:
-                self.frame = saved
-                self.silent -= 1
-                self._globals_busy.discard(name)
-            if v.kind is Kind.TENSOR:
-                v = replace(v, alias_of=None)
-            v = replace(v, alias_of=None) if v.alias_of else v
+            v = self.project_value(idx.imports.names[name])
+        elif name in idx.global_exprs and gkey not in self._globals_busy:
+            v = self._module_global(idx, name)
         else:
             v = UNKNOWN
-        self.globals[name] = v
+        self.globals[gkey] = v
         return v
+
+    def _module_global(self, idx: ModuleIndex, name: str) -> Value:
+        """The value of module-level ``name = expr`` in module ``idx`` (evaluated there, silently)."""
+        gkey = (id(idx), name)
+        if gkey in self.globals:
+            return self.globals[gkey]
+        if gkey in self._globals_busy:
+            return UNKNOWN
+        self._globals_busy.add(gkey)
+        saved = self.frame, self.index
+        self.silent += 1
+        self.frame = Frame(None, {}, None, None, (), None, None)
+        self.index = idx
+        try:
+            v = self.eval(idx.global_exprs[name])
+        finally:
+            self.frame, self.index = saved
+            self.silent -= 1
+            self._globals_busy.discard(gkey)
+        v = replace(v, alias_of=None) if v.alias_of else v
+        self.globals[gkey] = v
+        return v
+
+    def project_value(self, qualified: str) -> Value:
+        """The value an imported name stands for: a project function, class or module constant when
+        :class:`~pt2lint.analysis.project.ProjectModel` resolves it, else an unknown carrying the name."""
+        defn = self.project.resolve(self.index, qualified) if self.project is not None else None
+        v = self._definition_value(defn)
+        return v if v is not None else Value(Kind.UNKNOWN, ref=qualified)
+
+    def _definition_value(self, defn) -> Optional[Value]:
+        if defn is None:
+            return None
+        if isinstance(defn, FunctionInfo):
+            return Value(Kind.FUNCTION, ref=defn)
+        if isinstance(defn, ClassInfo):
+            return Value(Kind.CLASS, ref=defn)
+        from pt2lint.analysis.project import GlobalRef
+
+        if isinstance(defn, GlobalRef):
+            return self._module_global(defn.index, defn.name)
+        return None
+
+    def _project_qualified(self, expr: cst.BaseExpression, qual: Optional[str]) -> Optional[Value]:
+        """A project definition for ``pkg.mod.fn``-style chains rooted in an imported name, else ``None``."""
+        if qual is None or self.project is None or qual.startswith(("torch.", "builtins.", "numpy.", "math.")):
+            return None
+        if self.index.imports.qualify(expr) is None:
+            return None
+        return self._definition_value(self.project.resolve(self.index, qual))
 
     def _literal(self, node) -> Optional[Value]:
         if isinstance(node, cst.Integer):
@@ -1154,7 +1210,8 @@ class Interpreter:
     def eval_Attribute(self, node: cst.Attribute) -> Value:
         q = self.qualname(node)
         if q is not None and not (isinstance(node.value, cst.Name) and self.frame.is_bound(node.value.value)):
-            return _qualified_value(q)
+            pv = self._project_qualified(node, q)
+            return pv if pv is not None else _qualified_value(q)
         base = self.eval(node.value)
         return self.attribute(base, node.attr.value, node)
 
@@ -1237,7 +1294,9 @@ class Interpreter:
         own: Dict[str, Value] = {}
         cls.attrs = own
         self_value = Value(Kind.SELF, ref=cls)
-        saved_frame, saved_stmt, saved_header = self.frame, self.stmt, self.header
+        saved_frame, saved_stmt, saved_header, saved_index = self.frame, self.stmt, self.header, self.index
+        if cls.module is not None:
+            self.index = cls.module
         self.silent += 1
         try:
             # class-level assignments (``scale = 0.5``, ``_cache: dict = {}``)
@@ -1260,7 +1319,7 @@ class Interpreter:
                 self.call_function(fn, self_value, params, {}, ())
         finally:
             self.silent -= 1
-            self.frame, self.stmt, self.header = saved_frame, saved_stmt, saved_header
+            self.frame, self.stmt, self.header, self.index = saved_frame, saved_stmt, saved_header, saved_index
         final = dict(merged)
         final.update(own)
         cls.attrs = final
@@ -1291,7 +1350,10 @@ class Interpreter:
         receiver = None
         receiver_node = None
         callee_value: Optional[Value] = None
-        if isinstance(func, cst.Attribute) and qual is None:
+        pv = self._project_qualified(func, qual)
+        if pv is not None:
+            callee_value, qual = pv, None
+        elif isinstance(func, cst.Attribute) and qual is None:
             receiver_node = func.value
             receiver = self.eval(func.value)
             method = func.attr.value
@@ -1304,7 +1366,15 @@ class Interpreter:
             callee_value = self.eval(func)
         if receiver is not None and self.silent and method is not None:
             self._collect_attr_call(node, receiver, method, args)
-        result, callee = self._call_result(node, qual, method, receiver, callee_value, args, kwargs)
+        frame = self.frame
+        saved_calling = frame.calling if frame is not None else None
+        if frame is not None:
+            frame.calling = node
+        try:
+            result, callee = self._call_result(node, qual, method, receiver, callee_value, args, kwargs)
+        finally:
+            if frame is not None:
+                frame.calling = saved_calling
         if self.silent == 0:
             self._emit_call_writes(node, qual, method, receiver, callee_value, args, kwargs)
             self.emit(
@@ -1432,12 +1502,17 @@ class Interpreter:
         """The wrapper function a same-file decorator returns for ``fn`` (outermost decorator first)."""
         dec_expr = fn.local_decorators[0]
         deco_name = dotted_name(dec_expr.func if isinstance(dec_expr, cst.Call) else dec_expr)
-        deco = self.index.functions.get(deco_name or "")
+        deco = fn.decorator_targets.get(id(dec_expr))
+        if deco is None:
+            home = fn.module if fn.module is not None else self.index
+            deco = home.functions.get(deco_name or "")
         if deco is None:
             return None
         inner = FunctionInfo(fn.node, fn.symbol, fn.cls)
         inner.kind = fn.kind
         inner.closure = fn.closure
+        inner.module = fn.module
+        inner.decorator_targets = fn.decorator_targets
         inner.local_decorators = fn.local_decorators[1:]
         target_value = Value(Kind.FUNCTION, ref=inner)
         self.silent += 1
@@ -1453,15 +1528,17 @@ class Interpreter:
 
     def _returned_function(self, deco: FunctionInfo, params: Dict[str, Value]) -> Optional[FunctionInfo]:
         frame = Frame(deco, dict(params), deco.closure, None, (deco.symbol,), None, None)
-        saved = self.frame, self.stmt, self.header
+        saved = self.frame, self.stmt, self.header, self.index
         self.frame = frame
+        if deco.module is not None:
+            self.index = deco.module
         try:
             try:
                 self.exec_block(deco.node.body)
             except _Terminated:
                 pass
         finally:
-            self.frame, self.stmt, self.header = saved
+            self.frame, self.stmt, self.header, self.index = saved
         for r in frame.returns:
             if r.kind is Kind.FUNCTION and isinstance(r.ref, FunctionInfo):
                 return r.ref

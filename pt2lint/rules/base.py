@@ -26,9 +26,11 @@ class Rule:
 class RawFinding:
     """A finding before positions are resolved."""
 
-    __slots__ = ("code", "node", "message", "chain", "stmt", "header", "extra")
+    __slots__ = ("code", "node", "message", "chain", "stmt", "header", "extra", "module", "sites")
 
-    def __init__(self, code, node, message, chain, stmt, header, extra) -> None:
+    def __init__(self, code, node, message, chain, stmt, header, extra, module=None, sites=()) -> None:
+        self.module = module  # the ModuleIndex the node belongs to
+        self.sites = sites  # (module, call node, stmt, header) of the call made from each outer frame
         self.code = code
         self.node = node
         self.message = message
@@ -45,11 +47,11 @@ class FindingSink:
         self.items: List[RawFinding] = []
         self._seen: Dict[Tuple[str, int], RawFinding] = {}
 
-    def record(self, code: str, node: cst.CSTNode, message: str, chain, stmt, header, extra) -> None:
+    def record(self, code: str, node: cst.CSTNode, message: str, chain, stmt, header, extra, module=None, sites=()) -> None:
         key = (code, id(node))
         if key in self._seen:
             return
-        f = RawFinding(code, node, message, tuple(chain), stmt, header, extra)
+        f = RawFinding(code, node, message, tuple(chain), stmt, header, extra, module, tuple(sites))
         self._seen[key] = f
         self.items.append(f)
 

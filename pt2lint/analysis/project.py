@@ -1,0 +1,447 @@
+"""The project model: module names mapped to files, and imported names resolved to definitions.
+
+Dynamo traces a compiled ``forward`` into every Python function it calls, in any
+module.  The analysis follows it the same way: when a compiled region uses a name
+bound by an import (``from .utils import clamp``, ``import pkg.ops as ops``,
+``from ..layers import Block``), :class:`ProjectModel` finds the module's file
+under the project's import roots, parses it once (LibCST), indexes it
+(:class:`~pt2lint.analysis.index.ModuleIndex`) and returns the definition the
+name stands for: a function, a class, a module, or a module-level value.
+
+Import roots, in the order they are searched (as ``sys.path`` would hold them
+when the project's code runs):
+
+1. the directory above the entry file's top-level package (found by walking up
+   while directories hold an ``__init__.py``, as mypy's crawl does);
+2. the project root (the config file's directory, or the nearest directory
+   holding ``pyproject.toml``/``setup.cfg``/``setup.py``/``.git``) and its ``src/``,
+   plus the ``src`` setting (directories relative to the project root, as in ruff);
+3. the entry file's own directory (a script's siblings are importable).
+
+Resolution follows ``__init__.py`` re-exports, ``from x import *`` and chains of
+imports, with cycles cut.  Installed libraries are not read: a name that resolves
+to no file under the roots stays what it was (a qualified name such as
+``torch.nn.functional.relu``).
+
+Every file the model reads or looks for is recorded in :attr:`ProjectModel.deps`
+(path -> sha256 of its bytes, or ``None`` when absent), so a cached result can be
+reused only while none of them changed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections import OrderedDict
+from typing import Dict, List, Mapping, Optional, Sequence, Tuple
+
+import libcst as cst
+
+#: Files that mark a project root when no config file names one.
+ROOT_MARKERS: Tuple[str, ...] = ("pyproject.toml", "setup.cfg", "setup.py", ".git")
+#: Modules whose names never resolve to project files (the analysis knows them by name).
+EXTERNAL_HEADS = frozenset({"torch", "numpy", "math", "builtins", "typing", "functools", "collections", "itertools", "einops"})
+#: Largest file the project model reads (bytes); bigger ones are left unresolved.
+MAX_MODULE_BYTES = 4 * 1024 * 1024
+
+# LibCST modules kept between entry files in one process: path -> (sha256 of the bytes, Module).
+_PARSED: "OrderedDict[str, Tuple[str, cst.Module]]" = OrderedDict()
+_PARSED_MAX = 256
+
+
+def cached_module(path: str, digest: str) -> Optional[cst.Module]:
+    """The module parsed earlier in this process from the file at ``path`` with bytes of sha256 ``digest``."""
+    hit = _PARSED.get(path)
+    if hit is not None and hit[0] == digest and digest:
+        _PARSED.move_to_end(path)
+        return hit[1]
+    return None
+
+
+def remember_module(path: str, digest: str, module: cst.Module) -> None:
+    """Keep ``module`` (parsed from ``path`` with bytes of sha256 ``digest``) for later analyses."""
+    if not digest:
+        return
+    _PARSED[path] = (digest, module)
+    _PARSED.move_to_end(path)
+    while len(_PARSED) > _PARSED_MAX:
+        _PARSED.popitem(last=False)
+
+
+def sha256_text(data: bytes) -> str:
+    """Hex sha256 of ``data``: the identity of a file's content in :attr:`ProjectModel.deps`."""
+    return hashlib.sha256(data).hexdigest()
+
+
+def find_project_root(start: str) -> Optional[str]:
+    """The nearest directory at or above ``start`` holding one of :data:`ROOT_MARKERS`, or ``None``."""
+    d = os.path.abspath(start)
+    while True:
+        if any(os.path.exists(os.path.join(d, m)) for m in ROOT_MARKERS):
+            return d
+        parent = os.path.dirname(d)
+        if parent == d:
+            return None
+        d = parent
+
+
+def package_root(path: str) -> str:
+    """The directory above the top-level package holding ``path`` (its own directory if not in a package)."""
+    d = os.path.dirname(os.path.abspath(path))
+    while os.path.isfile(os.path.join(d, "__init__.py")):
+        parent = os.path.dirname(d)
+        if parent == d:
+            break
+        d = parent
+    return d
+
+
+def import_roots(path: str, project_root: str = "", src: Sequence[str] = ()) -> List[str]:
+    """The directories imports of the file at ``path`` are resolved against, in search order.
+
+    Args:
+        path: the entry file.
+        project_root: the configured project root ('' when none).
+        src: extra import roots relative to the project root (the ``src`` setting).
+    """
+    roots: List[str] = []
+
+    def add(d: Optional[str]) -> None:
+        if d and os.path.isdir(d):
+            d = os.path.abspath(d)
+            if d not in roots:
+                roots.append(d)
+
+    add(package_root(path))
+    for base in (project_root, find_project_root(os.path.dirname(os.path.abspath(path)))):
+        if not base:
+            continue
+        for s in src:
+            add(os.path.join(base, s))
+        add(base)
+        add(os.path.join(base, "src"))
+    add(os.path.dirname(os.path.abspath(path)))
+    return roots
+
+
+def module_name_for(path: str, roots: Sequence[str]) -> Tuple[str, bool]:
+    """(dotted module name, is a package) of the file at ``path`` under ``roots``.
+
+    A file inside a regular package is named from the directory above the top-level
+    package; otherwise from the deepest root that holds it (namespace packages), else
+    by its bare name.
+    """
+    absolute = os.path.abspath(path)
+    base = os.path.basename(absolute)
+    is_package = base == "__init__.py"
+    d = os.path.dirname(absolute)
+    if os.path.isfile(os.path.join(d, "__init__.py")):
+        top = package_root(absolute)
+        candidates = [top]
+    else:
+        candidates = sorted((r for r in roots if absolute.startswith(r.rstrip(os.sep) + os.sep)), key=len, reverse=True)
+    for root in candidates or [d]:
+        rel = os.path.relpath(absolute, root)
+        parts = rel.split(os.sep)
+        if any(p in (os.pardir, "") for p in parts):
+            continue
+        if is_package:
+            parts = parts[:-1]
+        else:
+            parts[-1] = parts[-1][:-3] if parts[-1].endswith(".py") else parts[-1]
+        if parts and all(p.isidentifier() for p in parts):
+            return ".".join(parts), is_package
+    stem = base[:-3] if base.endswith(".py") else base
+    return (stem if stem.isidentifier() else "__main__"), is_package
+
+
+class GlobalRef:
+    """A module-level name bound by assignment (``SCALE = 0.5``) in a project module."""
+
+    __slots__ = ("index", "name")
+
+    def __init__(self, index, name: str) -> None:
+        self.index = index
+        self.name = name
+
+
+class ProjectModel:
+    """Module files and resolved definitions for one analysis (one entry file and what it reaches).
+
+    Args:
+        roots: import roots, searched in order (see :func:`import_roots`).
+        target: the lint target (``compile``/``export``/``cudagraphs``), passed to module indexes.
+        overlay: ``abs path -> text`` of unsaved editor buffers, read instead of the disk.
+
+    Attributes:
+        modules: abs path -> :class:`~pt2lint.analysis.index.ModuleIndex` of every module loaded.
+        deps: abs path -> sha256 of the bytes read, or ``None`` for a path looked for and absent.
+    """
+
+    def __init__(self, roots: Sequence[str], target: str = "compile", overlay: Optional[Mapping[str, str]] = None) -> None:
+        self.roots = [os.path.abspath(r) for r in roots]
+        self.target = target
+        self.overlay = dict(overlay or {})
+        self.modules: Dict[str, object] = {}
+        self.by_name: Dict[str, Optional[object]] = {}
+        self.deps: Dict[str, Optional[str]] = {}
+        self._dirs: Dict[str, bool] = {}
+        self._resolving: set = set()
+
+    # -- files ------------------------------------------------------------
+    def _isdir(self, path: str) -> bool:
+        hit = self._dirs.get(path)
+        if hit is None:
+            hit = self._dirs[path] = os.path.isdir(path)
+        return hit
+
+    def _probe(self, path: str) -> bool:
+        if path in self.overlay:
+            return True
+        exists = os.path.isfile(path)
+        if not exists:
+            self.deps.setdefault(path, None)
+        return exists
+
+    def find_module(self, dotted: str) -> Optional[Tuple[str, bool]]:
+        """(abs path, is a package) of module ``dotted`` under the roots; a namespace package is ``("", True)``."""
+        parts = dotted.split(".")
+        if not all(p.isidentifier() for p in parts):
+            return None
+        namespace = None
+        for root in self.roots:
+            d = os.path.join(root, *parts[:-1]) if len(parts) > 1 else root
+            if len(parts) > 1 and not self._isdir(d):
+                continue
+            pkg = os.path.join(d, parts[-1])
+            if self._isdir(pkg):
+                init = os.path.join(pkg, "__init__.py")
+                if self._probe(init):
+                    return init, True
+                if namespace is None:
+                    namespace = pkg
+            mod = pkg + ".py"
+            if self._probe(mod):
+                return mod, False
+        if namespace is not None:
+            return "", True
+        return None
+
+    def _read(self, path: str) -> Optional[str]:
+        from pt2lint.engine import DecodeError, decode_source
+
+        if path in self.overlay:
+            text = self.overlay[path]
+            self.deps[path] = sha256_text(text.encode("utf-8", "surrogatepass"))
+            return text
+        try:
+            with open(path, "rb") as fh:
+                data = fh.read(MAX_MODULE_BYTES + 1)
+        except OSError:
+            self.deps[path] = None
+            return None
+        self.deps[path] = sha256_text(data)
+        if len(data) > MAX_MODULE_BYTES:
+            return None
+        try:
+            return decode_source(data)
+        except DecodeError:
+            return None
+
+    # -- modules ----------------------------------------------------------
+    def add_entry(self, path: str, source: str, module: cst.Module, scan_compile_calls: bool, data: Optional[bytes] = None):
+        """Index the entry file (already parsed by the engine) and register it under its module name."""
+        from pt2lint.analysis.index import ModuleIndex
+
+        absolute = os.path.abspath(path)
+        name, is_package = module_name_for(absolute, self.roots)
+        index = ModuleIndex(module, self.target, scan_compile_calls=scan_compile_calls)
+        self._attach(index, absolute, source, name, is_package)
+        self.deps[absolute] = sha256_text(data if data is not None else source.encode("utf-8", "surrogatepass"))
+        return index
+
+    def _attach(self, index, path: str, source: str, name: str, is_package: bool) -> None:
+        index.path = path
+        index.source = source
+        index.name = name
+        index.is_package = is_package
+        index.project = self
+        self.modules[path] = index
+        self.by_name.setdefault(name, index)
+
+    def load_module(self, dotted: str):
+        """The :class:`ModuleIndex` of project module ``dotted`` (parsed once), a namespace marker, or ``None``."""
+        if dotted in self.by_name:
+            return self.by_name[dotted]
+        self.by_name[dotted] = None  # cut import cycles while loading
+        found = self.find_module(dotted)
+        if found is None:
+            return None
+        path, is_package = found
+        if not path:
+            ns = NamespacePackage(dotted)
+            self.by_name[dotted] = ns
+            return ns
+        if path in self.modules:
+            self.by_name[dotted] = self.modules[path]
+            return self.modules[path]
+        source = self._read(path)
+        if source is None:
+            return None
+        index = self._parse(path, source)
+        if index is None:
+            return None
+        self._attach(index, path, source, dotted, is_package)
+        self.by_name[dotted] = index
+        self.link(index)
+        return index
+
+    def _parse(self, path: str, source: str):
+        """A fresh :class:`ModuleIndex` of ``source``; the LibCST parse is reused within the process
+        while the file's bytes are the same (indexes are not: they hold one analysis' links)."""
+        from pt2lint.analysis.driver import COMPILE_CALL
+        from pt2lint.analysis.index import ModuleIndex
+        from pt2lint.nesting import looks_deeply_nested
+
+        digest = self.deps.get(path) or ""
+        module = cached_module(path, digest)
+        if module is None:
+            if looks_deeply_nested(source) is not None:
+                return None  # left unresolved: deep files are only parsed with the engine's guards
+            try:
+                module = cst.parse_module(source)
+            except (cst.ParserSyntaxError, RecursionError, MemoryError):
+                return None
+            remember_module(path, digest, module)
+        return ModuleIndex(module, self.target, scan_compile_calls=COMPILE_CALL.search(source) is not None)
+
+    # -- names ------------------------------------------------------------
+    def absolute_name(self, index, qualified: str) -> Optional[str]:
+        """``qualified`` with a leading ``.``/``..`` made absolute against ``index``'s package."""
+        if not qualified.startswith("."):
+            return qualified
+        dots = len(qualified) - len(qualified.lstrip("."))
+        rest = qualified[dots:]
+        name = getattr(index, "name", "") or ""
+        package = name if getattr(index, "is_package", False) else name.rpartition(".")[0]
+        parts = package.split(".") if package else []
+        up = dots - 1
+        if up > len(parts) or (not parts and dots):
+            return None
+        base = parts[: len(parts) - up] if up else parts
+        full = ".".join(base + ([rest] if rest else []))
+        return full or None
+
+    def resolve(self, index, qualified: str):
+        """The definition an imported name stands for.
+
+        Args:
+            index: the module whose import bound the name.
+            qualified: the import's target, ``"pkg.utils.clamp"`` or ``".utils.clamp"``.
+
+        Returns:
+            a ``FunctionInfo``, ``ClassInfo``, ``ModuleIndex``, :class:`NamespacePackage`,
+            :class:`GlobalRef`, or ``None`` when no project file defines it.
+        """
+        full = self.absolute_name(index, qualified)
+        if full is None:
+            return None
+        key = full
+        if key in self._resolving:
+            return None
+        parts = full.split(".")
+        if parts[0] in EXTERNAL_HEADS or self.load_module(parts[0]) is None:
+            return None
+        self._resolving.add(key)
+        try:
+            for i in range(len(parts), 0, -1):
+                mod = self.load_module(".".join(parts[:i]))
+                if mod is not None:
+                    return self.lookup(mod, parts[i:])
+            return None
+        finally:
+            self._resolving.discard(key)
+
+    def lookup(self, mod, rest: Sequence[str]):
+        """Attribute path ``rest`` looked up in module ``mod`` (through re-exports and submodules)."""
+        if not rest:
+            return mod
+        name, tail = rest[0], list(rest[1:])
+        if isinstance(mod, NamespacePackage):
+            sub = self.load_module(f"{mod.name}.{name}")
+            return self.lookup(sub, tail) if sub is not None else None
+        found = None
+        if name in mod.functions:
+            found = mod.functions[name]
+        elif name in mod.classes and name not in mod.imports.names:
+            found = mod.classes[name]
+        elif name in mod.imports.names:
+            found = self.resolve(mod, mod.imports.names[name])
+        elif name in mod.global_exprs:
+            found = GlobalRef(mod, name)
+        if found is None and getattr(mod, "is_package", False):
+            found = self.load_module(f"{mod.name}.{name}")
+        if found is None:
+            for star in getattr(mod, "star_imports", ()):
+                target = self.absolute_name(mod, star)
+                sub = self.load_module(target) if target else None
+                if sub is not None and sub is not mod and f"*{target}" not in self._resolving:
+                    self._resolving.add(f"*{target}")
+                    try:
+                        found = self.lookup(sub, [name])
+                    finally:
+                        self._resolving.discard(f"*{target}")
+                    if found is not None:
+                        break
+        if found is None or not tail:
+            return found
+        from pt2lint.analysis.index import ClassInfo
+
+        if isinstance(found, ClassInfo):
+            if len(tail) == 1:
+                return found.lookup_method(tail[0])
+            return None
+        if isinstance(found, (NamespacePackage,)) or hasattr(found, "functions"):
+            return self.lookup(found, tail)
+        return None
+
+    def link(self, index) -> None:
+        """Resolve base classes, decorators and compiled names of ``index`` that come from project modules."""
+        if getattr(index, "linked", False):
+            return
+        index.linked = True
+        from pt2lint.analysis.index import ClassInfo, FunctionInfo
+
+        for cls in index.all_classes:
+            new_bases = []
+            for b in cls.bases:
+                if isinstance(b, str) and not b.split(".", 1)[0] in EXTERNAL_HEADS:
+                    target = self.resolve(index, b)
+                    if isinstance(target, ClassInfo):
+                        self.link(target.module)
+                        new_bases.append(target)
+                        continue
+                new_bases.append(b)
+            cls.bases = new_bases
+            cls._module = None
+            cls._autograd_fn = None
+        for fn in index.all_functions:
+            for expr, q in fn.foreign_decorators:
+                target = self.resolve(index, q)
+                if isinstance(target, FunctionInfo):
+                    fn.local_decorators.append(expr)
+                    fn.decorator_targets[id(expr)] = target
+        for name in list(index.compiled_names):
+            if name not in index.functions and name in index.imports.names:
+                target = self.resolve(index, index.imports.names[name])
+                if isinstance(target, FunctionInfo):
+                    index.compiled_foreign.append(target)
+
+
+class NamespacePackage:
+    """A directory without ``__init__.py`` under an import root (PEP 420): its submodules resolve."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str) -> None:
+        self.name = name
