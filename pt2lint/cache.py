@@ -52,13 +52,21 @@ def _pos(p: Position) -> list:
     return [p.line, p.column]
 
 
-def diagnostic_to_dict(d: Diagnostic) -> Dict[str, Any]:
-    """A JSON-safe form of a diagnostic without its filename (re-attached on load)."""
+def diagnostic_to_dict(d: Diagnostic, filename: Optional[str] = None) -> Dict[str, Any]:
+    """A JSON-safe form of a diagnostic without its filename (re-attached on load).
+
+    A finding in another file than ``filename`` (the cached file) keeps its file as an
+    absolute path, as do call sites, so the entry reads right from any working directory.
+    """
     out: Dict[str, Any] = {
         "code": d.code, "name": d.name, "message": d.message, "start": _pos(d.start), "end": _pos(d.end),
         "severity": d.severity, "category": d.category, "gb_types": list(d.gb_types), "symbol": d.symbol,
         "call_chain": list(d.call_chain), "statement_lines": list(d.statement_lines) if d.statement_lines else None,
     }
+    if filename is not None and d.filename != filename:
+        out["file"] = os.path.abspath(d.filename)
+    if d.call_sites:
+        out["call_sites"] = [[s[0], os.path.abspath(s[1]), s[2], s[3], s[4], s[5]] for s in d.call_sites]
     if d.fix is not None:
         out["fix"] = {
             "message": d.fix.message, "applicability": d.fix.applicability.value, "name": d.fix.name,
@@ -68,6 +76,13 @@ def diagnostic_to_dict(d: Diagnostic) -> Dict[str, Any]:
 
 
 def diagnostic_from_dict(data: Dict[str, Any], filename: str) -> Diagnostic:
+    """The diagnostic :func:`diagnostic_to_dict` stored, in the file ``filename`` unless it names another.
+
+    Raises:
+        KeyError, TypeError, ValueError: the entry does not have the stored shape.
+    """
+    from pt2lint.discovery import display_path
+
     fix = None
     if data.get("fix"):
         f = data["fix"]
@@ -75,14 +90,41 @@ def diagnostic_from_dict(data: Dict[str, Any], filename: str) -> Diagnostic:
             message=f["message"], applicability=Applicability(f["applicability"]), name=f.get("name", ""),
             edits=tuple(Edit(Position(*s), Position(*e), c) for s, e, c in f["edits"]),
         )
+    sites = tuple(
+        (str(s[0]), display_path(str(s[1])), int(s[2]), int(s[3]), int(s[4]), int(s[5])) for s in data.get("call_sites") or ()
+    )
+    if sites and sites[0][1] == display_path(filename):
+        sites = ((sites[0][0], filename) + sites[0][2:],) + sites[1:]
     return Diagnostic(
-        code=data["code"], name=data["name"], message=data["message"], filename=filename,
+        code=data["code"], name=data["name"], message=data["message"],
+        filename=display_path(str(data["file"])) if data.get("file") else filename,
         start=Position(*data["start"]), end=Position(*data["end"]), severity=data["severity"],
         category=data["category"], gb_types=tuple(data["gb_types"]), symbol=data["symbol"],
         call_chain=tuple(data["call_chain"]),
         statement_lines=tuple(data["statement_lines"]) if data.get("statement_lines") else None,
         fix=fix,
+        call_sites=sites,
     )
+
+
+class DependencyHashes:
+    """sha256 of files' current bytes, each read at most once per run (``None``: absent or unreadable)."""
+
+    def __init__(self) -> None:
+        self._memo: Dict[str, Optional[str]] = {}
+
+    def get(self, path: str) -> Optional[str]:
+        if path not in self._memo:
+            try:
+                with open(path, "rb") as fh:
+                    self._memo[path] = hashlib.sha256(fh.read()).hexdigest()
+            except OSError:
+                self._memo[path] = None
+        return self._memo[path]
+
+    def unchanged(self, dependencies) -> bool:
+        """True when every ``(path, sha256 or None)`` still holds."""
+        return all(self.get(p) == h for p, h in dependencies)
 
 
 class ResultCache:
@@ -121,9 +163,11 @@ class ResultCache:
             with open(self._path(key), "r", encoding="utf-8") as fh:
                 data = json.load(fh)
             diags = tuple(diagnostic_from_dict(d, filename) for d in data["diagnostics"])
-        except (OSError, ValueError, KeyError, TypeError):
+            deps = tuple((str(p), None if h is None else str(h)) for p, h in data.get("dependencies", ()))
+            has_regions = bool(data.get("has_regions", False))
+        except (OSError, ValueError, KeyError, TypeError, IndexError):
             return None
-        return FileResult(filename, diags)
+        return FileResult(filename, diags, dependencies=deps, has_regions=has_regions)
 
     def put(self, key: str, result: FileResult) -> None:
         """Store a result (errors are never cached); failures to write are ignored."""
@@ -133,7 +177,11 @@ class ResultCache:
             self._prepare()
             path = self._path(key)
             os.makedirs(os.path.dirname(path), exist_ok=True)
-            payload = json.dumps({"diagnostics": [diagnostic_to_dict(d) for d in result.diagnostics]})
+            payload = json.dumps({
+                "diagnostics": [diagnostic_to_dict(d, result.filename) for d in result.diagnostics],
+                "dependencies": [list(dep) for dep in result.dependencies],
+                "has_regions": result.has_regions,
+            })
             atomic_write(path, payload.encode("utf-8"), mode=0o644, durable=False, prefix=".tmp-")
         except OSError:
             pass

@@ -13,6 +13,7 @@ import io
 import os
 import re
 import tokenize
+from dataclasses import replace
 from typing import Iterator, List, Optional, Sequence
 
 import libcst as cst
@@ -124,6 +125,8 @@ def lint_source(
     prefilter: bool = True,
     fixes: bool = True,
     fix_names=None,
+    data: Optional[bytes] = None,
+    overlay=None,
 ) -> FileResult:
     """Lint one module's text.
 
@@ -141,19 +144,34 @@ def lint_source(
             handle; costs nothing for a file without such findings.
         fix_names: ``fix_names(diagnostic)`` gives the codemods allowed for a finding
             (``None``: all), for ``pt2lint fix --rule``.
+        data: the bytes ``source`` was decoded from (the file's identity in the cache).
+        overlay: ``abs path -> text`` of unsaved editor buffers; imported project
+            modules are read from it before the disk.
 
     Returns:
-        A :class:`FileResult` with findings sorted by position.  A syntax error is
-        a ``PTC001`` finding, not an exception.
+        A :class:`FileResult` with findings sorted by position, including findings in
+        other project files that this file's compiled regions reach (each with its
+        ``call_sites``).  A syntax error is a ``PTC001`` finding, not an exception.
     """
     from pt2lint.analysis.driver import analyse_module  # local: keeps import of the CLI light
-    from pt2lint.suppression import apply_suppressions
 
     enabled = settings.enabled_for((relpath or filename).replace(os.sep, "/"))
     if prefilter and not _may_have_findings(source):
         return FileResult(filename, (), source=source if keep_source else None)
+    digest = ""
+    module = None
+    if data is not None and filename != "-":
+        from pt2lint.analysis.project import cached_module, sha256_text
+
+        digest = sha256_text(data)
+        module = cached_module(os.path.abspath(filename), digest)
     try:
-        module = cst.parse_module(source)
+        if module is None:
+            module = cst.parse_module(source)
+            if digest:
+                from pt2lint.analysis.project import remember_module
+
+                remember_module(os.path.abspath(filename), digest, module)
     except cst.ParserSyntaxError as exc:
         diags = [_syntax_error(exc, source, filename)] if "PTC001" in enabled else []
         return FileResult(filename, tuple(diags), source=source if keep_source else None)
@@ -164,22 +182,70 @@ def lint_source(
         )
         return FileResult(filename, (diag,) if "PTC001" in enabled else (), source=source if keep_source else None)
     findings = None
-    if fixes and _stock_analysis():
+    dependencies: tuple = ()
+    has_regions = False
+    others: dict = {}
+    if _stock_analysis():
         # The same analysis, keeping each finding's nodes so that fixes need no second pass.
-        from pt2lint.analysis.driver import analyse_findings
+        from pt2lint.analysis.driver import analyse_project
 
-        findings = analyse_findings(module, source, filename, settings, enabled)
-        diags = [f.diagnostic for f in findings]
+        analysis = analyse_project(module, source, filename, settings, enabled, data=data, overlay=overlay)
+        findings = [f for f in analysis.findings if f.diagnostic.filename == filename]
+        dependencies, has_regions, others = analysis.dependencies, analysis.has_regions, analysis.sources
+        diags = [f.diagnostic for f in analysis.findings]
     else:
         diags = analyse_module(module, source, filename, settings, enabled)
-    diags = apply_suppressions(diags, source, filename, enabled)
-    if findings:
+        has_regions = True
+    diags = _suppress(diags, source, filename, enabled, others, has_regions)
+    if findings and fixes:
         from pt2lint.fixes import FIXABLE_CODES, attach_fixes
 
         if any(d.code in FIXABLE_CODES for d in diags):
             diags = attach_fixes(module, source, settings, findings, diags, fix_names)
     diags.sort(key=Diagnostic.sort_key)
-    return FileResult(filename, tuple(diags), source=source if keep_source else None)
+    return FileResult(
+        filename, tuple(diags), source=source if keep_source else None,
+        dependencies=dependencies, has_regions=has_regions,
+    )
+
+
+def _suppress(diags, source: str, filename: str, enabled, others, has_regions: bool) -> List[Diagnostic]:
+    """Drop suppressed findings, in every file they lie in, and at the call site in ``filename``.
+
+    A finding in another project file is suppressed by a comment at its own line (in
+    that file) or at the call in ``filename`` that leads to it (its anchor).  Unused
+    suppressions (``PTC002``) are reported for ``filename`` only, and, in a file with no
+    compiled region of its own, only for codes no other file's analysis could use.
+    """
+    from pt2lint.suppression import apply_suppressions
+
+    own = [d for d in diags if d.filename == filename]
+    foreign = [d for d in diags if d.filename != filename]
+    if foreign:
+        by_file: dict = {}
+        for d in foreign:
+            by_file.setdefault(d.filename, []).append(d)
+        foreign = []
+        for name, group in by_file.items():
+            text = others.get(name)
+            kept = apply_suppressions(group, text, name, frozenset(), report_unused=False) if text is not None else group
+            foreign.extend(kept)
+    # Anchors: a stand-in for each foreign finding at its call site in this file.
+    proxies = {}
+    for d in foreign:
+        anchor = d.call_sites[0] if d.call_sites else None
+        if anchor is not None and anchor[1] == filename:
+            p = Diagnostic(
+                code=d.code, name=d.name, message=d.message, filename=filename,
+                start=Position(anchor[2], anchor[3]), end=Position(anchor[2], anchor[3] + 1),
+                severity=d.severity, category=d.category, statement_lines=(anchor[4], anchor[5]),
+            )
+            proxies[id(p)] = (p, d)
+    kept = apply_suppressions(own + [p for p, _ in proxies.values()], source, filename, enabled, unused_analysis_codes=has_regions)
+    survivors = {id(d) for p, d in proxies.values() if any(k is p for k in kept)}
+    out = [k for k in kept if id(k) not in proxies]
+    out.extend(d for d in foreign if not (d.call_sites and d.call_sites[0][1] == filename) or id(d) in survivors)
+    return out
 
 
 def _stock_analysis() -> bool:
@@ -218,23 +284,32 @@ def read_source(path: str) -> str:
         OSError: unreadable, a directory, missing, a symlink loop (message from the OS).
         DecodeError: undecodable bytes.
     """
+    return decode_source(read_bytes(path))
+
+
+def read_bytes(path: str) -> bytes:
+    """The bytes of the file at ``path``.
+
+    Raises:
+        OSError: unreadable, a directory, missing, a symlink loop (message from the OS).
+    """
     if os.path.isdir(path):
         raise IsADirectoryError(21, "is a directory, not a Python file")
     with open(path, "rb") as fh:
-        data = fh.read()
-    return decode_source(data)
+        return fh.read()
 
 
 def lint_path(path: str, settings: LintSettings, *, relpath: Optional[str] = None, keep_source: bool = False) -> FileResult:
     """Read, decode and lint one file; I/O and decoding problems become ``FileResult.error``."""
     try:
-        source = read_source(path)
+        data = read_bytes(path)
+        source = decode_source(data)
     except DecodeError as exc:
         return FileResult(path, error=f"{path}: {exc}")
     except OSError as exc:
         return FileResult(path, error=f"{path}: {os_error_reason(exc)}")
     try:
-        return lint_source(source, path, settings, relpath=relpath, keep_source=keep_source)
+        return lint_source(source, path, settings, relpath=relpath, keep_source=keep_source, data=data)
     except RecursionError:
         return FileResult(path, error=f"{path}: code nested too deeply to analyse (recursion limit)")
 
@@ -272,15 +347,70 @@ def lint_paths(
         cache_dir: a :class:`~pt2lint.cache.ResultCache` directory, or ``None`` for no cache.
 
     Yields:
-        One :class:`FileResult` per path, in the order of ``paths``, as soon as it
-        and every earlier one are done.
+        One :class:`FileResult` per path, in the order of ``paths``.  A finding in a
+        project file that several files' compiled regions reach is reported once: by
+        the file it lies in when that file is linted too, else by the first file that
+        reaches it.  A cached result is used only while every file its analysis read
+        is unchanged.
     """
+    results = list(_lint_paths(paths, settings, jobs=jobs, relpaths=relpaths, keep_source=keep_source, cache_dir=cache_dir))
+    yield from merge_results(results)
+
+
+def merge_results(results: Sequence[FileResult]) -> List[FileResult]:
+    """Drop findings reported by more than one result (see :func:`lint_paths`); name files as they were given."""
+    given = {os.path.abspath(r.filename): r.filename for r in results}
+    best: dict = {}
+    longest: dict = {}  # key -> the diagnostic with the longest call chain (first such)
+    for i, r in enumerate(results):
+        own = os.path.abspath(r.filename)
+        for d in r.diagnostics:
+            where = os.path.abspath(d.filename)
+            key = (where, d.start, d.end, d.code)
+            rank = (0 if where == own else 1, i)
+            if key not in best or rank < best[key][0]:
+                best[key] = (rank, id(d), key)
+            if key not in longest or len(d.call_chain) > len(longest[key].call_chain):
+                longest[key] = d
+    winners = {v[1]: v[2] for v in best.values()}
+    out: List[FileResult] = []
+    for r in results:
+        if all(id(d) in winners and d.filename == r.filename and longest[winners[id(d)]] is d for d in r.diagnostics):
+            out.append(r)
+            continue
+        kept = []
+        for d in r.diagnostics:
+            if id(d) not in winners:
+                continue
+            far = longest[winners[id(d)]]
+            if far is not d:
+                # the file's own analysis found it (and its fix); a caller in another file reaches it too
+                d = replace(d, message=far.message, call_chain=far.call_chain, call_sites=far.call_sites, symbol=far.symbol)
+            name = given.get(os.path.abspath(d.filename))
+            if name is not None and name != d.filename:
+                d = replace(d, filename=name)
+            kept.append(d)
+        out.append(replace(r, diagnostics=tuple(kept)))
+    return out
+
+
+def _lint_paths(
+    paths: Sequence[str],
+    settings: LintSettings,
+    *,
+    jobs: Optional[int] = None,
+    relpaths: Optional[Sequence[str]] = None,
+    keep_source: bool = False,
+    cache_dir: Optional[str] = None,
+) -> Iterator[FileResult]:
+    """:func:`lint_paths` before findings reached from several files are merged."""
     rel = list(relpaths) if relpaths is not None else list(paths)
     cache = None
     if cache_dir and not keep_source:
-        from pt2lint.cache import ResultCache
+        from pt2lint.cache import DependencyHashes, ResultCache
 
         cache = ResultCache(cache_dir, settings)
+        current = DependencyHashes()
     plan: List[object] = []  # a FileResult (cache hit) or a work item (miss), in input order
     for p, r in zip(paths, rel):
         key = None
@@ -293,7 +423,7 @@ def lint_paths(
             if data is not None:
                 key = cache.key(data, settings.enabled_for(r.replace(os.sep, "/")))
                 hit = cache.get(key, p)
-                if hit is not None:
+                if hit is not None and current.unchanged(hit.dependencies):
                     plan.append(hit)
                     continue
         plan.append((p, r, settings, keep_source, cache_dir if cache is not None else None, key))

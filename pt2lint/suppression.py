@@ -108,9 +108,27 @@ def _covers(sup: Suppression, diag: Diagnostic) -> bool:
 
 
 def apply_suppressions(
-    diags: Sequence[Diagnostic], source: str, filename: str, enabled: FrozenSet[str]
+    diags: Sequence[Diagnostic],
+    source: str,
+    filename: str,
+    enabled: FrozenSet[str],
+    *,
+    report_unused: bool = True,
+    unused_analysis_codes: bool = True,
 ) -> List[Diagnostic]:
-    """Drop suppressed findings; add ``PTC002``/``PTC003`` for unused or unknown suppression codes."""
+    """Drop suppressed findings; add ``PTC002``/``PTC003`` for unused or unknown suppression codes.
+
+    Args:
+        diags: findings in the file ``filename`` whose text is ``source``.
+        enabled: codes enabled for the file (``PTC002``/``PTC003`` are reported only if enabled).
+        report_unused: add ``PTC002``/``PTC003`` findings at all (off for a file that was
+            not asked for, whose findings come from another file's analysis).
+        unused_analysis_codes: report a suppression of an analysis code (not ``PTC0xx``)
+            as unused anywhere.  Off for a file without compiled regions of its own: code
+            inside its functions runs compiled only when another file's region calls it,
+            which this run may not see, so only suppressions outside every function body
+            (module level, never compiled) are reported there.
+    """
     sups = parse_suppressions(source)
     if not sups:
         return list(diags)
@@ -127,12 +145,34 @@ def apply_suppressions(
                     suppressed = True
         if not suppressed:
             kept.append(d)
+    if not report_unused:
+        return kept
+    in_function = None if unused_analysis_codes else _function_lines(source)
     for s in sups:
-        kept.extend(_suppression_findings(s, filename, specs, names, enabled))
+        certain = in_function is None or s.line not in in_function
+        kept.extend(_suppression_findings(s, filename, specs, names, enabled, certain))
     return kept
 
 
-def _suppression_findings(s: Suppression, filename: str, specs, names, enabled) -> List[Diagnostic]:
+def _function_lines(source: str) -> Set[int]:
+    """Lines inside function bodies (from CPython's ``ast``; empty when it cannot parse the file)."""
+    import ast
+    import warnings
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return set()
+    lines: Set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            lines.update(range(node.lineno, (node.end_lineno or node.lineno) + 1))
+    return lines
+
+
+def _suppression_findings(s: Suppression, filename: str, specs, names, enabled, analysis_codes: bool = True) -> List[Diagnostic]:
     out: List[Diagnostic] = []
     start, end = Position(s.line, s.column), Position(s.line, s.end_column)
 
@@ -151,7 +191,7 @@ def _suppression_findings(s: Suppression, filename: str, specs, names, enabled) 
 
     directive = "# noqa" if s.style == "noqa" else "# pt2lint: ignore"
     if s.codes is None:
-        if s.style == "pt2lint" and not s.used and "PTC002" in enabled:
+        if s.style == "pt2lint" and not s.used and "PTC002" in enabled and analysis_codes:
             out.append(make("PTC002", f"unused suppression `{directive}`: no pt2lint finding here"))
         return out
     for c in s.codes:
@@ -169,6 +209,8 @@ def _suppression_findings(s: Suppression, filename: str, specs, names, enabled) 
             continue
         if all(code.startswith("PTC09") for code in covered_codes):
             continue  # PTC09x come from confirm mode only: a static run cannot tell if they are used
+        if not analysis_codes and not all(code.startswith("PTC0") for code in covered_codes):
+            continue
         if "PTC002" in enabled:
             out.append(make("PTC002", f"unused suppression `{directive}{': ' if s.style == 'noqa' else '['}{c}{']' if s.style == 'pt2lint' else ''}`: no {c} finding here"))
     return out
