@@ -68,6 +68,7 @@ def test_json_format_fields(tmp_path):
         "gb_types": ["GB0124"],
         "symbol": "Net.forward",
         "call_chain": ["Net.forward", "Net._h"],
+        "call_sites": [],
     }
     (stdin_obj,) = json.loads(get_reporter("json").render([diag(filename="-")], ReportContext()))
     assert stdin_obj["filename"] == "-" and stdin_obj["fix"] is None

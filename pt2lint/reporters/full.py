@@ -61,6 +61,9 @@ def render_one(d: Diagnostic, source: str) -> str:
     if d.symbol:
         via = f" (via {' -> '.join(d.call_chain)})" if d.call_chain else ""
         out.append(f"{note_prefix}in: {d.symbol}{via}")
+        if d.call_sites and any(s[1] != d.filename for s in d.call_sites):
+            for s in d.call_sites:
+                out.append(f"{note_prefix}called from: {s[1]}:{s[2]}:{s[3]} ({s[0]})")
     if d.gb_types:
         out.append(f"{note_prefix}graph-break types: {', '.join(d.gb_types)}")
     if d.fix is not None and d.fix.message:

@@ -33,7 +33,9 @@ def diagnostic_to_dict(d: Diagnostic, context: ReportContext) -> Dict[str, Any]:
     for unnamed stdin), ``location`` / ``end_location`` (``{row, column}``,
     1-based, end exclusive), ``fix``, ``url``, ``noqa_row`` (the line a
     suppression comment goes on), ``category``, ``severity``, ``gb_types``,
-    ``symbol`` and ``call_chain``; in confirm mode also ``confirm`` (``{status,
+    ``symbol``, ``call_chain`` (symbols, outermost first) and ``call_sites`` (for each
+    function of the chain but the innermost: ``{symbol, filename, location}`` of the call
+    it makes; the first lies in the file that was analysed); in confirm mode also ``confirm`` (``{status,
     detail, module, failure, next_step, evidence}``, see
     :class:`~pt2lint.diagnostics.Confirmation`).
     """
@@ -52,6 +54,10 @@ def diagnostic_to_dict(d: Diagnostic, context: ReportContext) -> Dict[str, Any]:
         "gb_types": list(d.gb_types),
         "symbol": d.symbol,
         "call_chain": list(d.call_chain),
+        "call_sites": [
+            {"symbol": s[0], "filename": context.absolute(s[1]), "location": {"row": s[2], "column": s[3]}}
+            for s in d.call_sites
+        ],
     }
     if getattr(d, "confirm", None) is not None:
         out["confirm"] = d.confirm.to_dict()

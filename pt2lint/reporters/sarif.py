@@ -90,6 +90,25 @@ def artifact_location(filename: str, context: ReportContext, root: str) -> Dict[
     return {"uri": quote(rel.replace(os.sep, "/"), safe="/", errors="surrogateescape"), "uriBaseId": SRCROOT}
 
 
+def _call_path(d, context: ReportContext, root: str, innermost: Dict[str, Any]):
+    """SARIF ``relatedLocations`` (each call of the chain) and a ``threadFlow`` (calls, then the finding)."""
+    related: List[Dict[str, Any]] = []
+    flow: List[Dict[str, Any]] = []
+    for i, (symbol, filename, line, column, _first, _last) in enumerate(d.call_sites):
+        where = {
+            "physicalLocation": {
+                "artifactLocation": artifact_location(filename, context, root),
+                "region": {"startLine": line, "startColumn": column},
+            },
+            "message": {"text": f"{symbol} calls {d.call_chain[i + 1] if i + 1 < len(d.call_chain) else 'the flagged code'}"},
+        }
+        related.append(dict(where, id=i + 1))
+        flow.append({"location": where, "nestingLevel": i})
+    if flow:
+        flow.append({"location": dict(innermost, message={"text": d.message}), "nestingLevel": len(flow)})
+    return related, flow
+
+
 def _region(start, end) -> Dict[str, int]:
     return {"startLine": start.line, "startColumn": start.column, "endLine": end.line, "endColumn": end.column}
 
@@ -154,6 +173,7 @@ def build_sarif(diagnostics: Sequence[Diagnostic], context: ReportContext, root:
         loc: Dict[str, Any] = {"physicalLocation": physical}
         if d.symbol:
             loc["logicalLocations"] = [{"fullyQualifiedName": d.symbol, "kind": "function"}]
+        related, flow = _call_path(d, context, root, loc)
         key = (d.code, location["uri"], normalise_line(line_text))
         occurrence = seen.get(key, 0)
         seen[key] = occurrence + 1
@@ -165,6 +185,9 @@ def build_sarif(diagnostics: Sequence[Diagnostic], context: ReportContext, root:
             "locations": [loc],
             "partialFingerprints": {FINGERPRINT_KEY: fingerprint(d.code, location["uri"], line_text, occurrence)},
         }
+        if related:
+            result["relatedLocations"] = related
+            result["codeFlows"] = [{"threadFlows": [{"locations": flow}]}]
         if d.fix is not None and d.fix.edits:
             result["fixes"] = [fix_to_sarif(d.fix, location)]
         props: Dict[str, Any] = {"category": d.category, "name": d.name}
