@@ -30,13 +30,13 @@ import os
 import re
 import sys
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 from urllib.parse import unquote, urlparse
 
 from pt2lint import __version__
 from pt2lint.baseline import NOQA_SKIP_CODES
-from pt2lint.diagnostics import Diagnostic
+from pt2lint.diagnostics import Diagnostic, Position
 
 logger = logging.getLogger("pt2lint.lsp")
 
@@ -149,12 +149,28 @@ class ProjectCache:
 # --------------------------------------------------------------------------- linting
 
 
-def lint_document(source: str, path: Optional[str], uri: str, project: Any) -> List[Diagnostic]:
+def lint_document(source: str, path: Optional[str], uri: str, project: Any, overlay: Optional[Dict[str, str]] = None) -> List[Diagnostic]:
     """Lint an open document's text with its project's settings.
 
     Returns an empty list for files the project excludes (``exclude``,
     ``extend-exclude``, ``.gitignore``).  Never raises for bad code: a syntax
-    error is a ``PTC001`` finding.
+    error is a ``PTC001`` finding.  See :func:`lint_document_result`.
+    """
+    return lint_document_result(source, path, uri, project, overlay)[0]
+
+
+def lint_document_result(
+    source: str, path: Optional[str], uri: str, project: Any, overlay: Optional[Dict[str, str]] = None
+) -> Tuple[List[Diagnostic], Tuple[str, ...]]:
+    """``(findings to show in the document, absolute paths of the files its analysis read)``.
+
+    Args:
+        overlay: ``abs path -> text`` of the other open documents: imported project
+            modules are read from there before the disk, so unsaved edits count.
+
+    A finding in another file that the document's compiled regions reach is shown at
+    the document's call that leads there (its anchor), with the chain and the
+    finding's own place as related information.
     """
     from pt2lint.discovery import is_excluded, project_relpath
     from pt2lint.engine import lint_source
@@ -163,18 +179,47 @@ def lint_document(source: str, path: Optional[str], uri: str, project: Any) -> L
     relpath = None
     if path is not None:
         if is_excluded(path, project.discovery):
-            return []
+            return [], ()
         relpath = project_relpath(path, project.root)
-    result = lint_source(source, filename, project.settings, relpath=relpath)
-    return list(result.diagnostics)
+    others = {k: v for k, v in (overlay or {}).items() if k != (os.path.abspath(path) if path else None)}
+    result = lint_source(source, filename, project.settings, relpath=relpath, overlay=others)
+    shown: List[Diagnostic] = []
+    for d in result.diagnostics:
+        if d.filename == filename:
+            shown.append(d)
+            continue
+        anchor = d.call_sites[0] if d.call_sites else None
+        if anchor is None or anchor[1] != filename:
+            continue
+        shown.append(replace(
+            d,
+            filename=filename,
+            start=Position(anchor[2], anchor[3]),
+            end=Position(anchor[2], anchor[3] + _word_length(source, anchor[2], anchor[3])),
+            fix=None,
+            statement_lines=(anchor[4], anchor[5]),
+            extra=d.extra + (("origin", (os.path.abspath(d.filename), d.start.line, d.start.column)),),
+        ))
+    return shown, tuple(p for p, _ in result.dependencies)
+
+
+def _word_length(source: str, line: int, column: int) -> int:
+    """Length of the dotted name starting at 1-based (line, column) of ``source`` (at least 1)."""
+    lines = source.split("\n")
+    if not 1 <= line <= len(lines):
+        return 1
+    m = re.match(r"[\w.]+", lines[line - 1][column - 1:])
+    return max(1, len(m.group(0)) if m else 1)
 
 
 def to_lsp_diagnostics(diagnostics: Sequence[Diagnostic], source: str, encoding: str) -> List[Dict[str, Any]]:
     """Findings as LSP ``Diagnostic`` dicts (see :func:`pt2lint.reporters.lsp.diagnostic_to_lsp`)."""
     from pt2lint.reporters.lsp import LineIndex, diagnostic_to_lsp
 
+    from pt2lint.reporters.lsp import file_uri_of
+
     index = LineIndex(source, encoding)
-    return [diagnostic_to_lsp(d, index) for d in diagnostics]
+    return [diagnostic_to_lsp(d, index, file_uri_of) for d in diagnostics]
 
 
 def _units(text: str, encoding: str) -> int:
@@ -294,6 +339,7 @@ def code_at(source: str, line0: int, char_index: int) -> Optional[Tuple[str, int
 class _DocState:
     version: Optional[int] = None
     diagnostics: List[Dict[str, Any]] = field(default_factory=list)
+    dependencies: Tuple[str, ...] = ()  # absolute paths the last analysis read
     handle: Optional[asyncio.TimerHandle] = None
     task: Optional["asyncio.Task[None]"] = None
 
@@ -345,8 +391,10 @@ def create_server(debounce: float = DEFAULT_DEBOUNCE_S):
         if error:
             show_config_error(error)
         loop = asyncio.get_running_loop()
+        overlay = open_buffers(exclude=uri)
+        deps: Tuple[str, ...] = ()
         try:
-            diags = await loop.run_in_executor(pool, lint_document, source, path, uri, project)
+            diags, deps = await loop.run_in_executor(pool, lint_document_result, source, path, uri, project, overlay)
         except Exception as exc:  # an analysis bug must not take the server down
             logger.exception("linting %s failed", uri)
             server.window_log_message(
@@ -361,6 +409,7 @@ def create_server(debounce: float = DEFAULT_DEBOUNCE_S):
             state = docs[uri]
             state.version = version
             state.diagnostics = payload
+            state.dependencies = deps
             server.text_document_publish_diagnostics(
                 types.PublishDiagnosticsParams(
                     uri=uri, version=version, diagnostics=[converter.structure(d, types.Diagnostic) for d in payload]
@@ -380,6 +429,31 @@ def create_server(debounce: float = DEFAULT_DEBOUNCE_S):
             state.task = loop.create_task(lint_now(uri))
 
         state.handle = loop.call_later(max(delay, 0.0), fire)
+
+    def open_buffers(exclude: Optional[str] = None) -> Dict[str, str]:
+        """``abs path -> text`` of every open document but ``exclude``."""
+        out: Dict[str, str] = {}
+        for other in list(docs):
+            if other == exclude:
+                continue
+            p = uri_to_path(other)
+            if p is None:
+                continue
+            try:
+                out[os.path.abspath(p)] = server.workspace.get_text_document(other).source
+            except Exception:  # closed meanwhile
+                continue
+        return out
+
+    def relint_dependents(uri: str, delay: float) -> None:
+        """Re-lint the open documents whose last analysis read the file of ``uri``."""
+        p = uri_to_path(uri)
+        if p is None:
+            return
+        changed = os.path.abspath(p)
+        for other, state in list(docs.items()):
+            if other != uri and changed in state.dependencies:
+                schedule(other, delay)
 
     def relint_all() -> None:
         projects.clear()
@@ -417,10 +491,12 @@ def create_server(debounce: float = DEFAULT_DEBOUNCE_S):
     @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
     def did_change(ls, params: types.DidChangeTextDocumentParams) -> None:
         schedule(params.text_document.uri, debounce)
+        relint_dependents(params.text_document.uri, debounce)
 
     @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
     def did_save(ls, params: types.DidSaveTextDocumentParams) -> None:
         schedule(params.text_document.uri, 0.0)
+        relint_dependents(params.text_document.uri, 0.0)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(ls, params: types.DidCloseTextDocumentParams) -> None:

@@ -41,11 +41,12 @@ PATCHED_SERVER = textwrap.dedent(
     import pt2lint.lsp as lsp
     from pt2lint.diagnostics import Applicability, Edit, Fix, Position
 
-    _real = lsp.lint_document
+    _real = lsp.lint_document_result
 
-    def lint_document(source, path, uri, project):
+    def lint_document_result(source, path, uri, project, overlay=None):
         out = []
-        for d in _real(source, path, uri, project):
+        found, deps = _real(source, path, uri, project, overlay)
+        for d in found:
             if d.code == "PTC101":
                 fix = Fix("keep the value a 0-d tensor", Applicability.SAFE, (Edit(Position(d.end.line, d.end.column - 7), d.end, ""),), "scalar-tensor")
                 d = dataclasses.replace(d, fix=fix)
@@ -56,9 +57,9 @@ PATCHED_SERVER = textwrap.dedent(
             else:
                 d = dataclasses.replace(d, fix=None)
             out.append(d)
-        return out
+        return out, deps
 
-    lsp.lint_document = lint_document
+    lsp.lint_document_result = lint_document_result
     lsp.serve(0.05)
     """
 )
@@ -310,3 +311,47 @@ async def test_real_fixes_become_code_actions(client: LanguageClient):
         action = titles[title]
         assert action.is_preferred == (fix["applicability"] == "safe")
         assert [e.new_text for e in action.edit.changes[uri]] == [e["newText"] for e in fix["edits"]]
+
+
+HELPER_CLEAN = "def score(x):\n    return x.sum()\n"
+HELPER_BREAKS = "def score(x):\n    return x.sum().item()\n"
+MODEL_USING_HELPER = textwrap.dedent(
+    """\
+    import torch
+    from helper import score
+
+
+    class Net(torch.nn.Module):
+        def forward(self, x):
+            return x * score(x)
+    """
+)
+
+
+@pytest.mark.asyncio
+async def test_editing_an_open_helper_relints_the_open_model_that_calls_it(client: LanguageClient):
+    root = client.root  # type: ignore[attr-defined]
+    helper, model = root / "helper.py", root / "model.py"
+    assert list(await _open(client, helper, HELPER_CLEAN)) == []
+    assert list(await _open(client, model, MODEL_USING_HELPER)) == []
+
+    async def edit_helper(text: str, version: int) -> list:
+        client.diagnostics.pop(model.as_uri(), None)
+        client.text_document_did_change(
+            types.DidChangeTextDocumentParams(
+                text_document=types.VersionedTextDocumentIdentifier(uri=helper.as_uri(), version=version),
+                content_changes=[types.TextDocumentContentChangeWholeDocument(text=text)],
+            )
+        )
+        return await _diagnostics(client, model.as_uri())
+
+    # the helper gains a .item() (unsaved: the model's analysis reads the open buffer)
+    diags = await edit_helper(HELPER_BREAKS, 2)
+    assert [d.code for d in diags] == ["PTC101"]
+    d = diags[0]
+    assert (d.range.start.line, d.range.start.character) == (6, 19)  # the call `score(x)` in model.py
+    assert "helper.py:2 score" in d.message
+    related = [(r.location.uri, r.location.range.start.line) for r in d.related_information]
+    assert related == [(model.as_uri(), 6), (helper.as_uri(), 1)]
+    # and loses it again
+    assert list(await edit_helper(HELPER_CLEAN, 3)) == []

@@ -15,6 +15,7 @@ again: the rule name, the line a suppression comment goes on, and the fix
 from __future__ import annotations
 
 import json
+import os
 import pathlib
 from typing import Any, Dict, List, Sequence
 
@@ -79,13 +80,16 @@ def fix_to_lsp(fix: Fix, index: LineIndex) -> Dict[str, Any]:
     }
 
 
-def diagnostic_to_lsp(d: Diagnostic, index: LineIndex) -> Dict[str, Any]:
+def diagnostic_to_lsp(d: Diagnostic, index: LineIndex, uri_of=None) -> Dict[str, Any]:
     """One finding as an LSP ``Diagnostic`` (a JSON-ready dict).
 
     ``code`` is the rule code, ``codeDescription.href`` the rule's documentation,
     ``severity`` comes from the rule (error 1, warning 2, info 3), ``source`` is
     ``"pt2lint"``; ``data`` holds ``name``, ``noqaLine`` (0-based line for a
-    suppression comment) and ``fix`` (see :func:`fix_to_lsp`, or ``None``).
+    suppression comment) and ``fix`` (see :func:`fix_to_lsp`, or ``None``).  With
+    ``uri_of`` (filename -> URI), a finding reached through calls gets
+    ``relatedInformation``: each call of its chain (character offsets of call sites in
+    other files are code points, since their text is not at hand).
     """
     out: Dict[str, Any] = {
         "range": index.range(d.start, d.end),
@@ -102,6 +106,25 @@ def diagnostic_to_lsp(d: Diagnostic, index: LineIndex) -> Dict[str, Any]:
     }
     if d.code in UNNECESSARY_CODES:
         out["tags"] = [1]
+    if d.call_sites and uri_of is not None:
+        origin = dict(d.extra).get("origin")
+        related = [
+            {
+                "location": {
+                    "uri": uri_of(s[1]),
+                    "range": {"start": {"line": s[2] - 1, "character": s[3] - 1}, "end": {"line": s[2] - 1, "character": s[3] - 1}},
+                },
+                "message": f"{s[0]} calls {d.call_chain[i + 1] if i + 1 < len(d.call_chain) else 'the flagged code'}",
+            }
+            for i, s in enumerate(d.call_sites)
+        ]
+        if origin is not None:
+            line, col = origin[1] - 1, origin[2] - 1
+            related.append({
+                "location": {"uri": uri_of(origin[0]), "range": {"start": {"line": line, "character": col}, "end": {"line": line, "character": col}}},
+                "message": f"{d.code} is here, in {d.symbol or 'the called code'}",
+            })
+        out["relatedInformation"] = related
     return out
 
 
@@ -110,6 +133,13 @@ def file_uri(filename: str, context: ReportContext) -> str:
     if filename == "-":
         return filename
     return pathlib.Path(context.absolute(filename)).as_uri()
+
+
+def file_uri_of(filename: str) -> str:
+    """The ``file://`` URI of a path (relative paths are taken from the working directory)."""
+    if filename == "-":
+        return filename
+    return pathlib.Path(os.path.abspath(filename)).as_uri()
 
 
 def render_lsp_payload(diagnostics: Sequence[Diagnostic], context: ReportContext) -> List[Dict[str, Any]]:
@@ -123,7 +153,10 @@ def render_lsp_payload(diagnostics: Sequence[Diagnostic], context: ReportContext
     out: List[Dict[str, Any]] = []
     for name, diags in by_file.items():
         index = LineIndex(context.sources.get(name, "") or "")
-        out.append({"uri": file_uri(name, context), "diagnostics": [diagnostic_to_lsp(d, index) for d in diags]})
+        out.append({
+            "uri": file_uri(name, context),
+            "diagnostics": [diagnostic_to_lsp(d, index, lambda f: file_uri(f, context)) for d in diags],
+        })
     return out
 
 
