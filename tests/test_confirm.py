@@ -226,10 +226,12 @@ def test_per_class_config_entries_and_statuses(tmp_path, monkeypatch):
     assert result.exit_code == 1, result.stderr
     lines = result.stdout.splitlines()
     assert "pkg/net.py:15:13: PTC301" in lines[0] and lines[0].endswith("[not-executed]")
-    assert lines[1].startswith("pkg/util.py:2:5: PTC090 graph break the static pass missed: Unsupported Tensor.item()")
-    assert lines[1].endswith("[dynamic-only]") and len(lines) == 2
+    # the break in the helper module is found statically, at its own line, and confirmed there
+    assert lines[1].startswith("pkg/util.py:2:30: PTC101 `.item()`")
+    assert "[via pkg/net.py:16 Net.forward -> pkg/util.py:2 scale_by_peak]" in lines[1]
+    assert lines[1].endswith("[confirmed]") and len(lines) == 2
     assert "Confirm: 1 module on cpu (backend eager, target compile)" in result.stderr
-    assert "Findings: 0 confirmed, 0 not-reproduced, 1 not-executed" in result.stderr
+    assert "Findings: 1 confirmed, 0 not-reproduced, 1 not-executed" in result.stderr
 
 
 def test_target_export_confirms_export_rules():

@@ -1,0 +1,518 @@
+"""Whole-project analysis: compiled regions followed into other modules of the project.
+
+Each test writes a small package under ``tmp_path`` and lints it the way the CLI does
+(``lint_paths`` over the discovered files), then names the (file, line, code) triples
+that must appear -- and the near misses that must not.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import textwrap
+from typing import Dict, List, Tuple
+
+import pytest
+
+from pt2lint.engine import lint_paths, lint_source
+from pt2lint.settings import LintSettings, resolve_selection
+
+from clitools import cli_runner
+
+SETTINGS = LintSettings(enabled=resolve_selection())
+
+
+def write(root, files: Dict[str, str]) -> None:
+    for rel, text in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text).lstrip("\n"), encoding="utf-8")
+
+
+def lint_tree(root, paths: List[str], settings: LintSettings = SETTINGS, **kw) -> List:
+    """Diagnostics of linting ``paths`` (relative to ``root``), with ``root`` as the working directory."""
+    old = os.getcwd()
+    os.chdir(root)
+    try:
+        files = []
+        for p in paths:
+            if os.path.isdir(p):
+                for dirpath, _dirs, names in os.walk(p):
+                    files.extend(os.path.join(dirpath, n) for n in names if n.endswith(".py"))
+            else:
+                files.append(p)
+        files.sort()
+        s = settings if settings.project_root else LintSettings(enabled=settings.enabled, project_root=str(root), target=settings.target)
+        return [d for r in lint_paths(files, s, jobs=1, **kw) for d in r.diagnostics]
+    finally:
+        os.chdir(old)
+
+
+def found(diags) -> List[Tuple[str, int, str]]:
+    return sorted((d.filename.replace(os.sep, "/"), d.start.line, d.code) for d in diags)
+
+
+PYPROJECT = {"pyproject.toml": "[project]\nname = 'demo'\n"}
+
+
+def test_relative_import_helper_break_is_reported_in_the_helper_with_the_chain(tmp_path):
+    write(tmp_path, {**PYPROJECT,
+        "pkg/__init__.py": "",
+        "pkg/utils.py": """
+            def clamp(x):
+                s = x.sum().item()
+                return x.clamp(max=s)
+            """,
+        "pkg/model.py": """
+            from torch import nn
+            from .utils import clamp
+
+            class Net(nn.Module):
+                def forward(self, x):
+                    return clamp(x) + 1
+            """,
+    })
+    diags = lint_tree(tmp_path, ["pkg"])
+    assert found(diags) == [("pkg/utils.py", 2, "PTC101")]
+    d = diags[0]
+    assert d.call_chain == ("Net.forward", "clamp")
+    assert d.call_sites[0][:4] == ("Net.forward", "pkg/model.py", 6, 16)
+    assert "[via pkg/model.py:6 Net.forward -> pkg/utils.py:2 clamp]" in d.message
+    assert d.anchor == ("pkg/model.py", 6, 16)
+
+
+def test_entry_file_alone_resolves_its_imports_from_the_project(tmp_path):
+    write(tmp_path, {**PYPROJECT,
+        "pkg/__init__.py": "",
+        "pkg/utils.py": """
+            def clamp(x):
+                return x.clamp(max=x.max().item())
+            def unused(x):
+                print(x)
+            """,
+        "pkg/model.py": """
+            from torch import nn
+            from pkg.utils import clamp
+
+            class Net(nn.Module):
+                def forward(self, x):
+                    return clamp(x)
+            """,
+    })
+    assert found(lint_tree(tmp_path, ["pkg/model.py"])) == [("pkg/utils.py", 2, "PTC101")]
+    # the helper module alone has no compiled region: nothing to report, and no PTC002 either
+    assert found(lint_tree(tmp_path, ["pkg/utils.py"])) == []
+
+
+def test_module_alias_reexport_star_import_and_all(tmp_path):
+    write(tmp_path, {**PYPROJECT,
+        "pkg/__init__.py": """
+            from .ops.act import gelu_checked
+            __all__ = ["gelu_checked"]
+            """,
+        "pkg/ops/__init__.py": "from .shapes import *\n",
+        "pkg/ops/act.py": """
+            import torch
+            def gelu_checked(x):
+                if torch.isnan(x).any():
+                    raise ValueError("nan")
+                return torch.nn.functional.gelu(x)
+            """,
+        "pkg/ops/shapes.py": """
+            def flat(x):
+                return x.tolist()
+            """,
+        "pkg/model.py": """
+            import torch
+            import pkg.ops as ops
+            from pkg import gelu_checked
+
+            class Net(torch.nn.Module):
+                def forward(self, x):
+                    y = gelu_checked(x)
+                    return ops.flat(y)
+            """,
+    })
+    assert found(lint_tree(tmp_path, ["pkg/model.py"])) == [
+        ("pkg/ops/act.py", 3, "PTC104"),
+        ("pkg/ops/shapes.py", 2, "PTC102"),
+    ]
+
+
+def test_inherited_forward_and_mixin_from_other_modules(tmp_path):
+    write(tmp_path, {**PYPROJECT,
+        "lib/__init__.py": "",
+        "lib/base.py": """
+            import torch
+            from torch import nn
+
+            class LoggingMixin:
+                def log(self, x):
+                    print("mean", x.mean())
+
+            class Base(nn.Module):
+                def forward(self, x):
+                    h = self.proj(x)
+                    self.log(h)
+                    return h
+            """,
+        "lib/model.py": """
+            from torch import nn
+            from .base import Base, LoggingMixin
+
+            class Net(LoggingMixin, Base):
+                def __init__(self):
+                    super().__init__()
+                    self.proj = nn.Linear(4, 4)
+            """,
+    })
+    diags = lint_tree(tmp_path, ["lib/model.py"])
+    assert found(diags) == [("lib/base.py", 6, "PTC301")]
+    assert diags[0].call_chain == ("Net.forward", "Net.log")
+
+
+def test_submodule_from_other_module_writes_the_parent_input_through_a_helper(tmp_path):
+    write(tmp_path, {**PYPROJECT,
+        "net/__init__.py": "",
+        "net/ops.py": """
+            def scale_(t):
+                t.mul_(2.0)
+                return t
+
+            def scale_copy(t):
+                t = t.clone()
+                t.mul_(2.0)
+                return t
+            """,
+        "net/layers.py": """
+            from torch import nn
+            from .ops import scale_, scale_copy
+
+            class Block(nn.Module):
+                def forward(self, x):
+                    return scale_(x)
+
+            class SafeBlock(nn.Module):
+                def forward(self, x):
+                    return scale_copy(x)
+            """,
+        "net/model.py": """
+            from torch import nn
+            from .layers import Block, SafeBlock
+
+            class Net(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.block = Block()
+                    self.safe = SafeBlock()
+
+                def forward(self, x):
+                    return self.safe(x) + self.block(x.clone())
+
+            class Leaky(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.block = Block()
+
+                def forward(self, x):
+                    return self.block(x)
+            """,
+    })
+    diags = lint_tree(tmp_path, ["net/model.py"])
+    assert found(diags) == [("net/ops.py", 2, "PTC401")]
+    assert diags[0].call_chain == ("Leaky.forward", "Block.forward", "scale_")
+
+
+def test_disabled_function_imported_from_another_module(tmp_path):
+    write(tmp_path, {**PYPROJECT,
+        "app/__init__.py": "",
+        "app/post.py": """
+            import torch
+
+            @torch.compiler.disable
+            def report(x):
+                print(x.sum().item())
+                return x
+            """,
+        "app/model.py": """
+            import torch
+            from app.post import report
+
+            class Net(torch.nn.Module):
+                def forward(self, x):
+                    return report(x * 2)
+            """,
+    })
+    assert found(lint_tree(tmp_path, ["app/model.py"])) == [("app/model.py", 6, "PTC310")]
+
+
+def test_import_cycle_terminates_and_is_followed(tmp_path):
+    write(tmp_path, {**PYPROJECT,
+        "cyc/__init__.py": "from .a import Net\n",
+        "cyc/a.py": """
+            from torch import nn
+            from . import b
+
+            def head(x):
+                return b.tail(x)
+
+            class Net(nn.Module):
+                def forward(self, x):
+                    return head(x)
+            """,
+        "cyc/b.py": """
+            from .a import head
+
+            def tail(x):
+                if x.max() > 1:
+                    return x
+                return head  # refers back
+            """,
+    })
+    assert found(lint_tree(tmp_path, ["cyc"])) == [("cyc/b.py", 4, "PTC104")]
+
+
+def test_src_layout_and_namespace_package(tmp_path):
+    write(tmp_path, {**PYPROJECT,
+        "src/mypkg/__init__.py": "",
+        "src/mypkg/model.py": """
+            import torch
+            from mypkg.layers.norm import rms
+
+            class Net(torch.nn.Module):
+                def forward(self, x):
+                    return rms(x)
+            """,
+        # layers/ has no __init__.py: a namespace package
+        "src/mypkg/layers/norm.py": """
+            import torch
+            def rms(x):
+                return x[x > 0].sum()
+            """,
+    })
+    assert found(lint_tree(tmp_path, ["src"])) == [("src/mypkg/layers/norm.py", 3, "PTC201")]
+
+
+def test_returned_tensor_of_an_imported_helper_keeps_its_kind(tmp_path):
+    write(tmp_path, {**PYPROJECT,
+        "m/__init__.py": "",
+        "m/score.py": """
+            import torch
+            def score(x):
+                return torch.sigmoid(x).mean()
+            def width(x):
+                return x.shape[-1]
+            """,
+        "m/model.py": """
+            import torch
+            from .score import score, width
+
+            class Net(torch.nn.Module):
+                def forward(self, x):
+                    if width(x) > 4:
+                        x = x * 2
+                    if score(x) > 0.5:
+                        return x
+                    return -x
+            """,
+    })
+    assert found(lint_tree(tmp_path, ["m"])) == [("m/model.py", 8, "PTC104")]
+
+
+def test_near_misses_across_modules(tmp_path):
+    write(tmp_path, {**PYPROJECT,
+        "q/__init__.py": "",
+        "q/conf.py": """
+            import torch
+            USE_BIAS = True
+            def init_scale(w):
+                return float(w.abs().max().item())
+            def pick(x):
+                if x.dim() == 3:
+                    return x.flatten(1)
+                return x
+            """,
+        "q/model.py": """
+            import torch
+            from q import conf
+            from q.conf import init_scale, pick
+
+            class Net(torch.nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.lin = torch.nn.Linear(4, 4, bias=conf.USE_BIAS)
+                    self.scale = init_scale(self.lin.weight)
+
+                def forward(self, x):
+                    if conf.USE_BIAS:
+                        x = pick(x)
+                    return self.lin(x) * self.scale
+            """,
+    })
+    assert found(lint_tree(tmp_path, ["q"])) == []
+
+
+def test_suppression_at_the_finding_or_at_the_call_site(tmp_path):
+    write(tmp_path, {**PYPROJECT,
+        "s/__init__.py": "",
+        "s/h.py": """
+            def a(x):
+                return x.item()  # noqa: PTC101
+            def b(x):
+                return x.tolist()
+            """,
+        "s/model.py": """
+            import torch
+            from .h import a, b
+
+            class Net(torch.nn.Module):
+                def forward(self, x):
+                    y = a(x)
+                    z = b(x)  # noqa: PTC102
+                    return y, z
+            """,
+    })
+    # both suppressed; neither suppression is reported unused, when both files are linted or one
+    assert found(lint_tree(tmp_path, ["s"])) == []
+    assert found(lint_tree(tmp_path, ["s/model.py"])) == []
+    assert found(lint_tree(tmp_path, ["s/h.py"])) == []
+
+
+def test_unused_suppression_in_the_entry_file_is_still_reported(tmp_path):
+    write(tmp_path, {**PYPROJECT,
+        "u/__init__.py": "",
+        "u/h.py": "def a(x):\n    return x + 1\n",
+        "u/model.py": """
+            import torch
+            from .h import a
+
+            class Net(torch.nn.Module):
+                def forward(self, x):
+                    return a(x)  # noqa: PTC101
+            """,
+    })
+    assert found(lint_tree(tmp_path, ["u"])) == [("u/model.py", 6, "PTC002")]
+
+
+def test_cache_entry_depends_on_the_helper_it_reaches(tmp_path):
+    write(tmp_path, {**PYPROJECT,
+        "c/__init__.py": "",
+        "c/h.py": "def a(x):\n    return x + 1\n",
+        "c/model.py": """
+            import torch
+            from .h import a
+
+            class Net(torch.nn.Module):
+                def forward(self, x):
+                    return a(x)
+            """,
+    })
+    cache = str(tmp_path / "cache")
+    assert found(lint_tree(tmp_path, ["c/model.py"], cache_dir=cache)) == []
+    (tmp_path / "c/h.py").write_text("def a(x):\n    return x.item()\n", encoding="utf-8")
+    assert found(lint_tree(tmp_path, ["c/model.py"], cache_dir=cache)) == [("c/h.py", 2, "PTC101")]
+    # warm and unchanged: the same answer from the cache
+    assert found(lint_tree(tmp_path, ["c/model.py"], cache_dir=cache)) == [("c/h.py", 2, "PTC101")]
+    (tmp_path / "c/h.py").write_text("def a(x):\n    return x - 1\n", encoding="utf-8")
+    assert found(lint_tree(tmp_path, ["c/model.py"], cache_dir=cache)) == []
+
+
+def test_a_finding_reached_from_two_files_is_reported_once(tmp_path):
+    write(tmp_path, {**PYPROJECT,
+        "d/__init__.py": "",
+        "d/h.py": "def a(x):\n    return x.item()\n",
+        "d/m1.py": "import torch\nfrom .h import a\nclass A(torch.nn.Module):\n    def forward(self, x):\n        return a(x)\n",
+        "d/m2.py": "import torch\nfrom .h import a\nclass B(torch.nn.Module):\n    def forward(self, x):\n        return a(x)\n",
+    })
+    diags = lint_tree(tmp_path, ["d"])
+    assert found(diags) == [("d/h.py", 2, "PTC101")]
+    assert diags[0].call_chain == ("A.forward", "a")
+
+
+def test_imported_function_passed_to_torch_compile(tmp_path):
+    write(tmp_path, {**PYPROJECT,
+        "f/__init__.py": "",
+        "f/ops.py": "def fused(x):\n    print(x)\n    return x * 2\n",
+        "f/run.py": "import torch\nfrom .ops import fused\nfast = torch.compile(fused)\n",
+    })
+    assert found(lint_tree(tmp_path, ["f/run.py"])) == [("f/ops.py", 2, "PTC301")]
+
+
+def test_project_decorator_wrapper_in_another_module_is_followed(tmp_path):
+    write(tmp_path, {**PYPROJECT,
+        "w/__init__.py": "",
+        "w/deco.py": """
+            import functools
+            def timed(fn):
+                @functools.wraps(fn)
+                def wrapper(*args, **kwargs):
+                    print("call")
+                    return fn(*args, **kwargs)
+                return wrapper
+            """,
+        "w/model.py": """
+            import torch
+            from .deco import timed
+
+            class Net(torch.nn.Module):
+                @timed
+                def forward(self, x):
+                    return x * 2
+            """,
+    })
+    assert found(lint_tree(tmp_path, ["w/model.py"])) == [("w/deco.py", 5, "PTC301")]
+
+
+def test_stdin_and_single_snippets_are_unchanged(tmp_path):
+    result = lint_source("import torch\nclass M(torch.nn.Module):\n    def forward(self, x):\n        return x.item()\n", "-", SETTINGS)
+    assert [(d.start.line, d.code) for d in result.diagnostics] == [(4, "PTC101")]
+
+
+def test_json_sarif_and_full_carry_the_call_sites(tmp_path):
+    from pt2lint.cli import cli
+
+    write(tmp_path, {**PYPROJECT,
+        "pkg/__init__.py": "",
+        "pkg/utils.py": "def clamp(x):\n    return x.item()\n",
+        "pkg/model.py": "import torch\nfrom .utils import clamp\nclass Net(torch.nn.Module):\n    def forward(self, x):\n        return clamp(x)\n",
+    })
+    old = os.getcwd()
+    os.chdir(tmp_path)
+    try:
+        runner = cli_runner()
+        res = runner.invoke(cli, ["check", "--no-cache", "--output-format", "json", "pkg/model.py"])
+        items = json.loads(res.stdout)
+        assert [(os.path.relpath(i["filename"], tmp_path), i["location"]["row"]) for i in items] == [(os.path.join("pkg", "utils.py"), 2)]
+        assert items[0]["call_sites"] == [
+            {"symbol": "Net.forward", "filename": str(tmp_path / "pkg" / "model.py"), "location": {"row": 5, "column": 16}}
+        ]
+        res = runner.invoke(cli, ["check", "--no-cache", "--output-format", "sarif", "pkg/model.py"])
+        result = json.loads(res.stdout)["runs"][0]["results"][0]
+        assert result["relatedLocations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "pkg/model.py"
+        assert result["relatedLocations"][0]["physicalLocation"]["region"]["startLine"] == 5
+        flow = result["codeFlows"][0]["threadFlows"][0]["locations"]
+        assert [f["location"]["physicalLocation"]["artifactLocation"]["uri"] for f in flow] == ["pkg/model.py", "pkg/utils.py"]
+        res = runner.invoke(cli, ["check", "--no-cache", "--output-format", "full", "pkg/model.py"])
+        assert "called from: pkg/model.py:5:16 (Net.forward)" in res.stdout
+    finally:
+        os.chdir(old)
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_results_do_not_depend_on_the_job_count(tmp_path, jobs):
+    files = {**PYPROJECT, "p/__init__.py": "", "p/h.py": "def a(x):\n    return x.item()\ndef b(x):\n    print(x)\n"}
+    for i in range(6):
+        files[f"p/m{i}.py"] = f"import torch\nfrom .h import a, b\nclass M{i}(torch.nn.Module):\n    def forward(self, x):\n        return {'a' if i % 2 else 'b'}(x)\n"
+    write(tmp_path, files)
+    old = os.getcwd()
+    os.chdir(tmp_path)
+    try:
+        paths = sorted(os.path.join("p", n) for n in os.listdir("p"))
+        s = LintSettings(enabled=SETTINGS.enabled, project_root=str(tmp_path))
+        diags = [d for r in lint_paths(paths, s, jobs=jobs) for d in r.diagnostics]
+    finally:
+        os.chdir(old)
+    assert sorted((d.filename, d.start.line, d.code, d.call_chain) for d in diags) == [
+        (os.path.join("p", "h.py"), 2, "PTC101", ("M1.forward", "a")),
+        (os.path.join("p", "h.py"), 4, "PTC301", ("M0.forward", "b")),
+    ]
