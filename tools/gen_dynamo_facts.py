@@ -1,0 +1,661 @@
+#!/usr/bin/env python
+"""Derive what Dynamo does with library callables from torch's own tables, confirm
+each entry with a probe, and write ``pt2lint/data/dynamo_facts.json``.
+
+The static linter reads that file (through :mod:`pt2lint.analysis.dynamo_facts`)
+without importing torch. This tool imports torch and numpy.
+
+Usage (from the repository root, torch installed)::
+
+    python tools/gen_dynamo_facts.py                 # rewrite pt2lint/data/dynamo_facts.json
+    python tools/gen_dynamo_facts.py --output f.json # write somewhere else
+    python tools/gen_dynamo_facts.py --check         # exit 1 when the shipped file is out of date
+    python tools/gen_dynamo_facts.py --show random.random   # one probe's source and breaks
+
+Where each part comes from (torch 2.13 names):
+
+* ``calls`` -- for every candidate callable (module-level functions of the
+  standard-library modules model code calls: ``random``, ``time``, ``os``,
+  ``copy``, ``inspect``, ``re``, ``json``, ``pickle``, ``heapq``, ...; a few
+  builtins; torch's seeding functions; NumPy functions), what torch's tables say
+  (``source``) and therefore what a call should do (``expect``):
+
+  - ``skipped``: ``torch._dynamo.trace_rules.lookup(fn)`` is
+    ``SkipFunctionVariable`` (a C function, or a file in ``BUILTIN_SKIPLIST`` /
+    ``THIRDPARTY_SKIPLIST`` / ``MOD_SKIPLIST``): the call breaks with "Attempted
+    to call function marked as skipped".
+  - ``polyfill``: ``trace_rules.is_polyfilled_callable(fn)`` (a
+    ``torch._dynamo.polyfills`` substitute): traced.
+  - ``random-variable``: a bound method of the module-level ``random.Random``
+    whose name is in ``torch._dynamo.variables.misc.RandomVariable._supported_fn_names``
+    and that is written in Python: traced (a fresh value per call).
+  - ``builtin``: ``trace_rules.is_builtin_callable(fn)``; traced when
+    ``BuiltinVariable`` has a ``call_<name>`` handler or constant-folds / graphs
+    it (``_constant_fold_functions``, ``_fx_graph_functions``), else "Failed to
+    trace builtin operator".
+  - ``in-graph`` / ``inlined`` / other: the ``trace_rules.lookup`` class
+    (``TorchInGraphFunctionVariable``, ``UserFunctionVariable``, ...): traced.
+  - ``torch._numpy`` / ``numpy-unsupported``: a NumPy function Dynamo wraps
+    (``trace_rules._numpy_function_ids``) that is, or is not, in
+    ``torch._dynamo.variables.misc.get_np_to_tnp_map()``: traced, or "attempted
+    to trace numpy function unsupported by PyTorch".
+
+  Each entry is then probed: a tiny function ``y = x + 1; r = <call>; return y * 2``
+  is written to a file, compiled with ``backend="eager"`` and called on a tensor,
+  and its breaks are read from the ``graph_breaks`` log
+  (:func:`pt2lint.confirm.dynamo.graph_breaks`, which resets Dynamo around each
+  probe). ``outcome`` is ``breaks`` (a break at the call line, or inside the
+  callee reached from it: ``where`` says which), ``traces`` (no break at all) or
+  ``inconclusive`` (the probe raised, or broke elsewhere). ``confirmed`` is true
+  only when the probe agrees with ``expect`` (and, for a break, with
+  ``expect_gb`` when the source names one).
+* ``tensor_calls`` -- the same for calls whose argument is a tensor (``math``
+  functions, ``copy.copy``): ``math`` functions are constant-folded on Python
+  numbers (``BuiltinVariable._constant_fold_functions``), so a tensor argument
+  has to be read into Python (``__float__``): expected to break.
+* ``math`` -- the ``math`` functions Dynamo constant-folds on numbers and shapes.
+* ``numpy`` -- per module Dynamo traces (``torch._dynamo.utils.NP_TO_TNP_MODULE``),
+  the NumPy function names ``torch._numpy`` implements and those it does not.
+* ``skip_modules`` -- ``trace_rules.BUILTIN_SKIPLIST`` and ``THIRDPARTY_SKIPLIST``.
+* ``graph_breaks`` -- ``torch/_dynamo/graph_break_registry.json``: id -> ``Gb_type``
+  and ``Explanation`` of its first entry (contexts and hints dropped).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import difflib
+import functools
+import importlib
+import importlib.util
+import inspect
+import io
+import json
+import os
+import platform
+import sys
+import tempfile
+import types
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Dict, List, Optional, Tuple
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+DEFAULT_OUTPUT = ROOT / "pt2lint" / "data" / "dynamo_facts.json"
+SCHEMA = 1
+
+os.environ.setdefault("PYTHONBREAKPOINT", "0")
+
+import numpy  # noqa: E402,F401  (Dynamo only wraps NumPy when it is importable)
+import torch  # noqa: E402
+import torch._dynamo  # noqa: E402
+from torch._dynamo import trace_rules  # noqa: E402
+
+from pt2lint.confirm.dynamo import graph_breaks  # noqa: E402
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One probed call: ``qualname`` is the callee, ``call`` the expression the probe runs
+    (``x`` is a float32 tensor of shape (4, 4), ``a`` is ``x.numpy()`` and ``t`` is
+    ``x.abs().sum() + 1``)."""
+
+    qualname: str
+    call: str
+
+
+def _c(qualname: str, args: str = "") -> Candidate:
+    return Candidate(qualname, f"{qualname}({args})")
+
+
+# Calls on Python values (or none): what the callee itself does under Dynamo.
+CALLS: Tuple[Candidate, ...] = (
+    # random (PTC305 / PTC306)
+    _c("random.random"), _c("random.choice", "[1, 2, 3]"), _c("random.choices", "[1, 2, 3], k=2"),
+    _c("random.gauss", "0.0, 1.0"), _c("random.normalvariate", "0.0, 1.0"), _c("random.randint", "1, 3"),
+    _c("random.randrange", "3"), _c("random.uniform", "0.5, 1.5"), _c("random.shuffle", "[1, 2, 3]"),
+    _c("random.sample", "[1, 2, 3], 2"), _c("random.getrandbits", "8"), _c("random.betavariate", "1.0, 1.0"),
+    _c("random.expovariate", "1.0"), _c("random.triangular"), _c("random.lognormvariate", "0.0, 1.0"),
+    _c("random.vonmisesvariate", "0.0, 1.0"), _c("random.gammavariate", "1.0, 1.0"),
+    _c("random.paretovariate", "1.0"), _c("random.weibullvariate", "1.0, 1.0"), _c("random.seed", "0"),
+    _c("random.getstate"),
+    # time, datetime, uuid, secrets (PTC305)
+    _c("time.time"), _c("time.time_ns"), _c("time.perf_counter"), _c("time.perf_counter_ns"),
+    _c("time.monotonic"), _c("time.monotonic_ns"), _c("time.process_time"), _c("time.thread_time"),
+    _c("time.sleep", "0"), _c("time.localtime"), _c("time.gmtime"), _c("time.strftime", "'%Y'"),
+    _c("time.ctime"),
+    _c("datetime.datetime.now"), _c("datetime.datetime.utcnow"), _c("datetime.datetime.today"),
+    _c("datetime.date.today"),
+    _c("uuid.uuid4"), _c("uuid.uuid1"),
+    _c("secrets.token_hex", "4"), _c("secrets.token_bytes", "4"), _c("secrets.randbelow", "10"),
+    _c("secrets.choice", "[1, 2]"),
+    # os, sys, gc, threading, inspect, traceback
+    _c("os.getpid"), _c("os.getppid"), _c("os.getcwd"), _c("os.cpu_count"), _c("os.urandom", "4"),
+    _c("os.getenv", "'HOME'"), _c("os.environ.get", "'HOME'"), _c("os.fspath", "'a'"),
+    _c("os.path.join", "'a', 'b'"), _c("os.path.exists", "'/'"), _c("os.path.isfile", "'/'"),
+    _c("os.path.isdir", "'/'"), _c("os.path.basename", "'a/b.py'"), _c("os.path.dirname", "'a/b.py'"),
+    _c("os.path.splitext", "'a/b.py'"), _c("os.path.abspath", "'a'"), _c("os.path.expanduser", "'~'"),
+    _c("sys.getsizeof", "1"), _c("sys.getrecursionlimit"), _c("sys.exc_info"), _c("sys.intern", "'a'"),
+    _c("sys.getdefaultencoding"),
+    _c("gc.collect"), _c("gc.isenabled"), _c("gc.get_count"),
+    _c("threading.get_ident"), _c("threading.current_thread"), _c("threading.active_count"),
+    _c("threading.main_thread"),
+    _c("inspect.currentframe"), _c("inspect.stack"), _c("inspect.signature", "len"),
+    _c("inspect.isfunction", "len"), _c("inspect.isclass", "int"), _c("inspect.ismodule", "os"),
+    _c("inspect.getmodule", "os"), _c("inspect.iscoroutinefunction", "len"),
+    _c("traceback.format_stack"), _c("traceback.extract_stack"), _c("traceback.print_stack"),
+    # copy, pickle, json, re
+    _c("copy.copy", "[1, 2]"), _c("copy.deepcopy", "{'a': [1, 2]}"),
+    _c("pickle.dumps", "1"), _c("pickle.loads", "b'\\x80\\x04K\\x01.'"),
+    _c("json.dumps", "{'a': 1}"), _c("json.loads", "'[1]'"),
+    _c("re.match", "'a', 'abc'"), _c("re.search", "'b', 'abc'"), _c("re.fullmatch", "'abc', 'abc'"),
+    _c("re.sub", "'a', 'b', 'abc'"), _c("re.split", "',', 'a,b'"), _c("re.findall", "'a', 'aba'"),
+    _c("re.compile", "'a+'"), _c("re.escape", "'a.b'"),
+    # itertools, functools, operator, collections, typing
+    _c("itertools.chain", "[1], [2]"), _c("itertools.product", "[1], [2]"),
+    _c("itertools.permutations", "[1, 2]"), _c("itertools.combinations", "[1, 2, 3], 2"),
+    _c("itertools.accumulate", "[1, 2]"), _c("itertools.islice", "[1, 2, 3], 2"),
+    _c("itertools.repeat", "1, 2"), _c("itertools.zip_longest", "[1], [2, 3]"),
+    _c("itertools.groupby", "[1, 1, 2]"), _c("itertools.pairwise", "[1, 2, 3]"),
+    _c("itertools.starmap", "max, [(1, 2)]"), _c("itertools.tee", "[1, 2]"), _c("itertools.cycle", "[1]"),
+    _c("itertools.count"),
+    _c("functools.reduce", "max, [1, 2]"), _c("functools.partial", "max, 1"),
+    _c("functools.cmp_to_key", "lambda a, b: a - b"),
+    _c("operator.add", "1, 2"), _c("operator.mul", "2, 3"), _c("operator.getitem", "[1, 2], 0"),
+    _c("operator.itemgetter", "0"), _c("operator.attrgetter", "'real'"),
+    _c("collections.OrderedDict"), _c("collections.defaultdict", "list"), _c("collections.deque", "[1]"),
+    _c("collections.Counter", "[1, 1, 2]"),
+    _c("typing.cast", "int, 1"),
+    # heapq, bisect, statistics, struct, zlib, binascii, hashlib (PTC307)
+    _c("heapq.heappush", "[], 1"), _c("heapq.heappop", "[1]"), _c("heapq.heapify", "[2, 1]"),
+    _c("heapq.nlargest", "1, [1, 2]"), _c("heapq.nsmallest", "1, [1, 2]"),
+    _c("bisect.bisect_left", "[1, 2], 1"), _c("bisect.bisect_right", "[1, 2], 1"),
+    _c("bisect.bisect", "[1, 2], 1"), _c("bisect.insort", "[1, 2], 1"),
+    _c("statistics.mean", "[1, 2]"), _c("statistics.median", "[1, 2]"), _c("statistics.fmean", "[1.0, 2.0]"),
+    _c("statistics.stdev", "[1.0, 2.0]"),
+    _c("struct.pack", "'i', 1"), _c("struct.unpack", "'i', b'\\x01\\x00\\x00\\x00'"),
+    _c("struct.calcsize", "'i'"),
+    _c("zlib.crc32", "b'x'"), _c("zlib.adler32", "b'x'"), _c("zlib.compress", "b'x'"),
+    _c("zlib.decompress", "b'x\\x9c\\xab\\x00\\x00\\x00y\\x00y'"),
+    _c("binascii.crc32", "b'x'"), _c("binascii.hexlify", "b'x'"),
+    _c("hashlib.md5", "b'x'"), _c("hashlib.sha1", "b'x'"), _c("hashlib.sha256", "b'x'"),
+    _c("hashlib.sha512", "b'x'"), _c("hashlib.blake2b", "b'x'"), _c("hashlib.new", "'sha256', b'x'"),
+    # warnings, logging (PTC302 / PTC303)
+    _c("warnings.warn", "'careful'"), _c("warnings.warn_explicit", "'careful', UserWarning, 'f.py', 1"),
+    _c("warnings.simplefilter", "'ignore'"),
+    _c("logging.getLogger", "'pt2lint.probe'"), _c("logging.info", "'x'"), _c("logging.debug", "'x'"),
+    _c("logging.warning", "'x'"), _c("logging.error", "'x'"), _c("logging.log", "10, 'x'"),
+    # builtins (PTC301)
+    _c("builtins.print", "'x'"), _c("builtins.eval", "'1'"), _c("builtins.exec", "'pass'"),
+    _c("builtins.globals"), _c("builtins.locals"), _c("builtins.vars"), _c("builtins.dir", "1"),
+    _c("builtins.hash", "1"), _c("builtins.compile", "'1', 's', 'eval'"), _c("builtins.repr", "1"),
+    _c("builtins.format", "1.0, '.2f'"), _c("builtins.sorted", "[2, 1]"), _c("builtins.id", "x"),
+    # torch seeding (PTC306) and friends
+    _c("torch.manual_seed", "0"), _c("torch.random.manual_seed", "0"), _c("torch.seed"),
+    _c("torch.initial_seed"), _c("torch.get_rng_state"), _c("torch.cuda.manual_seed", "0"),
+    _c("torch.cuda.manual_seed_all", "0"), _c("torch.compiler.is_compiling"), _c("torch.is_grad_enabled"),
+    # math on Python numbers
+    _c("math.sqrt", "2.0"), _c("math.log", "2.0"), _c("math.exp", "1.0"), _c("math.floor", "2.5"),
+    _c("math.ceil", "2.5"), _c("math.prod", "[2, 3]"), _c("math.isclose", "1.0, 1.0"),
+    _c("math.isfinite", "1.0"), _c("math.isnan", "1.0"), _c("math.cos", "1.0"), _c("math.sin", "1.0"),
+    _c("math.tanh", "1.0"), _c("math.erf", "1.0"), _c("math.pow", "2.0, 3.0"), _c("math.log2", "8.0"),
+    _c("math.log10", "100.0"), _c("math.fabs", "-1.0"), _c("math.gcd", "4, 6"), _c("math.lcm", "4, 6"),
+    _c("math.comb", "5, 2"), _c("math.factorial", "5"), _c("math.trunc", "2.5"), _c("math.hypot", "3.0, 4.0"),
+    _c("math.atan2", "1.0, 1.0"), _c("math.degrees", "1.0"), _c("math.radians", "1.0"),
+    _c("math.copysign", "1.0, -1.0"), _c("math.fmod", "5.0, 3.0"),
+    # NumPy functions torch._numpy implements
+    _c("numpy.mean", "a"), _c("numpy.sum", "a"), _c("numpy.sqrt", "a"), _c("numpy.exp", "a"),
+    _c("numpy.concatenate", "[a, a]"), _c("numpy.where", "a > 0, a, 0.0"), _c("numpy.clip", "a, 0.0, 1.0"),
+    _c("numpy.argmax", "a"), _c("numpy.cumsum", "a"), _c("numpy.einsum", "'ij->i', a"),
+    _c("numpy.linalg.norm", "a"), _c("numpy.fft.fft", "a"),
+    _c("numpy.random.rand"), _c("numpy.random.randn"), _c("numpy.random.normal"),
+    _c("numpy.random.uniform"), _c("numpy.random.randint", "3"), _c("numpy.random.seed", "0"),
+    # NumPy functions torch._numpy does not implement
+    _c("numpy.isin", "a, [1.0]"), _c("numpy.nanmean", "a"), _c("numpy.nansum", "a"), _c("numpy.nanmax", "a"),
+    _c("numpy.nanmin", "a"), _c("numpy.nanstd", "a"), _c("numpy.nanvar", "a"), _c("numpy.nanargmax", "a"),
+    _c("numpy.nanargmin", "a"), _c("numpy.nanmedian", "a"), _c("numpy.nanprod", "a"),
+    _c("numpy.nancumsum", "a"), _c("numpy.nanpercentile", "a, 50"), _c("numpy.nanquantile", "a, 0.5"),
+    _c("numpy.interp", "a, [0.0, 1.0], [0.0, 1.0]"), _c("numpy.digitize", "a, [0.0]"),
+    _c("numpy.intersect1d", "a, a"), _c("numpy.union1d", "a, a"), _c("numpy.setdiff1d", "a, a"),
+    _c("numpy.unravel_index", "3, (2, 2)"), _c("numpy.ravel_multi_index", "([1], [1]), (2, 2)"),
+    _c("numpy.delete", "a, 0"), _c("numpy.insert", "a, 0, 1.0"), _c("numpy.ix_", "[0], [1]"),
+    _c("numpy.lexsort", "a"), _c("numpy.partition", "a, 1"), _c("numpy.argpartition", "a, 1"),
+    _c("numpy.asanyarray", "a"), _c("numpy.apply_along_axis", "numpy.sum, 0, a"), _c("numpy.trapezoid", "a"),
+    _c("numpy.polyval", "[1.0, 0.0], a"), _c("numpy.ediff1d", "a"), _c("numpy.extract", "a > 0, a"),
+    _c("numpy.select", "[a > 0], [a]"), _c("numpy.frexp", "a"), _c("numpy.spacing", "a"),
+    _c("numpy.unwrap", "a"), _c("numpy.unique_counts", "a"), _c("numpy.unique_inverse", "a"),
+    _c("numpy.histogram_bin_edges", "a"), _c("numpy.cumulative_sum", "a, axis=0"),
+    _c("numpy.matrix_transpose", "a"), _c("numpy.vecdot", "a, a"), _c("numpy.block", "[a, a]"),
+    _c("numpy.linalg.matrix_norm", "a"), _c("numpy.linalg.vector_norm", "a"),
+    _c("numpy.linalg.svdvals", "a"), _c("numpy.linalg.outer", "a[0], a[0]"),
+    _c("numpy.linalg.tensordot", "a, a"), _c("numpy.linalg.trace", "a"), _c("numpy.linalg.diagonal", "a"),
+    _c("numpy.linalg.matmul", "a, a"),
+    _c("numpy.random.permutation", "4"), _c("numpy.random.standard_normal"), _c("numpy.random.default_rng", "0"),
+    _c("numpy.random.exponential"), _c("numpy.random.poisson", "1.0"), _c("numpy.random.beta", "1.0, 1.0"),
+    _c("numpy.random.gamma", "1.0"), _c("numpy.random.binomial", "1, 0.5"),
+)
+
+# Calls whose argument is a tensor: math functions read the tensor into Python.
+# ``t`` is a positive 0-d tensor (``x.abs().sum() + 1``), inside every math domain.
+_MATH_ON_TENSOR = (
+    ("math.sqrt", "t"), ("math.log", "t"), ("math.exp", "t"), ("math.floor", "t"), ("math.ceil", "t"),
+    ("math.isfinite", "t"), ("math.isnan", "t"), ("math.cos", "t"), ("math.sin", "t"), ("math.tanh", "t"),
+    ("math.fabs", "t"), ("math.pow", "t, 2"), ("math.isclose", "t, 1.0"),
+    ("math.erf", "t"), ("math.log2", "t"), ("math.log10", "t"), ("math.atan2", "t, 1.0"),
+    ("math.hypot", "t, 1.0"),
+)
+TENSOR_CALLS: Tuple[Candidate, ...] = tuple(Candidate(q, f"{q}({args})") for q, args in _MATH_ON_TENSOR) + (
+    Candidate("copy.copy", "copy.copy(x)"),
+    Candidate("copy.deepcopy", "copy.deepcopy(x)"),
+)
+
+# Math functions on shapes (Python ints / SymInts under dynamic shapes): traced.
+SHAPE_CALLS: Tuple[Candidate, ...] = (
+    Candidate("math.sqrt", "math.sqrt(x.shape[-1])"),
+    Candidate("math.log", "math.log(x.shape[0])"),
+    Candidate("math.ceil", "math.ceil(x.shape[0] / 3)"),
+    Candidate("math.floor", "math.floor(x.shape[0] / 3)"),
+    Candidate("math.prod", "math.prod(x.shape)"),
+    Candidate("math.log2", "math.log2(x.shape[0])"),
+)
+
+PROBE_IMPORTS = (
+    "import binascii, bisect, builtins, collections, copy, datetime, functools, gc, hashlib, heapq, inspect, "
+    "itertools, json, logging, math, operator, os, os.path, pickle, random, re, secrets, statistics, struct, "
+    "sys, threading, time, traceback, typing, uuid, warnings, zlib\n"
+    "import numpy\n"
+    "import torch\n"
+)
+
+# ---------------------------------------------------------------------------
+# torch's tables
+
+
+@functools.lru_cache(maxsize=None)
+def _registry() -> Dict[str, list]:
+    path = Path(torch._dynamo.__file__).parent / "graph_break_registry.json"
+    with open(path, encoding="utf-8") as fh:
+        return json.load(fh)
+
+
+def _gb_id(gb_type: str) -> Optional[str]:
+    """The registry id whose ``Gb_type`` is exactly ``gb_type`` (lowest id when several)."""
+    for gb_id in sorted(_registry()):
+        for entry in _registry()[gb_id]:
+            if entry.get("Gb_type", "").strip() == gb_type:
+                return gb_id
+    return None
+
+
+GB_SKIPPED = "Attempted to call function marked as skipped"
+GB_BUILTIN = "Failed to trace builtin operator"
+GB_NUMPY = "attempted to trace numpy function unsupported by PyTorch"
+GB_METHOD = "Unsupported method call"
+
+
+def resolve(qualname: str) -> Any:
+    """The object a dotted name refers to (``os.path.exists``, ``datetime.datetime.now``)."""
+    parts = qualname.split(".")
+    for i in range(len(parts), 0, -1):
+        try:
+            obj = importlib.import_module(".".join(parts[:i]))
+        except ImportError:
+            continue
+        for attr in parts[i:]:
+            obj = getattr(obj, attr)
+        return obj
+    raise ImportError(qualname)
+
+
+def _hashable(obj: Any) -> bool:
+    try:
+        hash(obj)
+    except TypeError:
+        return False
+    return True
+
+
+def _numpy_maps() -> Tuple[set, Dict[Any, Any]]:
+    """ids of the NumPy callables Dynamo wraps, and its NumPy -> torch._numpy map."""
+    from torch._dynamo.variables.misc import get_np_to_tnp_map
+
+    return set(trace_rules._numpy_function_ids()), get_np_to_tnp_map()
+
+
+def _builtin_handled(fn: Any) -> bool:
+    from torch._dynamo.variables.builtin import BuiltinVariable
+
+    name = getattr(fn, "__name__", "")
+    return (
+        hasattr(BuiltinVariable, f"call_{name}")
+        or fn in BuiltinVariable._constant_fold_functions()
+        or fn in BuiltinVariable._fx_graph_functions()
+    )
+
+
+def _fact(source: str, expect: str, gb_type: Optional[str] = None) -> Dict[str, Any]:
+    return {"source": source, "expect": expect, "expect_gb": _gb_id(gb_type) if gb_type else None}
+
+
+def derive(qualname: str) -> Dict[str, Any]:
+    """What torch's tables say about a call of ``qualname``: ``source``, ``expect``, ``expect_gb``.
+
+    The checks follow the order in which ``torch._dynamo.variables.builder`` wraps
+    a callable it finds in a global.
+    """
+    from torch._dynamo.variables.builder import ITERTOOLS_TYPE_IDS, bound_builtin_method_descriptor
+    from torch._dynamo.variables.functions import RE_CONSTANT_FOLD_FNS
+    from torch._dynamo.variables.misc import RandomVariable
+
+    obj = resolve(qualname)
+    np_ids, np_map = _numpy_maps()
+    if id(obj) in np_ids:
+        if _hashable(obj) and obj in np_map:
+            return _fact("torch._numpy", "traces")
+        return _fact("numpy-unsupported", "breaks", GB_NUMPY)
+    if trace_rules.is_polyfilled_callable(obj):
+        return _fact("polyfill", "traces")
+    if trace_rules.is_builtin_callable(obj):
+        if _builtin_handled(obj):
+            return _fact("builtin", "traces")
+        return _fact("builtin-unhandled", "breaks", GB_BUILTIN)
+    if obj is sys.exc_info:
+        return _fact("SysFunctionVariable", "traces")
+    if id(obj) in ITERTOOLS_TYPE_IDS:
+        return _fact("itertools", "traces")
+    if inspect.isclass(obj):
+        return _fact("class", "traces")
+    import random as _random
+
+    if (
+        isinstance(getattr(obj, "__self__", None), _random.Random)
+        and getattr(obj, "__name__", "") in RandomVariable._supported_fn_names
+        and isinstance(getattr(obj, "__func__", None), types.FunctionType)
+    ):
+        return _fact("random-variable", "traces")
+    if bound_builtin_method_descriptor(obj) is not None:
+        # BoundBuiltinMethodVariable forwards to the owner's call_method, which for a
+        # C type Dynamo does not model is an unsupported method call.
+        return _fact("bound-builtin-method", "breaks", GB_METHOD)
+    rule = trace_rules.lookup(obj)
+    name = getattr(rule, "__name__", str(rule))
+    if name == "SkipFunctionVariable":
+        if _hashable(obj) and obj in RE_CONSTANT_FOLD_FNS:
+            return _fact("skipped-constant-fold", "traces")  # constant arguments are folded
+        return _fact("skipped", "breaks", GB_SKIPPED)
+    if name == "TorchInGraphFunctionVariable":
+        return _fact("in-graph", "traces")
+    if name == "UserFunctionVariable":
+        return _fact("inlined", "traces")
+    return _fact(name or "unknown", "traces")
+
+
+def derive_tensor(qualname: str) -> Dict[str, Any]:
+    """Expectation for a call with a tensor argument (see the module docstring)."""
+    from torch._dynamo.variables.builtin import BuiltinVariable
+
+    obj = resolve(qualname)
+    if _hashable(obj) and obj in BuiltinVariable._constant_fold_functions():
+        return _fact("constant-fold", "breaks")
+    return _fact(derive(qualname)["source"], "traces")
+
+
+def numpy_names() -> Dict[str, Dict[str, List[str]]]:
+    """Per NumPy module Dynamo traces: names torch._numpy implements and those it lacks."""
+    from torch._dynamo.utils import NP_TO_TNP_MODULE
+
+    np_ids, np_map = _numpy_maps()
+    implemented: Dict[str, List[str]] = {}
+    missing: Dict[str, List[str]] = {}
+    for np_mod in NP_TO_TNP_MODULE:
+        have, lack = [], []
+        for name, value in vars(np_mod).items():
+            if name.startswith("_") or id(value) not in np_ids:
+                continue
+            if inspect.isclass(value) or inspect.ismodule(value):
+                continue
+            (have if _hashable(value) and value in np_map else lack).append(name)
+        implemented[np_mod.__name__] = sorted(have)
+        missing[np_mod.__name__] = sorted(lack)
+    return {"implemented": implemented, "unsupported": missing}
+
+
+def math_names() -> List[str]:
+    """``math`` functions ``BuiltinVariable`` constant-folds (on Python numbers)."""
+    from torch._dynamo.variables.builtin import BuiltinVariable
+
+    folded = BuiltinVariable._constant_fold_functions()
+    import math
+
+    return sorted(k for k, v in vars(math).items() if not k.startswith("_") and callable(v) and v in folded)
+
+
+def registry_subset() -> Dict[str, Dict[str, str]]:
+    out = {}
+    for gb_id, entries in sorted(_registry().items()):
+        first = entries[0] if entries else {}
+        out[gb_id] = {
+            "gb_type": " ".join(str(first.get("Gb_type", "")).split()),
+            "explanation": " ".join(str(first.get("Explanation", "")).split()),
+        }
+    return out
+
+
+def skip_modules() -> Dict[str, List[str]]:
+    return {
+        "builtin": sorted(m.__name__ for m in trace_rules.BUILTIN_SKIPLIST),
+        "third_party": sorted(trace_rules.THIRDPARTY_SKIPLIST),
+    }
+
+
+def stamp() -> Dict[str, str]:
+    return {
+        "torch": torch.__version__,
+        "python": f"{sys.version_info.major}.{sys.version_info.minor}",
+        "numpy": numpy.__version__,
+    }
+
+
+def derive_static() -> Dict[str, Any]:
+    """Every part of the table that does not need a probe (cheap; what the test compares in full)."""
+    return {
+        "schema": SCHEMA,
+        "generator": "tools/gen_dynamo_facts.py",
+        "versions": stamp(),
+        "calls": {c.qualname: {"probe": c.call, **derive(c.qualname)} for c in CALLS},
+        "tensor_calls": {c.qualname: {"probe": c.call, **derive_tensor(c.qualname)} for c in TENSOR_CALLS},
+        "shape_calls": {c.qualname: {"probe": c.call, **derive(c.qualname)} for c in SHAPE_CALLS},
+        "math": {"constant_fold": math_names()},
+        "numpy": numpy_names(),
+        "skip_modules": skip_modules(),
+        "graph_breaks": registry_subset(),
+    }
+
+
+# ---------------------------------------------------------------------------
+# probes
+
+
+@dataclass
+class ProbeResult:
+    outcome: str  # breaks | traces | inconclusive
+    gb: Optional[str] = None
+    where: Optional[str] = None  # call | callee
+    note: str = ""
+
+
+def _probe_module(candidates: List[Candidate], workdir: str) -> Tuple[types.ModuleType, str, List[int]]:
+    """Write one probe function per candidate into a real file and import it."""
+    lines = PROBE_IMPORTS.splitlines()
+    call_lines = []
+    for i, cand in enumerate(candidates):
+        used = _names(cand.call)
+        lines += ["", "", f"def probe_{i}(x):", "    y = x + 1"]
+        if "a" in used:
+            lines.append("    a = x.numpy()")
+        if "t" in used:
+            lines.append("    t = x.abs().sum() + 1")
+        lines.append(f"    r = {cand.call}")
+        call_lines.append(len(lines))
+        lines.append("    return y * 2")
+    path = os.path.join(workdir, "dynamo_fact_probes.py")
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write("\n".join(lines) + "\n")
+    spec = importlib.util.spec_from_file_location("dynamo_fact_probes", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module, os.path.abspath(path), call_lines
+
+
+def _names(expr: str) -> set:
+    import ast
+
+    return {n.id for n in ast.walk(ast.parse(expr, mode="eval")) if isinstance(n, ast.Name)}
+
+
+def _classify(breaks, path: str, line: int) -> ProbeResult:
+    if not breaks:
+        return ProbeResult("traces")
+    for b in breaks:
+        if b.filename == path and b.lineno == line:
+            return ProbeResult("breaks", b.gb_type, "call")
+        if any(f == path and ln == line for f, ln, _ in b.user_stack):
+            return ProbeResult("breaks", b.gb_type, "callee")
+    first = breaks[0]
+    return ProbeResult("inconclusive", first.gb_type, None, f"broke elsewhere ({first.reason})")
+
+
+@contextlib.contextmanager
+def _quiet():
+    """Probes print and warn; keep the terminal and the RNG states as they were.
+
+    Logging is left on: the graph breaks are read from torch's logging artifacts.
+    """
+    import random
+
+    state = random.getstate()
+    torch_state = torch.get_rng_state()
+    np_state = numpy.random.get_state()
+    with warnings.catch_warnings(), contextlib.redirect_stdout(io.StringIO()), \
+            contextlib.redirect_stderr(io.StringIO()):
+        warnings.simplefilter("ignore")
+        try:
+            yield
+        finally:
+            random.setstate(state)
+            torch.set_rng_state(torch_state)
+            numpy.random.set_state(np_state)
+
+
+def run_probes(candidates: List[Candidate]) -> List[ProbeResult]:
+    """Compile and call one probe per candidate; classify each by its graph breaks."""
+    results: List[ProbeResult] = []
+    with tempfile.TemporaryDirectory() as workdir, _quiet():
+        module, path, call_lines = _probe_module(list(candidates), workdir)
+        for i, line in enumerate(call_lines):
+            fn = getattr(module, f"probe_{i}")
+            try:
+                breaks = graph_breaks(fn, (torch.randn(4, 4),), backend="eager")
+            except Exception as exc:  # the answer is "inconclusive", not a crash of the tool
+                results.append(ProbeResult("inconclusive", None, None, f"{type(exc).__name__}"))
+                continue
+            results.append(_classify(breaks, path, line))
+        sys.modules.pop("dynamo_fact_probes", None)
+    return results
+
+
+def _confirm(entry: Dict[str, Any], result: ProbeResult) -> Dict[str, Any]:
+    entry = dict(entry)
+    entry["outcome"] = result.outcome
+    entry["gb"] = result.gb
+    entry["where"] = result.where
+    agrees = result.outcome == entry["expect"]
+    if agrees and result.outcome == "breaks" and entry.get("expect_gb"):
+        agrees = result.gb == entry["expect_gb"]
+    entry["confirmed"] = bool(agrees)
+    if result.note:
+        entry["note"] = result.note
+    return entry
+
+
+def generate() -> Dict[str, Any]:
+    """The full table: the static derivation plus a probe per call entry."""
+    data = derive_static()
+    for section, cands in (("calls", CALLS), ("tensor_calls", TENSOR_CALLS), ("shape_calls", SHAPE_CALLS)):
+        results = run_probes(list(cands))
+        for cand, result in zip(cands, results):
+            data[section][cand.qualname] = _confirm(data[section][cand.qualname], result)
+    data["confirmed_count"] = sum(
+        1 for section in ("calls", "tensor_calls", "shape_calls") for e in data[section].values() if e["confirmed"]
+    )
+    return data
+
+
+def dumps(data: Dict[str, Any]) -> str:
+    """Stable JSON: sections one per line block, each entry on one line (small diffs)."""
+    out = ["{"]
+    keys = sorted(data)
+    for i, key in enumerate(keys):
+        value = data[key]
+        comma = "," if i < len(keys) - 1 else ""
+        if isinstance(value, dict) and value and all(isinstance(v, (dict, list)) for v in value.values()):
+            out.append(f" {json.dumps(key)}: {{")
+            sub = sorted(value)
+            for j, k in enumerate(sub):
+                c = "," if j < len(sub) - 1 else ""
+                out.append(f"  {json.dumps(k)}: {json.dumps(value[k], sort_keys=True)}{c}")
+            out.append(f" }}{comma}")
+        else:
+            out.append(f" {json.dumps(key)}: {json.dumps(value, sort_keys=True)}{comma}")
+    out.append("}")
+    return "\n".join(out) + "\n"
+
+
+def _show(qualname: str) -> int:
+    cands = [c for c in CALLS + TENSOR_CALLS + SHAPE_CALLS if c.qualname == qualname]
+    if not cands:
+        print(f"no candidate named {qualname}", file=sys.stderr)
+        return 2
+    for cand in cands:
+        print(f"{cand.call}: {derive(cand.qualname)}")
+        with tempfile.TemporaryDirectory() as workdir:
+            module, path, lines = _probe_module([cand], workdir)
+            for b in graph_breaks(module.probe_0, (torch.randn(4, 4),)):
+                print(f"  break at {os.path.basename(b.filename)}:{b.lineno} {b.gb_type} {b.reason}")
+            print(f"  -> {run_probes([cand])[0]}")
+    return 0
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--output", type=Path, default=DEFAULT_OUTPUT, help="where to write the table")
+    parser.add_argument("--check", action="store_true", help="regenerate in memory; exit 1 when the file differs")
+    parser.add_argument("--show", metavar="QUALNAME", help="print one candidate's derivation and breaks")
+    args = parser.parse_args(argv)
+    if args.show:
+        return _show(args.show)
+    text = dumps(generate())
+    if args.check:
+        try:
+            current = args.output.read_text(encoding="utf-8")
+        except OSError:
+            current = ""
+        if current == text:
+            print(f"{args.output}: up to date (torch {torch.__version__})")
+            return 0
+        sys.stdout.writelines(
+            difflib.unified_diff(current.splitlines(True), text.splitlines(True), str(args.output), "regenerated")
+        )
+        return 1
+    args.output.parent.mkdir(parents=True, exist_ok=True)
+    args.output.write_text(text, encoding="utf-8")
+    data = json.loads(text)
+    print(f"wrote {args.output}: {data['confirmed_count']} confirmed entries (torch {torch.__version__})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
