@@ -39,6 +39,10 @@ Where each part comes from (torch 2.13 names):
     (``trace_rules._numpy_function_ids``) that is, or is not, in
     ``torch._dynamo.variables.misc.get_np_to_tnp_map()``: traced, or "attempted
     to trace numpy function unsupported by PyTorch".
+  - ``torch._numpy-scalar``: a ``torch._numpy.random`` draw that, called without
+    a size, returns ``array_or_scalar(..., return_scalar=True)`` -- a Python
+    number read out of a traced tensor: "Data dependent operator".
+    ``size_index`` is the position of its ``size`` parameter.
 
   Each entry is then probed: a tiny function ``y = x + 1; r = <call>; return y * 2``
   is written to a file, compiled with ``backend="eager"`` and called on a tensor,
@@ -53,6 +57,8 @@ Where each part comes from (torch 2.13 names):
   functions, ``copy.copy``): ``math`` functions are constant-folded on Python
   numbers (``BuiltinVariable._constant_fold_functions``), so a tensor argument
   has to be read into Python (``__float__``): expected to break.
+* ``sized_calls`` -- those NumPy draws with a size (an array): traced.
+* ``shape_calls`` -- ``math`` functions on shapes (``math.sqrt(x.shape[-1])``): traced.
 * ``math`` -- the ``math`` functions Dynamo constant-folds on numbers and shapes.
 * ``numpy`` -- per module Dynamo traces (``torch._dynamo.utils.NP_TO_TNP_MODULE``),
   the NumPy function names ``torch._numpy`` implements and those it does not.
@@ -76,6 +82,7 @@ import os
 import platform
 import sys
 import tempfile
+import textwrap
 import types
 import warnings
 from dataclasses import dataclass
@@ -211,8 +218,11 @@ CALLS: Tuple[Candidate, ...] = (
     _c("numpy.concatenate", "[a, a]"), _c("numpy.where", "a > 0, a, 0.0"), _c("numpy.clip", "a, 0.0, 1.0"),
     _c("numpy.argmax", "a"), _c("numpy.cumsum", "a"), _c("numpy.einsum", "'ij->i', a"),
     _c("numpy.linalg.norm", "a"), _c("numpy.fft.fft", "a"),
+    _c("numpy.random.seed", "0"), _c("numpy.random.shuffle", "a"),
+    # ... and its RNG draws without a size, which return a Python scalar
     _c("numpy.random.rand"), _c("numpy.random.randn"), _c("numpy.random.normal"),
-    _c("numpy.random.uniform"), _c("numpy.random.randint", "3"), _c("numpy.random.seed", "0"),
+    _c("numpy.random.uniform"), _c("numpy.random.randint", "3"), _c("numpy.random.choice", "3"),
+    _c("numpy.random.random_sample"), _c("numpy.random.random"),
     # NumPy functions torch._numpy does not implement
     _c("numpy.isin", "a, [1.0]"), _c("numpy.nanmean", "a"), _c("numpy.nansum", "a"), _c("numpy.nanmax", "a"),
     _c("numpy.nanmin", "a"), _c("numpy.nanstd", "a"), _c("numpy.nanvar", "a"), _c("numpy.nanargmax", "a"),
@@ -250,6 +260,13 @@ _MATH_ON_TENSOR = (
 TENSOR_CALLS: Tuple[Candidate, ...] = tuple(Candidate(q, f"{q}({args})") for q, args in _MATH_ON_TENSOR) + (
     Candidate("copy.copy", "copy.copy(x)"),
     Candidate("copy.deepcopy", "copy.deepcopy(x)"),
+)
+
+# The same NumPy draws with a size: an array, traced.
+SIZED_CALLS: Tuple[Candidate, ...] = (
+    _c("numpy.random.rand", "4"), _c("numpy.random.randn", "4"), _c("numpy.random.normal", "size=4"),
+    _c("numpy.random.uniform", "size=4"), _c("numpy.random.randint", "3, size=4"),
+    _c("numpy.random.choice", "3, size=2"), _c("numpy.random.random_sample", "4"), _c("numpy.random.random", "4"),
 )
 
 # Math functions on shapes (Python ints / SymInts under dynamic shapes): traced.
@@ -294,6 +311,7 @@ GB_SKIPPED = "Attempted to call function marked as skipped"
 GB_BUILTIN = "Failed to trace builtin operator"
 GB_NUMPY = "attempted to trace numpy function unsupported by PyTorch"
 GB_METHOD = "Unsupported method call"
+GB_DATA = "Data dependent operator"
 
 
 def resolve(qualname: str) -> Any:
@@ -325,6 +343,42 @@ def _numpy_maps() -> Tuple[set, Dict[Any, Any]]:
     return set(trace_rules._numpy_function_ids()), get_np_to_tnp_map()
 
 
+def _returns_scalar(tnp_fn: Any, depth: int = 0) -> bool:
+    """A ``torch._numpy.random`` function whose result goes through
+    ``array_or_scalar(..., return_scalar=...)``, itself or by returning a call of
+    another such function of that module (``rand`` returns ``random_sample(size)``)."""
+    import ast
+
+    fn = inspect.unwrap(tnp_fn)
+    try:
+        source = textwrap.dedent(inspect.getsource(fn))
+    except (OSError, TypeError):
+        return False
+    if "return_scalar" in source:
+        return True
+    if depth > 2:
+        return False
+    module = sys.modules.get(getattr(fn, "__module__", ""), None)
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Return) and isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Name):
+            callee = getattr(module, node.value.func.id, None)
+            if callable(callee) and getattr(callee, "__module__", "") == "torch._numpy.random":
+                if _returns_scalar(callee, depth + 1):
+                    return True
+    return False
+
+
+def _scalar_size_index(tnp_fn: Any) -> Optional[int]:
+    """For a ``torch._numpy.random`` function that returns a Python scalar when called
+    without a size, the position of its ``size`` parameter; else None."""
+    if getattr(tnp_fn, "__module__", "") != "torch._numpy.random" or not _returns_scalar(tnp_fn):
+        return None
+    for index, name in enumerate(inspect.signature(inspect.unwrap(tnp_fn)).parameters):
+        if name == "size":
+            return index
+    return None
+
+
 def _builtin_handled(fn: Any) -> bool:
     from torch._dynamo.variables.builtin import BuiltinVariable
 
@@ -354,6 +408,11 @@ def derive(qualname: str) -> Dict[str, Any]:
     np_ids, np_map = _numpy_maps()
     if id(obj) in np_ids:
         if _hashable(obj) and obj in np_map:
+            size_index = _scalar_size_index(np_map[obj])
+            if size_index is not None:
+                # Without a size, torch._numpy.random returns a Python scalar read out of a
+                # traced tensor (array_or_scalar(..., return_scalar=True)).
+                return {**_fact("torch._numpy-scalar", "breaks", GB_DATA), "size_index": size_index}
             return _fact("torch._numpy", "traces")
         return _fact("numpy-unsupported", "breaks", GB_NUMPY)
     if trace_rules.is_polyfilled_callable(obj):
@@ -468,6 +527,7 @@ def derive_static() -> Dict[str, Any]:
         "calls": {c.qualname: {"probe": c.call, **derive(c.qualname)} for c in CALLS},
         "tensor_calls": {c.qualname: {"probe": c.call, **derive_tensor(c.qualname)} for c in TENSOR_CALLS},
         "shape_calls": {c.qualname: {"probe": c.call, **derive(c.qualname)} for c in SHAPE_CALLS},
+        "sized_calls": {c.qualname: {"probe": c.call, **_fact("torch._numpy", "traces")} for c in SIZED_CALLS},
         "math": {"constant_fold": math_names()},
         "numpy": numpy_names(),
         "skip_modules": skip_modules(),
@@ -581,16 +641,17 @@ def _confirm(entry: Dict[str, Any], result: ProbeResult) -> Dict[str, Any]:
     return entry
 
 
+SECTIONS = (("calls", CALLS), ("tensor_calls", TENSOR_CALLS), ("shape_calls", SHAPE_CALLS), ("sized_calls", SIZED_CALLS))
+
+
 def generate() -> Dict[str, Any]:
     """The full table: the static derivation plus a probe per call entry."""
     data = derive_static()
-    for section, cands in (("calls", CALLS), ("tensor_calls", TENSOR_CALLS), ("shape_calls", SHAPE_CALLS)):
+    for section, cands in SECTIONS:
         results = run_probes(list(cands))
         for cand, result in zip(cands, results):
             data[section][cand.qualname] = _confirm(data[section][cand.qualname], result)
-    data["confirmed_count"] = sum(
-        1 for section in ("calls", "tensor_calls", "shape_calls") for e in data[section].values() if e["confirmed"]
-    )
+    data["confirmed_count"] = sum(1 for section, _ in SECTIONS for e in data[section].values() if e["confirmed"])
     return data
 
 
@@ -615,7 +676,7 @@ def dumps(data: Dict[str, Any]) -> str:
 
 
 def _show(qualname: str) -> int:
-    cands = [c for c in CALLS + TENSOR_CALLS + SHAPE_CALLS if c.qualname == qualname]
+    cands = [c for _, section in SECTIONS for c in section if c.qualname == qualname]
     if not cands:
         print(f"no candidate named {qualname}", file=sys.stderr)
         return 2

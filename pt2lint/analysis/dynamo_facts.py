@@ -19,6 +19,8 @@ comes from:
 * :func:`tensor_call_breaks` -- the same for calls with a tensor argument
   (``math`` functions, which ``BuiltinVariable`` constant-folds on Python
   numbers only).
+* :func:`numpy_scalar_draw` -- ``torch._numpy.random`` draws that return a Python
+  number when called without a size.
 * :func:`numpy_traced`, :func:`numpy_unsupported` -- the NumPy functions
   ``torch._numpy`` implements (``get_np_to_tnp_map`` in
   ``torch/_dynamo/variables/misc.py``) for the modules Dynamo wraps
@@ -36,7 +38,7 @@ from __future__ import annotations
 import functools
 import json
 from dataclasses import dataclass
-from typing import Any, Dict, FrozenSet, Mapping, Optional
+from typing import Any, Dict, FrozenSet, Mapping, Optional, Tuple
 
 __all__ = [
     "CallFact",
@@ -46,6 +48,7 @@ __all__ = [
     "facts",
     "gb_explanation",
     "gb_type",
+    "numpy_scalar_draw",
     "numpy_traced",
     "numpy_unsupported",
     "skipped_function",
@@ -74,6 +77,8 @@ class CallFact:
         where: ``"call"`` (the break is at the call) or ``"callee"`` (inside the
             function called), or None.
         confirmed: the probe agreed with ``expect`` (and with the expected id).
+        size_index: for a NumPy draw that returns a Python scalar without a size
+            (``source == "torch._numpy-scalar"``), the position of its ``size`` parameter.
     """
 
     qualname: str
@@ -84,6 +89,7 @@ class CallFact:
     gb: Optional[str]
     where: Optional[str]
     confirmed: bool
+    size_index: Optional[int] = None
 
 
 @functools.lru_cache(maxsize=1)
@@ -130,6 +136,7 @@ def _fact(section: str, qualname: Optional[str]) -> Optional[CallFact]:
         gb=raw.get("gb"),
         where=raw.get("where"),
         confirmed=bool(raw["confirmed"]),
+        size_index=raw.get("size_index"),
     )
 
 
@@ -212,6 +219,24 @@ def numpy_unsupported(qualname: Optional[str]) -> Optional[str]:
     if fact is None or fact.source != "numpy-unsupported":
         return None
     return breaks(qualname)
+
+
+def numpy_scalar_draw(qualname: Optional[str]) -> Optional[Tuple[str, int]]:
+    """``(graph-break id, size position)`` for a NumPy RNG draw that breaks when called
+    without a size and traces with one (``numpy.random.rand``: ``("GB0033", 0)``).
+
+    Source: ``torch._numpy.random`` returns ``array_or_scalar(..., return_scalar=True)``
+    -- a Python number read out of a traced tensor, "Data dependent operator" -- when
+    no size is given; both forms were probed (``calls`` and ``sized_calls``).
+    """
+    fact = call_fact(qualname)
+    if fact is None or fact.source != "torch._numpy-scalar" or fact.size_index is None:
+        return None
+    sized = _fact("sized_calls", qualname)
+    gb = breaks(qualname)
+    if gb is None or sized is None or not (sized.confirmed and sized.outcome == "traces"):
+        return None
+    return gb, fact.size_index
 
 
 def gb_type(gb_id: str) -> Optional[str]:
