@@ -188,7 +188,8 @@ CALLS: Tuple[Candidate, ...] = (
     _c("zlib.crc32", "b'x'"), _c("zlib.adler32", "b'x'"), _c("zlib.compress", "b'x'"),
     _c("zlib.decompress", "b'x\\x9c\\xab\\x00\\x00\\x00y\\x00y'"),
     _c("binascii.crc32", "b'x'"), _c("binascii.hexlify", "b'x'"),
-    _c("hashlib.md5", "b'x'"), _c("hashlib.sha1", "b'x'"), _c("hashlib.sha256", "b'x'"),
+    _c("hashlib.md5", "b'x'"), _c("hashlib.sha1", "b'x'"), _c("hashlib.sha224", "b'x'"), _c("hashlib.sha256", "b'x'"),
+    _c("hashlib.sha384", "b'x'"),
     _c("hashlib.sha512", "b'x'"), _c("hashlib.blake2b", "b'x'"), _c("hashlib.new", "'sha256', b'x'"),
     # warnings, logging (PTC302 / PTC303)
     _c("warnings.warn", "'careful'"), _c("warnings.warn_explicit", "'careful', UserWarning, 'f.py', 1"),
