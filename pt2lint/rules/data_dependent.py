@@ -8,10 +8,12 @@ Dynamo cannot trace a Python scalar whose value lives in tensor data
 
 from __future__ import annotations
 
+from pt2lint.analysis import dynamo_facts as facts
 from pt2lint.analysis.kinds import Kind
 from pt2lint.rules.base import Rule
 
 _CAST_NAMES = {"builtins.int": "int", "builtins.float": "float", "builtins.bool": "bool", "builtins.complex": "complex"}
+_TORCH_FOR_MATH = {"fabs": "abs"}  # math names whose torch function is spelled differently
 _DATA_FUNCTIONS = {"torch.equal", "torch.allclose", "torch.is_nonzero"}
 
 
@@ -53,6 +55,19 @@ class TensorToPythonScalar(Rule):
 
     def on_call(self, interp, ev) -> None:
         q = ev.qualname
+        if q and q.startswith("math.") and any(a.kind is Kind.TENSOR and not a.weak for a in ev.args):
+            # Dynamo folds math functions on Python numbers only; a tensor argument is read
+            # with __float__ (Dynamo facts table, probe-confirmed; the knob does not help).
+            gb = facts.tensor_call_breaks(q)
+            if gb:
+                interp.report(
+                    self.code,
+                    ev.node,
+                    f"`{q}()` of a tensor reads its value into Python: graph break ({gb}), also with "
+                    f"capture_scalar_outputs (use the torch function on the tensor, e.g. "
+                    f"torch.{_TORCH_FOR_MATH.get(q[5:], q[5:])})",
+                )
+            return
         if q == "builtins.range" and any(a.kind is Kind.TENSOR and not a.weak for a in ev.args):
             interp.report(
                 self.code,

@@ -6,10 +6,17 @@ marked as skipped" (``warnings.warn``, ``random``, ``time``, ``zlib.crc32``),
 "logging.Logger method not supported" style breaks for logger calls,
 ``torch.autograd.grad`` in forward, ``torch._dynamo.graph_break()``, and calls to
 ``torch.compiler.disable``d functions.
+
+Which library functions break is not listed here: PTC303, PTC305, PTC306, PTC307
+and PTC312 look the resolved callee up in the Dynamo facts table
+(:mod:`pt2lint.analysis.dynamo_facts`, generated from torch's trace rules and
+confirmed by probes) and flag only calls a probe saw break. Each rule owns a set of
+modules or names; the table decides within it.
 """
 
 from __future__ import annotations
 
+from pt2lint.analysis import dynamo_facts as facts
 from pt2lint.analysis.kinds import Kind
 from pt2lint.rules.base import Rule
 from pt2lint.analysis.index import FunctionInfo
@@ -69,12 +76,17 @@ class WarningsWarn(Rule):
 
     code = "PTC303"
 
+    @staticmethod
+    def covers(q: str) -> bool:
+        return q.startswith("warnings.")
+
     def on_call(self, interp, ev) -> None:
-        if ev.qualname in ("warnings.warn", "warnings.warn_explicit"):
+        q = ev.qualname
+        if q and self.covers(q) and facts.breaks(q):
             interp.report(
                 self.code,
                 ev.node,
-                "`warnings.warn()` cannot be traced: graph break (warn once outside forward, e.g. in __init__)",
+                f"`{q}()` cannot be traced: graph break (warn once outside forward, e.g. in __init__)",
             )
 
 
@@ -90,57 +102,104 @@ class DebuggerCall(Rule):
 
 
 class NondeterministicPythonCall(Rule):
-    """PTC305: Python's ``random``/``time``/``datetime``/``uuid`` and NumPy's RNG in a compiled region."""
+    """PTC305: Python's ``random``/``time``/``datetime``/``uuid`` and NumPy's RNG in a compiled region.
+
+    The modules are this rule's; whether a call breaks comes from the Dynamo facts
+    table. ``random.randint``/``randrange``/``uniform`` are traced (Dynamo draws the
+    value as a graph input) and are not flagged; NumPy draws break only without a
+    size (``np.random.rand()`` is a Python number, ``np.random.rand(4)`` an array).
+    """
 
     code = "PTC305"
-    PREFIXES = ("random.", "time.", "numpy.random.", "datetime.datetime.now", "datetime.datetime.utcnow", "uuid.uuid", "os.urandom", "secrets.")
-    # Traced without a break on torch 2.13 (Dynamo draws the value as a graph input), or
-    # covered by PTC306 (seeding).
-    EXCLUDE = frozenset(
-        """random.randint random.uniform random.randrange random.Random random.seed numpy.random.seed
-        numpy.random.default_rng numpy.random.RandomState numpy.random.Generator time.sleep""".split()
-    )
+    PREFIXES = ("random.", "time.", "datetime.", "uuid.", "secrets.", "os.urandom", "numpy.random.")
+    # Calls in those modules that belong to other rules: reseeding (PTC306) and
+    # ``time.sleep``, which reads no clock (PTC307).
+    ELSEWHERE = frozenset({"random.seed", "numpy.random.seed", "time.sleep"})
+
+    @classmethod
+    def covers(cls, q: str) -> bool:
+        return q.startswith(cls.PREFIXES) and q not in cls.ELSEWHERE
 
     def on_call(self, interp, ev) -> None:
         q = ev.qualname
-        if not q or q in self.EXCLUDE or q.endswith("()"):
+        if not q or not self.covers(q):
             return
-        if q.startswith(self.PREFIXES) and q.count("()") == 0:
-            interp.report(
-                self.code,
-                ev.node,
-                f"`{q}()` is host-side Python state Dynamo does not trace: graph break "
-                f"(use torch.rand/torch.randint on the device, or pass the value in as an input)",
-            )
+        gb = facts.breaks(q)
+        draw = facts.numpy_scalar_draw(q)
+        if draw is not None and ("size" in ev.kwargs or len(ev.args) > draw[1]):
+            return  # a sized draw is an array: traced
+        if gb is None:
+            return
+        interp.report(
+            self.code,
+            ev.node,
+            f"`{q}()` is host-side Python state Dynamo does not trace: graph break ({gb}) "
+            f"(use torch.rand/torch.randint on the device, or pass the value in as an input)",
+        )
 
 
 class ManualSeed(Rule):
     """PTC306: reseeding an RNG inside a compiled region."""
 
     code = "PTC306"
-    # ``torch.seed()`` and ``np.random.seed()`` were traced without a break on torch 2.13.
+    # The seeding functions; the Dynamo facts table says which break (``np.random.seed()``
+    # is traced through torch._numpy, and ``torch.seed()`` is in the graph).
     NAMES = frozenset(
         """torch.manual_seed torch.random.manual_seed torch.cuda.manual_seed torch.cuda.manual_seed_all
-        random.seed""".split()
+        random.seed numpy.random.seed torch.seed""".split()
     )
 
     def on_call(self, interp, ev) -> None:
-        if ev.qualname in self.NAMES:
+        if ev.qualname in self.NAMES and facts.breaks(ev.qualname):
             interp.report(self.code, ev.node, f"`{ev.qualname}()` inside a compiled region: graph break (seed once, outside forward; or pass a torch.Generator)")
 
 
 class UntraceableCFunction(Rule):
-    """PTC307: C-implemented library functions Dynamo marks as skipped (``zlib.crc32``...)."""
+    """PTC307: library functions Dynamo marks as skipped (``zlib.crc32``, ``os.getpid``, ``heapq.heappush``...).
+
+    Any callee the Dynamo facts table lists as skipped (``trace_rules.lookup`` is
+    ``SkipFunctionVariable``) with a probe-confirmed break, unless another rule owns it
+    (warnings, logging, debuggers, clocks and RNGs, seeding).
+    """
 
     code = "PTC307"
-    NAMES = frozenset(
-        """zlib.crc32 zlib.adler32 zlib.compress zlib.decompress binascii.crc32 hashlib.md5 hashlib.sha1
-        hashlib.sha224 hashlib.sha256 hashlib.sha512 hashlib.blake2b hashlib.new os.getpid""".split()
-    )
+    OWNED_ELSEWHERE = ("warnings.", "logging.", "pdb.", "ipdb.", "pudb.", "builtins.")
 
     def on_call(self, interp, ev) -> None:
-        if ev.qualname in self.NAMES:
-            interp.report(self.code, ev.node, f"`{ev.qualname}()` is a C function Dynamo cannot trace: graph break (compute it outside the compiled region)")
+        q = ev.qualname
+        if not q or q.startswith(self.OWNED_ELSEWHERE) or NondeterministicPythonCall.covers(q) or q in ManualSeed.NAMES:
+            return
+        gb = facts.skipped_function(q)
+        if gb:
+            interp.report(
+                self.code,
+                ev.node,
+                f"`{q}()` is marked as skipped by Dynamo: graph break ({gb}) (compute it outside the compiled region)",
+            )
+
+
+class NumpyUnsupportedFunction(Rule):
+    """PTC312: a NumPy function ``torch._numpy`` does not implement (``np.isin``, ``np.nanmean``...).
+
+    Dynamo traces NumPy calls by running their ``torch._numpy`` equivalents; a function
+    with none breaks (GB0294). The table lists those a probe saw break. ``numpy.random``
+    belongs to PTC305.
+    """
+
+    code = "PTC312"
+
+    def on_call(self, interp, ev) -> None:
+        q = ev.qualname
+        if not q or not q.startswith("numpy.") or q.startswith("numpy.random."):
+            return
+        gb = facts.numpy_unsupported(q)
+        if gb:
+            interp.report(
+                self.code,
+                ev.node,
+                f"`{q}()` has no torch._numpy equivalent, so Dynamo cannot trace it: graph break ({gb}) "
+                f"(use the torch function on the tensor, or compute it outside the compiled region)",
+            )
 
 
 class AutogradInForward(Rule):
