@@ -1,0 +1,387 @@
+"""The Dynamo facts table (``pt2lint/data/dynamo_facts.json``) and the rules that read it.
+
+With torch installed, the shipped table must be what ``tools/gen_dynamo_facts.py``
+derives from the installed torch (every part that needs no probe, in full, and a
+sample of probes); without torch the loader still works. The rule tests check the
+findings the table enables and the near misses it must not flag.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from pt2lint.analysis import dynamo_facts as facts
+from pt2lint.engine import lint_source
+from pt2lint.settings import LintSettings, resolve_selection
+
+ROOT = Path(__file__).resolve().parent.parent
+TOOL = ROOT / "tools" / "gen_dynamo_facts.py"
+SECTIONS = ("calls", "tensor_calls", "shape_calls", "sized_calls")
+# The parts of an entry that come from torch's tables, not from the probe.
+STATIC_KEYS = ("probe", "source", "expect", "expect_gb", "size_index")
+PROBED_KEYS = ("outcome", "gb", "where", "confirmed")
+
+DEFAULT = LintSettings(enabled=resolve_selection())
+
+
+def found(code: str, settings: LintSettings = DEFAULT):
+    result = lint_source(textwrap.dedent(code).lstrip("\n"), "m.py", settings)
+    return sorted((d.start.line, d.code) for d in result.diagnostics)
+
+
+def _shipped() -> dict:
+    return json.loads((ROOT / "pt2lint" / "data" / "dynamo_facts.json").read_text(encoding="utf-8"))
+
+
+@pytest.fixture(scope="module")
+def tool():
+    pytest.importorskip("torch")
+    pytest.importorskip("numpy")
+    spec = importlib.util.spec_from_file_location("gen_dynamo_facts", TOOL)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["gen_dynamo_facts"] = module
+    spec.loader.exec_module(module)
+    yield module
+    sys.modules.pop("gen_dynamo_facts", None)
+
+
+@pytest.fixture(scope="module")
+def derived(tool):
+    shipped = _shipped()
+    import torch
+
+    assert shipped["versions"]["torch"] == torch.__version__, (
+        f"pt2lint/data/dynamo_facts.json describes torch {shipped['versions']['torch']}, the installed torch is "
+        f"{torch.__version__}: regenerate it with `python tools/gen_dynamo_facts.py`"
+    )
+    here = f"{sys.version_info.major}.{sys.version_info.minor}"
+    if shipped["versions"]["python"] != here:
+        pytest.skip(f"table generated on Python {shipped['versions']['python']}, running {here} (stdlib differs)")
+    return tool.derive_static()
+
+
+# ------------------------------------------------------------ table vs torch
+
+
+def test_shipped_table_matches_installed_torch_tables(derived):
+    shipped = _shipped()
+    for key in ("schema", "generator", "versions", "math", "numpy", "skip_modules", "graph_breaks"):
+        assert shipped[key] == derived[key], f"{key} differs: regenerate with `python tools/gen_dynamo_facts.py`"
+    for section in SECTIONS:
+        assert sorted(shipped[section]) == sorted(derived[section]), section
+        for name, entry in derived[section].items():
+            got = {k: shipped[section][name].get(k) for k in STATIC_KEYS}
+            want = {k: entry.get(k) for k in STATIC_KEYS}
+            assert got == want, f"{section}[{name}]: shipped {got}, torch says {want}"
+
+
+# A sample of probes, rerun on the installed torch: skipped, traced, random-variable,
+# NumPy (implemented, unsupported, scalar draw), math on a tensor and on a shape.
+SAMPLE = (
+    ("calls", "random.random"),
+    ("calls", "random.randint"),
+    ("calls", "zlib.crc32"),
+    ("calls", "os.path.join"),
+    ("calls", "re.match"),
+    ("calls", "numpy.isin"),
+    ("calls", "numpy.mean"),
+    ("calls", "numpy.random.rand"),
+    ("sized_calls", "numpy.random.rand"),
+    ("tensor_calls", "math.sqrt"),
+    ("shape_calls", "math.sqrt"),
+)
+
+
+def test_sampled_probes_agree_with_the_shipped_table(tool, derived):
+    shipped = _shipped()
+    by_section = {section: {c.qualname: c for c in cands} for section, cands in tool.SECTIONS}
+    cands = [by_section[section][name] for section, name in SAMPLE]
+    results = tool.run_probes(cands)
+    for (section, name), result in zip(SAMPLE, results):
+        entry = tool._confirm(derived[section][name], result)
+        got = {k: entry.get(k) for k in PROBED_KEYS}
+        want = {k: shipped[section][name].get(k) for k in PROBED_KEYS}
+        assert got == want, f"{section}[{name}]: probe says {got}, shipped {want}"
+
+
+def test_dumps_is_stable_json(tool, derived):
+    text = tool.dumps(derived)
+    assert json.loads(text) == derived
+    assert tool.dumps(json.loads(text)) == text
+
+
+# ------------------------------------------------------------ loader, no torch
+
+
+def test_loader_works_without_torch():
+    code = textwrap.dedent(
+        """
+        import sys
+        sys.modules["torch"] = None  # any `import torch` now raises ImportError
+        sys.modules["numpy"] = None
+        from pt2lint.analysis import dynamo_facts as f
+        assert f.torch_version().startswith("2."), f.torch_version()
+        assert f.breaks("random.random") == "GB0007"
+        assert f.skipped_function("zlib.crc32") == "GB0007"
+        assert f.numpy_traced("numpy.mean") and f.numpy_traced("mean") and not f.numpy_traced("numpy.isin")
+        assert f.numpy_unsupported("numpy.isin") == "GB0294"
+        assert f.tensor_call_breaks("math.sqrt") == "GB0033"
+        assert f.gb_type("GB0007") == "Attempted to call function marked as skipped"
+        from pt2lint.engine import lint_source
+        from pt2lint.settings import LintSettings, resolve_selection
+        src = "import zlib\\nfrom torch import nn\\nclass M(nn.Module):\\n    def forward(self, x):\\n        return x + zlib.crc32(b'a')\\n"
+        codes = [d.code for d in lint_source(src, "m.py", LintSettings(enabled=resolve_selection())).diagnostics]
+        assert codes == ["PTC307"], codes
+        assert "torch" not in [m for m, v in sys.modules.items() if v is not None]
+        print("ok")
+        """
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert out.returncode == 0 and out.stdout.strip().endswith("ok"), out.stderr[-2000:]
+
+
+def test_at_least_40_entries_are_probe_confirmed():
+    shipped = _shipped()
+    confirmed = sum(1 for s in SECTIONS for e in shipped[s].values() if e["confirmed"])
+    assert confirmed == facts.confirmed_count() == shipped["confirmed_count"]
+    assert confirmed >= 40
+    # Confirmed means the probe agreed with what torch's tables predicted.
+    for section in SECTIONS:
+        for name, e in shipped[section].items():
+            if e["confirmed"]:
+                assert e["outcome"] == e["expect"], (section, name)
+                if e["outcome"] == "breaks" and e["expect_gb"]:
+                    assert e["gb"] == e["expect_gb"], (section, name)
+
+
+def test_loader_answers_only_for_confirmed_breaks():
+    # uuid.uuid4 is inlined (the tables say "traces"), and breaks inside uuid on
+    # os.urandom: the probe disagreed with the tables, so nothing is claimed.
+    fact = facts.call_fact("uuid.uuid4")
+    assert fact is not None and fact.outcome == "breaks" and not fact.confirmed
+    assert facts.breaks("uuid.uuid4") is None
+    assert facts.breaks("random.randint") is None and facts.traces("random.randint")
+    assert facts.call_fact("not.in.the.table") is None and facts.breaks(None) is None
+    assert facts.numpy_scalar_draw("numpy.random.rand") == ("GB0033", 0)
+    assert facts.numpy_scalar_draw("numpy.random.normal") == ("GB0033", 2)
+    assert facts.numpy_scalar_draw("numpy.mean") is None
+
+
+def test_table_ships_in_the_package():
+    from importlib.resources import files
+
+    assert files("pt2lint").joinpath("data/dynamo_facts.json").is_file()
+
+
+# ------------------------------------------------------------ rules
+
+
+def test_skipped_stdlib_functions_are_ptc307():
+    assert found(
+        """
+        import gc
+        import os
+        import time
+        from heapq import heappush
+        import torch
+        from torch import nn
+
+        class M(nn.Module):
+            def forward(self, x):
+                n = os.cpu_count()
+                gc.collect()
+                time.sleep(0)
+                heap = []
+                heappush(heap, 1)
+                return x * n
+        """
+    ) == [(10, "PTC307"), (11, "PTC307"), (12, "PTC307"), (14, "PTC307")]
+
+
+def test_skipped_function_near_misses():
+    # In __init__, in a helper forward never calls, a same-named local function,
+    # a traced polyfill (struct.pack) and re on constants (folded) are not flagged.
+    assert found(
+        """
+        import os
+        import re
+        import struct
+        import torch
+        from torch import nn
+
+        def cpu_count():
+            return 4
+
+        def unused_helper():
+            return os.cpu_count()
+
+        class M(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.workers = os.cpu_count()
+                self.name = "gelu"
+
+            def forward(self, x):
+                tag = struct.pack("i", 1)
+                if re.match("ge", self.name):
+                    x = x * 2
+                return x * cpu_count() + self.workers
+        """
+    ) == []
+
+
+def test_skipped_function_in_a_helper_called_from_forward():
+    assert found(
+        """
+        import pickle
+        from torch import nn
+
+        def size_of(obj):
+            return len(pickle.dumps(obj))
+
+        class M(nn.Module):
+            def forward(self, x):
+                return x * size_of([1, 2])
+        """
+    ) == [(5, "PTC307")]
+
+
+def test_random_and_clock_calls_follow_the_table():
+    assert found(
+        """
+        import random
+        import time
+        from torch import nn
+
+        class M(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.p = random.random()
+                self.t0 = time.time()
+
+            def forward(self, x):
+                order = [0, 1, 2]
+                random.shuffle(order)
+                k = random.randint(1, 3)
+                s = random.uniform(0.5, 1.5)
+                return x * k * s + time.perf_counter_ns()
+        """
+    ) == [(13, "PTC305"), (16, "PTC305")]
+
+
+def test_uuid_is_not_claimed_without_a_confirmed_probe():
+    assert found(
+        """
+        import uuid
+        from torch import nn
+
+        class M(nn.Module):
+            def forward(self, x):
+                tag = uuid.uuid4()
+                return x
+        """
+    ) == []
+
+
+def test_numpy_draws_break_only_without_a_size():
+    assert found(
+        """
+        import numpy as np
+        import torch
+        from torch import nn
+
+        class M(nn.Module):
+            def forward(self, x):
+                a = np.random.rand()
+                b = np.random.rand(4, 8)
+                c = np.random.normal(0.0, 1.0)
+                d = np.random.normal(0.0, 1.0, (4, 8))
+                e = np.random.normal(0.0, 1.0, size=(4, 8))
+                rng = np.random.default_rng(0)
+                return x * a
+        """
+    ) == [(7, "PTC305"), (9, "PTC305"), (12, "PTC305")]
+
+
+def test_numpy_functions_without_torch_numpy_equivalent_are_ptc312():
+    assert found(
+        """
+        import numpy as np
+        from numpy import nanmean
+        import torch
+        from torch import nn
+
+        class M(nn.Module):
+            def forward(self, x):
+                a = x.numpy()
+                keep = np.isin(a, [0.0])
+                m = nanmean(a, axis=0)
+                ok = np.mean(a, axis=0) + np.linalg.norm(a)
+                idx = np.random.permutation(4)
+                return torch.from_numpy(m)
+        """
+    ) == [(9, "PTC312"), (10, "PTC312"), (12, "PTC305")]
+
+
+def test_numpy_near_misses():
+    assert found(
+        """
+        import numpy as np
+        import torch
+        from torch import nn
+
+        def isin(x, values):
+            return (x[..., None] == torch.tensor(values)).any(-1)
+
+        class M(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.register_buffer("mask", torch.from_numpy(np.isin(np.arange(8), [1, 3])))
+
+            def forward(self, x):
+                return x * self.mask * isin(x, [0.0])
+        """
+    ) == []
+
+
+def test_math_on_a_tensor_is_ptc103_and_on_a_shape_is_not():
+    assert found(
+        """
+        import math
+        import torch
+        from torch import nn
+
+        class M(nn.Module):
+            def __init__(self, dim=8):
+                super().__init__()
+                self.scale = math.sqrt(dim)
+
+            def forward(self, q, k):
+                s = math.sqrt(q.shape[-1]) * self.scale
+                t = math.log(q.abs().sum() + 1)
+                ok = math.isfinite(2.0)
+                return q @ k.transpose(-1, -2) / s * t
+        """
+    ) == [(12, "PTC103")]
+
+
+def test_math_on_a_tensor_breaks_with_the_knob_on():
+    knob = LintSettings(enabled=resolve_selection(), capture_scalar_outputs=True)
+    code = """
+        import math
+        from torch import nn
+
+        class M(nn.Module):
+            def forward(self, x):
+                y = x / math.sqrt(x.var() + 1e-5)
+                return y * float(x.sum())
+        """
+    assert found(code) == [(6, "PTC103"), (7, "PTC103")]
+    assert found(code, knob) == [(6, "PTC103")]  # float(t) is traced with the knob, math.sqrt(t) is not
