@@ -135,11 +135,12 @@ def analyse_findings(
 
 
 def _project_for(filename: str, settings, overlay=None):
-    from pt2lint.analysis.project import ProjectModel, import_roots
+    from pt2lint.analysis.project import ProjectModel, import_roots, module_name_for
 
     path = os.path.abspath(filename) if filename and filename != "-" else os.path.join(os.getcwd(), "<stdin>.py")
     roots = import_roots(path, getattr(settings, "project_root", "") or "", getattr(settings, "src", ()) or ())
-    return path, ProjectModel(roots, settings.target, overlay)
+    top = module_name_for(path, roots)[0].split(".", 1)[0]
+    return path, ProjectModel(roots, settings.target, overlay, entry_package=top)
 
 
 def analyse_project(

@@ -44,6 +44,7 @@ class FunctionInfo:
     __slots__ = (
         "node", "name", "symbol", "cls", "disabled", "opaque", "compiled", "kind",
         "local_decorators", "is_generator", "closure", "module", "foreign_decorators", "decorator_targets",
+        "decorators_linked",
     )
 
     def __init__(self, node: cst.FunctionDef, symbol: str, cls: Optional["ClassInfo"]) -> None:
@@ -61,6 +62,21 @@ class FunctionInfo:
         self.module = None  # the ModuleIndex it is defined in
         self.foreign_decorators: List[tuple] = []  # (expr, qualified name) of decorators imported from elsewhere
         self.decorator_targets: Dict[int, "FunctionInfo"] = {}  # id(decorator expr) -> project function
+        self.decorators_linked = False
+
+    def link_decorators(self) -> None:
+        """Resolve decorators imported from other project modules (once): their wrappers run in the region."""
+        if self.decorators_linked:
+            return
+        self.decorators_linked = True
+        project = getattr(self.module, "project", None)
+        if project is None or not self.foreign_decorators:
+            return
+        for expr, q in self.foreign_decorators:
+            target = project.resolve(self.module, q)
+            if isinstance(target, FunctionInfo):
+                self.local_decorators.append(expr)
+                self.decorator_targets[id(expr)] = target
 
     def __repr__(self) -> str:
         return f"<FunctionInfo {self.symbol}>"
@@ -76,10 +92,11 @@ class ClassInfo:
         attrs: ``self.<name>`` values collected from the methods (filled lazily).
     """
 
-    __slots__ = ("node", "name", "bases", "methods", "attrs", "attrs_done", "_module", "_autograd_fn", "module")
+    __slots__ = ("node", "name", "bases", "methods", "attrs", "attrs_done", "_module", "_autograd_fn", "module", "_linked")
 
     def __init__(self, node: cst.ClassDef, name: str) -> None:
         self.module = None  # the ModuleIndex it is defined in
+        self._linked = False  # bases imported from project modules resolved to their ClassInfo
         self.node = node
         self.name = name
         self.bases: List[object] = []
@@ -98,8 +115,19 @@ class ClassInfo:
             if c in out:
                 continue
             out.append(c)
+            c.link()
             stack.extend(b for b in c.bases if isinstance(b, ClassInfo))
         return out
+
+    def link(self) -> None:
+        """Resolve bases imported from other project modules to their ``ClassInfo`` (once, lazily:
+        only the classes an analysis looks at load the modules of their bases)."""
+        if self._linked:
+            return
+        self._linked = True
+        project = getattr(self.module, "project", None)
+        if project is not None and any(isinstance(b, str) for b in self.bases):
+            self.bases = project.resolve_bases(self.module, self.bases)
 
     def external_bases(self) -> List[Optional[str]]:
         return [b for c in self.mro() for b in c.bases if not isinstance(b, ClassInfo)]
@@ -199,7 +227,7 @@ class ModuleIndex:
         for stmt in body:
             self._collect_stmt(stmt, top=True)
 
-    def _collect_stmt(self, stmt: cst.CSTNode, top: bool) -> None:
+    def _collect_stmt(self, stmt: cst.CSTNode, top: bool, typing_only: bool = False) -> None:
         if isinstance(stmt, cst.SimpleStatementLine):
             for small in stmt.body:
                 if isinstance(small, cst.Import):
@@ -210,7 +238,7 @@ class ModuleIndex:
                     self.imports.add_import_from(small)
                     if isinstance(small.names, cst.ImportStar):
                         base = _import_from_module(small)
-                        if base:
+                        if base and not typing_only:  # ``if TYPE_CHECKING:`` binds nothing at run time
                             self.star_imports.append(base)
                     else:
                         for alias in small.names:
@@ -237,7 +265,7 @@ class ModuleIndex:
             # ``if TYPE_CHECKING:`` / ``try: import x except ImportError`` blocks at module level.
             for block in _blocks(stmt):
                 for inner in block:
-                    self._collect_stmt(inner, top)
+                    self._collect_stmt(inner, top, typing_only or _is_type_checking_test(stmt))
 
     def _collect_class(self, node: cst.ClassDef, name: str) -> ClassInfo:
         cls = ClassInfo(node, name)
@@ -322,6 +350,13 @@ def _is_property_setter(node: cst.FunctionDef) -> bool:
         if isinstance(d, cst.Name) and d.value == "overload":
             return True
     return False
+
+
+def _is_type_checking_test(stmt: cst.CSTNode) -> bool:
+    """``if TYPE_CHECKING:`` / ``if typing.TYPE_CHECKING:``."""
+    test = getattr(stmt, "test", None) if isinstance(stmt, cst.If) else None
+    name = dotted_name(test) if test is not None else None
+    return bool(name) and name.rsplit(".", 1)[-1] == "TYPE_CHECKING"
 
 
 def _import_from_module(node: cst.ImportFrom) -> str:

@@ -46,6 +46,7 @@ from pt2lint.analysis.kinds import (
     const,
     container,
     join,
+    keyed_dict,
 )
 
 MAX_DEPTH = 24
@@ -70,6 +71,9 @@ def _is_bool_annotation(ann: cst.BaseExpression) -> bool:
     name = dotted_name(ann) or ""
     return name.rsplit(".", 1)[-1] == "BoolTensor"
 
+
+#: Methods whose ``self.x = ...`` attributes are collected for classes of other modules.
+_CONSTRUCTION_METHODS = frozenset({"__init__", "__post_init__", "__new__", "setup", "build"})
 
 _GENERIC_METHOD_NAMES = frozenset(
     """split copy get items keys values index count strip lower upper replace join format startswith
@@ -179,6 +183,7 @@ class Interpreter:
             return
         self_value = Value(Kind.SELF, ref=cls)
         params = self._entry_params(fwd)
+        fwd.link_decorators()
         if fwd.local_decorators:
             self.invoke(fwd, self_value, list(params.values()), {}, ())
         else:
@@ -428,7 +433,7 @@ class Interpreter:
         if params.star_kwarg is not None:
             names = {p.name.value for p in plist} | {p.name.value for p in params.kwonly_params}
             rest = {k: v for k, v in kwargs.items() if k not in names}
-            bound[params.star_kwarg.name.value] = Value(Kind.CONTAINER, elt=_join_all(list(rest.values())) if rest else UNKNOWN)
+            bound[params.star_kwarg.name.value] = keyed_dict(rest.items()) if rest else Value(Kind.CONTAINER, elt=UNKNOWN)
         return bound
 
     def _default_value(self, p: cst.Param) -> Value:
@@ -738,7 +743,9 @@ class Interpreter:
                     base.ref.attrs[name] = join(base.ref.attrs[name], value) if name in base.ref.attrs else value
         elif isinstance(target, cst.Subscript):
             base = self.eval(target.value)
-            self._eval_slices(target)
+            index = self._eval_slices(target)
+            if base.kind is Kind.CONTAINER and base.keys is not None and isinstance(target.value, cst.Name):
+                self.frame.env[target.value.value] = _dict_with(base, index, value)
             # A guessed tensor (``cache=None`` parameter) is as likely a list or dict:
             # item assignment into those writes no tensor.
             if base.kind is Kind.TENSOR and not base.weak:
@@ -976,7 +983,13 @@ class Interpreter:
                 return const(float(node.value.replace("_", "")))
             except ValueError:
                 return CONST
-        if isinstance(node, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString, cst.Imaginary)):
+        if isinstance(node, cst.SimpleString):
+            try:
+                text = node.evaluated_value
+            except Exception:  # an invalid escape: still a constant
+                return CONST
+            return const(text) if isinstance(text, str) and len(text) <= 200 else CONST
+        if isinstance(node, (cst.ConcatenatedString, cst.FormattedString, cst.Imaginary)):
             return CONST
         return None
 
@@ -1020,12 +1033,27 @@ class Interpreter:
 
     def eval_Dict(self, node: cst.Dict) -> Value:
         vals = []
+        items: Optional[List[Tuple[str, Value]]] = []  # while every key is a known string
         for el in node.elements:
             if isinstance(el, cst.DictElement):
                 self.eval(el.key)
-                vals.append(self.eval(el.value))
+                v = self.eval(el.value)
+                vals.append(v)
+                key = el.key.evaluated_value if isinstance(el.key, cst.SimpleString) else None
+                if items is not None and isinstance(key, str):
+                    items = [kv for kv in items if kv[0] != key] + [(key, v)]
+                else:
+                    items = None
             else:
-                vals.append(self.eval(el.value).element())
+                splat = self.eval(el.value)
+                vals.append(splat.element())
+                if items is not None and splat.keys is not None and splat.elts is not None:
+                    for key, v in zip(splat.keys, splat.elts):
+                        items = [kv for kv in items if kv[0] != key] + [(key, v)]
+                else:
+                    items = None
+        if items is not None:
+            return keyed_dict(items)
         return Value(Kind.CONTAINER, elt=_join_all(vals) if vals else UNKNOWN)
 
     def _comprehension(self, node, elt_nodes) -> Value:
@@ -1193,6 +1221,11 @@ class Interpreter:
         if base.kind is Kind.DATA:
             return DATA
         if base.kind is Kind.CONTAINER:
+            if base.keys is not None:
+                if index.kind is Kind.CONST and isinstance(index.const, str):
+                    hit = base.item(index.const)
+                    return hit if hit is not None else UNKNOWN
+                return _guess(base.element())
             if base.elts is not None and index.kind is Kind.CONST and isinstance(index.const, int):
                 try:
                     return base.elts[index.const]
@@ -1200,6 +1233,9 @@ class Interpreter:
                     return UNKNOWN
             if len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Slice):
                 return base
+            if index.kind is Kind.UNKNOWN and base.elts is not None:
+                # which element an index of unknown kind picks is unknown: a guess, not a sure tensor
+                return _guess(base.element())
             return base.element()
         if base.kind is Kind.MODULE:
             return base.element()
@@ -1312,8 +1348,14 @@ class Interpreter:
                                     own[t.target.value] = v
                         elif isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name) and small.value is not None:
                             own[small.target.value] = self.eval(small.value)
+            foreign = cls.module is not None and cls.module is not self.entry
             for name, fn in cls.methods.items():
                 if name in ("forward", "__call__") or fn.kind in ("staticmethod", "classmethod", "property"):
+                    continue
+                if foreign and name not in _CONSTRUCTION_METHODS:
+                    # a class of another module: its constructor builds the attributes that
+                    # matter (what the constructor calls is followed); its other methods are
+                    # read only when called
                     continue
                 params = {p.name.value: UNKNOWN for p in list(fn.node.params.params)[1:]}
                 self.call_function(fn, self_value, params, {}, ())
@@ -1336,12 +1378,15 @@ class Interpreter:
             if a.keyword is not None:
                 kwargs[a.keyword.value] = v
             elif a.star == "*":
-                if v.elts is not None:
+                if v.keys is not None:
+                    args.extend(CONST for _ in v.keys)  # ``*d`` passes the keys
+                elif v.elts is not None:
                     args.extend(v.elts)
                 else:
                     args.append(v.element())
             elif a.star == "**":
-                pass
+                if v.keys is not None and v.elts is not None:
+                    kwargs.update(zip(v.keys, v.elts))
             else:
                 args.append(v)
                 arg_nodes.append(a.value)
@@ -1364,6 +1409,12 @@ class Interpreter:
             callee_value = self.eval(func)
         elif qual is None:
             callee_value = self.eval(func)
+        if (
+            receiver is not None and receiver.keys is not None and method in _CONTAINER_MUTATORS
+            and isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and self.frame is not None
+        ):
+            # ``kwargs.update(...)``/``pop``/``setdefault``: its keys are no longer known
+            self.frame.env[func.value.value] = Value(Kind.CONTAINER, elt=receiver.element())
         if receiver is not None and self.silent and method is not None:
             self._collect_attr_call(node, receiver, method, args)
         frame = self.frame
@@ -1484,6 +1535,7 @@ class Interpreter:
         """Call a local function or method (``bound_self`` for bound methods), through same-file decorators."""
         if fn.disabled or fn.opaque:
             return UNKNOWN
+        fn.link_decorators()
         if fn.local_decorators:
             wrapper = self._decorated(fn)
             if wrapper is not None:
@@ -1514,6 +1566,7 @@ class Interpreter:
         inner.module = fn.module
         inner.decorator_targets = fn.decorator_targets
         inner.local_decorators = fn.local_decorators[1:]
+        inner.decorators_linked = True
         target_value = Value(Kind.FUNCTION, ref=inner)
         self.silent += 1
         try:
@@ -1590,6 +1643,11 @@ class Interpreter:
             if method in ("keys",):
                 return container(elt=CONST)
             if method in ("get", "pop", "setdefault"):
+                if recv.keys is not None and args and args[0].kind is Kind.CONST and isinstance(args[0].const, str):
+                    default = args[1] if len(args) > 1 else (NONE if method == "get" else UNKNOWN)
+                    hit = recv.item(args[0].const, default)
+                    if hit is not None:
+                        return hit
                 return join(recv.element(), NONE) if method == "get" else recv.element()
             if method in ("index", "count"):
                 return CONST
@@ -1825,6 +1883,19 @@ def _is_basic_index(index: Value) -> bool:
     if index.kind is Kind.CONTAINER and index.elts is not None:
         return all(e.kind is not Kind.TENSOR for e in index.elts)
     return index.kind in (Kind.CONST, Kind.SHAPE, Kind.NONE, Kind.UNKNOWN)
+
+
+def _dict_with(d: Value, key: Value, value: Value) -> Value:
+    """The dict ``d`` after ``d[key] = value`` (its keys stay known only for a known string key)."""
+    if key.kind is Kind.CONST and isinstance(key.const, str) and d.keys is not None and d.elts is not None:
+        items = [(k, v) for k, v in zip(d.keys, d.elts) if k != key.const] + [(key.const, value)]
+        return keyed_dict(items)
+    return Value(Kind.CONTAINER, elt=join(d.element(), value))
+
+
+def _guess(v: Value) -> Value:
+    """``v`` as a guess: a sure tensor becomes a weak one (rules do not branch-flag guesses)."""
+    return replace(v, weak=True) if v.kind is Kind.TENSOR and not v.weak else v
 
 
 def _join_all(values: Sequence[Value]) -> Value:

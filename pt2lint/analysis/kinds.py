@@ -48,6 +48,8 @@ class Value:
         ref: the definition behind FUNCTION/CLASS/MODULE/SELF values (analysis objects),
             or the qualified name of an external callable/module class.
         const: the Python value of a constant when it is known (numbers, strings, bools).
+        keys: for a dict whose string keys are all known (a literal, the ``**kwargs`` of
+            a call with keyword arguments): the keys, with the values in ``elts``.
     """
 
     kind: Kind
@@ -59,6 +61,15 @@ class Value:
     elt: Optional["Value"] = None
     ref: Any = None
     const: Any = None
+    keys: Optional[Tuple[str, ...]] = None
+
+    def item(self, key: str, default: Optional["Value"] = None) -> Optional["Value"]:
+        """``d[key]`` / ``d.get(key, default)`` of a dict with known keys; ``None`` when the keys are unknown."""
+        if self.keys is None or self.elts is None:
+            return None
+        if key in self.keys:
+            return self.elts[self.keys.index(key)]
+        return default
 
     @property
     def is_tensor(self) -> bool:
@@ -81,6 +92,10 @@ class Value:
             out = self.elts[0]
             for v in self.elts[1:]:
                 out = join(out, v)
+            if out.kind is Kind.TENSOR and not out.weak and any(v.kind is not Kind.TENSOR for v in self.elts):
+                # one element of a tuple that also holds non-tensors (``args[i]`` of a wrapper's
+                # ``*args``): it may well be one of those, so it is a guess, not a sure tensor
+                out = replace(out, weak=True)
             return out
         if self.kind is Kind.MODULE:
             return Value(Kind.MODULE)
@@ -110,6 +125,16 @@ def container(elts=None, elt: Optional[Value] = None) -> Value:
     return Value(Kind.CONTAINER, elts=tuple(elts) if elts is not None else None, elt=elt)
 
 
+def keyed_dict(items) -> Value:
+    """A dict value with known string keys: ``items`` is a sequence of ``(key, value)``."""
+    items = list(items)
+    vals = [v for _, v in items]
+    elt = vals[0] if vals else UNKNOWN
+    for v in vals[1:]:
+        elt = join(elt, v)
+    return Value(Kind.CONTAINER, elts=tuple(vals), keys=tuple(k for k, _ in items), elt=elt)
+
+
 def join(a: Value, b: Value) -> Value:
     """Least upper bound of two values reaching the same point (after an ``if``, a loop)."""
     if a == b:
@@ -121,7 +146,8 @@ def join(a: Value, b: Value) -> Value:
     alias = a.alias_of or b.alias_of
     if a.kind is b.kind:
         elts = None
-        if a.elts is not None and b.elts is not None and len(a.elts) == len(b.elts):
+        keys = a.keys if a.keys == b.keys else None
+        if a.elts is not None and b.elts is not None and len(a.elts) == len(b.elts) and keys == a.keys:
             elts = tuple(join(x, y) for x, y in zip(a.elts, b.elts))
         elt = None
         if a.elt is not None and b.elt is not None:
@@ -136,6 +162,7 @@ def join(a: Value, b: Value) -> Value:
             elt=elt,
             ref=a.ref if a.ref is b.ref else None,
             const=a.const if a.const == b.const else None,
+            keys=keys if elts is not None else None,
         )
     # SymInt and Python constants mix freely (both are fine to branch on).
     if {a.kind, b.kind} <= {Kind.SHAPE, Kind.CONST}:

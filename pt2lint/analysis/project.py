@@ -96,6 +96,12 @@ def package_root(path: str) -> str:
     return d
 
 
+def is_installed_packages_dir(path: str) -> bool:
+    """A ``site-packages``/``dist-packages`` folder (or one inside it): installed libraries, not the project."""
+    parts = os.path.normpath(path).split(os.sep)
+    return "site-packages" in parts or "dist-packages" in parts
+
+
 def import_roots(path: str, project_root: str = "", src: Sequence[str] = ()) -> List[str]:
     """The directories imports of the file at ``path`` are resolved against, in search order.
 
@@ -178,8 +184,16 @@ class ProjectModel:
         deps: abs path -> sha256 of the bytes read, or ``None`` for a path looked for and absent.
     """
 
-    def __init__(self, roots: Sequence[str], target: str = "compile", overlay: Optional[Mapping[str, str]] = None) -> None:
+    def __init__(
+        self,
+        roots: Sequence[str],
+        target: str = "compile",
+        overlay: Optional[Mapping[str, str]] = None,
+        entry_package: str = "",
+    ) -> None:
         self.roots = [os.path.abspath(r) for r in roots]
+        # From an installed-packages folder, only the linted package itself is project code.
+        self.entry_package = entry_package
         self.target = target
         self.overlay = dict(overlay or {})
         self.modules: Dict[str, object] = {}
@@ -210,6 +224,8 @@ class ProjectModel:
             return None
         namespace = None
         for root in self.roots:
+            if is_installed_packages_dir(root) and parts[0] != self.entry_package:
+                continue
             d = os.path.join(root, *parts[:-1]) if len(parts) > 1 else root
             if len(parts) > 1 and not self._isdir(d):
                 continue
@@ -293,7 +309,6 @@ class ProjectModel:
             return None
         self._attach(index, path, source, dotted, is_package)
         self.by_name[dotted] = index
-        self.link(index)
         return index
 
     def _parse(self, path: str, source: str):
@@ -405,32 +420,31 @@ class ProjectModel:
             return self.lookup(found, tail)
         return None
 
+    def resolve_bases(self, index, bases: Sequence[object]) -> List[object]:
+        """``bases`` of a class in ``index`` with qualified names of project classes replaced by their ``ClassInfo``."""
+        from pt2lint.analysis.index import ClassInfo
+
+        out: List[object] = []
+        for b in bases:
+            if isinstance(b, str) and b.split(".", 1)[0] not in EXTERNAL_HEADS:
+                target = self.resolve(index, b)
+                if isinstance(target, ClassInfo):
+                    out.append(target)
+                    continue
+            out.append(b)
+        return out
+
     def link(self, index) -> None:
-        """Resolve base classes, decorators and compiled names of ``index`` that come from project modules."""
+        """Resolve the names the entry module passes to ``torch.compile`` that are imported from project modules.
+
+        Base classes and decorators resolve lazily, when the analysis looks at them
+        (:meth:`ClassInfo.link`, :meth:`FunctionInfo.link_decorators`).
+        """
         if getattr(index, "linked", False):
             return
         index.linked = True
-        from pt2lint.analysis.index import ClassInfo, FunctionInfo
+        from pt2lint.analysis.index import FunctionInfo
 
-        for cls in index.all_classes:
-            new_bases = []
-            for b in cls.bases:
-                if isinstance(b, str) and not b.split(".", 1)[0] in EXTERNAL_HEADS:
-                    target = self.resolve(index, b)
-                    if isinstance(target, ClassInfo):
-                        self.link(target.module)
-                        new_bases.append(target)
-                        continue
-                new_bases.append(b)
-            cls.bases = new_bases
-            cls._module = None
-            cls._autograd_fn = None
-        for fn in index.all_functions:
-            for expr, q in fn.foreign_decorators:
-                target = self.resolve(index, q)
-                if isinstance(target, FunctionInfo):
-                    fn.local_decorators.append(expr)
-                    fn.decorator_targets[id(expr)] = target
         for name in list(index.compiled_names):
             if name not in index.functions and name in index.imports.names:
                 target = self.resolve(index, index.imports.names[name])
