@@ -141,7 +141,8 @@ class ResultCache:
         self.settings = settings
         self._base = (
             f"{__version__}|{_code_fingerprint()}|{settings.capture_scalar_outputs}|"
-            f"{settings.capture_dynamic_output_shape_ops}|{settings.target}|{getattr(settings, 'compute_dtype', 'float32')}"
+            f"{settings.capture_dynamic_output_shape_ops}|{settings.target}|{getattr(settings, 'compute_dtype', 'float32')}|"
+            f"{','.join(getattr(settings, 'src', ()))}|{','.join(getattr(settings, 'follow_imports', ()))}"
         )
         self._prepared = False
 

@@ -141,6 +141,10 @@ def selection_options(fn: Callable) -> Callable:
                 "--capture-dynamic-output-shape-ops/--no-capture-dynamic-output-shape-ops", default=None,
                 help="Assume torch._dynamo.config.capture_dynamic_output_shape_ops=True (nonzero, unique, mask indexing are traced).",
             ),
+            click.option(
+                "--follow-imports", multiple=True, metavar="MODULES",
+                help="Installed packages to follow calls into (comma-separated, repeatable; adds to the config's follow-imports).",
+            ),
         ]
     )(fn)
 
@@ -173,6 +177,7 @@ def project_from_options(paths: Sequence[str], options: Dict[str, Any]) -> Proje
         capture_dynamic_output_shape_ops=options.get("capture_dynamic_output_shape_ops"),
         target=options.get("target"),
         compute_dtype=options.get("compute_dtype"),
+        follow_imports=split_csv(options.get("follow_imports", ())),
         force_exclude=bool(options.get("force_exclude")),
         respect_gitignore=options.get("respect_gitignore", True),
     )

@@ -35,7 +35,10 @@ _SELECTOR_KEYS = ("select", "extend-select", "ignore")
 _PATTERN_KEYS = ("exclude", "extend-exclude")
 _BOOL_KEYS = ("capture-scalar-outputs", "capture-dynamic-output-shape-ops")
 #: Every key ``[tool.pt2lint]`` accepts.  ``confirm`` is a table kept raw for the confirm mode.
-KNOWN_KEYS: Tuple[str, ...] = _SELECTOR_KEYS + ("per-file-ignores",) + _PATTERN_KEYS + _BOOL_KEYS + ("target", "compute-dtype", "confirm")
+_IMPORT_KEYS = ("src", "follow-imports")
+KNOWN_KEYS: Tuple[str, ...] = (
+    _SELECTOR_KEYS + ("per-file-ignores",) + _PATTERN_KEYS + _BOOL_KEYS + ("target", "compute-dtype") + _IMPORT_KEYS + ("confirm",)
+)
 #: Values of ``compute-dtype``: the floating dtype the model runs in when compiled.
 COMPUTE_DTYPES: Tuple[str, ...] = ("float32", "float16", "bfloat16")
 
@@ -59,6 +62,9 @@ class FileConfig:
         capture_scalar_outputs, capture_dynamic_output_shape_ops: Dynamo knobs.
         target: ``"compile"``, ``"export"`` or ``"cudagraphs"``.
         compute_dtype: ``"float32"``, ``"float16"`` or ``"bfloat16"``.
+        src: extra import roots, relative to the project root (like ruff's ``src``).
+        follow_imports: installed packages (``"einops"``, ``"timm.layers"``) whose source
+            the analysis reads when a compiled region calls into them.
         confirm: the raw ``confirm`` sub-table, for the confirm mode to validate.
     """
 
@@ -73,6 +79,8 @@ class FileConfig:
     capture_dynamic_output_shape_ops: Optional[bool] = None
     target: Optional[str] = None
     compute_dtype: Optional[str] = None
+    src: Tuple[str, ...] = ()
+    follow_imports: Tuple[str, ...] = ()
     confirm: Mapping[str, Any] = field(default_factory=dict)
 
 
@@ -93,6 +101,7 @@ class Overrides:
     capture_dynamic_output_shape_ops: Optional[bool] = None
     target: Optional[str] = None
     compute_dtype: Optional[str] = None
+    follow_imports: Tuple[str, ...] = ()
     force_exclude: bool = False
     respect_gitignore: bool = True
 
@@ -215,6 +224,13 @@ def parse_config(doc: Mapping[str, Any], path: str) -> FileConfig:
         attr = key.replace("-", "_")
         if key in _SELECTOR_KEYS or key in _PATTERN_KEYS:
             values[attr] = _string_list(value, where, key)
+        elif key in _IMPORT_KEYS:
+            items = _string_list(value, where, key)
+            if key == "follow-imports":
+                bad = [m for m in items if not all(p.isidentifier() for p in m.split("."))]
+                if bad:
+                    raise ConfigError(f"{where} 'follow-imports' names a module by its dotted name, not {bad[0]!r}")
+            values[attr] = items
         elif key in _BOOL_KEYS:
             if not isinstance(value, bool):
                 raise ConfigError(f"{where} {key!r} must be true or false, not {_type_name(value)}")
@@ -324,6 +340,8 @@ def resolve_project(
         target=target,
         compute_dtype=overrides.compute_dtype or config.compute_dtype or "float32",
         project_root=root,
+        src=tuple(config.src),
+        follow_imports=tuple(dict.fromkeys(tuple(config.follow_imports) + tuple(overrides.follow_imports))),
     )
     exclude = overrides.exclude if overrides.exclude is not None else config.exclude
     discovery = DiscoverySettings(

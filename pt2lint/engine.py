@@ -190,7 +190,7 @@ def lint_source(
         from pt2lint.analysis.driver import analyse_project
 
         analysis = analyse_project(module, source, filename, settings, enabled, data=data, overlay=overlay)
-        findings = [f for f in analysis.findings if f.diagnostic.filename == filename]
+        findings = [f for f in analysis.findings if f.diagnostic.filename == filename and f.node is not None]
         dependencies, has_regions, others = analysis.dependencies, analysis.has_regions, analysis.sources
         diags = [f.diagnostic for f in analysis.findings]
     else:

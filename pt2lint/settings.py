@@ -105,6 +105,9 @@ class LintSettings:
             ``x.dtype == torch.float16`` test is a constant guard, and the code it
             guards is dead when the model runs in another dtype.
         project_root: directory that per-file-ignore globs are relative to.
+        src: extra import roots relative to ``project_root`` (the ``src`` setting).
+        follow_imports: installed packages whose source the analysis follows into
+            (dotted names; a package name covers its submodules).
     """
 
     enabled: FrozenSet[str] = field(default_factory=lambda: resolve_selection())
@@ -114,6 +117,8 @@ class LintSettings:
     target: str = "compile"
     compute_dtype: str = "float32"
     project_root: str = ""
+    src: Tuple[str, ...] = ()
+    follow_imports: Tuple[str, ...] = ()
 
     def enabled_for(self, relpath: str) -> FrozenSet[str]:
         """Codes enabled for a file, after per-file ignores (``relpath`` uses ``/``)."""
@@ -135,6 +140,8 @@ class LintSettings:
                 "cdso": self.capture_dynamic_output_shape_ops,
                 "target": self.target,
                 "dtype": self.compute_dtype,
+                "src": list(self.src),
+                "follow": list(self.follow_imports),
             },
             sort_keys=True,
         )

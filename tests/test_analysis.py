@@ -537,3 +537,101 @@ def test_container_annotations_give_their_elements_kinds():
                 return x[:, :n]
         """
     ) == [(11, "PTC103")]
+
+
+# ------------------------------------------------- containers with known keys
+
+
+def test_kwargs_of_a_wrapper_keep_their_keys():
+    # the wrapper forwards **kwargs; `kwargs.get("debug")` is its default, not one of the tensors
+    assert found(
+        """
+        import torch
+        def wrap(fn):
+            def wrapper(self, *args, **kwargs):
+                if kwargs.get("debug", False):
+                    print("debug")
+                return fn(self, *args, **kwargs)
+            return wrapper
+        class M(torch.nn.Module):
+            @wrap
+            def forward(self, x, mask=None):
+                return x
+        class Parent(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.m = M()
+            def forward(self, x, mask):
+                return self.m(x, mask=mask)
+        """
+    ) == []
+
+
+def test_known_dict_key_gives_its_value():
+    assert found(
+        """
+        import torch
+        class M(torch.nn.Module):
+            def forward(self, x):
+                out = {"logits": x, "n": 3}
+                if out["n"] > 2:
+                    x = x * 2
+                if out["logits"].sum() > 0:
+                    return x
+                return -x
+        """
+    ) == [(7, "PTC104")]
+
+
+def test_kwargs_passed_on_with_double_star_reach_the_callee():
+    assert found(
+        """
+        import torch
+        def helper(x, scale=None):
+            if scale > 0:
+                return x * scale
+            return x
+        class M(torch.nn.Module):
+            def forward(self, x):
+                opts = {"scale": x.mean()}
+                return helper(x, **opts)
+        """
+    ) == [(3, "PTC104")]
+
+
+def test_dict_written_with_an_unknown_key_forgets_its_keys():
+    assert found(
+        """
+        import torch
+        class M(torch.nn.Module):
+            def forward(self, x, name: str):
+                d = {"a": 1}
+                d[name] = x.sum()
+                if d.get("a"):
+                    return x
+                return -x
+        """
+    ) == []
+
+
+def test_element_picked_by_an_index_of_unknown_kind_is_a_guess():
+    # `pair[i]` with `i` from somewhere unknown: maybe the tensor, maybe the int, so no branch
+    # finding; any element of a list of tensors is a tensor, whatever the index
+    assert found(
+        """
+        import torch
+        from typing import List
+        class M(torch.nn.Module):
+            def forward(self, x, feats: List[torch.Tensor]):
+                i = self.pick()
+                pair = (x.sum(), 3)
+                if pair[i]:
+                    x = x + 1
+                if feats[i].sum() > 0:
+                    x = x - 1
+                for j in range(len(feats)):
+                    if feats[j].sum() > 0:
+                        x = x * 2
+                return x
+        """
+    ) == [(9, "PTC104"), (12, "PTC104")]

@@ -516,3 +516,39 @@ def test_results_do_not_depend_on_the_job_count(tmp_path, jobs):
         (os.path.join("p", "h.py"), 2, "PTC101", ("M1.forward", "a")),
         (os.path.join("p", "h.py"), 4, "PTC301", ("M0.forward", "b")),
     ]
+
+
+def test_follow_imports_reads_an_installed_package_and_reports_at_the_call_site(tmp_path, monkeypatch):
+    site = tmp_path / "env" / "lib" / "site-packages"
+    write(site, {
+        "fancyops/__init__.py": "from .core import fused_norm\n",
+        "fancyops/core.py": """
+            def fused_norm(x):
+                if x.abs().max() > 1e4:
+                    raise ValueError("overflow")
+                return x / x.norm()
+            """,
+    })
+    write(tmp_path / "proj", {**PYPROJECT,
+        "net/__init__.py": "",
+        "net/model.py": """
+            import torch
+            from fancyops import fused_norm
+
+            class Net(torch.nn.Module):
+                def forward(self, x):
+                    return fused_norm(x) * 2
+            """,
+    })
+    monkeypatch.syspath_prepend(str(site))
+    root = tmp_path / "proj"
+    # not followed: an installed function is opaque, as before
+    assert found(lint_tree(root, ["net"])) == []
+    followed = LintSettings(enabled=SETTINGS.enabled, project_root=str(root), follow_imports=("fancyops",))
+    diags = lint_tree(root, ["net"], followed)
+    assert found(diags) == [("net/model.py", 6, "PTC104")]
+    assert "(inside " in diags[0].message and "fancyops" in diags[0].message and "core.py:2" in diags[0].message
+    assert diags[0].fix is None
+    # a package that is not followed stays opaque even when its parent is
+    other = LintSettings(enabled=SETTINGS.enabled, project_root=str(root), follow_imports=("fancyops.other",))
+    assert found(lint_tree(root, ["net"], other)) == []

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import re
+import sys
 import threading
 from typing import Dict, FrozenSet, List, NamedTuple, Optional, Tuple
 
@@ -140,7 +141,9 @@ def _project_for(filename: str, settings, overlay=None):
     path = os.path.abspath(filename) if filename and filename != "-" else os.path.join(os.getcwd(), "<stdin>.py")
     roots = import_roots(path, getattr(settings, "project_root", "") or "", getattr(settings, "src", ()) or ())
     top = module_name_for(path, roots)[0].split(".", 1)[0]
-    return path, ProjectModel(roots, settings.target, overlay, entry_package=top)
+    follow = tuple(getattr(settings, "follow_imports", ()) or ())
+    library_roots = [p for p in sys.path if p and os.path.isdir(p)] if follow else []
+    return path, ProjectModel(roots, settings.target, overlay, entry_package=top, follow=follow, library_roots=library_roots)
 
 
 def analyse_project(
@@ -237,6 +240,27 @@ def analyse_project(
                 message = f"{message} [via {' -> '.join(steps)}]"
             else:
                 message = f"{message} [via {' -> '.join(chain)}]"
+        if project.is_library(mod.path):
+            # inside an installed package (``follow-imports``): reported at the innermost call
+            # from project code, which is where the user can act (and suppress)
+            j = max((i for i, site in enumerate(f.sites) if not project.is_library(getattr(site[0], "path", ""))), default=None)
+            if j is None or j >= len(sites):
+                continue
+            anchor = sites[j]
+            lib_where = f"{fname}:{start.line}"
+            message = f"{message} (inside {lib_where})" if "[via" in message else f"{message} (inside {lib_where} {chain[-1]})"
+            fname = anchor[1]
+            mod = f.sites[j][0] if f.sites[j][0] is not None else index
+            start = end = None
+            start_pos, end_pos = Position(anchor[2], anchor[3]), Position(anchor[2], anchor[3] + 1)
+            stmt_lines = (anchor[4], anchor[5])
+            chain, sites = chain[: j + 1], sites[:j]
+            if fname not in enabled_cache:
+                enabled_cache[fname] = settings.enabled_for(project_relpath(mod.path, settings.project_root or os.getcwd()))
+            if f.code not in enabled_cache[fname]:
+                continue
+        else:
+            start_pos, end_pos = Position(start.line, start.column + 1), Position(end.line, end.column + 1)
         if mod is not index:
             sources[fname] = mod.source
         out.append(Finding(
@@ -245,8 +269,8 @@ def analyse_project(
                 name=spec.name if spec else f.code,
                 message=message,
                 filename=fname,
-                start=Position(start.line, start.column + 1),
-                end=Position(end.line, end.column + 1),
+                start=start_pos,
+                end=end_pos,
                 severity=spec.severity if spec else "error",
                 category=spec.category if spec else "internal",
                 gb_types=spec.gb_types if spec else (),
@@ -255,8 +279,8 @@ def analyse_project(
                 statement_lines=stmt_lines,
                 call_sites=tuple(sites),
             ),
-            f.node,
-            f.stmt,
+            f.node if start is not None else None,  # re-anchored: no node of this file to rewrite
+            f.stmt if start is not None else None,
         ))
     return Analysis(out, sources, deps, has_regions)
 

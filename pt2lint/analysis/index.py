@@ -44,7 +44,7 @@ class FunctionInfo:
     __slots__ = (
         "node", "name", "symbol", "cls", "disabled", "opaque", "compiled", "kind",
         "local_decorators", "is_generator", "closure", "module", "foreign_decorators", "decorator_targets",
-        "decorators_linked",
+        "decorators_linked", "origin",
     )
 
     def __init__(self, node: cst.FunctionDef, symbol: str, cls: Optional["ClassInfo"]) -> None:
@@ -63,6 +63,7 @@ class FunctionInfo:
         self.foreign_decorators: List[tuple] = []  # (expr, qualified name) of decorators imported from elsewhere
         self.decorator_targets: Dict[int, "FunctionInfo"] = {}  # id(decorator expr) -> project function
         self.decorators_linked = False
+        self.origin: Optional["FunctionInfo"] = None  # the decorated function this is the undecorated body of
 
     def link_decorators(self) -> None:
         """Resolve decorators imported from other project modules (once): their wrappers run in the region."""

@@ -353,6 +353,8 @@ class Interpreter:
         self.memo[key] = UNKNOWN  # recursion through memo
         if self.silent == 0:
             self.analysed.add(id(fn))
+            if fn.origin is not None:
+                self.analysed.add(id(fn.origin))
         symbol = entry_symbol or fn.symbol
         cls = fn.cls
         if self_value is not None and self_value.kind is Kind.SELF and isinstance(self_value.ref, ClassInfo):
@@ -600,7 +602,16 @@ class Interpreter:
             if stmt.orelse is not None:
                 self._exec_else(stmt.orelse)
             return
-        self.eval_test(stmt.test, construct)
+        known = _known_truth(self.eval_test(stmt.test, construct))
+        if known is not None:
+            # a Python constant whose value the analysis knows: Dynamo specialises on it and
+            # traces only the branch it takes
+            if known:
+                if self._exec_branch(stmt.body):
+                    raise _Terminated
+            elif stmt.orelse is not None:
+                self._exec_else(stmt.orelse)
+            return
         narrowed = self._narrow(stmt.test)
         if narrowed:
             self.frame.env.update(narrowed[0])
@@ -1113,7 +1124,9 @@ class Interpreter:
             return self.eval(node.body)
         if truth is False:
             return self.eval(node.orelse)
-        self.eval_test(node.test, "ifexp")
+        known = _known_truth(self.eval_test(node.test, "ifexp"))
+        if known is not None:
+            return self.eval(node.body) if known else self.eval(node.orelse)
         return join(self.eval(node.body), self.eval(node.orelse))
 
     def eval_BooleanOperation(self, node: cst.BooleanOperation) -> Value:
@@ -1567,6 +1580,7 @@ class Interpreter:
         inner.decorator_targets = fn.decorator_targets
         inner.local_decorators = fn.local_decorators[1:]
         inner.decorators_linked = True
+        inner.origin = fn.origin or fn
         target_value = Value(Kind.FUNCTION, ref=inner)
         self.silent += 1
         try:
@@ -1890,7 +1904,19 @@ def _dict_with(d: Value, key: Value, value: Value) -> Value:
     if key.kind is Kind.CONST and isinstance(key.const, str) and d.keys is not None and d.elts is not None:
         items = [(k, v) for k, v in zip(d.keys, d.elts) if k != key.const] + [(key.const, value)]
         return keyed_dict(items)
-    return Value(Kind.CONTAINER, elt=join(d.element(), value))
+    old = d.element()
+    elt = join(old, value)
+    # which entry a later read gets is unknown: when the entries differ in kind, it is a guess
+    return Value(Kind.CONTAINER, elt=_guess(elt) if old.kind is not value.kind else elt)
+
+
+def _known_truth(v: Value) -> Optional[bool]:
+    """The truth of a Python constant whose value is known (a literal, a default), else ``None``."""
+    if v.kind is Kind.NONE and not v.maybe_none:
+        return False
+    if v.kind is Kind.CONST and not v.maybe_none and isinstance(v.const, (bool, int, float, str)):
+        return bool(v.const)
+    return None
 
 
 def _guess(v: Value) -> Value:

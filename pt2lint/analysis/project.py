@@ -40,7 +40,7 @@ import libcst as cst
 #: Files that mark a project root when no config file names one.
 ROOT_MARKERS: Tuple[str, ...] = ("pyproject.toml", "setup.cfg", "setup.py", ".git")
 #: Modules whose names never resolve to project files (the analysis knows them by name).
-EXTERNAL_HEADS = frozenset({"torch", "numpy", "math", "builtins", "typing", "functools", "collections", "itertools", "einops"})
+EXTERNAL_HEADS = frozenset({"torch", "numpy", "math", "builtins", "typing", "functools", "collections", "itertools"})
 #: Largest file the project model reads (bytes); bigger ones are left unresolved.
 MAX_MODULE_BYTES = 4 * 1024 * 1024
 
@@ -190,10 +190,16 @@ class ProjectModel:
         target: str = "compile",
         overlay: Optional[Mapping[str, str]] = None,
         entry_package: str = "",
+        follow: Sequence[str] = (),
+        library_roots: Sequence[str] = (),
     ) -> None:
         self.roots = [os.path.abspath(r) for r in roots]
         # From an installed-packages folder, only the linted package itself is project code.
         self.entry_package = entry_package
+        # Installed packages the user asked to follow (``follow-imports``), and where to find them.
+        self.follow = tuple(follow)
+        self.library_roots = [os.path.abspath(r) for r in library_roots if os.path.abspath(r) not in self.roots]
+        self.library_paths: set = set()  # files loaded from library_roots
         self.target = target
         self.overlay = dict(overlay or {})
         self.modules: Dict[str, object] = {}
@@ -223,8 +229,10 @@ class ProjectModel:
         if not all(p.isidentifier() for p in parts):
             return None
         namespace = None
-        for root in self.roots:
-            if is_installed_packages_dir(root) and parts[0] != self.entry_package:
+        followed = self._followed(dotted)
+        roots = self.roots + (self.library_roots if followed else [])
+        for root in roots:
+            if is_installed_packages_dir(root) and parts[0] != self.entry_package and not followed:
                 continue
             d = os.path.join(root, *parts[:-1]) if len(parts) > 1 else root
             if len(parts) > 1 and not self._isdir(d):
@@ -242,6 +250,14 @@ class ProjectModel:
         if namespace is not None:
             return "", True
         return None
+
+    def _followed(self, dotted: str) -> bool:
+        """``dotted`` is a followed package, inside one, or a parent package of one."""
+        return any(dotted == f or dotted.startswith(f + ".") or f.startswith(dotted + ".") for f in self.follow)
+
+    def is_library(self, path: str) -> bool:
+        """The file was loaded from an installed package (``follow-imports``), not from the project."""
+        return path in self.library_paths
 
     def _read(self, path: str) -> Optional[str]:
         from pt2lint.engine import DecodeError, decode_source
@@ -304,6 +320,8 @@ class ProjectModel:
         source = self._read(path)
         if source is None:
             return None
+        if not any(path.startswith(r.rstrip(os.sep) + os.sep) for r in self.roots):
+            self.library_paths.add(path)
         index = self._parse(path, source)
         if index is None:
             return None
