@@ -20,7 +20,10 @@ What one run measures, as medians over ``--repeats`` with the spread (min-max):
 * ``jobs1``: ``pt2lint check --no-cache --jobs 1``;
 * ``torchfix``: ``torchfix`` on the same files, single process, when installed;
 * peak RSS of the whole process tree of a cold run (sampled from /proc every 50 ms);
-* a scaling row: cold runs over the first quarter, half and all of the (sorted) file list.
+* a scaling row: cold runs over the first quarter, half and all of the (sorted) file list;
+* an incremental row: a generated 200-file project (20 helper modules, 180 model modules
+  that import them), checked with a warm cache after one helper module is edited: how many
+  files are re-analysed (cache entries rewritten) and how long it takes.
 
 Ratios printed: cold/floor, warm/cold, torchfix/cold, and files/s and MB/s.
 """
@@ -179,6 +182,69 @@ def bench(files: List[Path], repeats: int, include_torchfix: bool = True) -> Dic
     return results
 
 
+INCREMENTAL_HELPERS = 20
+INCREMENTAL_MODELS = 180
+
+
+def write_incremental_project(root: Path) -> None:
+    """A 200-file package: ``pkg/ops/hNN.py`` helpers and ``pkg/models/mNNN.py`` modules importing two each."""
+    (root / "pyproject.toml").write_text("[project]\nname = 'bench-incremental'\n")
+    ops = root / "pkg" / "ops"
+    models = root / "pkg" / "models"
+    ops.mkdir(parents=True)
+    models.mkdir(parents=True)
+    (root / "pkg" / "__init__.py").write_text("")
+    (ops / "__init__.py").write_text("")
+    (models / "__init__.py").write_text("")
+    for h in range(INCREMENTAL_HELPERS):
+        (ops / f"h{h:02d}.py").write_text(
+            "import torch\n\n\n"
+            f"def op{h}(x):\n    y = torch.tanh(x) * {h + 1}\n    return y / (y.abs().amax(-1, keepdim=True) + 1e-6)\n"
+        )
+    for m in range(INCREMENTAL_MODELS):
+        a, b = m % INCREMENTAL_HELPERS, (m * 7 + 3) % INCREMENTAL_HELPERS
+        (models / f"m{m:03d}.py").write_text(
+            "import torch\nfrom torch import nn\n\n"
+            f"from ..ops.h{a:02d} import op{a}\nfrom ..ops.h{b:02d} import op{b}\n\n\n"
+            f"class Model{m}(nn.Module):\n"
+            "    def __init__(self, dim=16):\n        super().__init__()\n        self.proj = nn.Linear(dim, dim)\n\n"
+            f"    def forward(self, x):\n        return op{b}(op{a}(self.proj(x)))\n"
+        )
+
+
+def incremental(repeats: int) -> Dict[str, object]:
+    """Warm re-check after editing one helper: files re-analysed, and seconds (median of ``repeats``)."""
+    pt2lint = [sys.executable, "-m", "pt2lint", "check", "--exit-zero", "-q"]
+    times: List[float] = []
+    counts: List[int] = []
+    reaching = sum(1 for m in range(INCREMENTAL_MODELS) if 3 in (m % INCREMENTAL_HELPERS, (m * 7 + 3) % INCREMENTAL_HELPERS))
+    unchanged: List[float] = []
+    for i in range(repeats):
+        with tempfile.TemporaryDirectory() as tmp:
+            root = Path(tmp) / "proj"
+            root.mkdir()
+            write_incremental_project(root)
+            cache = Path(tmp) / "cache"
+            env = dict(os.environ, PT2LINT_CACHE_DIR=str(cache))
+            run_command(pt2lint + [str(root)], env=env)  # fill
+            unchanged.append(run_command(pt2lint + [str(root)], env=env)[0])
+            time.sleep(0.05)
+            edited_at = time.time()
+            helper = root / "pkg" / "ops" / "h03.py"
+            helper.write_text(helper.read_text() + "\n\ndef extra(x):\n    return x.sum().item()\n")
+            secs, rc, _ = run_command(pt2lint + [str(root)], env=env)
+            assert rc in (0, 1), f"pt2lint exited {rc}"
+            times.append(secs)
+            counts.append(sum(1 for p in cache.rglob("*.json") if p.stat().st_mtime >= edited_at))
+    return {
+        "files": INCREMENTAL_HELPERS + INCREMENTAL_MODELS + 3,
+        "reaching": reaching,
+        "reanalysed": statistics.median(counts),
+        "edit": median_spread(times),
+        "unchanged": median_spread(unchanged),
+    }
+
+
 def machine() -> str:
     mem = ""
     try:
@@ -211,7 +277,24 @@ def report(r: Dict[str, object], repeats: int) -> str:
     lines += ["", f"Peak RSS of a cold run (whole process tree): {r['peak_rss_mb']:.0f} MB", "", "Scaling (cold, default jobs):", "", "| share | files | time | time per file |", "|---|---|---|---|"]
     for frac, n, t in r["scaling"]:
         lines.append(f"| {frac:.2f} | {n} | {t:.2f} s | {1000 * t / n:.1f} ms |")
-    return "\n".join(lines) + "\n"
+    text = "\n".join(lines) + "\n"
+    if r.get("incremental"):
+        text += "\n" + report_incremental(r["incremental"])
+    return text
+
+
+def report_incremental(inc: Dict[str, object]) -> str:
+    """The incremental table (a row for the unchanged re-check, a row for the edit)."""
+    return "\n".join(
+        [
+            f"Incremental (generated project, {inc['files']} files; warm cache; one helper module edited):",
+            "",
+            "| run | files re-analysed | time |",
+            "|---|---|---|",
+            f"| nothing changed | 0 | {_fmt(inc['unchanged'])} |",
+            f"| `pkg/ops/h03.py` edited ({inc['reaching']} model modules import it) | {inc['reanalysed']:.0f} | {_fmt(inc['edit'])} |",
+        ]
+    ) + "\n"
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
@@ -220,7 +303,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser.add_argument("--limit", type=int, default=0, help="use only the first N files (quick runs)")
     parser.add_argument("--write", metavar="FILE", help="also write the table to FILE (e.g. bench/RESULTS.md)")
     parser.add_argument("--no-torchfix", action="store_true")
+    parser.add_argument("--incremental-only", action="store_true", help="run only the incremental row (no corpus needed)")
     args = parser.parse_args(argv)
+    if args.incremental_only:
+        print(report_incremental(incremental(args.repeats)))
+        return 0
     roots = corpus_roots()
     if not roots:
         print("error: install the corpus first: pip install --no-deps transformers timm diffusers", file=sys.stderr)
@@ -229,6 +316,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     if args.limit:
         files = files[: args.limit]
     results = bench(files, args.repeats, include_torchfix=not args.no_torchfix)
+    results["incremental"] = incremental(args.repeats)
     text = report(results, args.repeats)
     print(text)
     if args.write:
