@@ -198,3 +198,23 @@ def test_compute_dtype_key_is_validated_and_reaches_settings(tmp_path):
     with pytest.raises(ConfigError) as info:
         load_project([str(tmp_path)])
     assert "compute-dtype" in str(info.value) and "pt2lint.toml" in str(info.value)
+
+
+def test_src_and_follow_imports_reach_settings_and_the_cli_adds_to_them(in_tmp):
+    write(in_tmp / "pyproject.toml", '[tool.pt2lint]\nsrc = ["lib"]\nfollow-imports = ["einops", "timm.layers"]\n')
+    project = load_project([str(in_tmp)], overrides=Overrides(follow_imports=("kornia", "einops")))
+    assert project.settings.src == ("lib",)
+    assert project.settings.follow_imports == ("einops", "timm.layers", "kornia")
+    assert project.settings.fingerprint() != load_project([str(in_tmp)]).settings.fingerprint()
+
+
+@pytest.mark.parametrize(
+    "body, expected",
+    [
+        ("src = 'lib'", "'src' must be an array of strings, not a string"),
+        ("follow-imports = ['timm/layers']", "'follow-imports' names a module by its dotted name, not 'timm/layers'"),
+    ],
+)
+def test_src_and_follow_imports_are_validated(in_tmp, body, expected):
+    write(in_tmp / "pt2lint.toml", body + "\n")
+    assert config_error(in_tmp / "pt2lint.toml") == f"pt2lint.toml: {expected}"
