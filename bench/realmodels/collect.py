@@ -25,6 +25,10 @@ Usage:
     python bench/realmodels/collect.py --only llama,gpt2 --out /tmp/t.json
     python bench/realmodels/collect.py --only wav2vec2,hubert --merge   # refresh some
     python bench/realmodels/collect.py --list
+    python bench/realmodels/collect.py --zoo bench/libmodels/models.py   # another zoo
+
+``--zoo`` names another model-zoo module (see load_zoo); its ``LIBS`` then
+replace transformers / timm / diffusers everywhere above.
 """
 
 from __future__ import annotations
@@ -44,9 +48,8 @@ import traceback
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-STUBS = HERE / "_stubs"
 LIBS = ("transformers", "timm", "diffusers")
-DEFAULT_OUT = HERE / "truth.json"
+DEFAULT_ZOO = HERE / "models.py"
 
 OFFLINE_ENV = {
     "HF_HUB_OFFLINE": "1",
@@ -61,14 +64,44 @@ OFFLINE_ENV = {
 
 
 # --------------------------------------------------------------------------
+# model zoo
+# --------------------------------------------------------------------------
+
+
+def load_zoo(path: Path | str = DEFAULT_ZOO):
+    """Import a model-zoo module by file name.
+
+    A zoo defines ``MODELS`` (name -> (library, builder)) and ``Spec``, and
+    may define ``LIBS`` (the packages whose lines and break sites are
+    recorded; default: transformers, timm, diffusers) and ``prepare(names)``
+    (called in a worker before any of ``names`` is built, e.g. to put import
+    stubs on ``sys.path``).  Its directory goes on ``sys.path`` first.
+    """
+    path = Path(path).resolve()
+    modname = "models" if path == DEFAULT_ZOO else f"{path.parent.name}_{path.stem}"
+    if modname in sys.modules:
+        return sys.modules[modname]
+    sys.path.insert(0, str(path.parent))
+    spec = importlib.util.spec_from_file_location(modname, path)
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[modname] = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def zoo_libs(zoo) -> tuple[str, ...]:
+    return tuple(getattr(zoo, "LIBS", LIBS))
+
+
+# --------------------------------------------------------------------------
 # paths
 # --------------------------------------------------------------------------
 
 
-def lib_dirs() -> dict[str, str]:
+def lib_dirs(libs=LIBS) -> dict[str, str]:
     """Package directory of each library, found without importing it."""
     out = {}
-    for lib in LIBS:
+    for lib in libs:
         spec = importlib.util.find_spec(lib)
         if spec is None or not spec.submodule_search_locations:
             continue
@@ -83,8 +116,8 @@ def site_root_of(path: str) -> str:
 class PathMapper:
     """Maps absolute file names to paths relative to site-packages."""
 
-    def __init__(self) -> None:
-        self.dirs = lib_dirs()
+    def __init__(self, libs=LIBS) -> None:
+        self.dirs = lib_dirs(libs)
         self.prefixes = [(d + os.sep, site_root_of(d)) for d in self.dirs.values()]
         import torch
 
@@ -92,7 +125,7 @@ class PathMapper:
         self._cache: dict[str, str | None] = {}
 
     def lib_rel(self, filename: str) -> str | None:
-        """Relative path if ``filename`` is inside one of LIBS, else None."""
+        """Relative path if ``filename`` is inside one of the libraries, else None."""
         try:
             return self._cache[filename]
         except KeyError:
@@ -389,7 +422,9 @@ def _short_exc(e: BaseException) -> str:
     return f"{type(e).__name__}: {first}"[:300]
 
 
-def run_worker(names: list[str], result_dir: str, train: bool = True, compile_: bool = True) -> int:
+def run_worker(
+    names: list[str], result_dir: str, train: bool = True, compile_: bool = True, zoo_path=DEFAULT_ZOO
+) -> int:
     """Run several models (all of one library) in this process, one by one.
 
     Each model's result goes to ``<result_dir>/<name>.json`` as soon as it is
@@ -397,12 +432,10 @@ def run_worker(names: list[str], result_dir: str, train: bool = True, compile_: 
     of the batch in a fresh process if this one crashes or hangs.
     """
     os.environ.update(OFFLINE_ENV)
-    sys.path.insert(0, str(HERE))
-    import models as model_zoo
-
-    if any(model_zoo.MODELS[n][0] == "timm" for n in names):
-        # timm imports torchvision at import time; it is not installed here.
-        sys.path.insert(0, str(STUBS))
+    model_zoo = load_zoo(zoo_path)
+    prepare = getattr(model_zoo, "prepare", None)
+    if prepare is not None:
+        prepare(names)
 
     import warnings
 
@@ -410,7 +443,7 @@ def run_worker(names: list[str], result_dir: str, train: bool = True, compile_: 
     import torch
 
     torch.set_num_threads(1)
-    mapper = PathMapper()
+    mapper = PathMapper(zoo_libs(model_zoo))
     capture = BreakCapture(mapper, load_registry()) if compile_ else None
     traced = TracedLines(mapper) if compile_ else None
     if capture is not None:
@@ -552,23 +585,24 @@ def run_one(name, result_path, model_zoo, mapper, capture, traced=None, *, train
 # --------------------------------------------------------------------------
 
 
-def versions() -> dict:
+def versions(libs=LIBS) -> dict:
+    """Python, torch and each library's version (by its distribution's name)."""
     from importlib import metadata
 
+    dists = metadata.packages_distributions()
     out = {"python": platform.python_version()}
-    for pkg in ("torch", *LIBS):
-        try:
-            out[pkg] = metadata.version(pkg)
-        except metadata.PackageNotFoundError:
-            out[pkg] = None
+    for pkg in ("torch", *libs):
+        for dist in (*dists.get(pkg, ()), pkg):
+            try:
+                out[pkg] = metadata.version(dist)
+                break
+            except metadata.PackageNotFoundError:
+                out[pkg] = None
     return out
 
 
-def make_batches(names: list[str], size: int) -> list[list[str]]:
+def make_batches(names: list[str], size: int, model_zoo) -> list[list[str]]:
     """Group models by library (one library per process), ``size`` per batch."""
-    sys.path.insert(0, str(HERE))
-    import models as model_zoo
-
     by_lib: dict[str, list[str]] = {}
     for n in names:
         by_lib.setdefault(model_zoo.MODELS[n][0], []).append(n)
@@ -586,9 +620,10 @@ def run_all(
     train: bool,
     compile_: bool = True,
     batch: int = 6,
+    zoo_path=DEFAULT_ZOO,
 ) -> dict:
     tmp = Path(tempfile.mkdtemp(prefix="realmodels-"))
-    queue = make_batches(names, batch)
+    queue = make_batches(names, batch, load_zoo(zoo_path))
     running: dict[int, dict] = {}
     results: dict[str, dict] = {}
     env = dict(os.environ, **OFFLINE_ENV)
@@ -640,6 +675,8 @@ def run_all(
                 ",".join(names_),
                 "--result-dir",
                 str(tmp),
+                "--zoo",
+                str(zoo_path),
             ]
             if not train:
                 cmd.append("--no-train")
@@ -675,7 +712,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--only", help="comma-separated model names (default: all)")
     ap.add_argument("--jobs", "-j", type=int, default=2)
     ap.add_argument("--timeout", type=float, default=300.0, help="seconds per model")
-    ap.add_argument("--out", type=Path, default=DEFAULT_OUT)
+    ap.add_argument(
+        "--zoo", type=Path, default=DEFAULT_ZOO, help="model-zoo module (default: models.py here)"
+    )
+    ap.add_argument("--out", type=Path, help="default: truth.json beside the zoo")
     ap.add_argument("--no-train", action="store_true", help="skip the train-mode runs")
     ap.add_argument("--list", action="store_true", help="list model names and exit")
     ap.add_argument("--no-compile", action="store_true", help="eager runs only (to check builders)")
@@ -691,11 +731,16 @@ def main(argv: list[str] | None = None) -> int:
 
     if ns.worker:
         return run_worker(
-            ns.worker.split(","), ns.result_dir, train=not ns.no_train, compile_=not ns.no_compile
+            ns.worker.split(","),
+            ns.result_dir,
+            train=not ns.no_train,
+            compile_=not ns.no_compile,
+            zoo_path=ns.zoo,
         )
 
-    sys.path.insert(0, str(HERE))
-    import models as model_zoo
+    model_zoo = load_zoo(ns.zoo)
+    if ns.out is None:
+        ns.out = ns.zoo.resolve().parent / "truth.json"
 
     if ns.list:
         for name, (lib, _) in model_zoo.MODELS.items():
@@ -710,9 +755,16 @@ def main(argv: list[str] | None = None) -> int:
         names = wanted
     t0 = time.time()
     results = run_all(
-        names, ns.jobs, ns.timeout, train=not ns.no_train, compile_=not ns.no_compile, batch=ns.batch
+        names,
+        ns.jobs,
+        ns.timeout,
+        train=not ns.no_train,
+        compile_=not ns.no_compile,
+        batch=ns.batch,
+        zoo_path=ns.zoo,
     )
-    vers = versions()
+    libs = zoo_libs(model_zoo)
+    vers = versions(libs)
     models_out = {n: results[n] for n in names}
     if ns.merge and ns.out.exists():
         old = json.loads(ns.out.read_text())
@@ -724,11 +776,10 @@ def main(argv: list[str] | None = None) -> int:
             n for n in merged if n not in model_zoo.MODELS
         ]
         models_out = {n: merged[n] for n in order}
-    truth = {
-        "torch": vers.get("torch"),
-        "versions": vers,
-        "models": models_out,
-    }
+    truth = {"torch": vers.get("torch"), "versions": vers}
+    if libs != LIBS:
+        truth["libraries"] = list(libs)
+    truth["models"] = models_out
     ns.out.write_text(json.dumps(truth, indent=None, separators=(",", ":"), sort_keys=False) + "\n")
     ok = sum(1 for r in results.values() if r["status"] == "ok")
     print(f"wrote {ns.out} ({ok}/{len(names)} ok in this run, {time.time() - t0:.0f}s)")

@@ -21,6 +21,10 @@ site-packages):
   transformers/utils or timm/layers) are listed but not counted; pass
   ``--scope transformers timm diffusers`` if the whole packages were linted.
 
+A truth collected from another model zoo (collect.py --zoo) names its
+``libraries``; they take the place of the three above, and the default scope
+is then the whole of each library.
+
 Only models whose status is "ok" contribute executed lines and break sites.
 Depends on the standard library only.
 """
@@ -58,6 +62,8 @@ def expand(items) -> set[int]:
 
 class Truth:
     def __init__(self, data: dict, models: list[str] | None = None) -> None:
+        # Libraries measured: the truth's "libraries" (another zoo), else LIBS.
+        self.libs: tuple[str, ...] = tuple(data.get("libraries", LIBS))
         self.executed: dict[str, set[int]] = defaultdict(set)
         self.traced: dict[str, set[int]] = defaultdict(set)
         self.has_traced = False
@@ -104,7 +110,7 @@ class Truth:
                 best = cand
         if best is not None:
             return best
-        for lib in LIBS:  # unknown file: best effort, earliest library component
+        for lib in self.libs:  # unknown file: best effort, earliest library component
             j = p.find("/" + lib + "/")
             if j >= 0:
                 return p[j + 1:]
@@ -169,7 +175,7 @@ def evaluate(truth: Truth, report: list[dict], scope, sp: str | None = None) -> 
     traced_gb = {s for s in gb_sites if s[1] in truth.traced.get(s[0], ())}
 
     rows = {}
-    for lib in (*LIBS, "overall"):
+    for lib in (*truth.libs, "overall"):
         def pick(sites):
             return {s for s in sites if lib == "overall" or lib_of(s[0]) == lib}
 
@@ -354,8 +360,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--scope",
         nargs="+",
-        default=list(DEFAULT_SCOPE),
-        help="site-packages-relative dirs that were linted (recall counts breaks there)",
+        help="site-packages-relative dirs that were linted (recall counts breaks there); "
+        "default: the truth's whole libraries if it lists them, else " + " ".join(DEFAULT_SCOPE),
     )
     ap.add_argument("--site-packages", help="prefix to strip from report paths (optional)")
     ap.add_argument("--models", help="comma-separated subset of models")
@@ -366,7 +372,8 @@ def main(argv: list[str] | None = None) -> int:
     with open(ns.truth) as fh:
         truth = Truth(json.load(fh), ns.models.split(",") if ns.models else None)
     report = load_report(ns.report)
-    res = evaluate(truth, report, tuple(ns.scope), ns.site_packages)
+    scope = ns.scope or (truth.libs if truth.libs != LIBS else DEFAULT_SCOPE)
+    res = evaluate(truth, report, tuple(scope), ns.site_packages)
     print(render(res, ns.limit or None))
     if ns.json_out:
         Path(ns.json_out).write_text(json.dumps(res, indent=1) + "\n")

@@ -60,6 +60,16 @@ class Spec:
         return out
 
 
+def prepare(names: list[str]) -> None:
+    """Worker setup before building ``names`` (see collect.load_zoo)."""
+    import sys
+    from pathlib import Path
+
+    if any(MODELS[n][0] == "timm" for n in names):
+        # timm imports torchvision at import time; it is not installed here.
+        sys.path.insert(0, str(Path(__file__).resolve().parent / "_stubs"))
+
+
 def _ids(n: int = SEQ, vocab: int = V) -> torch.Tensor:
     return torch.randint(3, vocab, (B, n))
 

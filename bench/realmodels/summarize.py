@@ -28,6 +28,8 @@ def summarize(data: dict) -> str:
     ok = {n: m for n, m in models.items() if m.get("status") == "ok"}
     bad = {n: m for n, m in models.items() if m.get("status") != "ok"}
     w(f"Models: {len(models)} total, {len(ok)} ok, {len(bad)} failed.")
+    libs = data.get("libraries")
+    sub = libs is None  # the default zoo: also count sites under <lib>/models
     w("")
 
     # sites per library (in library code only), and per scope
@@ -38,12 +40,18 @@ def summarize(data: dict) -> str:
                 continue
             sites[(b["file"], b["line"])].append((name, b))
     w(
-        "| library | models ok | break sites | in `<lib>/models` | models with breaks "
-        "| executed lines | traced lines |"
+        "| library | models ok | break sites | "
+        + ("in `<lib>/models` | " if sub else "")
+        + "models with breaks | executed lines | traced lines |"
     )
-    w("|---|---|---|---|---|---|---|")
-    for lib in LIBS:
-        lib_models = [n for n, m in ok.items() if m.get("library") == lib]
+    w("|---|---|---|---|---|---|" + ("---|" if sub else ""))
+    for lib in libs or LIBS:
+        # a model counts for each library it ran code of (a dependency too)
+        lib_models = [
+            n
+            for n, m in ok.items()
+            if m.get("library") == lib or any(r.startswith(lib + "/") for r in m.get("executed", {}))
+        ]
         lib_sites = [s for s in sites if s[0].split("/", 1)[0] == lib]
         in_models = [s for s in lib_sites if s[0].startswith(lib + "/models/")]
         with_breaks = [
@@ -59,8 +67,9 @@ def summarize(data: dict) -> str:
             for key in ("executed", "traced")
         )
         w(
-            f"| {lib} | {len(lib_models)} | {len(lib_sites)} | {len(in_models)} | "
-            f"{len(with_breaks)} | {executed} | {traced} |"
+            f"| {lib} | {len(lib_models)} | {len(lib_sites)} | "
+            + (f"{len(in_models)} | " if sub else "")
+            + f"{len(with_breaks)} | {executed} | {traced} |"
         )
     w("")
     w(
