@@ -177,5 +177,39 @@ class EvaluateTest(unittest.TestCase):
                 self.assertEqual(json.load(fh)["rows"]["overall"]["tp"], 2)
 
 
+class LibrariesTest(unittest.TestCase):
+    """A truth from another zoo names its libraries: rows and default scope follow."""
+
+    TRUTH = {
+        "libraries": ["torchdiffeq", "whisper"],
+        "models": {
+            "ode": {
+                "status": "ok",
+                "executed": {"torchdiffeq/_impl/misc.py": [[1, 20]], "whisper/model.py": [[1, 5]]},
+                "breaks": [{"file": "torchdiffeq/_impl/misc.py", "line": 7, "reason": "r", "gb_type": "GB0170"}],
+            }
+        },
+    }
+
+    def test_rows_and_scope(self):
+        with tempfile.TemporaryDirectory() as d:
+            tp = os.path.join(d, "truth.json")
+            rp = os.path.join(d, "report.json")
+            jp = os.path.join(d, "out.json")
+            with open(tp, "w") as fh:
+                json.dump(self.TRUTH, fh)
+            with open(rp, "w") as fh:
+                json.dump([finding("torchdiffeq/_impl/misc.py", 7), finding("whisper/model.py", 2)], fh)
+            with redirect_stdout(io.StringIO()):
+                evaluate.main([rp, "--truth", tp, "--json", jp])
+            with open(jp) as fh:
+                res = json.load(fh)
+        self.assertEqual(res["scope"], ["torchdiffeq", "whisper"])
+        self.assertEqual(list(res["rows"]), ["torchdiffeq", "whisper", "overall"])
+        self.assertEqual(res["rows"]["torchdiffeq"]["recall"], 1.0)
+        self.assertEqual(res["rows"]["whisper"]["precision"], 0.0)
+        self.assertEqual(res["rows"]["overall"]["tp"], 1)
+
+
 if __name__ == "__main__":
     unittest.main()
