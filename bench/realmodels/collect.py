@@ -34,6 +34,7 @@ replace transformers / timm / diffusers everywhere above.
 from __future__ import annotations
 
 import argparse
+import ast
 import importlib.util
 import json
 import logging
@@ -270,6 +271,47 @@ def load_registry() -> dict[str, str]:
     return out
 
 
+class FunctionSpans:
+    """The innermost ``def`` around a line of a file, from its AST.
+
+    Used to check the line Dynamo reports for a break: in the resume
+    function Dynamo builds after an earlier break in the same frame, the
+    line table can be shifted (seen on Python 3.11), so a break is reported
+    at a line outside the function named in the same stack frame.
+    """
+
+    def __init__(self) -> None:
+        self._spans: dict[str, list[tuple[int, int, str]]] = {}
+
+    def name_at(self, path: str, line: int) -> str | None:
+        spans = self._spans.get(path)
+        if spans is None:
+            try:
+                tree = ast.parse(Path(path).read_text(encoding="utf-8"))
+            except (OSError, SyntaxError, ValueError):
+                tree = None
+            spans = [
+                (n.lineno, n.end_lineno or n.lineno, n.name)
+                for n in (ast.walk(tree) if tree is not None else ())
+                if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+            ]
+            self._spans[path] = spans
+        best = None
+        for start, end, name in spans:
+            if start <= line <= end and (best is None or start > best[0]):
+                best = (start, end, name)
+        return best[2] if best else None
+
+    def misplaced(self, path: str, line: int, func: str) -> str | None:
+        """Why (path, line) cannot be in ``func``, or None when it can be."""
+        if func.startswith("<") or func == "?" or not os.path.isabs(path):
+            return None
+        found = self.name_at(path, line)
+        if found == func:
+            return None
+        return f"line {line} is in {found or 'module code'}, not in {func}"
+
+
 class BreakCapture(logging.Handler):
     """Logging handler on the graph_breaks artifact loggers."""
 
@@ -284,6 +326,7 @@ class BreakCapture(logging.Handler):
         self.mapper = mapper
         self.registry = registry
         self.by_title = {v: k for k, v in registry.items()}
+        self.spans = FunctionSpans()
         self.reset()
 
     def reset(self) -> None:
@@ -376,13 +419,16 @@ class BreakCapture(logging.Handler):
             for f, ln, fn in frames
             if self.mapper.lib_rel(f) is not None
         ]
+        lib_abs = [f for f, _, _ in frames if self.mapper.lib_rel(f) is not None]
         inner_file, inner_line, _ = frames[-1]
         if lib_frames:
             rel, line, func = lib_frames[-1]
             in_library = True
+            misplaced = self.spans.misplaced(lib_abs[-1], line, func)
         else:
             rel, line, func = self.mapper.any_rel(inner_file), inner_line, frames[-1][2]
             in_library = False
+            misplaced = None
         key = (rel, line, gb_type)
         site = self.sites.get(key)
         if site is None:
@@ -400,6 +446,8 @@ class BreakCapture(logging.Handler):
                 site["also_gb"] = all_gb[1:]
             if not in_library:
                 site["outside_library"] = True
+            if misplaced:
+                site["misplaced"] = misplaced
             inner_rel = self.mapper.any_rel(inner_file)
             if (inner_rel, inner_line) != (rel, line):
                 site["inner"] = f"{inner_rel}:{inner_line}"

@@ -256,7 +256,7 @@ def _break_entry(site, breaks, any_sites) -> dict:
     f, n = site
     entries = breaks[site]
     reasons = sorted({e.get("reason", "") for e in entries})
-    return {
+    out = {
         "file": f,
         "line": n,
         "gb_types": sorted({e.get("gb_type", "") for e in entries}),
@@ -266,6 +266,10 @@ def _break_entry(site, breaks, any_sites) -> dict:
             f"{g.get('code')} ({g.get('category')})" for g in any_sites.get(site, [])
         ],
     }
+    misplaced = sorted({e["misplaced"] for e in entries if e.get("misplaced")})
+    if misplaced:
+        out["misplaced"] = misplaced
+    return out
 
 
 def _ratio(a: int, b: int) -> float | None:
@@ -281,9 +285,27 @@ def _pct(x) -> str:
     return "   -  " if x is None else f"{100 * x:5.1f}%"
 
 
-def render(res: dict, limit: int | None = None) -> str:
+def source_line(root: str, rel: str, line: int) -> str | None:
+    """Line ``line`` of ``root/rel``, stripped (None when unreadable)."""
+    try:
+        with open(os.path.join(root, rel), encoding="utf-8", errors="replace") as fh:
+            for i, text in enumerate(fh, 1):
+                if i == line:
+                    return text.strip()
+    except OSError:
+        pass
+    return None
+
+
+def render(res: dict, limit: int | None = None, code_root: str | None = None) -> str:
     lines = []
     w = lines.append
+
+    def code(rel: str, line: int) -> None:
+        """With --show-code: the source line under an entry."""
+        text = source_line(code_root, rel, line) if code_root else None
+        if text is not None:
+            w(f"      | {text[:160]}")
     w(
         f"models: {len(res['models_ok'])} ok, {len(res['models_failed'])} failed; "
         f"findings: {res['findings_total']} total, {res['gb_finding_sites']} graph-break sites "
@@ -292,8 +314,9 @@ def render(res: dict, limit: int | None = None) -> str:
     )
     w(f"recall scope: {', '.join(res['scope'])}")
     w("")
+    lw = max([13, *(len(lib) for lib in res["rows"])])
     hdr = (
-        f"{'library':13s} {'flagged':>7s} {'TP':>4s} {'prec':>6s} {'prec±1':>6s} {'TP-gb':>5s}"
+        f"{'library':{lw}s} {'flagged':>7s} {'TP':>4s} {'prec':>6s} {'prec±1':>6s} {'TP-gb':>5s}"
         f" {'traced':>6s} {'prec-tr':>7s}"
         f" | {'breaks':>6s} {'found':>5s} {'recall':>6s} {'rec±1':>6s} {'anycat':>6s}"
     )
@@ -301,7 +324,7 @@ def render(res: dict, limit: int | None = None) -> str:
     w("-" * len(hdr))
     for lib, r in res["rows"].items():
         w(
-            f"{lib:13s} {r['findings_executed']:7d} {r['tp']:4d} {_pct(r['precision'])} "
+            f"{lib:{lw}s} {r['findings_executed']:7d} {r['tp']:4d} {_pct(r['precision'])} "
             f"{_pct(r['precision_pm1'])} {r['tp_gb_type']:5d}"
             f" {'-' if r['findings_traced'] is None else r['findings_traced']:>6} "
             f"{_pct(r['precision_traced']):>7s}"
@@ -325,6 +348,7 @@ def render(res: dict, limit: int | None = None) -> str:
             tag += "  [not traced by Dynamo]"
         for g in fp["findings"]:
             w(f"  {fp['file']}:{fp['line']} {g['code']} {g['message']}{tag}")
+        code(fp["file"], fp["line"])
     if limit is not None and len(fps) > limit:
         w(f"  ... {len(fps) - limit} more (use --limit 0 for all)")
 
@@ -333,7 +357,10 @@ def render(res: dict, limit: int | None = None) -> str:
     w(f"Missed breaks ({len(missed)}): Dynamo break sites with no graph-break finding at the line")
     for m in cap(missed):
         other = f"  [has: {', '.join(m['other_findings'])}]" if m["other_findings"] else ""
+        if m.get("misplaced"):
+            other += f"  [Dynamo's line looks shifted: {'; '.join(m['misplaced'])}]"
         w(f"  {m['file']}:{m['line']} {' / '.join(m['reasons'])} ({', '.join(m['models'])}){other}")
+        code(m["file"], m["line"])
     if limit is not None and len(missed) > limit:
         w(f"  ... {len(missed) - limit} more (use --limit 0 for all)")
 
@@ -366,6 +393,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--site-packages", help="prefix to strip from report paths (optional)")
     ap.add_argument("--models", help="comma-separated subset of models")
     ap.add_argument("--limit", type=int, default=0, help="max FP/missed entries to print (0: all)")
+    ap.add_argument(
+        "--show-code",
+        nargs="?",
+        const="",
+        metavar="SITE_PACKAGES",
+        help="print the source line under each false positive and miss, read from "
+        "SITE_PACKAGES (default: --site-packages, else this Python's purelib)",
+    )
     ap.add_argument("--json", dest="json_out", help="also write the full result as JSON here")
     ns = ap.parse_args(argv)
 
@@ -374,7 +409,12 @@ def main(argv: list[str] | None = None) -> int:
     report = load_report(ns.report)
     scope = ns.scope or (truth.libs if truth.libs != LIBS else DEFAULT_SCOPE)
     res = evaluate(truth, report, tuple(scope), ns.site_packages)
-    print(render(res, ns.limit or None))
+    code_root = None
+    if ns.show_code is not None:
+        import sysconfig
+
+        code_root = ns.show_code or ns.site_packages or sysconfig.get_paths()["purelib"]
+    print(render(res, ns.limit or None, code_root))
     if ns.json_out:
         Path(ns.json_out).write_text(json.dumps(res, indent=1) + "\n")
     return 0
