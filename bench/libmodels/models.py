@@ -96,7 +96,9 @@ def _xt(layers: str = "Decoder", wrapper_kw=None, labels=False, mask=False, dyn=
         if labels:
             model = xt.AutoregressiveWrapper(model)
             return Spec(model, (_ids(SEQ + 1),))
-        kwargs = {"mask": torch.ones(B, SEQ, dtype=torch.bool).index_fill_(1, torch.arange(12, SEQ), False)} if mask else {}
+        kwargs = {}
+        if mask:  # the last 4 positions are padding
+            kwargs["mask"] = torch.ones(B, SEQ, dtype=torch.bool).index_fill_(1, torch.arange(12, SEQ), False)
         return Spec(model, (_ids(),), kwargs, alt=(lambda: ((_ids(24),), {})) if dyn else None)
 
     return build
@@ -609,7 +611,8 @@ def sa_sam():
     batch = [
         {"image": torch.rand(3, 64, 48) * 255, "original_size": (64, 48),
          "point_coords": torch.rand(1, 2, 2) * 48, "point_labels": torch.tensor([[1, 0]])},
-        {"image": torch.rand(3, 48, 64) * 255, "original_size": (48, 64), "boxes": torch.tensor([[4.0, 4.0, 40.0, 30.0]])},
+        {"image": torch.rand(3, 48, 64) * 255, "original_size": (48, 64),
+         "boxes": torch.tensor([[4.0, 4.0, 40.0, 30.0]])},
     ]
     return Spec(model, (batch, True))
 
@@ -691,7 +694,9 @@ def s2_memory_attention():
     layer = MemoryAttentionLayer(
         activation="relu", d_model=32, dim_feedforward=64, dropout=0.1, pos_enc_at_attn=False,
         pos_enc_at_cross_attn_keys=True, pos_enc_at_cross_attn_queries=False,
-        self_attention=RoPEAttention(embedding_dim=32, num_heads=1, downsample_rate=1, rope_theta=10000.0, feat_sizes=(4, 4)),
+        self_attention=RoPEAttention(
+            embedding_dim=32, num_heads=1, downsample_rate=1, rope_theta=10000.0, feat_sizes=(4, 4)
+        ),
         cross_attention=RoPEAttention(embedding_dim=32, num_heads=1, downsample_rate=1, rope_theta=10000.0,
                                       feat_sizes=(4, 4), rope_k_repeat=True, kv_in_dim=16),
     )
@@ -842,10 +847,22 @@ def tt_t5_encoder():
 MODELS = {
     # x_transformers
     "xt_decoder": ("x_transformers", _xt(dyn=True)),
-    "xt_decoder_rotary_glu": ("x_transformers", _xt(rotary_pos_emb=True, ff_glu=True, use_rmsnorm=True, attn_num_mem_kv=2, dyn=True)),
-    "xt_decoder_alibi_memtokens": ("x_transformers", _xt(alibi_pos_bias=True, wrapper_kw={"num_memory_tokens": 2})),
-    "xt_decoder_relpos_layerdrop": ("x_transformers", _xt(rel_pos_bias=True, layer_dropout=0.1, residual_attn=True)),
-    "xt_decoder_dynpos_shift": ("x_transformers", _xt(dynamic_pos_bias=True, shift_tokens=1, macaron=True, sandwich_norm=True)),
+    "xt_decoder_rotary_glu": (
+        "x_transformers",
+        _xt(rotary_pos_emb=True, ff_glu=True, use_rmsnorm=True, attn_num_mem_kv=2, dyn=True),
+    ),
+    "xt_decoder_alibi_memtokens": (
+        "x_transformers",
+        _xt(alibi_pos_bias=True, wrapper_kw={"num_memory_tokens": 2}),
+    ),
+    "xt_decoder_relpos_layerdrop": (
+        "x_transformers",
+        _xt(rel_pos_bias=True, layer_dropout=0.1, residual_attn=True),
+    ),
+    "xt_decoder_dynpos_shift": (
+        "x_transformers",
+        _xt(dynamic_pos_bias=True, shift_tokens=1, macaron=True, sandwich_norm=True),
+    ),
     "xt_encoder_masked": ("x_transformers", _xt("Encoder", mask=True, attn_qk_norm=True, gate_residual=True)),
     "xt_decoder_hyperconn": ("x_transformers", _xt(num_residual_streams=2, add_value_residual=True)),
     "xt_autoregressive": ("x_transformers", _xt(labels=True, rotary_pos_emb=True)),
@@ -861,16 +878,37 @@ MODELS = {
     "vq_vq_multihead_orthogonal": ("vector_quantize_pytorch", _vq(
         "VectorQuantize", dim=32, codebook_size=16, heads=2, separate_codebook_per_head=True, codebook_dim=8,
         orthogonal_reg_weight=0.1, stochastic_sample_codes=True)),
-    "vq_residual_vq": ("vector_quantize_pytorch", _vq("ResidualVQ", dim=32, num_quantizers=3, codebook_size=16, quantize_dropout=True)),
-    "vq_grouped_residual_vq": ("vector_quantize_pytorch", _vq("GroupedResidualVQ", dim=32, groups=2, num_quantizers=2, codebook_size=16)),
+    "vq_residual_vq": (
+        "vector_quantize_pytorch",
+        _vq("ResidualVQ", dim=32, num_quantizers=3, codebook_size=16, quantize_dropout=True),
+    ),
+    "vq_grouped_residual_vq": (
+        "vector_quantize_pytorch",
+        _vq("GroupedResidualVQ", dim=32, groups=2, num_quantizers=2, codebook_size=16),
+    ),
     "vq_fsq": ("vector_quantize_pytorch", _vq("FSQ", levels=[8, 5, 5], dim=32)),
-    "vq_residual_fsq": ("vector_quantize_pytorch", _vq("ResidualFSQ", levels=[8, 5, 5], num_quantizers=2, dim=32, quantize_dropout=True)),
+    "vq_residual_fsq": (
+        "vector_quantize_pytorch",
+        _vq("ResidualFSQ", levels=[8, 5, 5], num_quantizers=2, dim=32, quantize_dropout=True),
+    ),
     "vq_lfq": ("vector_quantize_pytorch", _vq("LFQ", dim=32, codebook_size=64, entropy_loss_weight=0.1)),
-    "vq_residual_lfq": ("vector_quantize_pytorch", _vq("ResidualLFQ", dim=32, num_quantizers=2, codebook_size=64)),
-    "vq_latent_quantize": ("vector_quantize_pytorch", _vq("LatentQuantize", x_shape=(B, 32, 16), levels=[5, 5, 8], dim=32)),
+    "vq_residual_lfq": (
+        "vector_quantize_pytorch",
+        _vq("ResidualLFQ", dim=32, num_quantizers=2, codebook_size=64),
+    ),
+    "vq_latent_quantize": (
+        "vector_quantize_pytorch",
+        _vq("LatentQuantize", x_shape=(B, 32, 16), levels=[5, 5, 8], dim=32),
+    ),
     "vq_sim_vq": ("vector_quantize_pytorch", _vq("SimVQ", dim=32, codebook_size=16)),
-    "vq_residual_sim_vq": ("vector_quantize_pytorch", _vq("ResidualSimVQ", dim=32, num_quantizers=2, codebook_size=16)),
-    "vq_random_projection": ("vector_quantize_pytorch", _vq("RandomProjectionQuantizer", dim=32, codebook_size=16, codebook_dim=8)),
+    "vq_residual_sim_vq": (
+        "vector_quantize_pytorch",
+        _vq("ResidualSimVQ", dim=32, num_quantizers=2, codebook_size=16),
+    ),
+    "vq_random_projection": (
+        "vector_quantize_pytorch",
+        _vq("RandomProjectionQuantizer", dim=32, codebook_size=16, codebook_dim=8),
+    ),
     # rotary_embedding_torch
     "rotary_lang": ("rotary_embedding_torch", _rotary("lang")),
     "rotary_xpos": ("rotary_embedding_torch", _rotary("xpos")),
@@ -880,9 +918,18 @@ MODELS = {
     "perceiver_io": ("perceiver_pytorch", pc_perceiver_io),
     "perceiver_lm": ("perceiver_pytorch", pc_perceiver_lm),
     # linear_attention_transformer
-    "lat_causal_local": ("linear_attention_transformer", _lat(True, n_local_attn_heads=2, local_attn_window_size=8)),
-    "lat_encoder_linformer": ("linear_attention_transformer", _lat(False, linformer_k=8, pkm_layers=(1,), pkm_num_keys=16)),
-    "lat_reversible_shift": ("linear_attention_transformer", _lat(True, reversible=True, shift_tokens=True, ff_chunks=2)),
+    "lat_causal_local": (
+        "linear_attention_transformer",
+        _lat(True, n_local_attn_heads=2, local_attn_window_size=8),
+    ),
+    "lat_encoder_linformer": (
+        "linear_attention_transformer",
+        _lat(False, linformer_k=8, pkm_layers=(1,), pkm_num_keys=16),
+    ),
+    "lat_reversible_shift": (
+        "linear_attention_transformer",
+        _lat(True, reversible=True, shift_tokens=True, ff_chunks=2),
+    ),
     "lat_autoregressive": ("linear_attention_transformer", lat_autoregressive),
     # whisper
     "whisper": ("whisper", wh_whisper),
@@ -928,7 +975,11 @@ MODELS = {
     "tt_llama3": ("torchtune", _tt("llama3", "llama3", dyn=True)),
     "tt_llama3_masked": ("torchtune", _tt("llama3", "llama3", mask=True)),
     "tt_llama3_decode": ("torchtune", tt_llama3_decode),
-    "tt_lora_llama3": ("torchtune", _tt("llama3", "lora_llama3", lora_attn_modules=["q_proj", "v_proj"], apply_lora_to_mlp=True, lora_rank=4, lora_alpha=8.0, lora_dropout=0.1)),
+    "tt_lora_llama3": (
+        "torchtune",
+        _tt("llama3", "lora_llama3", lora_attn_modules=["q_proj", "v_proj"], apply_lora_to_mlp=True,
+            lora_rank=4, lora_alpha=8.0, lora_dropout=0.1),
+    ),
     "tt_qwen2": ("torchtune", _tt("qwen2", "qwen2", intermediate_dim=64, tie_word_embeddings=True, dyn=True)),
     "tt_gemma": ("torchtune", _tt("gemma", "gemma", head_dim=8, intermediate_dim=64)),
     "tt_mistral": ("torchtune", _tt("mistral", "mistral", intermediate_dim=64)),

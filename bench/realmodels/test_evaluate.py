@@ -90,6 +90,23 @@ REPORT = [
 ]
 
 
+def run_cli(truth: dict, report: list, *args: str):
+    """evaluate.main on temporary truth/report files: (exit code, stdout, --json result)."""
+    with tempfile.TemporaryDirectory() as d:
+        tp = os.path.join(d, "truth.json")
+        rp = os.path.join(d, "report.json")
+        jp = os.path.join(d, "out.json")
+        with open(tp, "w") as fh:
+            json.dump(truth, fh)
+        with open(rp, "w") as fh:
+            json.dump(report, fh)
+        buf = io.StringIO()
+        with redirect_stdout(buf):
+            rc = evaluate.main([rp, "--truth", tp, "--json", jp, *args])
+        with open(jp) as fh:
+            return rc, buf.getvalue(), json.load(fh)
+
+
 class EvaluateTest(unittest.TestCase):
     def setUp(self):
         self.truth = evaluate.Truth(json.loads(json.dumps(TRUTH)))
@@ -157,24 +174,21 @@ class EvaluateTest(unittest.TestCase):
         self.assertEqual(res["rows"]["overall"]["break_sites"], 4)
 
     def test_cli(self):
-        with tempfile.TemporaryDirectory() as d:
-            tp = os.path.join(d, "truth.json")
-            rp = os.path.join(d, "report.json")
-            jp = os.path.join(d, "out.json")
-            with open(tp, "w") as fh:
-                json.dump(TRUTH, fh)
-            with open(rp, "w") as fh:
-                json.dump(REPORT, fh)
-            buf = io.StringIO()
-            with redirect_stdout(buf):
-                rc = evaluate.main([rp, "--truth", tp, "--json", jp])
-            self.assertEqual(rc, 0)
-            text = buf.getvalue()
-            self.assertIn("overall", text)
-            self.assertIn(f"{FOO}:15 PTC101 msg PTC101", text)
-            self.assertIn(f"{FOO}:41 Data dependent operator (m1)", text)
-            with open(jp) as fh:
-                self.assertEqual(json.load(fh)["rows"]["overall"]["tp"], 2)
+        rc, text, res = run_cli(TRUTH, REPORT)
+        self.assertEqual(rc, 0)
+        self.assertIn("overall", text)
+        self.assertIn(f"{FOO}:15 PTC101 msg PTC101", text)
+        self.assertIn(f"{FOO}:41 Data dependent operator (m1)", text)
+        self.assertEqual(res["rows"]["overall"]["tp"], 2)
+
+    def test_show_code(self):
+        with tempfile.TemporaryDirectory() as root:
+            os.makedirs(os.path.join(root, os.path.dirname(FOO)))
+            with open(os.path.join(root, FOO), "w") as fh:
+                fh.write("".join(f"line_{i} = {i}\n" for i in range(1, 50)))
+            _, text, _ = run_cli(TRUTH, REPORT, "--show-code", root)
+        self.assertIn("      | line_15 = 15", text)  # under the false positive
+        self.assertIn("      | line_41 = 41", text)  # under the miss
 
 
 class LibrariesTest(unittest.TestCase):
@@ -192,18 +206,8 @@ class LibrariesTest(unittest.TestCase):
     }
 
     def test_rows_and_scope(self):
-        with tempfile.TemporaryDirectory() as d:
-            tp = os.path.join(d, "truth.json")
-            rp = os.path.join(d, "report.json")
-            jp = os.path.join(d, "out.json")
-            with open(tp, "w") as fh:
-                json.dump(self.TRUTH, fh)
-            with open(rp, "w") as fh:
-                json.dump([finding("torchdiffeq/_impl/misc.py", 7), finding("whisper/model.py", 2)], fh)
-            with redirect_stdout(io.StringIO()):
-                evaluate.main([rp, "--truth", tp, "--json", jp])
-            with open(jp) as fh:
-                res = json.load(fh)
+        report = [finding("torchdiffeq/_impl/misc.py", 7), finding("whisper/model.py", 2)]
+        _, _, res = run_cli(self.TRUTH, report)
         self.assertEqual(res["scope"], ["torchdiffeq", "whisper"])
         self.assertEqual(list(res["rows"]), ["torchdiffeq", "whisper", "overall"])
         self.assertEqual(res["rows"]["torchdiffeq"]["recall"], 1.0)
