@@ -166,9 +166,10 @@ class ResultCache:
             diags = tuple(diagnostic_from_dict(d, filename) for d in data["diagnostics"])
             deps = tuple((str(p), None if h is None else str(h)) for p, h in data.get("dependencies", ()))
             has_regions = bool(data.get("has_regions", False))
+            submodules = tuple((str(p), str(c)) for p, c in data.get("submodules", ()))
         except (OSError, ValueError, KeyError, TypeError, IndexError):
             return None
-        return FileResult(filename, diags, dependencies=deps, has_regions=has_regions)
+        return FileResult(filename, diags, dependencies=deps, has_regions=has_regions, submodules=submodules)
 
     def put(self, key: str, result: FileResult) -> None:
         """Store a result (errors are never cached); failures to write are ignored."""
@@ -182,6 +183,7 @@ class ResultCache:
                 "diagnostics": [diagnostic_to_dict(d, result.filename) for d in result.diagnostics],
                 "dependencies": [list(dep) for dep in result.dependencies],
                 "has_regions": result.has_regions,
+                "submodules": [list(s) for s in result.submodules],
             })
             atomic_write(path, payload.encode("utf-8"), mode=0o644, durable=False, prefix=".tmp-")
         except OSError:

@@ -189,6 +189,8 @@ class FileResult:
             holds only while they are unchanged.
         has_regions: the file has compiled regions of its own (an ``nn.Module``
             ``forward``, a ``torch.compile``d function).
+        submodules: ``(abs path, class name)`` of the project classes its analysis saw
+            built as submodules of another class.
     """
 
     filename: str
@@ -197,3 +199,4 @@ class FileResult:
     source: Optional[str] = None
     dependencies: Tuple[Tuple[str, Optional[str]], ...] = ()
     has_regions: bool = False
+    submodules: Tuple[Tuple[str, str], ...] = ()

@@ -14,7 +14,7 @@ import os
 import re
 import tokenize
 from dataclasses import replace
-from typing import Iterator, List, Optional, Sequence
+from typing import Iterator, List, Optional, Sequence, Tuple
 
 import libcst as cst
 
@@ -185,6 +185,7 @@ def lint_source(
     dependencies: tuple = ()
     has_regions = False
     others: dict = {}
+    submodules: tuple = ()
     if _stock_analysis():
         # The same analysis, keeping each finding's nodes so that fixes need no second pass.
         from pt2lint.analysis.driver import analyse_project
@@ -192,6 +193,7 @@ def lint_source(
         analysis = analyse_project(module, source, filename, settings, enabled, data=data, overlay=overlay)
         findings = [f for f in analysis.findings if f.diagnostic.filename == filename and f.node is not None]
         dependencies, has_regions, others = analysis.dependencies, analysis.has_regions, analysis.sources
+        submodules = analysis.submodules
         diags = [f.diagnostic for f in analysis.findings]
     else:
         diags = analyse_module(module, source, filename, settings, enabled)
@@ -205,7 +207,7 @@ def lint_source(
     diags.sort(key=Diagnostic.sort_key)
     return FileResult(
         filename, tuple(diags), source=source if keep_source else None,
-        dependencies=dependencies, has_regions=has_regions,
+        dependencies=dependencies, has_regions=has_regions, submodules=submodules,
     )
 
 
@@ -360,11 +362,17 @@ def lint_paths(
 def merge_results(results: Sequence[FileResult]) -> List[FileResult]:
     """Drop findings reported by more than one result (see :func:`lint_paths`); name files as they were given."""
     given = {os.path.abspath(r.filename): r.filename for r in results}
+    # A class another linted file builds as a submodule runs in that parent's context: its
+    # forward's own analysis (inputs assumed to be the caller's) says nothing about input
+    # mutation then; the parent's analysis, with the arguments it really passes, decides.
+    submodules = {s for r in results for s in r.submodules}
     best: dict = {}
     longest: dict = {}  # key -> the diagnostic with the longest call chain (first such)
     for i, r in enumerate(results):
         own = os.path.abspath(r.filename)
         for d in r.diagnostics:
+            if submodules and d.category == "input-mutation" and _standalone_root(d, r.filename) in submodules:
+                continue
             where = os.path.abspath(d.filename)
             key = (where, d.start, d.end, d.code)
             rank = (0 if where == own else 1, i)
@@ -392,6 +400,13 @@ def merge_results(results: Sequence[FileResult]) -> List[FileResult]:
             kept.append(d)
         out.append(replace(r, diagnostics=tuple(kept)))
     return out
+
+
+def _standalone_root(d: Diagnostic, filename: str) -> Tuple[str, str]:
+    """``(abs path, class)`` of the forward whose analysis found ``d`` (its chain's entry)."""
+    entry = (d.call_chain[0] if d.call_chain else d.symbol) or ""
+    path = d.call_sites[0][1] if d.call_sites else d.filename
+    return (os.path.abspath(path), entry.split(".", 1)[0])
 
 
 def _lint_paths(

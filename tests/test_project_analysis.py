@@ -552,3 +552,37 @@ def test_follow_imports_reads_an_installed_package_and_reports_at_the_call_site(
     # a package that is not followed stays opaque even when its parent is
     other = LintSettings(enabled=SETTINGS.enabled, project_root=str(root), follow_imports=("fancyops.other",))
     assert found(lint_tree(root, ["net"], other)) == []
+
+
+def test_submodule_built_in_another_file_is_judged_in_its_parents_context(tmp_path):
+    write(tmp_path, {**PYPROJECT,
+        "v/__init__.py": "",
+        "v/mlp.py": """
+            from torch import nn
+
+            class ScaleInPlace(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.gamma = nn.Parameter(nn.init.ones_(nn.Parameter(__import__("torch").empty(4))))
+
+                def forward(self, x):
+                    return x.mul_(self.gamma)
+            """,
+        "v/model.py": """
+            from torch import nn
+            from .mlp import ScaleInPlace
+
+            class Net(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.proj = nn.Linear(4, 4)
+                    self.scale = ScaleInPlace()
+
+                def forward(self, x):
+                    return self.scale(self.proj(x))
+            """,
+    })
+    # with the parent linted too, the write is into a tensor the parent made: no input mutation
+    assert found(lint_tree(tmp_path, ["v"])) == []
+    # alone, the submodule's own input is all there is to go by
+    assert found(lint_tree(tmp_path, ["v/mlp.py"])) == [("v/mlp.py", 9, "PTC401")]

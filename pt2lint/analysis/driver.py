@@ -11,6 +11,7 @@ import os
 import re
 import sys
 import threading
+from collections import OrderedDict
 from typing import Dict, FrozenSet, List, NamedTuple, Optional, Tuple
 
 import libcst as cst
@@ -53,10 +54,45 @@ def _start_node(node: cst.CSTNode) -> cst.CSTNode:
     return node
 
 
+# Statement anchors of modules seen in this process (imported modules recur across entry
+# files): id(module) -> (module, LazyPositions or the full position map); bounded.
+_ANCHORS: "OrderedDict[int, tuple]" = OrderedDict()
+_ANCHORS_MAX = 1024
+
+
+def _anchors_for(module: cst.Module, source: str):
+    hit = _ANCHORS.get(id(module))
+    if hit is not None and hit[0] is module:
+        _ANCHORS.move_to_end(id(module))
+        return hit[1]
+    try:
+        value = LazyPositions(module, source)
+    except PositionMismatch:
+        value = None
+    _ANCHORS[id(module)] = (module, value)
+    while len(_ANCHORS) > _ANCHORS_MAX:
+        _ANCHORS.popitem(last=False)
+    return value
+
+
+def _full_positions(module: cst.Module):
+    key = -id(module) - 1
+    hit = _ANCHORS.get(key)
+    if hit is not None and hit[0] is module:
+        return hit[1]
+    value = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    _ANCHORS[key] = (module, value)
+    while len(_ANCHORS) > _ANCHORS_MAX:
+        _ANCHORS.popitem(last=False)
+    return value
+
+
 def _resolve_positions(module: cst.Module, source: str, raw) -> dict:
     """Positions of every node the findings need: per statement when possible, else one full pass."""
     try:
-        lazy = LazyPositions(module, source)
+        lazy = _anchors_for(module, source)
+        if lazy is None:
+            raise PositionMismatch("statements not anchored")
         groups: dict = {}
         for f in raw:
             stmt = f.stmt
@@ -76,7 +112,7 @@ def _resolve_positions(module: cst.Module, source: str, raw) -> dict:
                 out[stmt] = type(h)((min(anchor.lineno, h.start.line), h.start.column), (h.end.line, h.end.column))
         return out
     except PositionMismatch:
-        return MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+        return _full_positions(module)
 
 
 class Finding(NamedTuple):
@@ -102,12 +138,15 @@ class Analysis(NamedTuple):
         sources: display filename -> text of every file a finding lies in (for suppressions).
         dependencies: ``(abs path, sha256 or None)`` of every other file read or looked for.
         has_regions: the entry module has compiled regions of its own.
+        submodules: ``(abs path, class name)`` of project classes that the analysed code
+            builds as submodules of another class (their forward runs in that parent's context).
     """
 
     findings: List[Finding]
     sources: Dict[str, str]
     dependencies: Tuple[Tuple[str, Optional[str]], ...]
     has_regions: bool
+    submodules: Tuple[Tuple[str, str], ...] = ()
 
 
 def analyse_module(
@@ -176,11 +215,13 @@ def analyse_project(
         index = project.add_entry(path, source, module, COMPILE_CALL.search(source) is not None, data)
         project.link(index)
         has_regions = bool(index.module_classes() or index.entry_functions())
-        Interpreter(index, dispatch, settings).run()
+        interp = Interpreter(index, dispatch, settings)
+        interp.run()
+        submodules = tuple(sorted({(c.module.path, c.name) for c in interp.instantiated if c.module is not None and c.module.path}))
     deps = tuple(sorted((p, h) for p, h in project.deps.items() if p != path))
     raw = dispatch.findings.items
     if not raw:
-        return Analysis([], {}, deps, has_regions)
+        return Analysis([], {}, deps, has_regions, submodules)
     from pt2lint.discovery import display_path, project_relpath
 
     names: Dict[int, str] = {id(index): filename}
@@ -202,7 +243,10 @@ def analyse_project(
                 by_module.setdefault(id(smod), (smod, []))[1].append(_Site(site[1], site[2], site[3]))
     positions: dict = {}
     for mod, items in by_module.values():
-        positions.update(_resolve_positions(mod.module, mod.source if mod is not index else source, items))
+        found = _resolve_positions(mod.module, mod.source if mod is not index else source, items)
+        if mod.line_offset:
+            found = {n: _shifted(r, mod.line_offset) for n, r in found.items()}
+        positions.update(found)
     specs = load_specs()
     enabled_cache: Dict[str, FrozenSet[str]] = {filename: enabled}
     out: List[Finding] = []
@@ -262,7 +306,7 @@ def analyse_project(
         else:
             start_pos, end_pos = Position(start.line, start.column + 1), Position(end.line, end.column + 1)
         if mod is not index:
-            sources[fname] = mod.source
+            sources[fname] = mod.full_source or mod.source  # comments, for suppressions
         out.append(Finding(
             Diagnostic(
                 code=f.code,
@@ -282,7 +326,12 @@ def analyse_project(
             f.node if start is not None else None,  # re-anchored: no node of this file to rewrite
             f.stmt if start is not None else None,
         ))
-    return Analysis(out, sources, deps, has_regions)
+    return Analysis(out, sources, deps, has_regions, submodules)
+
+
+def _shifted(rng, lines: int):
+    """``rng`` (a LibCST ``CodeRange``) moved down by ``lines`` lines."""
+    return type(rng)((rng.start.line + lines, rng.start.column), (rng.end.line + lines, rng.end.column))
 
 
 class _Site(NamedTuple):

@@ -192,7 +192,7 @@ class ModuleIndex:
             :class:`~pt2lint.analysis.project.ProjectModel` that loaded it.
     """
 
-    def __init__(self, module: cst.Module, target: str = "compile", scan_compile_calls: bool = True) -> None:
+    def __init__(self, module: cst.Module, target: str = "compile", scan_compile_calls: bool = True, base: Optional["ModuleIndex"] = None) -> None:
         self.module = module
         self.target = target
         self.imports = ImportMap()
@@ -211,7 +211,23 @@ class ModuleIndex:
         self.is_package = False
         self.project = None
         self.linked = False
+        self.full_source = ""  # the file's whole text (this module may be a piece of it)
+        # Top-level functions and classes of the file that are parsed on demand (a module of
+        # another file): name -> (first line, last line); and their qualified names.
+        self.lazy_defs: Dict[str, tuple] = {}
+        self.siblings: Dict[str, str] = {}
+        self.base: Optional["ModuleIndex"] = None
+        self.file_lines: List[str] = []
+        self.line_offset = 0  # a piece of a file starts this many lines into it
         self._collect_module(module.body)
+        if base is not None:
+            # a piece of a file (one top-level def): the file's imports and globals are its own
+            self.base = base
+            self.imports = base.imports
+            self.global_exprs = base.global_exprs
+            self.star_imports = base.star_imports
+            self.defined_names = base.defined_names | self.defined_names
+            self.siblings = base.siblings
         for item in self.all_classes:
             item.module = self
         for item in self.all_functions:
@@ -294,6 +310,8 @@ class ModuleIndex:
             return q
         if isinstance(expr, cst.Name) and expr.value in ("object", "Exception", "dict", "list", "tuple", "str", "int"):
             return f"builtins.{expr.value}"
+        if isinstance(expr, cst.Name) and expr.value in self.siblings:
+            return self.siblings[expr.value]  # a class of the same file, parsed on demand
         if isinstance(expr, cst.Name) and expr.value in self.global_exprs:
             return None
         return None
@@ -323,6 +341,8 @@ class ModuleIndex:
                 fn.kind = "property"
             elif "." not in name and name in self.functions:
                 fn.local_decorators.append(dec.decorator)
+            elif "." not in name and name in self.siblings:
+                fn.foreign_decorators.append((dec.decorator, self.siblings[name]))
             else:
                 expr = dec.decorator.func if isinstance(dec.decorator, cst.Call) else dec.decorator
                 q = self.imports.qualify(expr)

@@ -924,6 +924,8 @@ class Interpreter:
             v = Value(Kind.FUNCTION, ref=idx.functions[name])
         elif name in idx.classes and name not in idx.imports.names:
             v = Value(Kind.CLASS, ref=idx.classes[name])
+        elif name in idx.siblings:
+            v = self.project_value(idx.siblings[name])  # a top-level def of the same file, parsed on demand
         elif name in idx.imports.names:
             v = self.project_value(idx.imports.names[name])
         elif name in idx.global_exprs and gkey not in self._globals_busy:
@@ -995,11 +997,8 @@ class Interpreter:
             except ValueError:
                 return CONST
         if isinstance(node, cst.SimpleString):
-            try:
-                text = node.evaluated_value
-            except Exception:  # an invalid escape: still a constant
-                return CONST
-            return const(text) if isinstance(text, str) and len(text) <= 200 else CONST
+            text = _short_string_value(node.value)
+            return const(text) if text is not None else CONST
         if isinstance(node, (cst.ConcatenatedString, cst.FormattedString, cst.Imaginary)):
             return CONST
         return None
@@ -1177,9 +1176,12 @@ class Interpreter:
     def eval_Comparison(self, node: cst.Comparison) -> Value:
         left = self.eval(node.left)
         result: Optional[Value] = None
+        folded: Optional[bool] = True  # all links so far compare known constants (and hold)
         for comp in node.comparisons:
             right = self.eval(comp.comparator)
             op = comp.operator
+            known = _fold_comparison(left, op, right) if folded is not None else None
+            folded = None if known is None else (folded and known)
             if isinstance(op, (cst.Is, cst.IsNot)):
                 r = CONST
             elif isinstance(op, (cst.In, cst.NotIn)):
@@ -1195,6 +1197,8 @@ class Interpreter:
                 r = UNKNOWN
             result = r if result is None else (r if r.kind is Kind.TENSOR else join(result, r) if result.kind is not Kind.TENSOR else result)
             left = right
+        if folded is not None:
+            return const(bool(folded))  # ``mode == "norm"`` with ``mode`` a known string: Dynamo specialises
         return result or UNKNOWN
 
     def _eval_slices(self, node: cst.Subscript) -> Value:
@@ -1908,6 +1912,57 @@ def _dict_with(d: Value, key: Value, value: Value) -> Value:
     elt = join(old, value)
     # which entry a later read gets is unknown: when the entries differ in kind, it is a guess
     return Value(Kind.CONTAINER, elt=_guess(elt) if old.kind is not value.kind else elt)
+
+
+def _short_string_value(literal: str) -> Optional[str]:
+    """The value of a short plain string literal (``'a'``, ``"use_cache"``), else ``None``.
+
+    Only literals without escapes, prefixes other than ``r``/``u``, or triple quotes are
+    read (cheaply, without ``ast.literal_eval``): keys and flags look like that.
+    """
+    if len(literal) > 202 or "\\" in literal:
+        return None
+    body = literal
+    if body[:1] in "rRuU":
+        body = body[1:]
+    if len(body) < 2 or body[0] not in "'\"" or body[-1] != body[0] or body.startswith(body[0] * 3):
+        return None
+    return body[1:-1]
+
+
+_FOLDABLE = (bool, int, float, str)
+
+
+def _fold_comparison(left: Value, op, right: Value) -> Optional[bool]:
+    """``left op right`` when both are constants whose values are known (strings, numbers), else ``None``."""
+    if left.kind is not Kind.CONST or left.maybe_none or not isinstance(left.const, _FOLDABLE):
+        return None
+    if right.kind is Kind.CONTAINER and isinstance(op, (cst.In, cst.NotIn)) and right.elts is not None and right.keys is None:
+        if not all(e.kind is Kind.CONST and not e.maybe_none and isinstance(e.const, _FOLDABLE) for e in right.elts):
+            return None
+        inside = any(left.const == e.const for e in right.elts)
+        return inside if isinstance(op, cst.In) else not inside
+    if right.kind is not Kind.CONST or right.maybe_none or not isinstance(right.const, _FOLDABLE):
+        return None
+    a, b = left.const, right.const
+    if isinstance(op, cst.Equal):
+        return a == b
+    if isinstance(op, cst.NotEqual):
+        return a != b
+    if isinstance(a, str) != isinstance(b, str):
+        return None
+    try:
+        if isinstance(op, cst.LessThan):
+            return a < b
+        if isinstance(op, cst.LessThanEqual):
+            return a <= b
+        if isinstance(op, cst.GreaterThan):
+            return a > b
+        if isinstance(op, cst.GreaterThanEqual):
+            return a >= b
+    except TypeError:
+        return None
+    return None
 
 
 def _known_truth(v: Value) -> Optional[bool]:

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 from collections import OrderedDict
 from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
@@ -47,25 +48,30 @@ MAX_MODULE_BYTES = 4 * 1024 * 1024
 # LibCST modules kept between entry files in one process: path -> (sha256 of the bytes, Module).
 _PARSED: "OrderedDict[str, Tuple[str, cst.Module]]" = OrderedDict()
 _PARSED_MAX = 256
+# Top-level functions and classes of imported modules, parsed one at a time: many, and small.
+_PIECES: "OrderedDict[str, Tuple[str, cst.Module]]" = OrderedDict()
+_PIECES_MAX = 4096
 
 
-def cached_module(path: str, digest: str) -> Optional[cst.Module]:
+def cached_module(path: str, digest: str, pieces: bool = False) -> Optional[cst.Module]:
     """The module parsed earlier in this process from the file at ``path`` with bytes of sha256 ``digest``."""
-    hit = _PARSED.get(path)
+    store = _PIECES if pieces else _PARSED
+    hit = store.get(path)
     if hit is not None and hit[0] == digest and digest:
-        _PARSED.move_to_end(path)
+        store.move_to_end(path)
         return hit[1]
     return None
 
 
-def remember_module(path: str, digest: str, module: cst.Module) -> None:
+def remember_module(path: str, digest: str, module: cst.Module, pieces: bool = False) -> None:
     """Keep ``module`` (parsed from ``path`` with bytes of sha256 ``digest``) for later analyses."""
     if not digest:
         return
-    _PARSED[path] = (digest, module)
-    _PARSED.move_to_end(path)
-    while len(_PARSED) > _PARSED_MAX:
-        _PARSED.popitem(last=False)
+    store, limit = (_PIECES, _PIECES_MAX) if pieces else (_PARSED, _PARSED_MAX)
+    store[path] = (digest, module)
+    store.move_to_end(path)
+    while len(store) > limit:
+        store.popitem(last=False)
 
 
 def sha256_text(data: bytes) -> str:
@@ -161,6 +167,48 @@ def module_name_for(path: str, roots: Sequence[str]) -> Tuple[str, bool]:
     return (stem if stem.isidentifier() else "__main__"), is_package
 
 
+# The outline of imported modules (top-level def/class spans, lines, the text without them):
+# path -> (sha256, outline or None when CPython cannot parse the file).
+_OUTLINES: "OrderedDict[str, tuple]" = OrderedDict()
+
+
+def _outline(source: str):
+    """``(defs, lines, base text)`` of a module: top-level ``def``/``class`` spans by name (first,
+    last line, decorators included), its lines, and its text with those spans blanked."""
+    import ast
+    import warnings
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError):
+        return None
+    lines = source.splitlines(keepends=True)
+    defs: Dict[str, tuple] = {}
+    rest = list(lines)
+    for stmt in tree.body:
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            first = min([stmt.lineno] + [d.lineno for d in stmt.decorator_list])
+            last = stmt.end_lineno or stmt.lineno
+            defs[stmt.name] = (first, last)
+            for n in range(first - 1, min(last, len(rest))):
+                rest[n] = "\n" if rest[n].endswith(("\n", "\r")) else ""
+    return defs, lines, "".join(rest)
+
+
+def _compiles(source: str, path: str) -> bool:
+    import warnings
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            compile(source, path, "exec", dont_inherit=True, flags=0x400)  # ast.PyCF_ONLY_AST
+    except (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError):
+        return False
+    return True
+
+
 class GlobalRef:
     """A module-level name bound by assignment (``SCALE = 0.5``) in a project module."""
 
@@ -206,6 +254,8 @@ class ProjectModel:
         self.by_name: Dict[str, Optional[object]] = {}
         self.deps: Dict[str, Optional[str]] = {}
         self._dirs: Dict[str, bool] = {}
+        self._texts: Dict[str, Optional[str]] = {}
+        self._pieces: Dict[tuple, object] = {}
         self._resolving: set = set()
 
     # -- files ------------------------------------------------------------
@@ -255,6 +305,30 @@ class ProjectModel:
         """``dotted`` is a followed package, inside one, or a parent package of one."""
         return any(dotted == f or dotted.startswith(f + ".") or f.startswith(dotted + ".") for f in self.follow)
 
+    def _may_bind(self, dotted: str, name: str) -> bool:
+        """Cheap, lossless test before parsing a star-imported module: can it bind ``name``?
+
+        A module binds a name only if its text holds the identifier (or it re-exports with a
+        star import of its own); a package ``__init__`` full of ``from .x import *`` lines
+        (timm's ``models``, transformers' ``models``) is then searched without parsing every
+        module it names.
+        """
+        if dotted in self.by_name:
+            return True  # already parsed (or known absent)
+        found = self.find_module(dotted)
+        if found is None or not found[0]:
+            return found is not None
+        text = self._peek(found[0])
+        if text is None:
+            return False
+        return "import *" in text or re.search(r"\b%s\b" % re.escape(name), text) is not None
+
+    def _peek(self, path: str) -> Optional[str]:
+        """The text of a project file, read once per model (its hash joins :attr:`deps`)."""
+        if path not in self._texts:
+            self._texts[path] = self._read(path)
+        return self._texts[path]
+
     def is_library(self, path: str) -> bool:
         """The file was loaded from an installed package (``follow-imports``), not from the project."""
         return path in self.library_paths
@@ -294,7 +368,10 @@ class ProjectModel:
 
     def _attach(self, index, path: str, source: str, name: str, is_package: bool) -> None:
         index.path = path
-        index.source = source
+        index.full_source = source
+        if not index.lazy_defs:
+            index.source = source
+        index.siblings = {n: f"{name}.{n}" for n in index.lazy_defs}
         index.name = name
         index.is_package = is_package
         index.project = self
@@ -317,7 +394,7 @@ class ProjectModel:
         if path in self.modules:
             self.by_name[dotted] = self.modules[path]
             return self.modules[path]
-        source = self._read(path)
+        source = self._peek(path)
         if source is None:
             return None
         if not any(path.startswith(r.rstrip(os.sep) + os.sep) for r in self.roots):
@@ -330,23 +407,86 @@ class ProjectModel:
         return index
 
     def _parse(self, path: str, source: str):
-        """A fresh :class:`ModuleIndex` of ``source``; the LibCST parse is reused within the process
-        while the file's bytes are the same (indexes are not: they hold one analysis' links)."""
-        from pt2lint.analysis.driver import COMPILE_CALL
+        """The index of an imported module, without its top-level functions and classes.
+
+        Those are parsed one at a time, when a name resolves to them (:meth:`definition`):
+        an imported module is mostly code no compiled region reaches, and LibCST's parse is
+        the analysis' largest cost.  Top-level ``def``/``class`` statements are found with
+        CPython's ``ast`` and blanked out (line structure kept, so positions stay right);
+        what remains (imports, assignments, ``if``/``try`` blocks) is parsed with LibCST.
+        """
         from pt2lint.analysis.index import ModuleIndex
-        from pt2lint.nesting import looks_deeply_nested
 
         digest = self.deps.get(path) or ""
-        module = cached_module(path, digest)
+        outline = _OUTLINES.get(path)
+        if outline is None or outline[0] != digest or not digest:
+            outline = (digest, _outline(source))
+            if digest:
+                _OUTLINES[path] = outline
+                while len(_OUTLINES) > _PARSED_MAX * 4:
+                    _OUTLINES.popitem(last=False)
+        else:
+            _OUTLINES.move_to_end(path)
+        if outline[1] is None:
+            return None
+        defs, lines, base_text = outline[1]
+        module = self._parse_text(path, "", base_text)
         if module is None:
-            if looks_deeply_nested(source) is not None:
-                return None  # left unresolved: deep files are only parsed with the engine's guards
-            try:
-                module = cst.parse_module(source)
-            except (cst.ParserSyntaxError, RecursionError, MemoryError):
-                return None
-            remember_module(path, digest, module)
-        return ModuleIndex(module, self.target, scan_compile_calls=COMPILE_CALL.search(source) is not None)
+            return None
+        index = ModuleIndex(module, self.target, scan_compile_calls=False)  # only the entry's torch.compile calls are regions
+        index.lazy_defs = defs
+        index.source = base_text
+        index.file_lines = lines
+        return index
+
+    def _parse_text(self, path: str, part: str, text: str) -> Optional[cst.Module]:
+        """LibCST module of ``text`` (a file, or a piece of one named ``part``), reused in the process."""
+        from pt2lint.nesting import looks_deeply_nested, run_on_big_stack, too_deep_for_python
+
+        digest = self.deps.get(path) or ""
+        key = f"{path}#{part}"
+        module = cached_module(key, digest, pieces=bool(part))
+        if module is not None:
+            return module
+        try:
+            if looks_deeply_nested(text) is None:
+                module = cst.parse_module(text)
+            else:
+                # long lines or deep brackets: only what CPython compiles, and on a big
+                # stack (LibCST's parser recurses on the C stack), as the engine does
+                if too_deep_for_python(text, path) is not None or not _compiles(text, path):
+                    return None
+                module = run_on_big_stack(cst.parse_module, text)
+        except (cst.ParserSyntaxError, RecursionError, MemoryError):
+            return None
+        remember_module(key, digest, module, pieces=bool(part))
+        return module
+
+    def definition(self, index, name: str):
+        """The ``FunctionInfo``/``ClassInfo`` of top-level ``name`` of ``index``'s file, parsed on demand."""
+        from pt2lint.analysis.index import ModuleIndex
+
+        base = index.base or index
+        key = (base.path, name)
+        if key in self._pieces:
+            return self._pieces[key]
+        self._pieces[key] = None  # a def that refers to itself while being built
+        span = base.lazy_defs.get(name)
+        if span is None:
+            return None
+        first, last = span
+        lines = base.file_lines
+        text = "".join(lines[first - 1:last])
+        module = self._parse_text(base.path, name, text)
+        if module is None:
+            return None
+        piece = ModuleIndex(module, self.target, scan_compile_calls=False, base=base)
+        piece.path, piece.name, piece.is_package, piece.project = base.path, base.name, base.is_package, self
+        piece.source, piece.full_source = text, base.full_source
+        piece.line_offset = first - 1  # positions in the piece are this many lines above the file's
+        found = piece.functions.get(name) or piece.classes.get(name)
+        self._pieces[key] = found
+        return found
 
     # -- names ------------------------------------------------------------
     def absolute_name(self, index, qualified: str) -> Optional[str]:
@@ -408,6 +548,8 @@ class ProjectModel:
             found = mod.functions[name]
         elif name in mod.classes and name not in mod.imports.names:
             found = mod.classes[name]
+        elif name in getattr(mod, "lazy_defs", ()):
+            found = self.definition(mod, name)
         elif name in mod.imports.names:
             found = self.resolve(mod, mod.imports.names[name])
         elif name in mod.global_exprs:
@@ -417,7 +559,9 @@ class ProjectModel:
         if found is None:
             for star in getattr(mod, "star_imports", ()):
                 target = self.absolute_name(mod, star)
-                sub = self.load_module(target) if target else None
+                if not target or not self._may_bind(target, name):
+                    continue
+                sub = self.load_module(target)
                 if sub is not None and sub is not mod and f"*{target}" not in self._resolving:
                     self._resolving.add(f"*{target}")
                     try:
