@@ -355,7 +355,7 @@ def lint_paths(
         reaches it.  A cached result is used only while every file its analysis read
         is unchanged.
     """
-    results = list(_lint_paths(paths, settings, jobs=jobs, relpaths=relpaths, keep_source=keep_source, cache_dir=cache_dir))
+    results = list(_lint_each(paths, settings, jobs, relpaths, keep_source, cache_dir))
     yield from merge_results(results)
 
 
@@ -371,7 +371,7 @@ def merge_results(results: Sequence[FileResult]) -> List[FileResult]:
     for i, r in enumerate(results):
         own = os.path.abspath(r.filename)
         for d in r.diagnostics:
-            if submodules and d.category == "input-mutation" and _standalone_root(d, r.filename) in submodules:
+            if submodules and d.category == "input-mutation" and _standalone_root(d) in submodules:
                 continue
             where = os.path.abspath(d.filename)
             key = (where, d.start, d.end, d.code)
@@ -402,23 +402,15 @@ def merge_results(results: Sequence[FileResult]) -> List[FileResult]:
     return out
 
 
-def _standalone_root(d: Diagnostic, filename: str) -> Tuple[str, str]:
+def _standalone_root(d: Diagnostic) -> Tuple[str, str]:
     """``(abs path, class)`` of the forward whose analysis found ``d`` (its chain's entry)."""
     entry = (d.call_chain[0] if d.call_chain else d.symbol) or ""
     path = d.call_sites[0][1] if d.call_sites else d.filename
     return (os.path.abspath(path), entry.split(".", 1)[0])
 
 
-def _lint_paths(
-    paths: Sequence[str],
-    settings: LintSettings,
-    *,
-    jobs: Optional[int] = None,
-    relpaths: Optional[Sequence[str]] = None,
-    keep_source: bool = False,
-    cache_dir: Optional[str] = None,
-) -> Iterator[FileResult]:
-    """:func:`lint_paths` before findings reached from several files are merged."""
+def _lint_each(paths, settings, jobs, relpaths, keep_source, cache_dir) -> Iterator[FileResult]:
+    """One result per path, as :func:`lint_paths` (same arguments) yields them before merging."""
     rel = list(relpaths) if relpaths is not None else list(paths)
     cache = None
     if cache_dir and not keep_source:
