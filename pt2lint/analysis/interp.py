@@ -121,6 +121,12 @@ class Frame:
         return self.lookup(name) is not None
 
 
+# A loop body is interpreted until the values it sees stop changing, at most this many
+# times; two passes carry a value bound in one iteration into the next (``h = f(h)``).
+# Stopping at the fixed point keeps nested loops linear instead of 2**depth passes.
+_LOOP_PASSES = 2
+
+
 class _Terminated(Exception):
     pass
 
@@ -512,21 +518,27 @@ class Interpreter:
             self.header = stmt.iter
             it = self.eval(stmt.iter)
             before = dict(self.frame.env)
-            for _ in range(2):
+            for _ in range(_LOOP_PASSES):
+                entry = dict(self.frame.env)
                 self.stmt, self.header = stmt, stmt.iter
                 self.bind(stmt.target, it.element())
                 self._exec_loop_body(stmt.body)
+                if self.frame.env == entry:
+                    break  # a fixed point: another pass would see the same values
             self._merge_env(before)
             if stmt.orelse is not None:
                 self._exec_branch(stmt.orelse.body)
         elif isinstance(stmt, cst.While):
             before = dict(self.frame.env)
-            for _ in range(2):
+            for _ in range(_LOOP_PASSES):
+                entry = dict(self.frame.env)
                 self.stmt, self.header = stmt, stmt.test
                 if self.static_truth(stmt.test) is False:
                     break
                 self.eval_test(stmt.test, "while")
                 self._exec_loop_body(stmt.body)
+                if self.frame.env == entry:
+                    break  # a fixed point: another pass would see the same values
             self._merge_env(before)
             if stmt.orelse is not None:
                 self._exec_branch(stmt.orelse.body)

@@ -39,7 +39,7 @@ from pt2lint.analysis.walk import walk
 from pt2lint.diagnostics import Applicability, Fix
 from pt2lint.fixes.context import FixContext, Refuse
 from pt2lint.fixes.edits import lost_comments
-from pt2lint.fixes.names import all_names, bound_names, loaded_names
+from pt2lint.fixes.names import bound_names, loaded_names
 from pt2lint.fixes.predicate import Predicate, call_qualname, paren_if_needed, translate_predicate
 from pt2lint.fixes.purity import BranchChecker, may_alias
 
@@ -267,7 +267,7 @@ class CondRewrite:
         self.self_names = {k for k, v in entry.items() if v is not None and v.kind is Kind.SELF}
         self.torch, self.import_edits = ctx.torch_name(func)
         self.guard = self._python_guard(top) if self.owner is None and top.orelse is None else None
-        self.taken = all_names(func)
+        self.taken = set(ctx.function_spelled(func))
         self.checker = BranchChecker(ctx, self.self_names)
         self.notes: List[str] = []
 
@@ -454,7 +454,7 @@ class CondRewrite:
         return rest
 
     def _live_out(self, replaced: Sequence[cst.CSTNode]) -> Set[str]:
-        func_loads = loaded_names([self.func.body])
+        func_loads = self.ctx.function_loads(self.func)
         inside = {id(n) for r in replaced for n in walk(r)}
         live = {name for name, nodes in func_loads.items() if any(id(n) not in inside for n in nodes)}
         if self.ctx.inside_loop(self.top, self.func):
@@ -599,7 +599,7 @@ class CondRewrite:
                     tops.append(top)
             order = {id(n): i for i, n in enumerate(walk(self.func))}
             tops.sort(key=lambda t: order.get(id(t), 0))
-            taken = set(all_names(self.func))
+            taken = set(self.ctx.function_spelled(self.func))
             table = {}
             i = 0
             for top in tops:

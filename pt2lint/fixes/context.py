@@ -101,6 +101,43 @@ class FixContext:
             p = self.parent(p)
         return False
 
+    # ------------------------------------------------------- per-function facts
+    def function_loads(self, func: cst.FunctionDef):
+        """:func:`~pt2lint.fixes.names.loaded_names` of ``func``'s body, computed once per function.
+
+        Every ``if`` of a function asks for the names read after it; computing them per
+        finding made fix proposals quadratic in the function's size.  The result is shared:
+        callers must not mutate it.
+        """
+        from pt2lint.fixes.names import loaded_names
+
+        key = ("loads", id(func))
+        out = self.cache.get(key)
+        if out is None:
+            out = self.cache[key] = loaded_names([func.body])
+        return out
+
+    def function_spelled(self, func: cst.FunctionDef) -> frozenset:
+        """Every identifier spelled in ``func`` (:func:`~pt2lint.fixes.names.all_names`), once per function."""
+        from pt2lint.fixes.names import all_names
+
+        key = ("spelled", id(func))
+        out = self.cache.get(key)
+        if out is None:
+            out = self.cache[key] = frozenset(all_names(func))
+        return out
+
+    def function_bound(self, func: cst.FunctionDef) -> frozenset:
+        """Names ``func``'s body binds in its own scope (:func:`~pt2lint.fixes.names.bound_names`), once per function."""
+        from pt2lint.fixes.names import bound_names
+
+        key = ("bound", id(func))
+        out = self.cache.get(key)
+        if out is None:
+            body = list(func.body.body) if isinstance(func.body, cst.IndentedBlock) else [func.body]
+            out = self.cache[key] = frozenset(bound_names(body))
+        return out
+
     # --------------------------------------------------------------- torch
     @property
     def imports(self) -> ImportMap:
@@ -123,8 +160,6 @@ class FixContext:
         Raises:
             Refuse: ``torch`` is bound to something else, or shadowed in ``func``.
         """
-        from pt2lint.fixes.names import bound_names
-
         names = self.imports.names
         alias = "torch" if names.get("torch") == "torch" else next((k for k, v in names.items() if v == "torch"), None)
         edits: Tuple[Edit, ...] = ()
@@ -135,7 +170,7 @@ class FixContext:
             edits = self.import_torch_edits()
         if func is not None:
             params = {p.name.value for p in _all_params(func.params)}
-            if alias in params or alias in bound_names(list(func.body.body) if isinstance(func.body, cst.IndentedBlock) else [func.body]):
+            if alias in params or alias in self.function_bound(func):
                 raise Refuse(f"`{alias}` is a local name in `{func.name.value}`")
         return alias, edits
 
