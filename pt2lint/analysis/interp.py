@@ -89,7 +89,7 @@ class Frame:
 
     __slots__ = (
         "func", "env", "parent", "self_value", "chain", "returns", "yields", "cls", "imports", "loop_depth", "skipped",
-        "sites", "calling",
+        "sites", "calling", "log",
     )
 
     def __init__(self, func, env, parent, self_value, chain, cls, imports):
@@ -107,6 +107,14 @@ class Frame:
         # (module, node, stmt, header) of the call made from each outer frame of ``chain``
         self.sites: Tuple[tuple, ...] = ()
         self.calling: Optional[cst.Call] = None  # the call this frame is dispatching
+        # every name written in ``env``, in order: two environments that both descend from
+        # one taken when the log had length ``m`` differ only in names of ``log[m:]``
+        self.log: List[str] = []
+
+    def assign(self, name: str, value: "Value") -> None:
+        """Bind ``name`` in this frame's environment (and log the write for joins)."""
+        self.env[name] = value
+        self.log.append(name)
 
     def lookup(self, name: str) -> Optional[Value]:
         f: Optional[Frame] = self
@@ -518,6 +526,7 @@ class Interpreter:
             self.header = stmt.iter
             it = self.eval(stmt.iter)
             before = dict(self.frame.env)
+            mark = len(self.frame.log)
             for _ in range(_LOOP_PASSES):
                 entry = dict(self.frame.env)
                 self.stmt, self.header = stmt, stmt.iter
@@ -525,11 +534,12 @@ class Interpreter:
                 self._exec_loop_body(stmt.body)
                 if self.frame.env == entry:
                     break  # a fixed point: another pass would see the same values
-            self._merge_env(before)
+            self._merge_env(before, mark)
             if stmt.orelse is not None:
                 self._exec_branch(stmt.orelse.body)
         elif isinstance(stmt, cst.While):
             before = dict(self.frame.env)
+            mark = len(self.frame.log)
             for _ in range(_LOOP_PASSES):
                 entry = dict(self.frame.env)
                 self.stmt, self.header = stmt, stmt.test
@@ -539,7 +549,7 @@ class Interpreter:
                 self._exec_loop_body(stmt.body)
                 if self.frame.env == entry:
                     break  # a fixed point: another pass would see the same values
-            self._merge_env(before)
+            self._merge_env(before, mark)
             if stmt.orelse is not None:
                 self._exec_branch(stmt.orelse.body)
         elif isinstance(stmt, cst.With):
@@ -550,6 +560,7 @@ class Interpreter:
                     self.bind(item.asname.name, v)
             self.exec_block(stmt.body)
         elif isinstance(stmt, (cst.Try, getattr(cst, "TryStar", cst.Try))):
+            mark = len(self.frame.log)
             self.exec_block(stmt.body)
             after_body = dict(self.frame.env)
             for h in stmt.handlers:
@@ -557,7 +568,7 @@ class Interpreter:
                 if h.name is not None:
                     self.bind(h.name.name, UNKNOWN)
                 self._exec_branch(h.body)
-                after_body = self._joined(after_body, self.frame.env)
+                after_body = self._joined(after_body, self.frame.env, mark)
             self.frame.env = after_body
             if stmt.orelse is not None:
                 self.exec_block(stmt.orelse.body)
@@ -573,17 +584,18 @@ class Interpreter:
                     info.disabled = True
                 elif name in api.OPAQUE_DECORATORS:
                     info.opaque = True
-            self.frame.env[stmt.name.value] = Value(Kind.FUNCTION, ref=info)
+            self.frame.assign(stmt.name.value, Value(Kind.FUNCTION, ref=info))
         elif isinstance(stmt, cst.ClassDef):
-            self.frame.env[stmt.name.value] = UNKNOWN
+            self.frame.assign(stmt.name.value, UNKNOWN)
         elif isinstance(stmt, cst.Match):
             subject = self.eval(stmt.subject)
             before = dict(self.frame.env)
+            mark = len(self.frame.log)
             merged = None
             for case in stmt.cases:
                 self.frame.env = dict(before)
                 self._exec_branch(case.body)
-                merged = self.frame.env if merged is None else self._joined(merged, self.frame.env)
+                merged = self.frame.env if merged is None else self._joined(merged, self.frame.env, mark)
             self.frame.env = merged if merged is not None else before
             del subject
 
@@ -606,6 +618,7 @@ class Interpreter:
         self.stmt, self.header = stmt, stmt.test
         truth = self.static_truth(stmt.test)
         before = dict(self.frame.env)
+        mark = len(self.frame.log)
         if truth is True:
             if self._exec_branch(stmt.body):
                 raise _Terminated
@@ -627,11 +640,13 @@ class Interpreter:
         narrowed = self._narrow(stmt.test)
         if narrowed:
             self.frame.env.update(narrowed[0])
+            self.frame.log.extend(narrowed[0])
         body_ends = self._exec_branch(stmt.body)
         after_body = self.frame.env
         self.frame.env = dict(before)
         if narrowed:
             self.frame.env.update(narrowed[1])
+            self.frame.log.extend(narrowed[1])
         else_ends = False
         if stmt.orelse is not None:
             try:
@@ -646,7 +661,7 @@ class Interpreter:
         elif else_ends:
             self.frame.env = after_body
         else:
-            self.frame.env = self._joined(after_body, after_else)
+            self.frame.env = self._joined(after_body, after_else, mark)
 
     def _exec_else(self, orelse) -> None:
         if isinstance(orelse, cst.If):
@@ -673,18 +688,36 @@ class Interpreter:
             return {name: not_none}, {name: NONE}
         return None
 
-    def _joined(self, a: Dict[str, Value], b: Dict[str, Value]) -> Dict[str, Value]:
-        out = {}
-        for k in a.keys() | b.keys():
-            va, vb = a.get(k), b.get(k)
-            if va is None or vb is None:
-                out[k] = va or vb
-            else:
-                out[k] = join(va, vb)
+    def _joined(self, a: Dict[str, Value], b: Dict[str, Value], mark: Optional[int] = None) -> Dict[str, Value]:
+        """The join of two environments reaching one point, name by name.
+
+        Args:
+            a, b: environments of the current frame.
+            mark: the length of the frame's write log when the environment both descend
+                from was copied; only names written since can differ, so only those are
+                joined.  ``None`` joins every name.
+
+        Branches copy the environment, so a name neither branch rebound holds the very
+        same :class:`Value` on both sides; with ``mark`` the join costs the writes of the
+        branches, not the size of the environment, which keeps a long function with many
+        branches linear.
+        """
+        out = dict(a)
+        if mark is None:
+            items = b.items()
+        else:
+            bget = b.get
+            items = [(k, bget(k)) for k in set(self.frame.log[mark:])]
+        get = a.get
+        for k, vb in items:
+            va = get(k)
+            if va is vb or vb is None:
+                continue  # unchanged, or only in ``a``
+            out[k] = vb if va is None else join(va, vb)
         return out
 
-    def _merge_env(self, before: Dict[str, Value]) -> None:
-        self.frame.env = self._joined(before, self.frame.env)
+    def _merge_env(self, before: Dict[str, Value], mark: Optional[int] = None) -> None:
+        self.frame.env = self._joined(before, self.frame.env, mark)
 
     def exec_small(self, small: cst.CSTNode) -> None:
         if isinstance(small, cst.Expr):
@@ -726,9 +759,9 @@ class Interpreter:
             cur = self.frame.lookup(target.value) or UNKNOWN
             if cur.kind is Kind.TENSOR:
                 self.emit("on_write", WriteEvent(node, cur, f"`{target.value} {op}` (in-place {op})"))
-                self.frame.env[target.value] = replace(cur, bool_tensor=cur.bool_tensor and rhs.bool_tensor)
+                self.frame.assign(target.value, replace(cur, bool_tensor=cur.bool_tensor and rhs.bool_tensor))
             else:
-                self.frame.env[target.value] = self.binop(cur, rhs, op)
+                self.frame.assign(target.value, self.binop(cur, rhs, op))
         elif isinstance(target, cst.Attribute):
             base = self.eval(target.value)
             cur = self.attribute(base, target.attr.value, target)
@@ -750,7 +783,7 @@ class Interpreter:
     # ------------------------------------------------------------------ store
     def store(self, target: cst.BaseExpression, value: Value, stmt: cst.CSTNode) -> None:
         if isinstance(target, cst.Name):
-            self.frame.env[target.value] = value
+            self.frame.assign(target.value, value)
         elif isinstance(target, (cst.Tuple, cst.List)):
             self._unpack(target.elements, value, stmt)
         elif isinstance(target, cst.Attribute):
@@ -768,7 +801,7 @@ class Interpreter:
             base = self.eval(target.value)
             index = self._eval_slices(target)
             if base.kind is Kind.CONTAINER and base.keys is not None and isinstance(target.value, cst.Name):
-                self.frame.env[target.value.value] = _dict_with(base, index, value)
+                self.frame.assign(target.value.value, _dict_with(base, index, value))
             # A guessed tensor (``cache=None`` parameter) is as likely a list or dict:
             # item assignment into those writes no tensor.
             if base.kind is Kind.TENSOR and not base.weak:
@@ -1443,7 +1476,7 @@ class Interpreter:
             and isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and self.frame is not None
         ):
             # ``kwargs.update(...)``/``pop``/``setdefault``: its keys are no longer known
-            self.frame.env[func.value.value] = Value(Kind.CONTAINER, elt=receiver.element())
+            self.frame.assign(func.value.value, Value(Kind.CONTAINER, elt=receiver.element()))
         if receiver is not None and self.silent and method is not None:
             self._collect_attr_call(node, receiver, method, args)
         frame = self.frame
