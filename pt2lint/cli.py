@@ -517,6 +517,58 @@ def lsp(debounce_ms: Optional[int]) -> int:
     return EXIT_CLEAN
 
 
+@cli.command()
+@click.argument("old", metavar="OLD", type=click.Path(dir_okay=False))
+@click.argument("new", metavar="NEW", type=click.Path(dir_okay=False))
+@click.option("--output-format", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option("--output-file", "-o", type=click.Path(dir_okay=False), metavar="FILE", help="Write the comparison to FILE instead of stdout.")
+@guarded
+def compare(old: str, new: str, output_format: str, output_file: Optional[str]) -> int:
+    """Compare two reports of `check` (json, json-lines or sarif): new, fixed and unchanged findings.
+
+    Findings match by fingerprint (rule, file, the flagged line's text), so moved lines
+    stay unchanged.  Exits 1 when NEW has findings OLD lacks, else 0.
+    """
+    from pt2lint.compare import CompareError, compare_reports, load_report, render_comparison_json, render_comparison_text
+
+    try:
+        before, after = load_report(old), load_report(new)
+    except CompareError as exc:
+        raise CliError(str(exc)) from None
+    result = compare_reports(before, after)
+    out = render_comparison_json(result) if output_format == "json" else render_comparison_text(result, before, after)
+    if output_file:
+        _write_report(output_file, out)
+        click.echo(f"Wrote the comparison to {output_file}.", err=True)
+    else:
+        echo_report(out)
+    return EXIT_FINDINGS if result.new else EXIT_CLEAN
+
+
+@cli.command()
+@click.argument("reports", metavar="REPORT...", nargs=-1, required=True, type=click.Path(dir_okay=False))
+@click.option("--output-file", "-o", type=click.Path(dir_okay=False), metavar="FILE", help="Write the merged report to FILE instead of stdout.")
+@guarded
+def merge(reports: Tuple[str, ...], output_file: Optional[str]) -> int:
+    """Join reports of `check` (all json/json-lines, or all sarif; e.g. from sharded runs) into one.
+
+    A finding in several reports is kept once (by fingerprint), the copy with the most
+    telling confirm status first.  The result is in the inputs' format.
+    """
+    from pt2lint.compare import CompareError, load_report, merge_reports
+
+    try:
+        out = merge_reports([load_report(path) for path in reports])
+    except CompareError as exc:
+        raise CliError(str(exc)) from None
+    if output_file:
+        _write_report(output_file, out)
+        click.echo(f"Merged {len(reports)} report{'s' if len(reports) != 1 else ''} into {output_file}.", err=True)
+    else:
+        echo_report(out)
+    return EXIT_CLEAN
+
+
 def _silence_stdout() -> None:
     """After a broken pipe, point stdout at /dev/null so the interpreter's final flush stays quiet."""
     try:
@@ -558,10 +610,12 @@ __all__ = [
     "CliError",
     "check",
     "cli",
+    "compare",
     "config_options",
     "discovery_options",
     "guarded",
     "main",
+    "merge",
     "project_from_options",
     "rule",
     "selection_options",
