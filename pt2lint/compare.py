@@ -140,6 +140,8 @@ def load_report(path: str) -> Report:
             raise CompareError(f"{path}: not a JSON report: {exc}") from None
         if not all(isinstance(item, dict) for item in data):
             raise CompareError(f"{path}: not a JSON report: {exc}")
+    if isinstance(data, dict) and "code" in data and "runs" not in data:
+        data = [data]  # json-lines holding one finding
     if isinstance(data, list):
         return Report(path, "json", [_from_json(path, i, item) for i, item in enumerate(data)])
     if isinstance(data, dict) and isinstance(data.get("runs"), list):
