@@ -22,11 +22,12 @@ cannot reach it.
 
 from __future__ import annotations
 
+import bisect
 import os
 import re
 import subprocess
 from dataclasses import dataclass, field, replace
-from typing import Dict, FrozenSet, Iterable, List, Optional, Sequence, Set, Tuple
+from typing import Dict, List, Optional, Sequence, Set, Tuple
 
 from pt2lint.diagnostics import Diagnostic, FileResult
 
@@ -42,23 +43,27 @@ class FileChanges:
     """The changed lines of one file, in its working-tree numbering.
 
     Attributes:
-        lines: 1-based lines that were added or edited.
+        lines: 1-based lines that were added or edited, sorted.
         cuts: ``n`` for each place where lines were deleted between line ``n`` and
-            line ``n + 1`` (``0``: at the top of the file).
+            line ``n + 1`` (``0``: at the top of the file), sorted.
         whole: every line counts as changed (an untracked file).
     """
 
-    lines: FrozenSet[int] = frozenset()
-    cuts: FrozenSet[int] = frozenset()
+    lines: Tuple[int, ...] = ()
+    cuts: Tuple[int, ...] = ()
     whole: bool = False
 
     def touches(self, first: int, last: int) -> bool:
         """True when lines ``first..last`` (inclusive) hold a changed line or a deletion inside them."""
-        if self.whole:
-            return True
-        if any(first <= n <= last for n in self.lines):
-            return True
-        return any(first <= n < last for n in self.cuts)
+        return self.whole or _any_in(self.lines, first, last) or _any_in(self.cuts, first, last - 1)
+
+
+def _any_in(values: Tuple[int, ...], lo: int, hi: int) -> bool:
+    """True when the sorted ``values`` hold a number in ``lo..hi`` (inclusive)."""
+    if hi < lo:
+        return False
+    i = bisect.bisect_left(values, lo)
+    return i < len(values) and values[i] <= hi
 
 
 @dataclass
@@ -177,7 +182,7 @@ def parse_diff(data: bytes) -> Dict[bytes, FileChanges]:
                 cuts.add(start)  # deleted after line `start` (git numbers it so)
             else:
                 lines.update(range(start, start + count))
-    return {path: FileChanges(frozenset(lines), frozenset(cuts)) for path, (lines, cuts) in out.items()}
+    return {path: FileChanges(tuple(sorted(lines)), tuple(sorted(cuts))) for path, (lines, cuts) in out.items()}
 
 
 def changes_since(ref: str, cwd: Optional[str] = None) -> Changes:

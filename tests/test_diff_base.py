@@ -199,9 +199,9 @@ def test_parse_diff_lines_deletions_renames_and_quoted_paths():
     )
     parsed = parse_diff(diff)
     assert set(parsed) == {b"a.py", b"new.py", "späce\tx.py".encode()}
-    assert parsed[b"a.py"] == FileChanges(frozenset({3, 4}), frozenset({11}))
+    assert parsed[b"a.py"] == FileChanges((3, 4), (11,))
     assert parsed[b"new.py"] == FileChanges()
-    assert parsed["späce\tx.py".encode()].lines == frozenset({1})
+    assert parsed["späce\tx.py".encode()].lines == (1,)
     assert unquote_path(b"plain.py") == b"plain.py"
     # a deletion counts for a statement spanning it, not for the lines next to it alone
     cut = parsed[b"a.py"]
@@ -222,7 +222,7 @@ def test_narrow_follows_imports_transitively(tmp_path):
     for rel, text in files.items():
         (tmp_path / rel).write_text(text)
     paths = [str(tmp_path / rel) for rel in files]
-    changed = Changes(str(tmp_path), "HEAD", {os.path.realpath(str(tmp_path / "pkg/layers.py")): FileChanges(frozenset({1}))})
+    changed = Changes(str(tmp_path), "HEAD", {os.path.realpath(str(tmp_path / "pkg/layers.py")): FileChanges((1,))})
     chosen = {os.path.relpath(paths[i], tmp_path) for i in narrow(paths, changed)}
     assert chosen == {"pkg/layers.py", "pkg/blocks.py", "model.py"}
     init = Changes(str(tmp_path), "HEAD", {os.path.realpath(str(pkg / "__init__.py")): FileChanges(whole=True)})
@@ -236,7 +236,7 @@ def test_changes_since_reads_the_working_tree(repo):
     (repo / "a.py").write_text("a = 1\nc = 3\nd = 4\n")
     changes = changes_since("HEAD")
     (only,) = changes.files.values()
-    assert only.lines == frozenset({3}) and only.cuts == frozenset({1})
+    assert only.lines == (3,) and only.cuts == (1,)
     assert changes.root == os.path.realpath(str(repo))
 
 
