@@ -553,7 +553,7 @@ def merge(reports: Tuple[str, ...], output_file: Optional[str]) -> int:
     """Join reports of `check` (all json/json-lines, or all sarif; e.g. from sharded runs) into one.
 
     A finding in several reports is kept once (by fingerprint), the copy with the most
-    telling confirm status first.  The result is in the inputs' format.
+    telling confirm status first.  The result is a json array, or one SARIF log for SARIF inputs.
     """
     from pt2lint.compare import CompareError, load_report, merge_reports
 
