@@ -192,20 +192,21 @@ def test_errors_are_one_line(repo, tmp_path, monkeypatch):
 
 def test_parse_diff_lines_deletions_renames_and_quoted_paths():
     diff = (
-        b"diff --git a.py a.py\n--- a.py\n+++ a.py\n@@ -3 +3,2 @@ def f():\n-x\n+y\n+z\n@@ -10,2 +11,0 @@\n-q\n-r\n"
+        b"diff --git a.py a.py\n--- a.py\n+++ a.py\n@@ -3 +3,2 @@ def f():\n-x\n+y\n+z\n@@ -10,2 +10,0 @@\n-q\n-r\n"
         b"diff --git old.py new.py\nsimilarity index 100%\nrename from old.py\nrename to new.py\n"
         b"diff --git gone.py gone.py\ndeleted file mode 100644\n--- gone.py\n+++ /dev/null\n@@ -1 +0,0 @@\n-x\n"
         b'diff --git "sp\\303\\244ce\\tx.py" "sp\\303\\244ce\\tx.py"\n--- "sp\\303\\244ce\\tx.py"\n+++ "sp\\303\\244ce\\tx.py"\n@@ -0,0 +1 @@\n+n\n'
+        b"diff --git with space.py with space.py\n--- with space.py\t\n+++ with space.py\t\n@@ -2 +2 @@\n-a\n+b\n"
     )
     parsed = parse_diff(diff)
-    assert set(parsed) == {b"a.py", b"new.py", "späce\tx.py".encode()}
-    assert parsed[b"a.py"] == FileChanges((3, 4), (11,))
+    assert set(parsed) == {b"a.py", b"new.py", "späce\tx.py".encode(), b"with space.py"}  # git adds a tab after a name with a space
+    assert parsed[b"a.py"] == FileChanges((3, 4), (10,))
     assert parsed[b"new.py"] == FileChanges()
     assert parsed["späce\tx.py".encode()].lines == (1,)
     assert unquote_path(b"plain.py") == b"plain.py"
     # a deletion counts for a statement spanning it, not for the lines next to it alone
     cut = parsed[b"a.py"]
-    assert cut.touches(11, 12) and not cut.touches(12, 12) and not cut.touches(10, 11)
+    assert cut.touches(10, 11) and not cut.touches(11, 11) and not cut.touches(9, 10)
 
 
 def test_narrow_follows_imports_transitively(tmp_path):
