@@ -261,3 +261,17 @@ def test_changed_route_wins_over_a_longer_unchanged_one(repo):
     assert [os.path.basename(s["filename"]) for s in item["call_sites"]] == ["caller_b.py"]
     (repo / "caller_b.py").write_text(CALLER.replace("Caller", "CallerB"))
     assert findings("--diff-base", "HEAD", ".")[0] == []
+
+
+def test_cached_results_are_judged_per_route_too(repo, tmp_path):
+    (repo / "helpers.py").write_text(HELPERS)
+    (repo / "caller.py").write_text(CALLER)
+    commit(repo)
+    (repo / "caller.py").write_text(CALLER.replace("return y\n", "return scale(y)\n"))
+    cache = ["--cache-dir", str(tmp_path / "cache")]
+    args = ["check", "--output-format", "json", "--diff-base", "HEAD", *cache, "."]
+    cold = cli_runner().invoke(cli, args, catch_exceptions=False)
+    warm = cli_runner().invoke(cli, args, catch_exceptions=False)
+    assert (tmp_path / "cache").is_dir()
+    assert cold.exit_code == warm.exit_code == 1
+    assert json.loads(cold.stdout) == json.loads(warm.stdout) and len(json.loads(warm.stdout)) == 1
