@@ -17,6 +17,7 @@ when they changed since they were linted.
 from __future__ import annotations
 
 import codecs
+import hashlib
 import io
 import json
 import os
@@ -24,7 +25,7 @@ import re
 import tokenize
 from collections import Counter
 from dataclasses import dataclass
-from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Set, Tuple
+from typing import Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Set, Tuple
 
 from pt2lint.atomic import atomic_write
 from pt2lint.diagnostics import Diagnostic
@@ -107,6 +108,44 @@ def finding_keys(
         text = normalise_line(_line_of(cache[d.filename], d.start.line))
         keys.append((d.code, _relfile(d.filename, base_dir), text))
     return keys
+
+
+def fingerprint(code: str, relpath: str, line_text: str, occurrence: int) -> str:
+    """A stable finding id (32 hex digits): rule, path, the flagged line's normalised text, and
+    how many identical (rule, path, text) findings come before it in the file.
+
+    The same key as a baseline entry plus an occurrence index, hashed: it survives
+    lines added or removed elsewhere in the file.  SARIF's ``partialFingerprints``
+    and the ``json`` format's ``fingerprint`` field are both this value, so reports
+    of either kind from two runs can be compared (``pt2lint compare``).
+    """
+    payload = "\0".join((code, relpath, normalise_line(line_text), str(occurrence)))
+    return hashlib.sha256(payload.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+
+
+def finding_fingerprints(
+    diagnostics: Sequence[Diagnostic], sources: Mapping[str, Optional[str]], path_of: Callable[[str], str]
+) -> List[str]:
+    """:func:`fingerprint` of each finding, in order.
+
+    Args:
+        diagnostics: findings sorted by file and position (occurrences count in this order).
+        sources: file text by filename; a file not there is read from disk.
+        path_of: a finding's filename -> the path that goes into the fingerprint
+            (repository-relative, so that two checkouts agree).
+    """
+    cache: Dict[str, str] = {}
+    seen: Counter = Counter()
+    out: List[str] = []
+    for d in diagnostics:
+        if d.filename not in cache:
+            cache[d.filename] = _source_of(d.filename, sources)
+        path = path_of(d.filename)
+        text = _line_of(cache[d.filename], d.start.line)
+        key = (d.code, path, normalise_line(text))
+        out.append(fingerprint(d.code, path, text, seen[key]))
+        seen[key] += 1
+    return out
 
 
 @dataclass(frozen=True)
@@ -393,7 +432,9 @@ __all__ = [
     "add_noqa",
     "atomic_write_bytes",
     "comment_line",
+    "finding_fingerprints",
     "finding_keys",
+    "fingerprint",
     "insert_noqa",
     "load_baseline",
     "normalise_line",

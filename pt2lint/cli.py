@@ -238,6 +238,7 @@ def _file_size(path: str) -> int:
 @click.option("--baseline", "baseline_file", type=click.Path(dir_okay=False), metavar="FILE", help="Report only findings that are not in this baseline file.")
 @click.option("--write-baseline", type=click.Path(dir_okay=False), metavar="FILE", help="Record the current findings in a baseline file, and exit.")
 @click.option("--hook", is_flag=True, help="Run as a git hook (pre-commit): check exactly the files given, none means nothing to do; implies --force-exclude.")
+@click.option("--diff-base", metavar="REF", default=None, help="Report only findings on lines changed since git REF (working tree, untracked files too), or reached through a changed call.")
 @guarded
 def check(paths: Tuple[str, ...], **options: Any) -> int:
     """Lint PATHS (files or directories; default: .; '-' reads stdin) for torch.compile graph breaks."""
@@ -246,6 +247,10 @@ def check(paths: Tuple[str, ...], **options: Any) -> int:
     if STDIN in paths and len(paths) > 1:
         raise CliError("'-' (stdin) cannot be combined with other paths")
     use_stdin = paths == (STDIN,) or (not paths and stdin_filename is not None)
+    if options.get("diff_base") and use_stdin:
+        raise CliError("--diff-base needs files in a git working tree, not stdin")
+    if options.get("diff_base") and options.get("fix"):
+        raise CliError("--diff-base cannot be combined with --fix (it would fix unchanged lines too)")
     if options.get("fix") and use_stdin:  # --fix is added by pt2lint.commands.fix
         raise CliError("--fix does not rewrite stdin; use `pt2lint fix -`, which prints the fixed code")
     if options["hook"]:
@@ -271,12 +276,15 @@ def check(paths: Tuple[str, ...], **options: Any) -> int:
         project = project_from_options(paths, options)
         found = discover(paths, project.discovery)
         errors.extend(found.errors)
+        changes, discovered = None, len(found.files)
+        if options.get("diff_base"):
+            changes, found = _diff_base(options["diff_base"], found)
         if options["show_files"]:
             click.echo("".join(f.path + "\n" for f in found.files), nl=False)
             for message in errors:
                 echo_error(message)
             return EXIT_ERROR if errors else EXIT_CLEAN
-        if not found.files and not found.errors and not quiet and not options["hook"]:
+        if not discovered and not found.errors and not quiet and not options["hook"]:
             click.echo("warning: no Python files found under the given paths", err=True)
         cache_dir = None
         if not options.get("no_cache"):
@@ -287,7 +295,11 @@ def check(paths: Tuple[str, ...], **options: Any) -> int:
             from pt2lint.commands.fix import fix_before_check
 
             errors.extend(fix_before_check(found.files, project, options))
-        results = list(_lint_files(found.files, project, options["jobs"], keep_source, cache_dir))
+        results = list(_lint_files(found.files, project, options["jobs"], keep_source, cache_dir, merge=changes is None))
+        if changes is not None:
+            from pt2lint.gitdiff import keep_changed
+
+            results = keep_changed(results, changes)
         bytes_checked = sum(_file_size(r.filename) for r in results if r.error is None)
 
     errors.extend(r.error for r in results if r.error is not None)
@@ -334,6 +346,24 @@ def check(paths: Tuple[str, ...], **options: Any) -> int:
     if diagnostics and not options["exit_zero"]:
         return EXIT_FINDINGS
     return EXIT_CLEAN
+
+
+def _diff_base(ref: str, found: Any) -> Tuple[Any, Any]:
+    """The changes since git ``ref`` and the discovered files narrowed to those that may hold a kept finding.
+
+    Raises:
+        CliError: git is missing, the working directory is not in a repository, or the ref is unknown.
+    """
+    from dataclasses import replace
+
+    from pt2lint.gitdiff import GitDiffError, changes_since, narrow
+
+    try:
+        changes = changes_since(ref)
+    except GitDiffError as exc:
+        raise CliError(str(exc)) from None
+    files = list(found.files)
+    return changes, replace(found, files=[files[i] for i in narrow([f.path for f in files], changes)])
 
 
 def _write_report(path: str, text: str) -> None:
@@ -397,7 +427,8 @@ def _adopt(
 
 
 def _lint_files(
-    files: Sequence[SourceFile], project: Project, jobs: Optional[int], keep_source: bool, cache_dir: Optional[str] = None
+    files: Sequence[SourceFile], project: Project, jobs: Optional[int], keep_source: bool, cache_dir: Optional[str] = None,
+    merge: bool = True,
 ) -> Iterable[FileResult]:
     from pt2lint.engine import lint_paths
 
@@ -408,6 +439,7 @@ def _lint_files(
         relpaths=[f.relpath for f in files],
         keep_source=keep_source,
         cache_dir=cache_dir,
+        merge=merge,
     )
 
 
@@ -485,6 +517,58 @@ def lsp(debounce_ms: Optional[int]) -> int:
     return EXIT_CLEAN
 
 
+@cli.command()
+@click.argument("old", metavar="OLD", type=click.Path(dir_okay=False))
+@click.argument("new", metavar="NEW", type=click.Path(dir_okay=False))
+@click.option("--output-format", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option("--output-file", "-o", type=click.Path(dir_okay=False), metavar="FILE", help="Write the comparison to FILE instead of stdout.")
+@guarded
+def compare(old: str, new: str, output_format: str, output_file: Optional[str]) -> int:
+    """Compare two reports of `check` (json, json-lines or sarif): new, fixed and unchanged findings.
+
+    Findings match by fingerprint (rule, file, the flagged line's text), so moved lines
+    stay unchanged.  Exits 1 when NEW has findings OLD lacks, else 0.
+    """
+    from pt2lint.compare import CompareError, compare_reports, load_report, render_comparison_json, render_comparison_text
+
+    try:
+        before, after = load_report(old), load_report(new)
+    except CompareError as exc:
+        raise CliError(str(exc)) from None
+    result = compare_reports(before, after)
+    out = render_comparison_json(result) if output_format == "json" else render_comparison_text(result, before, after)
+    if output_file:
+        _write_report(output_file, out)
+        click.echo(f"Wrote the comparison to {output_file}.", err=True)
+    else:
+        echo_report(out)
+    return EXIT_FINDINGS if result.new else EXIT_CLEAN
+
+
+@cli.command()
+@click.argument("reports", metavar="REPORT...", nargs=-1, required=True, type=click.Path(dir_okay=False))
+@click.option("--output-file", "-o", type=click.Path(dir_okay=False), metavar="FILE", help="Write the merged report to FILE instead of stdout.")
+@guarded
+def merge(reports: Tuple[str, ...], output_file: Optional[str]) -> int:
+    """Join reports of `check` (all json/json-lines, or all sarif; e.g. from sharded runs) into one.
+
+    A finding in several reports is kept once (by fingerprint), the copy with the most
+    telling confirm status first.  The result is a json array, or one SARIF log for SARIF inputs.
+    """
+    from pt2lint.compare import CompareError, load_report, merge_reports
+
+    try:
+        out = merge_reports([load_report(path) for path in reports])
+    except CompareError as exc:
+        raise CliError(str(exc)) from None
+    if output_file:
+        _write_report(output_file, out)
+        click.echo(f"Merged {len(reports)} report{'s' if len(reports) != 1 else ''} into {output_file}.", err=True)
+    else:
+        echo_report(out)
+    return EXIT_CLEAN
+
+
 def _silence_stdout() -> None:
     """After a broken pipe, point stdout at /dev/null so the interpreter's final flush stays quiet."""
     try:
@@ -526,10 +610,12 @@ __all__ = [
     "CliError",
     "check",
     "cli",
+    "compare",
     "config_options",
     "discovery_options",
     "guarded",
     "main",
+    "merge",
     "project_from_options",
     "rule",
     "selection_options",

@@ -337,6 +337,7 @@ def lint_paths(
     relpaths: Optional[Sequence[str]] = None,
     keep_source: bool = False,
     cache_dir: Optional[str] = None,
+    merge: bool = True,
 ) -> Iterator[FileResult]:
     """Lint many files, in worker processes when there are enough of them.
 
@@ -347,6 +348,8 @@ def lint_paths(
         relpaths: project-relative paths parallel to ``paths`` (for per-file ignores).
         keep_source: keep each file's text on its result (disables the cache).
         cache_dir: a :class:`~pt2lint.cache.ResultCache` directory, or ``None`` for no cache.
+        merge: merge findings reached from several files (below); ``False`` yields each
+            file's own results, for a caller that filters them before :func:`merge_results`.
 
     Yields:
         One :class:`FileResult` per path, in the order of ``paths``.  A finding in a
@@ -356,7 +359,7 @@ def lint_paths(
         is unchanged.
     """
     results = list(_lint_each(paths, settings, jobs, relpaths, keep_source, cache_dir))
-    yield from merge_results(results)
+    yield from merge_results(results) if merge else results
 
 
 def merge_results(results: Sequence[FileResult]) -> List[FileResult]:

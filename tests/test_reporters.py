@@ -7,6 +7,7 @@ import os
 
 import pytest
 
+from pt2lint.baseline import fingerprint
 from pt2lint.diagnostics import Applicability, Diagnostic, Edit, Fix, Position
 from pt2lint.reporters import REPORTERS, ReportContext, fix_marker, get_reporter, register
 from pt2lint.reporters.statistics import count_by_code, render_statistics_json, render_statistics_text
@@ -69,6 +70,8 @@ def test_json_format_fields(tmp_path):
         "symbol": "Net.forward",
         "call_chain": ["Net.forward", "Net._h"],
         "call_sites": [],
+        # m.py is not on disk: the fingerprint hashes an empty line (path relative to the checkout)
+        "fingerprint": fingerprint("PTC101", "m.py", "", 0),
     }
     (stdin_obj,) = json.loads(get_reporter("json").render([diag(filename="-")], ReportContext()))
     assert stdin_obj["filename"] == "-" and stdin_obj["fix"] is None

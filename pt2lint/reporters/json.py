@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import json
-from typing import Any, Dict, Optional, Sequence
+import os
+from typing import Any, Dict, List, Optional, Sequence
 
 from pt2lint.diagnostics import Diagnostic, Fix, Position
 from pt2lint.reporters import ReportContext, register
@@ -26,7 +27,7 @@ def fix_to_dict(fix: Optional[Fix]) -> Optional[Dict[str, Any]]:
     }
 
 
-def diagnostic_to_dict(d: Diagnostic, context: ReportContext) -> Dict[str, Any]:
+def diagnostic_to_dict(d: Diagnostic, context: ReportContext, fingerprint: Optional[str] = None) -> Dict[str, Any]:
     """One finding as a JSON object.
 
     Fields: ``code``, ``name``, ``message``, ``filename`` (absolute, like ruff; ``-``
@@ -37,7 +38,8 @@ def diagnostic_to_dict(d: Diagnostic, context: ReportContext) -> Dict[str, Any]:
     function of the chain but the innermost: ``{symbol, filename, location}`` of the call
     it makes; the first lies in the file that was analysed); in confirm mode also ``confirm`` (``{status,
     detail, module, failure, next_step, evidence}``, see
-    :class:`~pt2lint.diagnostics.Confirmation`).
+    :class:`~pt2lint.diagnostics.Confirmation`); and ``fingerprint`` when given (see
+    :func:`fingerprints`).
     """
     out = {
         "code": d.code,
@@ -61,10 +63,23 @@ def diagnostic_to_dict(d: Diagnostic, context: ReportContext) -> Dict[str, Any]:
     }
     if getattr(d, "confirm", None) is not None:
         out["confirm"] = d.confirm.to_dict()
+    if fingerprint is not None:
+        out["fingerprint"] = fingerprint
     return out
+
+
+def fingerprints(diagnostics: Sequence[Diagnostic], context: ReportContext) -> List[str]:
+    """Each finding's stable id, the value SARIF puts in ``partialFingerprints``
+    (:func:`pt2lint.baseline.fingerprint` over the path relative to the git checkout)."""
+    from pt2lint.baseline import finding_fingerprints
+    from pt2lint.reporters.sarif import artifact_location, find_repo_root
+
+    root = os.path.abspath(find_repo_root(context.cwd))
+    return finding_fingerprints(diagnostics, context.sources, lambda f: artifact_location(f, context, root)["uri"])
 
 
 @register("json", human=False, description="a JSON array of findings (ruff's fields plus category, gb_types, call_chain)")
 def render_json(diagnostics: Sequence[Diagnostic], context: ReportContext) -> str:
     """The findings as a pretty-printed JSON array followed by a newline."""
-    return json.dumps([diagnostic_to_dict(d, context) for d in diagnostics], indent=2, ensure_ascii=False) + "\n"
+    ids = fingerprints(diagnostics, context)
+    return json.dumps([diagnostic_to_dict(d, context, f) for d, f in zip(diagnostics, ids)], indent=2, ensure_ascii=False) + "\n"

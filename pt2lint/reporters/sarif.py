@@ -13,7 +13,6 @@ Reference: OASIS SARIF 2.1.0; GitHub's "SARIF support for code scanning".
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import pathlib
@@ -21,7 +20,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 from urllib.parse import quote
 
 from pt2lint import __version__
-from pt2lint.baseline import normalise_line
+from pt2lint.baseline import fingerprint, normalise_line
 from pt2lint.diagnostics import DOCS_URL, Diagnostic, Fix
 from pt2lint.reporters import ReportContext, register
 from pt2lint.specs import RuleSpec, load_specs
@@ -127,13 +126,6 @@ def fix_to_sarif(fix: Fix, location: Dict[str, Any]) -> Dict[str, Any]:
             }
         ],
     }
-
-
-def fingerprint(code: str, relpath: str, line_text: str, occurrence: int) -> str:
-    """A stable finding id: rule, repository-relative path, the flagged line's normalised text and
-    how many identical (rule, path, text) findings come before it in the file."""
-    payload = "\0".join((code, relpath, normalise_line(line_text), str(occurrence)))
-    return hashlib.sha256(payload.encode("utf-8", "surrogatepass")).hexdigest()[:32]
 
 
 def _line(source: str, line: int) -> str:
