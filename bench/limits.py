@@ -1,0 +1,160 @@
+"""Worst-case inputs for the analysis: time and peak memory of ``pt2lint check`` on each.
+
+Each input is generated (nothing is downloaded), written to a temporary directory and
+checked in a fresh ``pt2lint check --no-cache -j1`` process, so the figures include
+start-up, the LibCST parse and the fix proposals that every ``check`` computes.
+
+    python bench/limits.py            # print a table, exit 1 when a target is missed
+    python bench/limits.py --markdown # the same as a Markdown table (for RESULTS.md)
+
+Targets (seconds of CPU time, megabytes of peak resident memory):
+
+=====================================  =======  ======
+input                                  CPU s    MB
+=====================================  =======  ======
+18 nested ``for`` loops                 2
+200 tensor ``if``\\ s in one forward     2
+a 10,000-line forward                  10       400
+the same with a local per line         10
+3,000 small classes                    10
+=====================================  =======  ======
+
+CPU time (user + system of the child) is reported next to wall time, because on a shared
+machine wall time measures the neighbours too.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from typing import Callable, List, Optional, Tuple
+
+
+def nested_loops(depth: int = 18) -> str:
+    """``depth`` nested ``for`` loops around one statement in a forward."""
+    lines = ["import torch", "class M(torch.nn.Module):", "    def forward(self, x):"]
+    indent = "        "
+    for i in range(depth):
+        lines.append(f"{indent}for i{i} in range(2):")
+        indent += "    "
+    lines += [f"{indent}x = x + 1", "        return x"]
+    return "\n".join(lines) + "\n"
+
+
+def tensor_ifs(count: int = 200) -> str:
+    """``count`` ``if``\\ s on tensor values in one forward (each a finding with a cond fix)."""
+    lines = ["import torch", "class M(torch.nn.Module):", "    def forward(self, x):"]
+    for i in range(count):
+        lines += [f"        if x.sum() > {i}:", f"            x = x + {i}", "        else:", f"            x = x - {i}"]
+    lines.append("        return x")
+    return "\n".join(lines) + "\n"
+
+
+def long_forward_simple(length: int = 10_000) -> str:
+    """A forward of ``length`` short lines rebinding one tensor."""
+    lines = ["import torch", "class M(torch.nn.Module):", "    def forward(self, x):"]
+    lines += [f"        x = x * {i % 7 + 1} + torch.relu(x)" for i in range(length)]
+    lines.append("        return x")
+    return "\n".join(lines) + "\n"
+
+
+def long_forward(length: int = 10_000) -> str:
+    """A forward of ``length`` wider lines: a fresh local per line, a Python branch every tenth.
+
+    LibCST's tree of this file alone peaks near 380 MB (``libcst.parse_module`` in a fresh
+    interpreter), so the memory target is set on the simpler forward above.
+    """
+    lines = ["import torch", "from torch import nn", "class M(nn.Module):", "    def __init__(self):",
+             "        super().__init__()", "        self.lin = nn.Linear(4, 4)",
+             "    def forward(self, x, mask=None):", "        h0 = x"]
+    i = 1
+    while len(lines) < length + 7:
+        if i % 10 == 0:
+            lines += ["        if mask is not None:", f"            h{i} = h{i - 1} * mask",
+                      "        else:", f"            h{i} = self.lin(h{i - 1})"]
+        else:
+            lines.append(f"        h{i} = torch.relu(h{i - 1}) + h{max(0, i - 5)}.sum(dim=-1, keepdim=True)")
+        i += 1
+    lines.append(f"        return h{i - 1}")
+    return "\n".join(lines) + "\n"
+
+
+def small_classes(count: int = 3_000) -> str:
+    """``count`` modules of three lines each in one file."""
+    lines = ["import torch"]
+    for i in range(count):
+        lines += [f"class M{i}(torch.nn.Module):", "    def forward(self, x):", f"        return x + {i}", ""]
+    return "\n".join(lines) + "\n"
+
+
+CASES: List[Tuple[str, Callable[[], str], float, Optional[float]]] = [
+    ("18 nested for loops", nested_loops, 2.0, None),
+    ("200 tensor ifs in one forward", tensor_ifs, 2.0, None),
+    ("a 10,000-line forward", long_forward_simple, 10.0, 400.0),
+    ("a 10,000-line forward, many locals", long_forward, 10.0, None),
+    ("3,000 small classes", small_classes, 10.0, None),
+]
+
+
+_WRAPPER = (
+    "import json, resource, subprocess, sys\n"
+    "code = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL).returncode\n"
+    "r = resource.getrusage(resource.RUSAGE_CHILDREN)\n"
+    "print(json.dumps([r.ru_utime + r.ru_stime, r.ru_maxrss, code]))\n"
+)
+
+
+def measure(source: str, workdir: str) -> Tuple[float, float, float, int]:
+    """Check ``source`` in a child process of its own (so peak memory is this case's alone).
+
+    Returns:
+        ``(cpu_seconds, wall_seconds, peak_rss_mb, exit_code)`` of the ``check`` process.
+    """
+    path = os.path.join(workdir, "case.py")
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write(source)
+    start = time.perf_counter()
+    out = subprocess.run(
+        [sys.executable, "-c", _WRAPPER,
+         sys.executable, "-m", "pt2lint", "check", "--no-cache", "-j1", "-q", "--isolated", path],
+        stdout=subprocess.PIPE, cwd=workdir, check=True, text=True,
+    ).stdout
+    wall = time.perf_counter() - start
+    cpu, maxrss_kb, code = json.loads(out)
+    return cpu, wall, maxrss_kb / 1024.0, code
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    """Run every case; print the table; return 1 when a target is missed."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--markdown", action="store_true", help="print a Markdown table")
+    args = parser.parse_args(argv)
+    missed = 0
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for label, make, cpu_target, mb_target in CASES:
+            source = make()
+            cpu, wall, mb, code = measure(source, tmp)
+            ok = cpu <= cpu_target and (mb_target is None or mb <= mb_target) and code in (0, 1)
+            missed += not ok
+            rows.append((label, len(source.splitlines()), cpu, cpu_target, wall, mb, mb_target, "ok" if ok else "MISSED"))
+    if args.markdown:
+        print("| input | lines | CPU s (target) | wall s | peak MB (target) | |")
+        print("|---|---:|---:|---:|---:|---|")
+        for label, n, cpu, ct, wall, mb, mt, verdict in rows:
+            mbt = f" ({mt:.0f})" if mt else ""
+            print(f"| {label} | {n} | {cpu:.2f} ({ct:.0f}) | {wall:.2f} | {mb:.0f}{mbt} | {verdict} |")
+    else:
+        for label, n, cpu, ct, wall, mb, mt, verdict in rows:
+            mbt = f"/{mt:.0f}" if mt else ""
+            print(f"{label:32} {n:6d} lines  cpu {cpu:6.2f}s/{ct:.0f}  wall {wall:6.2f}s  rss {mb:6.0f}MB{mbt}  {verdict}")
+    return 1 if missed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
