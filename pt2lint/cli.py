@@ -343,7 +343,12 @@ def check(paths: Tuple[str, ...], **options: Any) -> int:
         click.echo(summary_line(stats), err=True)
     if errors:
         return EXIT_ERROR
-    if diagnostics and not options["exit_zero"]:
+    failing = diagnostics
+    if options.get("confirm"):
+        from pt2lint.commands.confirm import failing_findings
+
+        failing = failing_findings(diagnostics, options)  # --fail-on
+    if failing and not options["exit_zero"]:
         return EXIT_FINDINGS
     return EXIT_CLEAN
 

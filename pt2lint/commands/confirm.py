@@ -17,9 +17,10 @@ from __future__ import annotations
 import copy
 import importlib.util
 import os
+import re
 import sys
 import time
-from typing import Any, Dict, List, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import click
 
@@ -59,8 +60,76 @@ def confirm_params(with_flag: bool) -> List[click.Parameter]:
                      help="[confirm] compare compiled outputs with eager ones."),
         click.Option(["--memory-limit"], type=click.IntRange(min=1), default=None, metavar="MIB",
                      help="[confirm] address space a module may allocate on top of torch, in MiB (Linux, cpu)."),
+        click.Option(["--fail-on"], type=click.Choice(FAIL_ON), default=None,
+                     help="[confirm] what sets exit status 1: any finding (default), or only findings Dynamo confirmed."),
+        click.Option(["--shard"], default=None, metavar="K/N", callback=_parse_shard,
+                     help="[confirm] confirm only the modules of shard K of N (split by a stable hash of path::Class), for a CI matrix."),
     ]
     return params
+
+
+#: Values of ``--fail-on``.
+FAIL_ON = ("any", "confirmed")
+
+WARNING = (
+    "warning: confirm imports and runs the linted files' code (and whatever it imports) in child processes; "
+    "run it only on code you trust"
+)
+
+
+def _parse_shard(ctx: Any, param: Any, value: Optional[str]) -> Optional[Tuple[int, int]]:
+    """``"K/N"`` -> ``(K, N)`` with ``1 <= K <= N`` (click callback of ``--shard``)."""
+    if value is None:
+        return None
+    match = re.fullmatch(r"\s*(\d+)\s*/\s*(\d+)\s*", value)
+    if not match:
+        raise click.BadParameter(f"{value!r} is not K/N (for example 1/4)")
+    k, n = int(match.group(1)), int(match.group(2))
+    if n < 1 or not 1 <= k <= n:
+        raise click.BadParameter(f"{value!r}: K must be between 1 and N, and N at least 1")
+    return k, n
+
+
+def failing_findings(diagnostics: Sequence[Diagnostic], options: Dict[str, Any]) -> List[Diagnostic]:
+    """The findings that make the run exit 1 under ``--fail-on``.
+
+    ``any`` (or no ``--fail-on``): all of them. ``confirmed``: only those whose
+    confirmation status is ``confirmed`` (Dynamo did at that line what the
+    finding says); ``dynamic-only`` (PTC090) and ``failed`` (PTC091) findings and
+    static findings that were not reproduced do not count.
+    """
+    if options.get("fail_on") == "confirmed":
+        return [d for d in diagnostics if d.confirm is not None and d.confirm.status == "confirmed"]
+    return list(diagnostics)
+
+
+def split_targets(paths: Sequence[str]) -> Tuple[Tuple[str, ...], Dict[str, List[str]]]:
+    """Separate ``path::Class`` targets from plain paths.
+
+    Returns:
+        ``(paths, only)``: the paths with any ``::Class`` removed (each file once), and
+        ``{absolute path: [class names]}`` for the files named with a class.
+
+    Raises:
+        click.BadParameter: the class part is not an identifier, or the path is not a file.
+    """
+    out: List[str] = []
+    only: Dict[str, List[str]] = {}
+    for path in paths:
+        if "::" not in path:
+            out.append(path)
+            continue
+        file_part, _, cls = path.partition("::")
+        if not cls.isidentifier():
+            raise click.BadParameter(f"{path!r}: the part after '::' must be a class name", param_hint="PATHS")
+        if not os.path.isfile(file_part):
+            raise click.BadParameter(f"{path!r}: {file_part!r} is not a file", param_hint="PATHS")
+        names = only.setdefault(os.path.abspath(file_part), [])
+        if cls not in names:
+            names.append(cls)
+        if file_part not in out:
+            out.append(file_part)
+    return tuple(out), only
 
 
 class Progress:
@@ -110,8 +179,29 @@ def _settings(project: Any, options: Dict[str, Any]):
     )
 
 
-def summary_text(join_result: Any, settings: Any, seconds: float) -> str:
-    """The confirm summary printed on stderr after the findings: modules, failures with next steps, statuses."""
+def summary_text(
+    join_result: Any,
+    settings: Any,
+    seconds: float,
+    *,
+    skipped: Sequence[Tuple[str, str]] = (),
+    shard: Optional[Tuple[int, int]] = None,
+    other_shards: int = 0,
+) -> str:
+    """The confirm summary printed on stderr after the findings: modules, failures with next steps, statuses.
+
+    Args:
+        join_result: the :class:`~pt2lint.confirm.join.JoinResult`.
+        settings: the confirm settings (device, backend, target).
+        seconds: wall-clock time of the confirm run.
+        skipped: ``(label, why)`` for what planning left out (classes built by another class,
+            unparsable files); the child's own skips come from ``join_result.skipped``.
+        shard: ``(K, N)`` of ``--shard``, or None.
+        other_shards: how many planned modules belong to the other shards.
+
+    A failed module is named with its failure class and next step; its detail
+    is in its PTC091 finding and is not repeated here.
+    """
     from pt2lint.confirm import outcome as oc
 
     mods = join_result.modules
@@ -123,15 +213,24 @@ def summary_text(join_result: Any, settings: Any, seconds: float) -> str:
     if settings.target == "export":
         exported = [m for m in mods if m.result and (m.result.get("export") or {}).get("ok")]
         export = f", {len(exported)} exported"
+    where = f" (shard {shard[0]}/{shard[1]}: {other_shards} more in the other shards)" if shard else ""
     lines = [
-        f"Confirm: {len(mods)} module{'s' if len(mods) != 1 else ''} on {device} (backend {settings.backend}, target "
+        f"Confirm: {len(mods)} module{'s' if len(mods) != 1 else ''}{where} on {device} (backend {settings.backend}, target "
         f"{settings.target}) in {seconds:.1f}s: {len(clean)} compiled in one graph, "
         f"{len(broke)} with graph breaks{export}, {len(failed)} failed."
     ]
     for m in failed:
-        lines.append(f"  {m.label}: {oc.FAILURE_TITLES.get(m.failure or '', m.failure)}: {m.detail}")
+        lines.append(f"  {m.label}: {oc.FAILURE_TITLES.get(m.failure or '', m.failure)} (see its PTC091 finding)")
         if m.next_step:
             lines.append(f"      next: {m.next_step}")
+    notes = list(skipped) + [(m.label, m.skipped) for m in getattr(join_result, "skipped", [])]
+    if notes:
+        lines.append(f"Skipped {len(notes)}:")
+        for label, why in notes:
+            lines.append(f"  {label}: {why}")
+        for m in getattr(join_result, "skipped", []):
+            if m.next_step:
+                lines.append(f"      next: {m.next_step}")
     counts = join_result.counts
     order = ("confirmed", "not-reproduced", "not-executed", "not-confirmed", "dynamic-only", "failed")
     parts = [f"{counts.get(s, 0)} {s}" for s in order]
@@ -154,7 +253,9 @@ def run_confirm(
         files: the discovered :class:`~pt2lint.discovery.SourceFile` objects.
         project: the loaded :class:`~pt2lint.config.Project`.
         options: the command's options (``device``, ``backend``, ``timeout``,
-            ``factory``, ``inputs``, ``check_accuracy``, ``memory_limit``, ``jobs``).
+            ``factory``, ``inputs``, ``check_accuracy``, ``memory_limit``, ``jobs``,
+            ``shard`` as ``(K, N)``, ``confirm_targets`` as ``{path: [classes]}`` from
+            ``path::Class`` arguments).
         quiet: no progress bar.
 
     Returns:
@@ -162,13 +263,16 @@ def run_confirm(
         PTC090/PTC091 findings, and the summary text for stderr.
 
     Raises:
-        pt2lint.cli.CliError: torch is not installed.
+        pt2lint.cli.CliError: torch is not installed; a configured factory or inputs
+            name that no file defines; a ``path::Class`` naming no class of the file.
+        SystemExit: 128 + the signal number after SIGTERM/SIGHUP stopped the run
+            (the children were killed first).
         pt2lint.config.ConfigError: invalid ``[tool.pt2lint.confirm]`` or option value.
     """
     from pt2lint.cli import CliError
     from pt2lint.confirm.join import join
-    from pt2lint.confirm.plan import plan_jobs
-    from pt2lint.confirm.runner import run_jobs
+    from pt2lint.confirm.plan import PlanError, plan_jobs, select_shard
+    from pt2lint.confirm.runner import Terminated, run_jobs
     from pt2lint.discovery import project_relpath
     from pt2lint.specs import load_specs
 
@@ -177,10 +281,23 @@ def run_confirm(
     if importlib.util.find_spec("torch") is None:
         raise CliError("confirm mode needs torch, which is not installed: pip install 'pt2lint[confirm]'")
     triples = [(f.path, f.path, f.relpath) for f in files]
-    jobs, _skipped = plan_jobs(triples, settings, project.settings)
+    try:
+        jobs, skipped = plan_jobs(triples, settings, project.settings, only=options.get("confirm_targets") or None)
+    except PlanError as exc:
+        raise CliError(str(exc)) from None
+    shard = options.get("shard")
+    others: List[Any] = []
+    if shard:
+        jobs, others = select_shard(jobs, *shard)
+    if not quiet:
+        click.echo(WARNING, err=True)
     progress = Progress(len(jobs), enabled=not quiet and sys.stderr.isatty())
     try:
         outcomes = run_jobs(jobs, parallel=settings.jobs, on_done=lambda o: progress.update(o.job.label))
+    except Terminated as exc:
+        progress.close()
+        click.echo(f"error: confirm stopped by {exc}: its child processes were killed", err=True)
+        raise SystemExit(128 + exc.signum) from None
     finally:
         progress.close()
     displays = {os.path.normcase(os.path.realpath(f.path)): f.path for f in files}
@@ -191,9 +308,11 @@ def run_confirm(
         return project.settings.enabled_for(project_relpath(display, project.root))
 
     result = join(
-        diagnostics, outcomes, settings, displays=displays, enabled_for=enabled_for, graph_break_codes=graph_break_codes
+        diagnostics, outcomes, settings, displays=displays, enabled_for=enabled_for, graph_break_codes=graph_break_codes,
+        other_shards=[j.path for j in others],
     )
-    return result.diagnostics, summary_text(result, settings, time.perf_counter() - started)
+    text = summary_text(result, settings, time.perf_counter() - started, skipped=skipped, shard=shard, other_shards=len(others))
+    return result.diagnostics, text
 
 
 def _install() -> None:
@@ -220,6 +339,7 @@ def _install() -> None:
                 default = param.default() if callable(param.default) else param.default
                 kwargs[param.name] = default if default is not None or not getattr(param, "is_flag", False) else False
         kwargs["confirm"] = True
+        kwargs["paths"], kwargs["confirm_targets"] = split_targets(kwargs.get("paths") or ())
         return check.callback(**kwargs)
 
     command = click.Command(
@@ -235,4 +355,14 @@ def _install() -> None:
 
 _install()
 
-__all__ = ["CONFIRM_HELP", "Progress", "confirm_params", "run_confirm", "summary_text"]
+__all__ = [
+    "CONFIRM_HELP",
+    "FAIL_ON",
+    "Progress",
+    "WARNING",
+    "confirm_params",
+    "failing_findings",
+    "run_confirm",
+    "split_targets",
+    "summary_text",
+]

@@ -15,7 +15,7 @@ see :mod:`pt2lint.confirm.outcome`):
 3. ``inputs``: call the inputs function (or synthesise inputs,
    :mod:`pt2lint.confirm.inputs`) and remember the RNG state after it.
 4. ``eager``: call a copy of the module eagerly while recording the executed
-   user lines (``sys.monitoring`` on 3.12+, ``sys.settrace`` before).
+   user lines and instructions (:mod:`pt2lint.confirm.coverage`).
 5. ``mutations``: :func:`pt2lint.confirm.dynamo.input_mutations` on another copy.
 6. ``compile``: :func:`pt2lint.confirm.dynamo.compile_and_call` with three calls:
    the example inputs (the RNG restored to its state after step 3, so the first
@@ -50,6 +50,7 @@ import traceback
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from pt2lint.confirm import outcome as oc
+from pt2lint.confirm.coverage import Recorder
 from pt2lint.confirm.plan import Job
 
 _FAULT_FILE = None  # keeps the faulthandler file object alive
@@ -69,76 +70,11 @@ def is_user_file(filename: str) -> bool:
     return _IS_USER(filename)
 
 
-class LineRecorder:
-    """Records the user lines executed while it is active (one thread).
-
-    Uses ``sys.monitoring`` LINE events where available (3.12+), returning
-    ``DISABLE`` for code outside user files so torch's own code costs nothing
-    after its first line; ``sys.settrace`` otherwise, with a local tracer only
-    for user frames.
-    """
+class LineRecorder(Recorder):
+    """Records the user lines and instructions executed while it is active (see :class:`pt2lint.confirm.coverage.Recorder`)."""
 
     def __init__(self) -> None:
-        self.lines: Dict[str, set] = {}
-        self._is_user = is_user_file
-        self._tool: Optional[int] = None
-        self._old_trace = None
-
-    def __enter__(self) -> "LineRecorder":
-        monitoring = getattr(sys, "monitoring", None)
-        if monitoring is not None:
-            for tool in (5, 4, 3):
-                try:
-                    monitoring.use_tool_id(tool, "pt2lint-confirm")
-                except ValueError:
-                    continue
-                self._tool = tool
-                break
-        if self._tool is not None:
-            monitoring = sys.monitoring
-            lines = self.lines
-            is_user = self._is_user
-            disable = monitoring.DISABLE
-
-            def on_line(code, lineno):
-                if not is_user(code.co_filename):
-                    return disable
-                lines.setdefault(code.co_filename, set()).add(lineno)
-                return None
-
-            monitoring.register_callback(self._tool, monitoring.events.LINE, on_line)
-            monitoring.set_events(self._tool, monitoring.events.LINE)
-        else:
-            self._old_trace = sys.gettrace()
-            sys.settrace(self._global)
-        return self
-
-    def _global(self, frame, event, arg):
-        filename = frame.f_code.co_filename
-        if not self._is_user(filename):
-            return None
-        lines = self.lines.setdefault(filename, set())
-
-        def local(frame, event, arg):
-            if event == "line":
-                lines.add(frame.f_lineno)
-            return local
-
-        return local
-
-    def __exit__(self, *exc: Any) -> None:
-        if self._tool is not None:
-            monitoring = sys.monitoring
-            monitoring.set_events(self._tool, 0)
-            monitoring.register_callback(self._tool, monitoring.events.LINE, None)
-            monitoring.free_tool_id(self._tool)
-            monitoring.restart_events()
-        else:
-            sys.settrace(self._old_trace)
-
-    def as_dict(self) -> Dict[str, List[int]]:
-        """``{absolute filename: sorted lines}``."""
-        return {os.path.abspath(f): sorted(v) for f, v in self.lines.items()}
+        super().__init__(is_user_file)
 
 
 # ---------------------------------------------------------------------------
@@ -297,8 +233,28 @@ def _device_problem(device: str) -> Optional[str]:
     return None
 
 
+#: Characters of an exception message kept in a report; the rest is cut with a note.
+MESSAGE_LIMIT = 1000
+
+
+def shorten(text: str, limit: int = MESSAGE_LIMIT) -> str:
+    """``text`` cut to ``limit`` characters, with a note saying how much was left out."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}... [message truncated: {len(text) - limit:,} more characters]"
+
+
 def _first_line(exc: BaseException) -> str:
-    text = next((ln.strip() for ln in str(exc).splitlines() if ln.strip()), "")
+    try:
+        message = str(exc)
+    except Exception:  # a broken __str__ of user code
+        message = ""
+    text = ""
+    for line in message.splitlines():
+        if line.strip():
+            text = line.strip()
+            break
+    text = shorten(text)
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
@@ -400,6 +356,23 @@ def compare_outputs(expected: Any, actual: Any) -> Tuple[bool, str]:
 # the job
 
 
+def required_arguments(cls: type) -> List[str]:
+    """The constructor parameters of ``cls`` that have no default (``[]`` when ``cls()`` binds).
+
+    Read from ``inspect.signature(cls)`` without calling anything; a class whose
+    signature cannot be read counts as buildable (calling it decides).
+    """
+    try:
+        sig = inspect.signature(cls)
+    except (TypeError, ValueError):
+        return []
+    return [
+        p.name
+        for p in sig.parameters.values()
+        if p.default is inspect.Parameter.empty and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
+    ]
+
+
 def _call_inputs_fn(fn: Callable[..., Any], model: Any) -> Any:
     """Call an inputs function; one that takes a required argument gets the module."""
     try:
@@ -436,6 +409,7 @@ def new_result(job: Job) -> Dict[str, Any]:
         "detail": None,
         "error": None,
         "skipped": None,
+        "needs_arguments": None,
         "failed_stage": None,
         "device": job.device,
         "backend": job.backend,
@@ -455,6 +429,7 @@ def new_result(job: Job) -> Dict[str, Any]:
         "second_call_error": None,
         "mutations": [],
         "executed": {},
+        "executed_spans": {},
         "accuracy": None,
         "export": None,
         "notes": [],
@@ -540,6 +515,15 @@ def run_job(job: Job, report: Callable[[str, Any], None] = lambda kind, payload:
                 result["skipped"] = f"{job.class_name} is not a torch.nn.Module subclass"
                 stage("done")
                 return result
+            needs = required_arguments(cls)
+            if needs:
+                result["skipped"] = (
+                    f"{job.class_name}() cannot be built alone: its constructor needs {', '.join(needs)} "
+                    "(give it a factory in [tool.pt2lint.confirm], or confirm the module that builds it)"
+                )
+                result["needs_arguments"] = needs
+                stage("done")
+                return result
             make = cls
     except ImportFailed as exc:
         return fail(oc.IMPORT_ERROR, str(exc), exc.__cause__ or exc)
@@ -617,12 +601,14 @@ def run_job(job: Job, report: Callable[[str, Any], None] = lambda kind, payload:
             eager_out = eager_model(*e_args, **e_kwargs)
     except BaseException as exc:
         result["executed"] = recorder.as_dict()
+        result["executed_spans"] = recorder.spans()
         if isinstance(exc, SystemExit):
             return fail(oc.RUNTIME_CRASH, f"user code called sys.exit({exc.code!r}) in the eager call", exc)
         if result["synthesised"]:
             return fail(oc.NO_INPUTS, f"the synthesised inputs ({result['inputs']}) do not fit: {_first_line(exc)}", exc)
         return fail(oc.RUNTIME_CRASH, f"the eager call failed: {_first_line(exc)}", exc)
     result["executed"] = recorder.as_dict()
+    result["executed_spans"] = recorder.spans()
     result["eager_ok"] = True
     del eager_model
 
@@ -801,7 +787,7 @@ def process_main(job: Job, conn: Any) -> None:
     """Entry point of the child process (``multiprocessing`` target).
 
     Starts a new session (so the parent can kill the whole process group),
-    sends stdout/stderr and ``faulthandler`` crash reports to ``job.log_path``,
+    puts the job's token in the environment (see :mod:`pt2lint.confirm.runner`), sends stdout/stderr and ``faulthandler`` crash reports to ``job.log_path``,
     arms ``faulthandler.dump_traceback_later`` just before the timeout (so a hang
     leaves the stack it hung in), applies the memory limit, runs the job and
     sends ``("result", dict)``.
@@ -811,6 +797,10 @@ def process_main(job: Job, conn: Any) -> None:
         os.setsid()
     except (OSError, AttributeError):
         pass
+    if job.token:
+        from pt2lint.confirm.runner import TOKEN_ENV
+
+        os.environ[TOKEN_ENV] = job.token  # inherited by what the module starts, so the parent can find it
     if job.log_path:
         fd = os.open(job.log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
         os.dup2(fd, 1)
@@ -912,6 +902,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         return 0
     result = run_job(job)
     result.pop("executed", None)
+    result.pop("executed_spans", None)
     print(json.dumps(result, indent=2, default=str))
     return 1 if result["failure"] not in (None, oc.GRAPH_BREAK) else 0
 

@@ -11,7 +11,9 @@ Each static finding gets a :class:`~pt2lint.diagnostics.Confirmation`:
   failed there;
 
 otherwise ``not-reproduced`` when the line ran (eagerly, with the same inputs)
-and the compiled run did not show it, ``not-executed`` when it never ran, and
+and the compiled run did not show it, ``not-executed`` when it never ran — the
+line, or, where the recorded instructions can tell, the finding's expression
+itself (``mask.any()`` in ``mask is not None and mask.any()``) — and
 ``not-confirmed`` when no module that could run it was measured.
 
 What the static pass missed becomes a ``PTC090`` (dynamic-only) finding: a graph
@@ -31,6 +33,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, FrozenSet, Iterable, List, Mapping, Optional, Sequence, Set, Tuple
 
 from pt2lint.confirm import outcome as oc
+from pt2lint.confirm.coverage import byte_column, code_spans, expression_ran
 from pt2lint.confirm.plan import Job
 from pt2lint.confirm.runner import JobOutcome
 from pt2lint.confirm.settings import ConfirmSettings
@@ -135,7 +138,11 @@ def summarize(out: JobOutcome) -> ModuleReport:
     stage = (out.stage or (result or {}).get("stage") or "start").replace("done", "end")
 
     if result is not None and result.get("skipped"):
-        return ModuleReport(job, label, None, result["skipped"], None, anchor, result, out.seconds, skipped=result["skipped"])
+        why = result["skipped"]
+        step = None
+        if result.get("needs_arguments"):
+            step = f"add to [tool.pt2lint.confirm] in pyproject.toml: {config_snippet(job, job.class_name)}"
+        return ModuleReport(job, label, None, why, step, anchor, result, out.seconds, skipped=why)
 
     if result is None:
         frames = oc.crash_frames(out.log)
@@ -208,6 +215,9 @@ class Facts:
     mutation_files: Set[str] = field(default_factory=set)
     export_runs: List[ModuleReport] = field(default_factory=list)
     reports_by_file: Dict[str, List[ModuleReport]] = field(default_factory=dict)
+    other_shard_files: Set[str] = field(default_factory=set)
+    spans: Dict[str, Set[Tuple[int, int, int, int]]] = field(default_factory=dict)
+    compiled_spans: Dict[str, Tuple[Optional[Set[Tuple[int, int, int, int]]], List[str]]] = field(default_factory=dict)
 
     def add(self, fact: _Fact) -> None:
         """Index one fact."""
@@ -259,6 +269,8 @@ def gather(reports: Sequence[ModuleReport]) -> Facts:
                     facts.files_compiled.add(real)
                 if res.get("mutations_ok"):
                     facts.mutation_files.add(real)
+            for filename, spans in (res.get("executed_spans") or {}).items():
+                facts.spans.setdefault(_real(filename), set()).update(tuple(sp) for sp in spans)
             facts.files_run.add(_real(rep.job.path))
             if rep.compiled:
                 facts.files_compiled.add(_real(rep.job.path))
@@ -345,16 +357,53 @@ def _facts_for(d: Diagnostic, real: str, facts: Facts, target: str) -> List[_Fac
 
 def _not_confirmed_reason(real: str, facts: Facts) -> Tuple[str, Optional[ModuleReport]]:
     reps = facts.reports_by_file.get(real, [])
+    if not reps and real in facts.other_shard_files:
+        return "its modules are confirmed in another shard (--shard)", None
     failed = [r for r in reps if r.failure in oc.NOT_RUN_CLASSES or (r.result is None and not r.skipped)]
     if failed:
         worst = min(failed, key=lambda r: oc.failure_rank(r.failure))
         return f"its module was not measured: {oc.FAILURE_TITLES.get(worst.failure or '', worst.failure)}: {worst.detail}", worst
     if reps and all(r.skipped for r in reps):
-        return "no nn.Module in this file", None
+        return f"its module was skipped: {reps[0].skipped}", None
     if reps:
         worst = min(reps, key=lambda r: oc.failure_rank(r.failure))
         return f"the compiled run of its module failed: {worst.detail}", worst
     return "no module that runs this line was confirmed (give the file a factory, or confirm the file that uses it)", None
+
+
+_LINE_BREAK_RE = re.compile(r"\r\n|\r|\n")
+
+
+def expression_executed(d: Diagnostic, real: str, facts: Facts) -> Optional[bool]:
+    """Whether the expression a finding points at ran, from the instructions recorded eagerly.
+
+    Compiles the file (nothing runs) to know every instruction's span, converts the
+    finding's character columns to UTF-8 byte columns, and asks
+    :func:`pt2lint.confirm.coverage.expression_ran`. None when undecided (no
+    instruction spans were recorded, the file cannot be read or compiled).
+    """
+    executed = facts.spans.get(real)
+    if not executed:
+        return None
+    if real not in facts.compiled_spans:
+        try:
+            from pt2lint.engine import read_source
+
+            source = read_source(real)
+        except Exception:  # unreadable or undecodable: undecided
+            facts.compiled_spans[real] = (None, [])
+        else:
+            facts.compiled_spans[real] = (code_spans(source, real), _LINE_BREAK_RE.split(source))
+    compiled, text_lines = facts.compiled_spans[real]
+    if compiled is None:
+        return None
+
+    def text(line: int) -> str:
+        return text_lines[line - 1] if 1 <= line <= len(text_lines) else ""
+
+    end = d.end if (d.end.line, d.end.column) > (d.start.line, d.start.column) else Position(d.start.line, d.start.column + 1)
+    target = (d.start.line, byte_column(text(d.start.line), d.start.column), end.line, byte_column(text(end.line), end.column))
+    return expression_ran(target, compiled, executed)
 
 
 def confirm_static(d: Diagnostic, facts: Facts, target: str, earlier_breaks: Mapping[Tuple[str, Optional[str]], List[int]]) -> Optional[Confirmation]:
@@ -393,6 +442,12 @@ def confirm_static(d: Diagnostic, facts: Facts, target: str, earlier_breaks: Map
         )
     lines = _lines_of(d)
     ran = facts.executed.get(real, set())
+    if any(ln in ran for ln in lines) and expression_executed(d, real, facts) is False:
+        return Confirmation(
+            "not-executed",
+            "the line ran, but this expression never did with the example inputs "
+            "(a short-circuit `and`/`or`, or a branch of a conditional not taken)",
+        )
     needs_compile = kind in ("break", "recompile")
     if kind == "mutation":
         measured = real in facts.mutation_files
@@ -439,11 +494,14 @@ class JoinResult:
         diagnostics: static findings with ``confirm`` set, plus PTC090/PTC091 findings.
         modules: one report per job that was not skipped.
         counts: ``{status: number of findings}``.
+        skipped: the jobs that measured nothing on purpose (not an ``nn.Module``,
+            a constructor that needs arguments).
     """
 
     diagnostics: List[Diagnostic]
     modules: List[ModuleReport]
     counts: Dict[str, int]
+    skipped: List[ModuleReport] = field(default_factory=list)
 
 
 def _display(filename: str, displays: Mapping[str, str], cwd: str) -> str:
@@ -495,6 +553,7 @@ def join(
     enabled_for: Callable[[str], FrozenSet[str]],
     graph_break_codes: FrozenSet[str] = frozenset(),
     cwd: Optional[str] = None,
+    other_shards: Sequence[str] = (),
 ) -> JoinResult:
     """Give every static finding its confirmation and add the dynamic-only and confirm-failed findings.
 
@@ -507,6 +566,7 @@ def join(
         graph_break_codes: codes of graph-break rules; a ``# noqa`` naming one also
             silences a PTC090 break on that line.
         cwd: directory relative paths are shown from (default: the working directory).
+        other_shards: files of the modules that ``--shard`` left to other shards.
 
     Returns:
         A :class:`JoinResult`; diagnostics are sorted.
@@ -514,6 +574,7 @@ def join(
     cwd = cwd or os.getcwd()
     reports = [summarize(o) for o in outcomes]
     facts = gather(reports)
+    facts.other_shard_files = {_real(p) for p in other_shards}
     earlier: Dict[Tuple[str, Optional[str]], List[int]] = {}
     static_lines: Dict[Tuple[str, int], List[Diagnostic]] = {}
     for d in diagnostics:
@@ -625,7 +686,7 @@ def join(
     for d in out:
         if d.confirm is not None:
             counts[d.confirm.status] = counts.get(d.confirm.status, 0) + 1
-    return JoinResult(out, modules, counts)
+    return JoinResult(out, modules, counts, [r for r in reports if r.skipped])
 
 
 __all__ = ["CONFIRM_FAILED", "DYNAMIC_ONLY", "Facts", "JoinResult", "ModuleReport", "config_snippet", "gather", "join", "summarize"]

@@ -8,19 +8,30 @@ child does — segfault, ``os.abort``, ``sys.exit``, hang, exhaust memory — on
 its own job is affected: the parent notices the death (``exitcode``, the
 ``faulthandler`` report in the child's log) and goes on with the next job.
 
+Nothing a child starts outlives the run. Each child carries a run-unique
+token in its environment (:data:`TOKEN_ENV`), inherited by everything it
+spawns; on Linux the parent is also a child subreaper
+(``prctl(PR_SET_CHILD_SUBREAPER)``) while jobs run, so a grandchild that calls
+``setsid`` and loses its parent is re-parented to this process instead of
+init. When a job ends, and when the run ends or is interrupted, every process
+with that token and every such orphan is killed (with its descendants) and
+reaped. SIGTERM and SIGHUP stop the run the same way, fork server included
+(:class:`Terminated`).
+
 The parent never imports torch or user code.
 """
 
 from __future__ import annotations
 
 import os
+import secrets
 import shutil
 import signal
 import sys
 import tempfile
 import time
 from dataclasses import dataclass, replace
-from typing import Any, Callable, Dict, List, Optional, Sequence
+from typing import Any, Callable, Dict, List, Optional, Sequence, Set, Tuple
 
 from pt2lint.confirm.plan import Job
 
@@ -38,6 +49,22 @@ PRELOAD = (
     "pt2lint.confirm.inputs",
 )
 KILL_GRACE = 2.0  # seconds past the timeout before the child is killed
+#: Environment variable holding a job's token in its child and the child's descendants.
+TOKEN_ENV = "PT2LINT_CONFIRM_JOB"
+_PR_SET_CHILD_SUBREAPER = 36
+_PR_GET_CHILD_SUBREAPER = 37
+
+
+class Terminated(BaseException):
+    """SIGTERM or SIGHUP arrived while jobs ran; the children were killed before it propagates.
+
+    Attributes:
+        signum: the signal number.
+    """
+
+    def __init__(self, signum: int) -> None:
+        self.signum = signum
+        super().__init__(signal.Signals(signum).name)
 LOG_TAIL = 16000  # characters of a child's log kept for the report
 
 
@@ -160,6 +187,210 @@ def _kill_group(process: Any) -> None:
         pass
 
 
+# ---------------------------------------------------------------------------
+# descendants that left the child's process group
+
+
+def _prctl(option: int, value: int = 0) -> Optional[int]:
+    """``prctl(option, value)`` through libc (Linux); None where it is not available."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        if option == _PR_GET_CHILD_SUBREAPER:
+            out = ctypes.c_int(0)
+            if libc.prctl(option, ctypes.byref(out), 0, 0, 0) != 0:
+                return None
+            return out.value
+        return None if libc.prctl(option, value, 0, 0, 0) != 0 else value
+    except (OSError, AttributeError):
+        return None
+
+
+def process_table() -> Dict[int, Tuple[int, str]]:
+    """``{pid: (parent pid, state letter)}`` of the processes visible in ``/proc`` (empty elsewhere)."""
+    table: Dict[int, Tuple[int, str]] = {}
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return table
+    for name in names:
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as fh:
+                stat = fh.read()
+        except OSError:
+            continue
+        # "pid (comm) state ppid ...": comm may hold spaces and parentheses.
+        fields = stat[stat.rfind(b")") + 2 :].split()
+        if len(fields) >= 2:
+            table[int(name)] = (int(fields[1]), fields[0].decode("ascii", "replace"))
+    return table
+
+
+def process_token(pid: int) -> Optional[str]:
+    """The :data:`TOKEN_ENV` value in ``pid``'s initial environment, or None (not set, or not readable)."""
+    try:
+        with open(f"/proc/{pid}/environ", "rb") as fh:
+            env = fh.read()
+    except OSError:
+        return None
+    key = TOKEN_ENV.encode() + b"="
+    for item in env.split(b"\0"):
+        if item.startswith(key):
+            return item[len(key):].decode("ascii", "replace")
+    return None
+
+
+class Reaper:
+    """Finds and kills what the jobs' children left behind (Linux; a no-op where ``/proc`` is missing).
+
+    Args:
+        keep: pids never to touch (this process's children from before the run,
+            the fork server, multiprocessing's resource tracker).
+    """
+
+    def __init__(self, keep: Sequence[int] = ()) -> None:
+        self.me = os.getpid()
+        self.keep = set(keep)
+        self.subreaper = False
+        self._was_subreaper: Optional[int] = None
+
+    def __enter__(self) -> "Reaper":
+        self._was_subreaper = _prctl(_PR_GET_CHILD_SUBREAPER)
+        if self._was_subreaper is not None:
+            self.subreaper = _prctl(_PR_SET_CHILD_SUBREAPER, 1) == 1
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        if self.subreaper and not self._was_subreaper:
+            _prctl(_PR_SET_CHILD_SUBREAPER, 0)
+
+    def sweep(self, tokens: Sequence[str], spare: Sequence[str] = ()) -> List[int]:
+        """Kill (SIGKILL) every process carrying one of ``tokens``, every orphan re-parented here
+        that carries none of ``spare`` (the tokens of jobs still running), and their descendants;
+        then reap the ones that are this process's children.
+
+        Returns:
+            The pids killed.
+        """
+        table = process_table()
+        if not table:
+            return []
+        wanted, keep_tokens = set(tokens), set(spare)
+        targets: Set[int] = set()
+        for pid, (ppid, state) in table.items():
+            if pid == self.me or pid in self.keep:
+                continue
+            token = process_token(pid)
+            if token is not None and token in wanted:
+                targets.add(pid)
+            elif self.subreaper and ppid == self.me and not (token is not None and token in keep_tokens):
+                targets.add(pid)  # an orphan of a finished child (a grandchild that called setsid)
+        children: Dict[int, List[int]] = {}
+        for pid, (ppid, _state) in table.items():
+            children.setdefault(ppid, []).append(pid)
+        stack = list(targets)
+        while stack:
+            for sub in children.get(stack.pop(), []):
+                if sub not in targets and sub != self.me and sub not in self.keep:
+                    targets.add(sub)
+                    stack.append(sub)
+        for pid in targets:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        self.reap([pid for pid in targets if table.get(pid, (0, ""))[0] == self.me])
+        return sorted(targets)
+
+    def reap(self, pids: Sequence[int], wait: float = 2.0) -> None:
+        """``waitpid`` ``pids`` (children of this process) for up to ``wait`` seconds, so none stays a zombie."""
+        left = set(pids)
+        deadline = time.monotonic() + wait
+        while left:
+            for pid in list(left):
+                try:
+                    done, _status = os.waitpid(pid, os.WNOHANG)
+                except ChildProcessError:
+                    done = pid
+                except OSError:
+                    done = pid
+                if done:
+                    left.discard(pid)
+            if not left or time.monotonic() > deadline:
+                return
+            time.sleep(0.01)
+
+
+def _helper_pids() -> List[int]:
+    """The fork server's and the resource tracker's pids, when multiprocessing started them."""
+    out = []
+    try:
+        from multiprocessing import forkserver, resource_tracker
+
+        for owner, attr in ((getattr(forkserver, "_forkserver", None), "_forkserver_pid"),
+                            (getattr(resource_tracker, "_resource_tracker", None), "_pid")):
+            pid = getattr(owner, attr, None)
+            if isinstance(pid, int) and pid > 0:
+                out.append(pid)
+    except ImportError:
+        pass
+    return out
+
+
+def stop_fork_server() -> None:
+    """Stop multiprocessing's fork server, if it runs (the next run starts a new one)."""
+    try:
+        from multiprocessing import forkserver
+
+        server = getattr(forkserver, "_forkserver", None)
+        pid = getattr(server, "_forkserver_pid", None)
+        stop = getattr(server, "_stop", None)
+        if pid:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        if callable(stop):
+            stop()
+    except Exception:  # best effort: the process is exiting anyway
+        pass
+
+
+class _Signals:
+    """While active (main thread only), SIGTERM and SIGHUP raise :class:`Terminated`."""
+
+    SIGNALS = tuple(getattr(signal, n) for n in ("SIGTERM", "SIGHUP") if hasattr(signal, n))
+
+    def __enter__(self) -> "_Signals":
+        import threading
+
+        self._saved: Dict[int, Any] = {}
+        if threading.current_thread() is not threading.main_thread():
+            return self
+
+        def handler(signum: int, _frame: Any) -> None:
+            raise Terminated(signum)
+
+        for sig in self.SIGNALS:
+            try:
+                self._saved[sig] = signal.signal(sig, handler)
+            except (OSError, ValueError):
+                pass
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        for sig, old in self._saved.items():
+            try:
+                signal.signal(sig, old)
+            except (OSError, ValueError):
+                pass
+
+
 def _read_tail(path: Optional[str]) -> str:
     if not path:
         return ""
@@ -202,7 +433,7 @@ def run_jobs(
     """Run ``jobs`` in child processes, at most ``parallel`` at a time, each within its ``timeout``.
 
     Args:
-        jobs: what to run (their ``log_path`` is set here).
+        jobs: what to run (their ``log_path`` and ``token`` are set here).
         parallel: children at once (>= 1).
         on_start: called when a job's child has started.
         on_done: called with each outcome as it finishes (for a progress bar).
@@ -211,7 +442,9 @@ def run_jobs(
         One :class:`JobOutcome` per job, in the order of ``jobs``.
 
     Raises:
-        KeyboardInterrupt: after killing the running children.
+        KeyboardInterrupt: after killing the running children and what they started.
+        Terminated: SIGTERM or SIGHUP, after killing the children, what they
+            started, and the fork server.
     """
     if not jobs:
         return []
@@ -222,70 +455,87 @@ def run_jobs(
     pending = list(enumerate(jobs))
     running: Dict[int, _Running] = {}
     outcomes: Dict[int, JobOutcome] = {}
+    run_id = f"{os.getpid()}-{secrets.token_hex(6)}"
+    tokens: List[str] = []
+    me = os.getpid()
+    before = [pid for pid, (ppid, _state) in process_table().items() if ppid == me]
+    reaper = Reaper(keep=before)
     try:
-        while pending or running:
-            while pending and len(running) < max(1, parallel):
-                index, job = pending.pop(0)
-                job = replace(job, log_path=os.path.join(logdir, f"job{index}.log"))
-                from pt2lint.confirm.child import process_main
+        with _Signals(), reaper:
+            while pending or running:
+                while pending and len(running) < max(1, parallel):
+                    index, job = pending.pop(0)
+                    token = f"{run_id}-{index}"
+                    tokens.append(token)
+                    job = replace(job, log_path=os.path.join(logdir, f"job{index}.log"), token=token)
+                    from pt2lint.confirm.child import process_main
 
-                parent_conn, child_conn = ctx.Pipe(duplex=False)
-                process = ctx.Process(target=process_main, args=(job, child_conn), daemon=True, name=f"pt2lint-confirm-{index}")
-                with _NoMainModule():
-                    process.start()
-                child_conn.close()
+                    parent_conn, child_conn = ctx.Pipe(duplex=False)
+                    process = ctx.Process(target=process_main, args=(job, child_conn), daemon=True, name=f"pt2lint-confirm-{index}")
+                    with _NoMainModule():
+                        process.start()
+                    reaper.keep.update(_helper_pids())
+                    if process.pid:
+                        reaper.keep.add(process.pid)  # a spawned child is ours; multiprocessing reaps it
+                    child_conn.close()
+                    now = time.monotonic()
+                    running[index] = _Running(job, process, parent_conn, now, now + job.timeout + KILL_GRACE)
+                    if on_start is not None:
+                        on_start(job)
                 now = time.monotonic()
-                running[index] = _Running(job, process, parent_conn, now, now + job.timeout + KILL_GRACE)
-                if on_start is not None:
-                    on_start(job)
-            now = time.monotonic()
-            wait_for = max(0.0, min(r.deadline for r in running.values()) - now)
-            handles = []
-            for r in running.values():
-                if not r.messages_done:
-                    handles.append(r.conn)
-                handles.append(r.process.sentinel)
-            wait(handles, timeout=min(wait_for, 1.0))
-            for index in list(running):
-                r = running[index]
-                _drain(r)
-                finished = not r.process.is_alive()
-                timed_out = not finished and time.monotonic() >= r.deadline
-                if not finished and not timed_out:
-                    continue
-                if timed_out:
-                    _kill_group(r.process)
-                r.process.join(5)
-                _drain(r)
-                _kill_group(r.process)  # stray grandchildren (compile workers) of a finished child
-                try:
-                    r.conn.close()
-                except OSError:
-                    pass
-                outcome = JobOutcome(
-                    job=r.job,
-                    result=r.result,
-                    stage=r.stage,
-                    exitcode=r.process.exitcode,
-                    timed_out=timed_out and r.result is None,
-                    log=_read_tail(r.job.log_path),
-                    seconds=time.monotonic() - r.started,
-                )
-                outcomes[index] = outcome
-                del running[index]
-                if on_done is not None:
-                    on_done(outcome)
-                if _failed_importing(outcome):
-                    # The other modules of this file would import it again and fail (or hang) the same way.
-                    for other_index, other in [(i, j) for i, j in pending if j.path == r.job.path]:
-                        pending.remove((other_index, other))
-                        shared = replace(outcome, job=replace(other, log_path=None), result=_shared_result(outcome, other))
-                        outcomes[other_index] = shared
-                        if on_done is not None:
-                            on_done(shared)
-    except BaseException:
+                wait_for = max(0.0, min(r.deadline for r in running.values()) - now)
+                handles = []
+                for r in running.values():
+                    if not r.messages_done:
+                        handles.append(r.conn)
+                    handles.append(r.process.sentinel)
+                wait(handles, timeout=min(wait_for, 1.0))
+                for index in list(running):
+                    r = running[index]
+                    _drain(r)
+                    finished = not r.process.is_alive()
+                    timed_out = not finished and time.monotonic() >= r.deadline
+                    if not finished and not timed_out:
+                        continue
+                    if timed_out:
+                        _kill_group(r.process)
+                    r.process.join(5)
+                    _drain(r)
+                    _kill_group(r.process)  # stray grandchildren (compile workers) of a finished child
+                    del running[index]
+                    reaper.sweep([r.job.token or ""], spare=[o.job.token or "" for o in running.values()])
+                    try:
+                        r.conn.close()
+                    except OSError:
+                        pass
+                    outcome = JobOutcome(
+                        job=r.job,
+                        result=r.result,
+                        stage=r.stage,
+                        exitcode=r.process.exitcode,
+                        timed_out=timed_out and r.result is None,
+                        log=_read_tail(r.job.log_path),
+                        seconds=time.monotonic() - r.started,
+                    )
+                    outcomes[index] = outcome
+                    if on_done is not None:
+                        on_done(outcome)
+                    if _failed_importing(outcome):
+                        # The other modules of this file would import it again and fail (or hang) the same way.
+                        for other_index, other in [(i, j) for i, j in pending if j.path == r.job.path]:
+                            pending.remove((other_index, other))
+                            shared = replace(outcome, job=replace(other, log_path=None), result=_shared_result(outcome, other))
+                            outcomes[other_index] = shared
+                            if on_done is not None:
+                                on_done(shared)
+            reaper.sweep(tokens)
+    except BaseException as exc:
         for r in running.values():
             _kill_group(r.process)
+        reaper.sweep(tokens)
+        if isinstance(exc, Terminated):
+            stop_fork_server()
+        for r in running.values():
             r.process.join(1)
         raise
     finally:
@@ -293,4 +543,15 @@ def run_jobs(
     return [outcomes[i] for i in range(len(jobs))]
 
 
-__all__ = ["JobOutcome", "PRELOAD", "run_jobs", "start_method"]
+__all__ = [
+    "JobOutcome",
+    "PRELOAD",
+    "Reaper",
+    "TOKEN_ENV",
+    "Terminated",
+    "process_table",
+    "process_token",
+    "run_jobs",
+    "start_method",
+    "stop_fork_server",
+]

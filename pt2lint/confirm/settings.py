@@ -32,6 +32,9 @@ DEVICE_RE = re.compile(r"^(cpu|mps|cuda(:\d+)?)$")
 BACKENDS: Tuple[str, ...] = ("eager", "aot_eager", "inductor")
 CONFIRM_TARGETS: Tuple[str, ...] = ("compile", "export")
 DEFAULT_TIMEOUT = 120.0
+#: Factory and inputs function names used when a file defines them and none are configured.
+DEFAULT_FACTORY = "make_model"
+DEFAULT_INPUTS = "example_inputs"
 #: Default seconds per module by backend: inductor generates and compiles code, which takes longer.
 DEFAULT_TIMEOUTS: Dict[str, float] = {"eager": 120.0, "aot_eager": 180.0, "inductor": 600.0}
 
@@ -63,7 +66,11 @@ class ConfirmSettings:
     """Everything confirm mode needs besides the files and the lint settings.
 
     Attributes:
-        factory, inputs: names of module-level functions looked up in every file.
+        factory, inputs: names of module-level functions looked up in every file
+            (default :data:`DEFAULT_FACTORY` / :data:`DEFAULT_INPUTS`).
+        factory_from, inputs_from: where a configured name came from (``"--factory"``,
+            ``"[tool.pt2lint.confirm] factory"``, ...), or None for the default name; a
+            configured name that no file defines is an error, the default is not.
         device: ``cpu``, ``cuda``, ``cuda:N``, ``mps``, or None for "cuda if available, else cpu".
         backend: ``torch.compile`` backend.
         target: ``compile`` or ``export`` (``export`` also runs ``torch.export.export``).
@@ -77,8 +84,10 @@ class ConfirmSettings:
         config_path: the config file (for messages), or None.
     """
 
-    factory: Optional[str] = None
-    inputs: Optional[str] = None
+    factory: Optional[str] = DEFAULT_FACTORY
+    inputs: Optional[str] = DEFAULT_INPUTS
+    factory_from: Optional[str] = None
+    inputs_from: Optional[str] = None
     device: Optional[str] = None
     backend: str = "eager"
     target: str = "compile"
@@ -222,6 +231,10 @@ def build_settings(
         ConfigError: invalid table or option value.
     """
     values = parse_confirm_table(table, config_path, root)
+    where = _where(config_path)
+    for key in ("factory", "inputs"):
+        if key in values:
+            values[f"{key}_from"] = f"{where} {key!r}"
     if device is not None:
         values["device"] = check_device(device, "--device:")
     for key, val in (
@@ -235,10 +248,14 @@ def build_settings(
     ):
         if val is not None:
             values[key] = val
+            if key in ("factory", "inputs"):
+                values[f"{key}_from"] = f"--{key}"
     if "factory" in values:
         _check_name(values["factory"], "--factory:", "factory")
     if "inputs" in values:
         _check_name(values["inputs"], "--inputs:", "inputs")
+    values.setdefault("factory", DEFAULT_FACTORY)
+    values.setdefault("inputs", DEFAULT_INPUTS)
     values.setdefault("jobs", default_jobs())
     values.setdefault("timeout", DEFAULT_TIMEOUTS.get(values.get("backend", "eager"), DEFAULT_TIMEOUT))
     values["target"] = "export" if target == "export" else "compile"
@@ -249,6 +266,8 @@ __all__ = [
     "BACKENDS",
     "CONFIRM_TARGETS",
     "ConfirmSettings",
+    "DEFAULT_FACTORY",
+    "DEFAULT_INPUTS",
     "DEFAULT_TIMEOUT",
     "DEFAULT_TIMEOUTS",
     "ModuleSpec",
