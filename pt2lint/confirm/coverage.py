@@ -217,16 +217,25 @@ def expression_ran(target: Span, compiled: Iterable[Span], executed: Set[Span]) 
         compiled: the spans of all instructions of the file (:func:`code_spans`).
         executed: the spans of the instructions that ran (:meth:`Recorder.spans`).
 
+    The instructions that stand for ``target`` are those whose span lies inside
+    it; when there are none (the finding points at part of an expression, such
+    as ``any()`` of ``mask.any()``), the innermost instructions whose span holds it.
+
     Returns:
-        True when an instruction inside ``target`` ran; False when there are
-        instructions inside it, none ran, and some instruction of its first line
-        did (so instruction events were being recorded there); None when that
-        cannot be decided (no instruction lies inside ``target``, or none of its
-        line was recorded).
+        True when one of those instructions ran; False when none ran and some
+        instruction of ``target``'s first line did (so instruction events were
+        being recorded there); None when that cannot be decided (no instruction
+        stands for ``target``, or none of its line was recorded).
     """
+    compiled = list(compiled)
     inside = [s for s in compiled if _inside(s, target)]
     if not inside:
-        return None
+        around = [s for s in compiled if _inside(target, s)]
+        if not around:
+            return None
+        size = lambda s: (s[2] - s[0], s[3] - s[1] if s[2] == s[0] else s[3])  # noqa: E731
+        smallest = min(size(s) for s in around)
+        inside = [s for s in around if size(s) == smallest]
     if any(s in executed for s in inside):
         return True
     if not any(s[0] == target[0] for s in executed):
