@@ -532,9 +532,11 @@ def run_jobs(
     except BaseException as exc:
         for r in running.values():
             _kill_group(r.process)
-        reaper.sweep(tokens)
-        if isinstance(exc, Terminated):
+        if isinstance(exc, (Terminated, KeyboardInterrupt)):
+            # First the fork server: a child it forked that was not yet recorded as running
+            # is then re-parented here, and the sweep finds it.
             stop_fork_server()
+        reaper.sweep(tokens)
         for r in running.values():
             r.process.join(1)
         raise
