@@ -319,6 +319,9 @@ def test_a_class_that_needs_arguments_is_skipped_with_a_note(tmp_path):
     text = summary_text(res, settings, 1.0, skipped=[("b.py::Inner", "built inside Outer, so ...")])
     assert "Skipped 2:\n  b.py::Inner: built inside Outer, so ...\n  b.py::Block: Block() cannot be built alone" in text
     assert 'next: add to [tool.pt2lint.confirm] in pyproject.toml: "b.py::Block" = { factory = "b:Block"' in text
+    assert text.startswith("Confirm: 0 modules on ")
+    sharded = summary_text(res, settings, 1.0, shard=(2, 3), other_shards=5)
+    assert sharded.startswith("Confirm: 0 modules (shard 2/3: 5 more in the other shards) on ")
 
 
 def test_a_huge_exception_message_is_cut_once():
