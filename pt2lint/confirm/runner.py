@@ -503,6 +503,7 @@ def run_jobs(
                     _drain(r)
                     _kill_group(r.process)  # stray grandchildren (compile workers) of a finished child
                     del running[index]
+                    reaper.keep.discard(r.process.pid)  # joined: its pid may be reused by a stray
                     reaper.sweep([r.job.token or ""], spare=[o.job.token or "" for o in running.values()])
                     try:
                         r.conn.close()
