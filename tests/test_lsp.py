@@ -114,7 +114,7 @@ async def test_diagnostics_on_open_carry_code_href_severity_and_data(client: Lan
     assert item.source == "pt2lint"
     assert item.severity == types.DiagnosticSeverity.Error
     assert by_code["PTC401"].severity == types.DiagnosticSeverity.Warning
-    assert item.code_description is not None and item.code_description.href.endswith("PTC101.html")
+    assert item.code_description is not None and item.code_description.href.endswith("/docs/rules/PTC101.md")
     assert item.range.start.line == 6 and item.range.start.character == 20
     assert item.data["name"] == "tensor-item" and "fix" in item.data
     # the unused `# noqa: PTC301` on that line is itself reported, tagged unnecessary
