@@ -27,7 +27,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from pt2lint.atomic import atomic_write  # noqa: E402
-from pt2lint.specs import Example, RuleSpec, load_specs  # noqa: E402
+from pt2lint.specs import Example, RuleSpec, SpecError, load_specs  # noqa: E402
 
 #: Where the generated pages live, relative to the repository root.
 RULES_DIR = Path("docs") / "rules"
@@ -101,7 +101,7 @@ def render_rule(spec: RuleSpec) -> str:
         "",
         "| | |",
         "|---|---|",
-        f"| code | `{spec.code}` (select it with `{spec.code}`, `{spec.code[:4]}` or `{spec.name}`) |",
+        f"| selectors | `{spec.code}`, `{spec.name}`, or a prefix of the code (`{spec.code[:4]}`, `ALL`) |",
         f"| category | {spec.category}: {CATEGORY_TEXT.get(spec.category, spec.category)} |",
         f"| severity | {spec.severity} |",
         f"| targets | {', '.join(f'`{t}`' for t in spec.targets)} |",
@@ -196,7 +196,11 @@ def main(argv: List[str]) -> int:
     parser = argparse.ArgumentParser(description="Generate docs/rules/ from rules/*.toml.")
     parser.add_argument("--check", action="store_true", help="exit 1, writing nothing, when docs/rules/ is out of date")
     args = parser.parse_args(argv)
-    pages = render_all(load_specs())
+    try:
+        pages = render_all(load_specs())
+    except (SpecError, ValueError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     directory = ROOT / RULES_DIR
     if args.check:
         out_of_date = stale(pages, directory)
