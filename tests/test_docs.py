@@ -73,10 +73,10 @@ def test_a_rule_page_carries_its_spec(code):
     spec = SPECS[code]
     text = (ROOT / "docs" / "rules" / f"{code}.md").read_text(encoding="utf-8")
     assert text.splitlines()[2] == f"# {code} `{spec.name}`"
-    for section, body in (("What it does", spec.summary), ("Why is this bad?", spec.why), ("Fix", spec.fix)):
+    for section, body in (("What it does", spec.summary), ("Why is this bad?", GEN.link_gb_ids(spec.why)), ("Fix", spec.fix)):
         assert f"## {section}\n\n{body.strip()}\n" in text
     if spec.evidence.strip():
-        assert f"## Measured on torch\n\n{spec.evidence.strip()}\n" in text
+        assert f"## Measured on torch\n\n{GEN.link_gb_ids(spec.evidence.strip())}\n" in text
     for example in spec.examples:
         assert example.code.rstrip("\n") in text
         heading = "## Example" if example.kind == "bad" else "## Not flagged"
@@ -97,6 +97,30 @@ def test_gb_links_follow_the_graph_break_site_layout():
     for bad in ("GB124", "GBX124", "0124", "GB01245"):
         with pytest.raises(ValueError, match="not a Dynamo graph-break id"):
             GEN.gb_url(bad)
+
+
+def test_gb_ids_in_prose_are_linked_but_not_inside_code():
+    text = GEN.link_gb_ids("breaks (GB0124); `GB0059` stays code; GB00591 is no id")
+    assert text == (
+        "breaks ([GB0124](https://meta-pytorch.github.io/compile-graph-break-site/gb/gb0124.html)); "
+        "`GB0059` stays code; GB00591 is no id"
+    )
+
+
+def test_fixable_rules_name_their_codemods():
+    from pt2lint.fixes import CODEMOD_CODES
+
+    for name, codes in CODEMOD_CODES.items():
+        for code in codes:
+            assert f"`{name}`" in (ROOT / "docs" / "rules" / f"{code}.md").read_text(encoding="utf-8")
+    assert "pt2lint fix" not in (ROOT / "docs" / "rules" / "PTC102.md").read_text(encoding="utf-8")
+
+
+def test_ci_builds_the_site_strictly_before_the_tests():
+    lines = (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
+    build = next(i for i, line in enumerate(lines) if "mkdocs build --strict" in line)
+    assert lines[-1] == "python -m pytest -q" and build < len(lines) - 1
+    assert "mkdocs>=1.6" in (ROOT / "pyproject.toml").read_text() and "mkdocs-material" in (ROOT / "pyproject.toml").read_text()
 
 
 def test_the_index_links_every_rule_page():

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 from pathlib import Path
 from typing import Dict, List, Mapping
@@ -27,6 +28,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from pt2lint.atomic import atomic_write  # noqa: E402
+from pt2lint.fixes import CODEMOD_CODES  # noqa: E402
 from pt2lint.specs import Example, RuleSpec, SpecError, load_specs  # noqa: E402
 
 #: Where the generated pages live, relative to the repository root.
@@ -56,6 +58,18 @@ def gb_url(gb_id: str) -> str:
     if len(gb_id) != 6 or not gb_id.upper().startswith("GB") or not gb_id[2:].isdigit():
         raise ValueError(f"not a Dynamo graph-break id: {gb_id!r} (expected GBnnnn)")
     return GB_URL.format(id=gb_id.lower())
+
+
+_GB_IN_TEXT = re.compile(r"\bGB\d{4}\b")
+
+
+def link_gb_ids(text: str) -> str:
+    """``text`` with every ``GBnnnn`` outside inline code turned into a link to its graph-break page."""
+    parts = re.split(r"(`[^`]*`)", text)
+    return "".join(
+        part if part.startswith("`") else _GB_IN_TEXT.sub(lambda m: f"[{m.group(0)}]({gb_url(m.group(0))})", part)
+        for part in parts
+    )
 
 
 def page_name(code: str) -> str:
@@ -109,7 +123,7 @@ def render_rule(spec: RuleSpec) -> str:
     ]
     if spec.knob:
         lines.append(f"| made compilable by | `torch._dynamo.config.{spec.knob} = True` |")
-    lines += ["", "## What it does", "", spec.summary.strip(), "", "## Why is this bad?", "", spec.why.strip(), ""]
+    lines += ["", "## What it does", "", spec.summary.strip(), "", "## Why is this bad?", "", link_gb_ids(spec.why.strip()), ""]
     bad = [e for e in spec.examples if e.kind == "bad"]
     good = [e for e in spec.examples if e.kind == "good"]
     if bad:
@@ -117,8 +131,16 @@ def render_rule(spec: RuleSpec) -> str:
     if good:
         lines += ["## Not flagged", ""] + _examples(good, False)
     lines += ["## Fix", "", spec.fix.strip(), ""]
+    codemods = [name for name, codes in CODEMOD_CODES.items() if spec.code in codes]
+    if codemods:
+        names = ", ".join(f"`{n}`" for n in codemods)
+        lines += [
+            f"`pt2lint fix` rewrites some of these findings with the {names} codemod{'s' if len(codemods) > 1 else ''} "
+            "(see [Usage](../usage.md#pt2lint-fix) for which rewrites are safe, unsafe or refused).",
+            "",
+        ]
     if spec.evidence.strip():
-        lines += ["## Measured on torch", "", spec.evidence.strip(), ""]
+        lines += ["## Measured on torch", "", link_gb_ids(spec.evidence.strip()), ""]
     if spec.gb_types:
         lines += ["## Dynamo graph-break ids", ""]
         lines += [f"- [{g}]({gb_url(g)}) on PyTorch's graph-break site" for g in spec.gb_types]
