@@ -314,6 +314,7 @@ def check(paths: Tuple[str, ...], **options: Any) -> int:
     context = ReportContext(
         sources={r.filename: r.source for r in results if r.source is not None},
         files=[r.filename for r in results if r.error is None],
+        docs_url=project.docs_url,
     )
     diagnostics, adopted = _adopt(diagnostics, context, options, errors)
     if adopted is not None:
@@ -329,7 +330,7 @@ def check(paths: Tuple[str, ...], **options: Any) -> int:
         echo_report(out)
     for message in errors:
         echo_error(message)
-    if reporter.human and not quiet:
+    if (reporter.human or options["output_file"]) and not quiet:  # with -o, stderr is free for people
         stats = RunStats(
             findings=len(diagnostics),
             files_with_findings=len({d.filename for d in diagnostics}),
@@ -341,6 +342,9 @@ def check(paths: Tuple[str, ...], **options: Any) -> int:
         if confirm_summary:
             click.echo(confirm_summary, err=True)
         click.echo(summary_line(stats), err=True)
+        if options["output_file"]:
+            n = len(diagnostics)
+            click.echo(f"wrote {n} finding{'s' if n != 1 else ''} to {options['output_file']}", err=True)
     if errors:
         return EXIT_ERROR
     failing = diagnostics
@@ -463,9 +467,9 @@ def find_rule(query: str, specs: Dict[str, RuleSpec]) -> RuleSpec:
     raise CliError(f"unknown rule {query!r} (see `pt2lint rule --all`)")
 
 
-def spec_to_dict(spec: RuleSpec) -> Dict[str, Any]:
-    """A rule's metadata and explanation as a JSON-ready dict."""
-    from pt2lint.diagnostics import DOCS_URL
+def spec_to_dict(spec: RuleSpec, docs_url: Optional[str] = None) -> Dict[str, Any]:
+    """A rule's metadata and explanation as a JSON-ready dict; ``url`` follows the ``docs_url`` template."""
+    from pt2lint.diagnostics import rule_url
 
     return {
         "code": spec.code,
@@ -479,7 +483,7 @@ def spec_to_dict(spec: RuleSpec) -> Dict[str, Any]:
         "why": spec.why.strip(),
         "fix": spec.fix.strip(),
         "references": list(spec.references),
-        "url": DOCS_URL.format(code=spec.code),
+        "url": rule_url(spec.code, docs_url, spec.name),
         "explanation": spec.explain(),
     }
 
@@ -498,7 +502,8 @@ def rule(rule_id: Optional[str], show_all: bool, output_format: str) -> int:
         raise CliError("give one rule code or name, or --all")
     chosen = list(specs.values()) if show_all else [find_rule(rule_id or "", specs)]
     if output_format == "json":
-        payload: Any = [spec_to_dict(s) for s in chosen] if show_all else spec_to_dict(chosen[0])
+        docs_url = load_project(()).docs_url  # the working directory's project decides the links
+        payload: Any = [spec_to_dict(s, docs_url) for s in chosen] if show_all else spec_to_dict(chosen[0], docs_url)
         click.echo(json.dumps(payload, indent=2, ensure_ascii=False))
     else:
         click.echo("\n".join(s.explain() for s in chosen), nl=False)

@@ -19,6 +19,7 @@ import sys
 from dataclasses import dataclass, field
 from typing import Any, Dict, FrozenSet, Mapping, Optional, Sequence, Tuple
 
+from pt2lint.diagnostics import DEFAULT_DOCS_URL, check_docs_url
 from pt2lint.discovery import DEFAULT_EXCLUDES, DiscoverySettings, display_path
 from pt2lint.settings import LintSettings, SelectionError, resolve_selection, resolve_selector
 from pt2lint.specs import TARGETS, RuleSpec, load_specs
@@ -37,7 +38,13 @@ _BOOL_KEYS = ("capture-scalar-outputs", "capture-dynamic-output-shape-ops")
 #: Every key ``[tool.pt2lint]`` accepts.  ``confirm`` is a table kept raw for the confirm mode.
 _IMPORT_KEYS = ("src", "follow-imports")
 KNOWN_KEYS: Tuple[str, ...] = (
-    _SELECTOR_KEYS + ("per-file-ignores",) + _PATTERN_KEYS + _BOOL_KEYS + ("target", "compute-dtype") + _IMPORT_KEYS + ("confirm",)
+    _SELECTOR_KEYS
+    + ("per-file-ignores",)
+    + _PATTERN_KEYS
+    + _BOOL_KEYS
+    + ("target", "compute-dtype")
+    + _IMPORT_KEYS
+    + ("docs-url", "confirm")
 )
 #: Values of ``compute-dtype``: the floating dtype the model runs in when compiled.
 COMPUTE_DTYPES: Tuple[str, ...] = ("float32", "float16", "bfloat16")
@@ -65,7 +72,9 @@ class FileConfig:
         src: extra import roots, relative to the project root (like ruff's ``src``).
         follow_imports: installed packages (``"einops"``, ``"timm.layers"``) whose source
             the analysis reads when a compiled region calls into them.
-        confirm: the raw ``confirm`` sub-table, for the confirm mode to validate.
+        docs_url: the template of rule links (``{code}``, ``{name}``), or ``None`` for the default.
+        confirm: the raw ``confirm`` sub-table (validated here too, so every command rejects a bad
+            one; :mod:`pt2lint.confirm.settings` turns it into confirm settings).
     """
 
     path: Optional[str] = None
@@ -81,6 +90,7 @@ class FileConfig:
     compute_dtype: Optional[str] = None
     src: Tuple[str, ...] = ()
     follow_imports: Tuple[str, ...] = ()
+    docs_url: Optional[str] = None
     confirm: Mapping[str, Any] = field(default_factory=dict)
 
 
@@ -115,12 +125,15 @@ class Project:
         config: the file config that was applied (``config.path`` is ``None`` without one).
         settings: the engine's settings.
         discovery: the file walker's settings.
+        docs_url: the template of rule links (the ``docs-url`` key, default
+            :data:`pt2lint.diagnostics.DEFAULT_DOCS_URL`).
     """
 
     root: str
     config: FileConfig
     settings: LintSettings
     discovery: DiscoverySettings
+    docs_url: str = DEFAULT_DOCS_URL
 
 
 def _has_pt2lint_table(path: str) -> bool:
@@ -250,11 +263,28 @@ def parse_config(doc: Mapping[str, Any], path: str) -> FileConfig:
                 (glob, _string_list(codes, where, f'per-file-ignores."{glob}"'))
                 for glob, codes in value.items()
             )
+        elif key == "docs-url":
+            try:
+                values[attr] = check_docs_url(value)
+            except ValueError as exc:
+                raise ConfigError(f"{where} 'docs-url' {exc}") from None
         elif key == "confirm":
             if not isinstance(value, dict):
                 raise ConfigError(f"{where} 'confirm' must be a table, not {_type_name(value)}")
             values[attr] = dict(value)
+            _check_confirm_table(values[attr], path)
     return FileConfig(path=path, **values)
+
+
+def _check_confirm_table(table: Mapping[str, Any], path: str) -> None:
+    """Validate ``[tool.pt2lint.confirm]`` with confirm mode's own rules (no torch is imported).
+
+    Raises:
+        ConfigError: an unknown key (with a suggestion) or a bad value, named as confirm mode names it.
+    """
+    from pt2lint.confirm.settings import parse_confirm_table
+
+    parse_confirm_table(table, path, os.path.dirname(os.path.abspath(path)))
 
 
 def read_config(path: str) -> FileConfig:
@@ -351,7 +381,7 @@ def resolve_project(
         respect_gitignore=overrides.respect_gitignore,
         force_exclude=overrides.force_exclude,
     )
-    return Project(root=root, config=config, settings=settings, discovery=discovery)
+    return Project(root=root, config=config, settings=settings, discovery=discovery, docs_url=config.docs_url or DEFAULT_DOCS_URL)
 
 
 def _search_start(paths: Sequence[str]) -> str:

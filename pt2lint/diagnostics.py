@@ -11,7 +11,62 @@ import enum
 from dataclasses import dataclass, field
 from typing import Any, Dict, Optional, Tuple
 
-DOCS_URL = "https://pt2lint.readthedocs.io/en/latest/rules/{code}.html"
+#: The project's repository; its ``docs/rules/`` folder holds a generated page per rule.
+REPO_URL = "https://github.com/pt2lint/pt2lint"
+#: Default of the ``docs-url`` setting: the rule's page in the repository's ``docs/rules/`` folder
+#: (``tools/gen_docs.py`` writes ``docs/rules/<CODE>.md`` for every rule spec).
+DEFAULT_DOCS_URL = REPO_URL + "/blob/main/docs/rules/{code}.md"
+#: Kept for callers that format the default link themselves.
+DOCS_URL = DEFAULT_DOCS_URL
+#: Placeholders a ``docs-url`` template may use.
+DOCS_URL_FIELDS = ("code", "name")
+
+
+def check_docs_url(template: object) -> str:
+    """Validate a ``docs-url`` template and return it.
+
+    A template is an ``http://``, ``https://`` or ``file://`` URL containing ``{code}``
+    (replaced by the rule code, ``PTC101``) and optionally ``{name}`` (the rule name,
+    ``tensor-item``); a literal brace is written ``{{`` or ``}}``.
+
+    Raises:
+        ValueError: not a string, another scheme, no ``{code}``, an unknown placeholder or
+            an unbalanced brace (the message says which, without naming the setting).
+    """
+    import string
+
+    if not isinstance(template, str):
+        raise ValueError(f"must be a string, not {type(template).__name__}")
+    if not template.startswith(("https://", "http://", "file://")):
+        raise ValueError(f"must be an http(s):// or file:// URL, not {template!r}")
+    try:
+        fields = [f for _, f, _, _ in string.Formatter().parse(template) if f is not None]
+    except ValueError as exc:
+        raise ValueError(f"{template!r} is not a valid template: {exc}") from None
+    unknown = [f for f in fields if f not in DOCS_URL_FIELDS]
+    if unknown:
+        raise ValueError(f"{template!r} has the unknown placeholder {{{unknown[0]}}} (use {{code}} and {{name}})")
+    if "code" not in fields:
+        raise ValueError(f"{template!r} must contain {{code}}, where the rule code goes")
+    return template
+
+
+def rule_url(code: str, template: Optional[str] = None, name: Optional[str] = None) -> str:
+    """The documentation link of rule ``code``.
+
+    Args:
+        code: the rule code (``PTC101``).
+        template: a ``docs-url`` template (see :func:`check_docs_url`); default :data:`DEFAULT_DOCS_URL`.
+        name: the rule name for ``{name}``; looked up in the rule catalog when not given
+            (a code outside the catalog uses the lower-cased code).
+    """
+    template = template or DEFAULT_DOCS_URL
+    if name is None and "{name}" in template:
+        from pt2lint.specs import load_specs
+
+        spec = load_specs().get(code)
+        name = spec.name if spec is not None else code.lower()
+    return template.format(code=code, name=name or "")
 
 
 @dataclass(frozen=True, order=True)
@@ -109,8 +164,12 @@ class Diagnostic:
 
     @property
     def url(self) -> str:
-        """Link to the rule's documentation page."""
-        return DOCS_URL.format(code=self.code)
+        """Link to the rule's documentation page under the default ``docs-url``.
+
+        Reporters use :meth:`pt2lint.reporters.ReportContext.rule_url`, which honours the
+        project's ``docs-url`` setting.
+        """
+        return rule_url(self.code, name=self.name)
 
     @property
     def is_graph_break(self) -> bool:

@@ -2,7 +2,9 @@
 
 Directories are walked without following symbolic links (so a link loop cannot
 make the walk endless), skipping what ``.gitignore`` files (nested ones too),
-the default excludes and the ``exclude`` / ``extend-exclude`` settings name.
+the default excludes and the ``exclude`` / ``extend-exclude`` settings name,
+and installed code: every virtual environment (a directory holding
+``pyvenv.cfg``, whatever its name) and every ``site-packages`` directory.
 Patterns use gitignore syntax (pathspec's ``GitIgnoreSpec``), as ruff's do.
 A file named explicitly is always linted, whatever its name, unless
 ``force_exclude`` is set (what pre-commit hooks want, since they pass every
@@ -19,7 +21,8 @@ from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 import pathspec
 
 #: Directory and file names skipped while walking (ruff's defaults, plus our cache).
-#: ``site-packages`` is deliberately absent: linting an installed library is a use case.
+#: Virtual environments and ``site-packages`` are skipped whatever these are (see
+#: :func:`is_installed_code_dir`); name one on the command line to lint an installed library.
 DEFAULT_EXCLUDES: Tuple[str, ...] = (
     ".git",
     ".hg",
@@ -42,6 +45,29 @@ DEFAULT_EXCLUDES: Tuple[str, ...] = (
 PYTHON_SUFFIXES: Tuple[str, ...] = (".py", ".pyi")
 
 GITIGNORE = ".gitignore"
+#: The file that marks a virtual environment's root (PEP 405), whatever the directory is called.
+VENV_MARKER = "pyvenv.cfg"
+#: Directories holding installed distributions.
+SITE_PACKAGES = ("site-packages", "dist-packages")
+
+
+def is_installed_code_dir(path: str) -> bool:
+    """Whether directory ``path`` holds installed code rather than the project's own:
+    a virtual environment (it contains ``pyvenv.cfg``, PEP 405) or a ``site-packages``
+    (or Debian's ``dist-packages``) directory.  Such directories are skipped while walking."""
+    return os.path.basename(path) in SITE_PACKAGES or os.path.isfile(os.path.join(path, VENV_MARKER))
+
+
+def _within_installed_code(path: str) -> bool:
+    """Whether ``path`` is, or lies inside, a virtual environment or a ``site-packages`` directory."""
+    probe = path
+    while True:
+        if is_installed_code_dir(probe):
+            return True
+        parent = os.path.dirname(probe)
+        if parent == probe:
+            return False
+        probe = parent
 
 
 @dataclass(frozen=True)
@@ -244,6 +270,8 @@ class _Matcher:
             parent = os.path.dirname(probe)
             if self.excluded(probe, probe_is_dir, self.gitignore_chain(parent), base):
                 return True
+            if probe_is_dir and is_installed_code_dir(probe):
+                return True
             if parent == probe:
                 break
             probe, probe_is_dir = parent, True
@@ -311,7 +339,10 @@ def _walk(top: str, matcher: _Matcher, add, errors: List[str], cwd: str) -> None
     (``pt2lint check build/``); the patterns and ``.gitignore`` files that
     exclude it then do not also exclude everything inside it: patterns are
     matched relative to ``top`` and only ``.gitignore`` files from ``top`` down apply.
+    Virtual environments and ``site-packages`` directories below ``top`` are skipped,
+    unless ``top`` itself is (or lies inside) one: naming installed code lints it.
     """
+    skip_installed = not _within_installed_code(top)
     if matcher.excluded_explicit(top, True):
         base = top
         own = matcher.gitignore(top)
@@ -335,6 +366,8 @@ def _walk(top: str, matcher: _Matcher, add, errors: List[str], cwd: str) -> None
             if os.path.islink(full):  # never followed: no loops, no escaping the tree
                 continue
             if matcher.excluded(full, True, chain, base):
+                continue
+            if skip_installed and is_installed_code_dir(full):
                 continue
             keep.append(name)
             own = matcher.gitignore(full)

@@ -212,14 +212,17 @@ def _word_length(source: str, line: int, column: int) -> int:
     return max(1, len(m.group(0)) if m else 1)
 
 
-def to_lsp_diagnostics(diagnostics: Sequence[Diagnostic], source: str, encoding: str) -> List[Dict[str, Any]]:
-    """Findings as LSP ``Diagnostic`` dicts (see :func:`pt2lint.reporters.lsp.diagnostic_to_lsp`)."""
+def to_lsp_diagnostics(
+    diagnostics: Sequence[Diagnostic], source: str, encoding: str, docs_url: Optional[str] = None
+) -> List[Dict[str, Any]]:
+    """Findings as LSP ``Diagnostic`` dicts (see :func:`pt2lint.reporters.lsp.diagnostic_to_lsp`);
+    ``docs_url`` is the project's ``docs-url`` template for ``codeDescription.href``."""
     from pt2lint.reporters.lsp import LineIndex, diagnostic_to_lsp
 
     from pt2lint.reporters.lsp import file_uri_of
 
     index = LineIndex(source, encoding)
-    return [diagnostic_to_lsp(d, index, file_uri_of) for d in diagnostics]
+    return [diagnostic_to_lsp(d, index, file_uri_of, docs_url) for d in diagnostics]
 
 
 def _units(text: str, encoding: str) -> int:
@@ -288,9 +291,10 @@ def fix_title(code: str, fix: Dict[str, Any]) -> str:
     return f"Fix {code}: {message}{suffix}"
 
 
-def hover_markdown(code: str) -> Optional[str]:
-    """The hover text for a rule code or name: code, name, severity, summary and a link; ``None`` if unknown."""
-    from pt2lint.diagnostics import DOCS_URL
+def hover_markdown(code: str, docs_url: Optional[str] = None) -> Optional[str]:
+    """The hover text for a rule code or name: code, name, severity, summary and a link (under the
+    ``docs_url`` template, default the repository's rule page); ``None`` if unknown."""
+    from pt2lint.diagnostics import rule_url
     from pt2lint.specs import load_specs
 
     specs = load_specs()
@@ -304,7 +308,7 @@ def hover_markdown(code: str) -> Optional[str]:
         "",
         f"Use instead: {' '.join(spec.fix.split())}",
         "",
-        f"[Documentation]({DOCS_URL.format(code=spec.code)})",
+        f"[Documentation]({rule_url(spec.code, docs_url, spec.name)})",
     ]
     return "\n".join(lines)
 
@@ -402,7 +406,7 @@ def create_server(debounce: float = DEFAULT_DEBOUNCE_S):
             )
             diags = []
         current = server.workspace.get_text_document(uri)
-        payload = to_lsp_diagnostics(diags, source, encoding())
+        payload = to_lsp_diagnostics(diags, source, encoding(), getattr(project, "docs_url", None))
         for item in payload:  # code actions use a fix only on the text it was computed for
             item["data"]["version"] = version
         if uri in docs and current.version == version:
@@ -599,7 +603,7 @@ def create_server(debounce: float = DEFAULT_DEBOUNCE_S):
         if hit is None:
             return None
         code, start, end = hit
-        text = hover_markdown(code)
+        text = hover_markdown(code, getattr(projects.get(uri_to_path(params.text_document.uri), root_dir())[0], "docs_url", None))
         if text is None:
             return None
         line = lines[line0]

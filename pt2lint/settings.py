@@ -47,7 +47,30 @@ def resolve_selector(selector: str, specs: Optional[Mapping[str, RuleSpec]] = No
     by_name = frozenset(c for c, s in specs.items() if s.name == sel.lower())
     if by_name:
         return by_name
-    raise SelectionError(f"unknown rule selector {selector!r} (expected ALL, a code such as PTC101, a prefix such as PTC1, or a rule name)")
+    raise SelectionError(
+        f"unknown rule selector {selector!r}{suggest_selector(sel, specs)} "
+        "(expected ALL, a code such as PTC101, a prefix such as PTC1, or a rule name)"
+    )
+
+
+def suggest_selector(selector: str, specs: Optional[Mapping[str, RuleSpec]] = None) -> str:
+    """``" (did you mean 'tensor-item'?)"`` for a selector that names no rule, or ``""``.
+
+    A selector that looks like a code (``PTC1O1``) gets the first code that differs from it
+    in one character; any other gets the closest rule name by :func:`difflib.get_close_matches`
+    (ratio 0.6 or more, as for config keys).
+    """
+    import difflib
+
+    specs = load_specs() if specs is None else specs
+    sel = selector.strip()
+    if sel.upper().startswith("PTC"):
+        up = sel.upper()
+        close = [c for c in specs if len(c) == len(up) and sum(a != b for a, b in zip(c, up)) == 1][:1]
+    else:
+        names = [s.name for s in specs.values()]
+        close = difflib.get_close_matches(sel.lower().replace("_", "-"), names, n=1, cutoff=0.6)
+    return f" (did you mean {close[0]!r}?)" if close else ""
 
 
 def resolve_selection(

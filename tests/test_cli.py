@@ -168,7 +168,7 @@ def test_json_output(project, fake_analysis):
     assert item["fix"] is None and item["noqa_row"] == 5
     assert item["gb_types"] == ["GB0124"] and item["call_chain"] == ["Net.forward", "Net._helper"]
     assert item["symbol"] == "Net.forward" and item["severity"] == "error" and item["category"] == "data-dependent"
-    assert item["url"].endswith("PTC101.html") and item["name"] == "tensor-item"
+    assert item["url"].endswith("/docs/rules/PTC101.md") and item["name"] == "tensor-item"
     assert printed["fix"]["applicability"] == "safe"
     assert printed["fix"]["edits"][0]["content"] == "pass"
     assert [l for l in stderr_lines(result)] == [l for l in stderr_lines(result) if l.startswith("error: bad.py: ")]
@@ -466,3 +466,44 @@ def test_subprocess_broken_pipe_is_quiet(tmp_path, fake_specs):
     stderr = proc.stderr.read().decode()
     proc.wait(timeout=60)
     assert "Traceback" not in stderr and "BrokenPipe" not in stderr
+
+
+def test_output_file_prints_the_summary_and_where_it_wrote(project):
+    write(project, "m.py", MODEL)
+    result = run("check", "--no-cache", "-o", "report.txt")
+    assert result.exit_code == 1 and result.stdout == ""
+    report = (project / "report.txt").read_text()
+    assert report.count("\n") == 2 and "PTC101" in report and "PTC301" in report
+    lines = stderr_lines(result)
+    assert lines[0].startswith("Found 2 findings in 1 file (1 file checked in ")
+    assert lines[1:] == ["wrote 2 findings to report.txt"]
+    # machine formats print no summary on stdout-bound runs, but with -o stderr is free
+    result = run("check", "--no-cache", "--output-format", "json", "--output-file", "out.json")
+    assert len(json.loads((project / "out.json").read_text())) == 2
+    assert stderr_lines(result)[-1] == "wrote 2 findings to out.json" and stderr_lines(result)[0].startswith("Found 2 findings")
+    assert stderr_lines(run("check", "--no-cache", "--output-format", "json")) == []
+    quiet = run("check", "--no-cache", "-q", "-o", "report.txt")
+    assert quiet.exit_code == 1 and quiet.stderr == ""
+    write(project, "m.py", "x = 1\n")
+    clean = run("check", "--no-cache", "-o", "report.txt")
+    assert clean.exit_code == 0 and stderr_lines(clean)[-1] == "wrote 0 findings to report.txt"
+
+
+def test_unknown_selector_on_the_command_line_suggests_the_rule(project):
+    write(project, "m.py", MODEL)
+    result = run("check", "--select", "tensor-itme")
+    assert result.exit_code == 2
+    assert stderr_lines(result) == [
+        "error: --select: unknown rule selector 'tensor-itme' (did you mean 'tensor-item'?) "
+        "(expected ALL, a code such as PTC101, a prefix such as PTC1, or a rule name)"
+    ]
+    fixed = run("fix", "--rule", "print-cal")
+    assert fixed.exit_code == 2 and "unknown --rule 'print-cal' (did you mean 'print-call'?)" in fixed.stderr
+
+
+def test_check_rejects_a_misspelled_confirm_key(project):
+    write(project, "m.py", MODEL)
+    write(project, "pyproject.toml", "[tool.pt2lint]\n\n[tool.pt2lint.confirm]\nfactroy = 'make_model'\n")
+    result = run("check")
+    assert result.exit_code == 2 and result.stdout == ""
+    assert stderr_lines(result) == ["error: pyproject.toml: [tool.pt2lint.confirm] unknown key 'factroy' (did you mean 'factory'?)"]

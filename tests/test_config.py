@@ -218,3 +218,41 @@ def test_src_and_follow_imports_reach_settings_and_the_cli_adds_to_them(in_tmp):
 def test_src_and_follow_imports_are_validated(in_tmp, body, expected):
     write(in_tmp / "pt2lint.toml", body + "\n")
     assert config_error(in_tmp / "pt2lint.toml") == f"pt2lint.toml: {expected}"
+
+
+def test_unknown_selector_gets_the_closest_name_or_code(in_tmp):
+    write(in_tmp / "pyproject.toml", "[tool.pt2lint]\nselect = ['tensor-itme']\n")
+    assert config_error(in_tmp / "pyproject.toml").startswith(
+        "pyproject.toml: [tool.pt2lint] 'select': unknown rule selector 'tensor-itme' (did you mean 'tensor-item'?)"
+    )
+    with pytest.raises(ConfigError, match=r"^--ignore: unknown rule selector 'PTC1O1' \(did you mean 'PTC101'\?\)"):
+        resolve_project(FileConfig(), Overrides(ignore=("PTC1O1",)))
+    with pytest.raises(ConfigError) as info:  # nothing close: no suggestion
+        resolve_project(FileConfig(), Overrides(select=("zzzz",)))
+    assert "did you mean" not in str(info.value)
+
+
+@pytest.mark.parametrize(
+    "body,expected",
+    [
+        ("factroy = 'make_model'", "[tool.pt2lint.confirm] unknown key 'factroy' (did you mean 'factory'?)"),
+        ("timeout = -1", "[tool.pt2lint.confirm] 'timeout' must be a positive number of seconds, not -1"),
+        ("backend = 'tvm'", "[tool.pt2lint.confirm] 'backend' must be one of eager, aot_eager, inductor, not 'tvm'"),
+        ("'net.py::Net' = { factroy = 'm:f' }", "[tool.pt2lint.confirm] entry 'net.py::Net': unknown key 'factroy'"),
+    ],
+)
+def test_confirm_table_is_validated_when_the_config_is_read(in_tmp, body, expected):
+    write(in_tmp / "pyproject.toml", f"[tool.pt2lint]\nselect = ['ALL']\n\n[tool.pt2lint.confirm]\n{body}\n")
+    with pytest.raises(ConfigError) as info:
+        load_project(["."])
+    assert str(info.value).startswith(f"pyproject.toml: {expected}")
+    write(in_tmp / "pyproject.toml", "[tool.pt2lint.confirm]\nfactory = 'make_model'\njobs = 2\n")
+    assert load_project(["."]).config.confirm == {"factory": "make_model", "jobs": 2}
+
+
+def test_docs_url_reaches_the_project(in_tmp):
+    from pt2lint.diagnostics import DEFAULT_DOCS_URL
+
+    assert load_project(["."]).docs_url == DEFAULT_DOCS_URL
+    write(in_tmp / "pt2lint.toml", "docs-url = 'https://docs.example.com/rules/{code}.html'\n")
+    assert load_project(["."]).docs_url == "https://docs.example.com/rules/{code}.html"

@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from pt2lint.discovery import DEFAULT_EXCLUDES, DiscoverySettings, discover, display_path, is_excluded
+from pt2lint.discovery import DiscoverySettings, discover, display_path, is_excluded
 
 
 def touch(root, *names):
@@ -29,12 +29,51 @@ def test_walk_finds_py_and_pyi_sorted(tmp_path):
     assert errors == []
 
 
-def test_default_excludes_skip_tool_dirs_but_not_site_packages(tmp_path):
+def test_default_excludes_skip_tool_dirs_and_site_packages(tmp_path):
     touch(tmp_path, "ok.py", ".venv/x.py", "venv/x.py", "build/x.py", "dist/x.py", "__pycache__/x.py",
-          "node_modules/x.py", ".git/x.py", "lib/python3.11/site-packages/pkg/mod.py", "src/build/x.py")
+          "node_modules/x.py", ".git/x.py", "lib/python3.11/site-packages/pkg/mod.py", "src/build/x.py",
+          "usr/lib/python3/dist-packages/pkg/mod.py", "lib/python3.11/site-packages-notes/keep.py")
     files, _ = found(tmp_path)
-    assert files == [os.path.join("lib", "python3.11", "site-packages", "pkg", "mod.py"), "ok.py"]
-    assert "site-packages" not in DEFAULT_EXCLUDES
+    assert files == [os.path.join("lib", "python3.11", "site-packages-notes", "keep.py"), "ok.py"]
+
+
+def _venv(root, name):
+    """A virtual environment as `python -m venv` lays it out: pyvenv.cfg at its root, torch inside."""
+    touch(root, f"{name}/lib/python3.11/site-packages/torch/nn/modules/module.py", f"{name}/bin/activate_this.py")
+    (root / name / "pyvenv.cfg").write_text("home = /usr/bin\ninclude-system-site-packages = false\n")
+
+
+def test_virtualenvs_are_skipped_whatever_their_name(tmp_path):
+    touch(tmp_path, "model.py", "envs/notes.py")
+    _venv(tmp_path, "torch-env")
+    _venv(tmp_path, "envs/py311")
+    files, errors = found(tmp_path)
+    assert files == [os.path.join("envs", "notes.py"), "model.py"] and errors == []
+    # a replaced exclude list still skips them: they are installed code, not a name pattern
+    files, _ = found(tmp_path, exclude=("build",))
+    assert files == [os.path.join("envs", "notes.py"), "model.py"]
+
+
+def test_a_pyvenv_cfg_file_elsewhere_or_a_file_named_site_packages_does_not_skip(tmp_path):
+    touch(tmp_path, "pkg/mod.py", "site-packages.py")
+    (tmp_path / "pkg" / "sub").mkdir()
+    (tmp_path / "pkg" / "sub" / "pyvenv.cfg").mkdir()  # a directory of that name is no marker
+    touch(tmp_path, "pkg/sub/a.py")
+    files, _ = found(tmp_path)
+    assert files == [os.path.join("pkg", "mod.py"), os.path.join("pkg", "sub", "a.py"), "site-packages.py"]
+
+
+def test_installed_code_named_on_the_command_line_is_walked(tmp_path):
+    _venv(tmp_path, "torch-env")
+    site = os.path.join("torch-env", "lib", "python3.11", "site-packages")
+    module = os.path.join(site, "torch", "nn", "modules", "module.py")
+    assert found(tmp_path, paths=(site,))[0] == [module]
+    assert found(tmp_path, paths=(os.path.join(site, "torch"),))[0] == [module]
+    assert found(tmp_path, paths=("torch-env",))[0] == [os.path.join("torch-env", "bin", "activate_this.py"), module]
+    assert found(tmp_path, paths=(module,))[0] == [module]
+    # pre-commit hooks pass files with --force-exclude: installed code stays out
+    assert found(tmp_path, paths=(module,), force_exclude=True)[0] == []
+    assert is_excluded(str(tmp_path / module), DiscoverySettings(project_root=str(tmp_path)))
 
 
 def test_gitignore_root_and_nested_with_negation(tmp_path):

@@ -684,3 +684,44 @@ def test_diff_reports_leftover_findings_at_the_lines_on_disk(tmp_path):
     assert out.returncode == 1
     assert path.read_text() == before  # --diff writes nothing
     assert f"{path}:9:15: PTC102" in out.stdout + out.stderr  # line 9 on disk, not in the rewrite
+
+
+def test_fix_reads_the_result_cache_unless_no_cache(tmp_path, monkeypatch):
+    """Files whose cached check result has nothing a codemod handles are not re-analysed; --no-cache re-analyses all."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "pyproject.toml").write_text("[tool.pt2lint]\n")
+    (tmp_path / "printing.py").write_text(code("""
+        import torch
+
+        class Net(torch.nn.Module):
+            def forward(self, x):
+                print("shape", x.shape)
+                return x * 2
+    """))
+    (tmp_path / "listing.py").write_text(code("""
+        import torch
+
+        class Lister(torch.nn.Module):
+            def forward(self, x):
+                return x.tolist()
+    """))
+    assert run("check", "--cache-dir", "c", "-j", "1", ".").exit_code == 1
+    entries = list((tmp_path / "c").rglob("*.json"))
+    assert len(entries) == 2
+    # Make the cache say listing.py is clean: a fix run that reads the cache must believe it.
+    for entry in entries:
+        data = json.loads(entry.read_text())
+        if any(d["code"] == "PTC102" for d in data["diagnostics"]):
+            data["diagnostics"] = []
+            entry.write_text(json.dumps(data))
+    cached = run("fix", "--cache-dir", "c", "-j", "1", "--diff", ".")
+    assert "PTC102" not in cached.stdout + cached.stderr
+    assert "print" in cached.stdout and "is_compiling" in cached.stdout  # printing.py was still fixed
+    fresh = run("fix", "--no-cache", "--cache-dir", "c", "-j", "1", "--diff", ".")
+    assert "listing.py:5:18: PTC102" in fresh.stdout + fresh.stderr
+    assert fresh.stdout.count("is_compiling") == cached.stdout.count("is_compiling")
+    # Without poisoning, reading the cache changes nothing but the time taken.
+    assert run("check", "--no-cache", "-j", "1", ".").exit_code == 1
+    applied = run("fix", "--cache-dir", "c2", "-j", "1", ".")
+    assert applied.exit_code == 1 and "listing.py:5:18: PTC102" in applied.stdout + applied.stderr
+    assert "is_compiling" in (tmp_path / "printing.py").read_text()

@@ -107,7 +107,7 @@ def test_lsp_format_is_publish_diagnostics_per_file_uri(project):
     first = diags[0]
     assert first["range"] == {"start": {"line": 2, "character": 19}, "end": {"line": 2, "character": 26}}
     assert first["severity"] == 1 and first["source"] == "pt2lint" and first["code"] == "PTC101"
-    assert first["codeDescription"]["href"].endswith("PTC101.html")
+    assert first["codeDescription"]["href"].endswith("/docs/rules/PTC101.md")
     fix = diags[1]["data"]["fix"]
     assert fix["applicability"] == "safe"
     assert fix["edits"] == [{"range": {"start": {"line": 3, "character": 8}, "end": {"line": 3, "character": 16}}, "newText": "pass"}]

@@ -114,7 +114,7 @@ async def test_diagnostics_on_open_carry_code_href_severity_and_data(client: Lan
     assert item.source == "pt2lint"
     assert item.severity == types.DiagnosticSeverity.Error
     assert by_code["PTC401"].severity == types.DiagnosticSeverity.Warning
-    assert item.code_description is not None and item.code_description.href.endswith("PTC101.html")
+    assert item.code_description is not None and item.code_description.href.endswith("/docs/rules/PTC101.md")
     assert item.range.start.line == 6 and item.range.start.character == 20
     assert item.data["name"] == "tensor-item" and "fix" in item.data
     # the unused `# noqa: PTC301` on that line is itself reported, tagged unnecessary
@@ -355,3 +355,19 @@ async def test_editing_an_open_helper_relints_the_open_model_that_calls_it(clien
     assert related == [(model.as_uri(), 6), (helper.as_uri(), 1)]
     # and loses it again
     assert list(await edit_helper(HELPER_CLEAN, 3)) == []
+
+
+@pytest.mark.asyncio
+async def test_links_follow_the_documents_docs_url_setting(client: LanguageClient):
+    project = client.root / "documented"  # type: ignore[attr-defined]
+    project.mkdir()
+    (project / "pyproject.toml").write_text('[tool.pt2lint]\ndocs-url = "https://docs.example.com/rules/{code}/"\n')
+    path = project / "model.py"
+    diags = await _open(client, path, BAD)
+    hrefs = {d.code: d.code_description.href for d in diags if d.code_description is not None}
+    assert hrefs["PTC101"] == "https://docs.example.com/rules/PTC101/"
+    assert all(h == f"https://docs.example.com/rules/{c}/" for c, h in hrefs.items())
+    hover = await client.text_document_hover_async(
+        types.HoverParams(text_document=types.TextDocumentIdentifier(uri=path.as_uri()), position=types.Position(line=6, character=39))
+    )
+    assert hover is not None and "(https://docs.example.com/rules/PTC301/)" in hover.contents.value

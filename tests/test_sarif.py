@@ -73,7 +73,7 @@ def test_sarif_validates_against_the_2_1_0_schema_and_describes_rules(repo):
         assert rule["shortDescription"]["text"] and spec.summary.split()[0] in rule["shortDescription"]["text"]
         assert spec.why.split()[0] in rule["fullDescription"]["text"]
         assert rule["help"]["text"] == spec.fix.strip() and "## Why is this bad?" in rule["help"]["markdown"]
-        assert rule["helpUri"].endswith(f"/{code_}.html")
+        assert rule["helpUri"] == f"https://github.com/pt2lint/pt2lint/blob/main/docs/rules/{code_}.md"
         assert rule["defaultConfiguration"]["level"] == {"error": "error", "warning": "warning", "info": "note"}[spec.severity]
     results = run["results"]
     assert {"PTC101", "PTC104", "PTC301", "PTC401"} <= {r["ruleId"] for r in results}

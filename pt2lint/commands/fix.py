@@ -81,7 +81,7 @@ def parse_rule_selection(values: Sequence[str]) -> RuleSelection:
         click.UsageError: a value is neither a codemod name nor a rule selector.
     """
     from pt2lint.fixes import FIX_NAMES
-    from pt2lint.settings import SelectionError, resolve_selector
+    from pt2lint.settings import SelectionError, resolve_selector, suggest_selector
 
     codes: set = set()
     names: set = set()
@@ -96,7 +96,7 @@ def parse_rule_selection(values: Sequence[str]) -> RuleSelection:
                 codes |= resolve_selector(part)
             except SelectionError:
                 raise click.UsageError(
-                    f"unknown --rule {part!r} (expected a codemod: {', '.join(FIX_NAMES)}; or a rule code, prefix or name)"
+                    f"unknown --rule {part!r}{suggest_selector(part)} (expected a codemod: {', '.join(FIX_NAMES)}; or a rule code, prefix or name)"
                 ) from None
     return RuleSelection(frozenset(codes), frozenset(names))
 
@@ -169,19 +169,71 @@ def _worker(args) -> FileFix:
     return fix_one(*args)
 
 
-def fix_files(files, project, selection: RuleSelection, unsafe: bool, jobs: Optional[int] = None) -> Iterator[FileFix]:
-    """Fix ``files`` (discovery results) in worker processes; yields results in input order (nothing written)."""
-    work = [(f.path, f.relpath, project.settings, selection, unsafe) for f in files]
+def cache_dir_for(project, options: Dict[str, Any]) -> Optional[str]:
+    """The result cache ``fix`` reads: ``--cache-dir``, else ``$PT2LINT_CACHE_DIR`` or the project's
+    ``.pt2lint_cache``; ``None`` with ``--no-cache``."""
+    if options.get("no_cache"):
+        return None
+    from pt2lint.cache import default_cache_dir
+
+    return options.get("cache_dir") or default_cache_dir(project.root)
+
+
+def _unfixable_from_cache(files, project, selection: RuleSelection, cache_dir: str) -> Dict[str, FileFix]:
+    """Files the result cache shows to have nothing any codemod could rewrite, as finished results.
+
+    A cached result (keyed by the file's bytes, pt2lint's version and the settings, and valid
+    while every file its analysis read is unchanged, as for ``check``) whose findings are all
+    of rules no codemod handles cannot change under ``fix``, whatever ``--rule`` says; its
+    in-scope findings are reported as left.  Any other file is fixed as usual.
+    """
+    from pt2lint.cache import DependencyHashes, ResultCache
+    from pt2lint.fixes import FIXABLE_CODES
+
+    settings = project.settings
+    cache = ResultCache(cache_dir, settings)
+    current = DependencyHashes()
+    out: Dict[str, FileFix] = {}
+    for f in files:
+        if not os.path.isfile(f.path):
+            continue
+        try:
+            with open(f.path, "rb") as fh:
+                data = fh.read()
+        except OSError:
+            continue
+        hit = cache.get(cache.key(data, settings.enabled_for(f.relpath)), f.path)
+        if hit is None or not current.unchanged(hit.dependencies):
+            continue
+        if any(d.code in FIXABLE_CODES for d in hit.diagnostics):
+            continue
+        out[f.path] = FileFix(f.path, None, "", 0, tuple(d for d in hit.diagnostics if selection.in_scope(d)), 0)
+    return out
+
+
+def fix_files(
+    files, project, selection: RuleSelection, unsafe: bool, jobs: Optional[int] = None, cache_dir: Optional[str] = None
+) -> Iterator[FileFix]:
+    """Fix ``files`` (discovery results) in worker processes; yields results in input order (nothing written).
+
+    With ``cache_dir``, files whose cached ``check`` result has no finding a codemod could
+    rewrite are not re-analysed (see :func:`_unfixable_from_cache`); nothing is written to the cache.
+    """
+    known = _unfixable_from_cache(files, project, selection, cache_dir) if cache_dir else {}
+    work = [(f.path, f.relpath, project.settings, selection, unsafe) for f in files if f.path not in known]
     n_jobs = jobs if jobs and jobs > 0 else (os.cpu_count() or 1)
     if n_jobs == 1 or len(work) < 4:
-        for item in work:
-            yield _worker(item)
+        computed: Iterator[FileFix] = (_worker(item) for item in work)
+        for f in files:
+            yield known[f.path] if f.path in known else next(computed)
         return
     import multiprocessing
 
     ctx = multiprocessing.get_context("fork" if hasattr(os, "fork") else "spawn")
     with ctx.Pool(min(n_jobs, len(work))) as pool:
-        yield from pool.imap(_worker, work, chunksize=max(1, min(8, len(work) // (n_jobs * 8) or 1)))
+        computed = pool.imap(_worker, work, chunksize=max(1, min(8, len(work) // (n_jobs * 8) or 1)))
+        for f in files:
+            yield known[f.path] if f.path in known else next(computed)
 
 
 def _on_original_lines(d: Diagnostic, old: str, new: str) -> Diagnostic:
@@ -284,7 +336,7 @@ def run_fix(paths: Tuple[str, ...], options: Dict[str, Any]) -> int:
         errors.extend(found.errors)
         if not found.files and not found.errors and not quiet:
             click.echo("warning: no Python files found under the given paths", err=True)
-        for result in fix_files(found.files, project, selection, unsafe, options.get("jobs")):
+        for result in fix_files(found.files, project, selection, unsafe, options.get("jobs"), cache_dir_for(project, options)):
             results.append(result)
             if result.error is not None:
                 errors.append(result.error)
@@ -338,7 +390,8 @@ def fix_before_check(files, project, options: Dict[str, Any]) -> List[str]:
 
     errors: List[str] = []
     selection = RuleSelection()
-    for result in fix_files(files, project, selection, bool(options.get("unsafe_fixes")), options.get("jobs")):
+    cache_dir = cache_dir_for(project, options)
+    for result in fix_files(files, project, selection, bool(options.get("unsafe_fixes")), options.get("jobs"), cache_dir):
         if result.error is not None:
             errors.append(result.error)
         elif result.changed:
@@ -374,6 +427,8 @@ def _install() -> None:
     @click.option("-q", "--quiet", is_flag=True, help="Print remaining findings and errors only, no summary.")
     @click.option("-j", "--jobs", type=click.IntRange(min=0), default=None, help="Worker processes (default: one per CPU; 0 = auto).")
     @click.option("--stdin-filename", metavar="PATH", help="The name of the file read from stdin (for per-file-ignores and messages).")
+    @click.option("--no-cache", is_flag=True, help="Do not read the result cache (by default, files whose cached check result has nothing a codemod could fix are not re-analysed).")
+    @click.option("--cache-dir", type=click.Path(file_okay=False), default=None, help="Cache directory (default: $PT2LINT_CACHE_DIR or .pt2lint_cache in the project root).")
     @guarded
     def fix(paths: Tuple[str, ...], **options: Any) -> int:
         """See :data:`FIX_HELP` and :func:`run_fix`."""

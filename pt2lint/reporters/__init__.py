@@ -13,7 +13,7 @@ import os
 from dataclasses import dataclass, field
 from typing import Callable, Dict, Mapping, Optional, Sequence
 
-from pt2lint.diagnostics import Diagnostic
+from pt2lint.diagnostics import DEFAULT_DOCS_URL, Diagnostic, rule_url
 
 
 @dataclass(frozen=True)
@@ -26,11 +26,18 @@ class ReportContext:
             set ``needs_source``.
         files: every file checked, with or without findings, as reported
             (for formats that list clean files too: junit, lsp, html).
+        docs_url: the project's ``docs-url`` template for rule links (JSON ``url``,
+            SARIF ``helpUri``, LSP ``codeDescription.href``).
     """
 
     cwd: str = field(default_factory=os.getcwd)
     sources: Mapping[str, str] = field(default_factory=dict)
     files: Sequence[str] = ()
+    docs_url: str = DEFAULT_DOCS_URL
+
+    def rule_url(self, code: str) -> str:
+        """The documentation link of rule ``code`` under :attr:`docs_url`."""
+        return rule_url(code, self.docs_url)
 
     def absolute(self, filename: str) -> str:
         """``filename`` as an absolute path (``-``, meaning stdin, stays ``-``)."""

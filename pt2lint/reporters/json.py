@@ -6,7 +6,7 @@ import json
 import os
 from typing import Any, Dict, List, Optional, Sequence
 
-from pt2lint.diagnostics import Diagnostic, Fix, Position
+from pt2lint.diagnostics import Diagnostic, Fix, Position, rule_url
 from pt2lint.reporters import ReportContext, register
 
 
@@ -49,7 +49,7 @@ def diagnostic_to_dict(d: Diagnostic, context: ReportContext, fingerprint: Optio
         "location": _location(d.start),
         "end_location": _location(d.end),
         "fix": fix_to_dict(d.fix),
-        "url": d.url,
+        "url": rule_url(d.code, context.docs_url, d.name),
         "noqa_row": d.start.line,
         "category": d.category,
         "severity": d.severity,

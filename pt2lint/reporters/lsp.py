@@ -17,9 +17,9 @@ from __future__ import annotations
 import json
 import os
 import pathlib
-from typing import Any, Dict, List, Sequence
+from typing import Any, Dict, List, Optional, Sequence
 
-from pt2lint.diagnostics import Diagnostic, Fix, Position
+from pt2lint.diagnostics import Diagnostic, Fix, Position, rule_url
 from pt2lint.reporters import ReportContext, register
 
 SOURCE = "pt2lint"
@@ -80,10 +80,11 @@ def fix_to_lsp(fix: Fix, index: LineIndex) -> Dict[str, Any]:
     }
 
 
-def diagnostic_to_lsp(d: Diagnostic, index: LineIndex, uri_of=None) -> Dict[str, Any]:
+def diagnostic_to_lsp(d: Diagnostic, index: LineIndex, uri_of=None, docs_url: Optional[str] = None) -> Dict[str, Any]:
     """One finding as an LSP ``Diagnostic`` (a JSON-ready dict).
 
-    ``code`` is the rule code, ``codeDescription.href`` the rule's documentation,
+    ``code`` is the rule code, ``codeDescription.href`` the rule's documentation (under the
+    ``docs_url`` template, default :data:`pt2lint.diagnostics.DEFAULT_DOCS_URL`),
     ``severity`` comes from the rule (error 1, warning 2, info 3), ``source`` is
     ``"pt2lint"``; ``data`` holds ``name``, ``noqaLine`` (0-based line for a
     suppression comment) and ``fix`` (see :func:`fix_to_lsp`, or ``None``).  With
@@ -95,7 +96,7 @@ def diagnostic_to_lsp(d: Diagnostic, index: LineIndex, uri_of=None) -> Dict[str,
         "range": index.range(d.start, d.end),
         "severity": SEVERITY.get(d.severity, 2),
         "code": d.code,
-        "codeDescription": {"href": d.url},
+        "codeDescription": {"href": rule_url(d.code, docs_url, d.name)},
         "source": SOURCE,
         "message": d.message,
         "data": {
@@ -155,7 +156,7 @@ def render_lsp_payload(diagnostics: Sequence[Diagnostic], context: ReportContext
         index = LineIndex(context.sources.get(name, "") or "")
         out.append({
             "uri": file_uri(name, context),
-            "diagnostics": [diagnostic_to_lsp(d, index, lambda f: file_uri(f, context)) for d in diags],
+            "diagnostics": [diagnostic_to_lsp(d, index, lambda f: file_uri(f, context), context.docs_url) for d in diags],
         })
     return out
 

@@ -21,7 +21,7 @@ from urllib.parse import quote
 
 from pt2lint import __version__
 from pt2lint.baseline import fingerprint, normalise_line
-from pt2lint.diagnostics import DOCS_URL, Diagnostic, Fix
+from pt2lint.diagnostics import DEFAULT_DOCS_URL, Diagnostic, Fix, rule_url
 from pt2lint.reporters import ReportContext, register
 from pt2lint.specs import RuleSpec, load_specs
 
@@ -54,8 +54,8 @@ def first_sentence(text: str) -> str:
     return flat
 
 
-def rule_descriptor(spec: RuleSpec) -> Dict[str, Any]:
-    """A SARIF ``reportingDescriptor`` for one rule, from its spec."""
+def rule_descriptor(spec: RuleSpec, docs_url: str = DEFAULT_DOCS_URL) -> Dict[str, Any]:
+    """A SARIF ``reportingDescriptor`` for one rule, from its spec; ``helpUri`` follows the ``docs_url`` template."""
     tags = ["torch.compile", spec.category]
     if spec.is_graph_break:
         tags.append("graph-break")
@@ -68,7 +68,7 @@ def rule_descriptor(spec: RuleSpec) -> Dict[str, Any]:
         "shortDescription": {"text": first_sentence(spec.summary)},
         "fullDescription": {"text": spec.summary.strip() + "\n\n" + spec.why.strip()},
         "help": {"text": spec.fix.strip(), "markdown": spec.explain()},
-        "helpUri": DOCS_URL.format(code=spec.code),
+        "helpUri": rule_url(spec.code, docs_url, spec.name),
         "defaultConfiguration": {"level": LEVELS.get(spec.severity, "warning")},
         "properties": props,
     }
@@ -150,7 +150,9 @@ def build_sarif(diagnostics: Sequence[Diagnostic], context: ReportContext, root:
             codes.append(d.code)
     index = {c: i for i, c in enumerate(codes)}
     rules = [
-        rule_descriptor(specs[c]) if c in specs else {"id": c, "shortDescription": {"text": c}, "helpUri": DOCS_URL.format(code=c)}
+        rule_descriptor(specs[c], context.docs_url)
+        if c in specs
+        else {"id": c, "shortDescription": {"text": c}, "helpUri": rule_url(c, context.docs_url)}
         for c in codes
     ]
     seen: Dict[Tuple[str, str, str], int] = {}
