@@ -145,7 +145,9 @@ class CompileReport:
     """What Dynamo did to one compiled callable (or during one marked test).
 
     Attributes:
-        target: how the compiled callable is named in messages (``"Model"``, ``"fn"``).
+        subject: what was compiled, as the message's headline names it:
+            ``"torch.compile(backend='eager') of Model"`` for :func:`assert_no_graph_breaks`,
+            ``"torch.compile calls in test_x"`` for a marked test.
         backend: the ``torch.compile`` backend as shown in messages: ``"'eager'"``, or a
             backend function's name.
         breaks: graph breaks, in the order Dynamo logged them.
@@ -154,7 +156,7 @@ class CompileReport:
             that kept breaks from being matched to rules).
     """
 
-    target: str
+    subject: str
     backend: str
     breaks: Tuple[BreakReport, ...]
     recompiles: Tuple[RecompileReport, ...]
@@ -174,7 +176,7 @@ class CompileReport:
             parts.append(_plural(len(self.breaks), "graph break"))
         if self.recompiles:
             parts.append(_plural(len(self.recompiles), "recompile") + (" (allowed)" if allow_recompiles else ""))
-        head = f"torch.compile(backend={self.backend}) of {self.target}: " + (", ".join(parts) or "no graph break")
+        head = f"{self.subject}: " + (", ".join(parts) or "no graph break")
         lines = [head]
         for i, gb in enumerate(self.breaks, 1):
             lines.append("")
@@ -229,7 +231,7 @@ def _format_break(index: int, gb: BreakReport) -> List[str]:
         lines.append(f"    {text}")
     lines.append(f"  Dynamo: {gb.reason} ({_gb_text(gb.gb_type)})")
     if gb.rule:
-        lines.append(f"  pt2lint: {gb.rule} {gb.rule_name or ''}".rstrip() + f" (pt2lint rule {gb.rule})")
+        lines.append(f"  pt2lint: {gb.rule} {gb.rule_name or ''}".rstrip() + f" (`pt2lint rule {gb.rule}` explains it)")
     else:
         hint = f"; {gb.gb_type} is predicted by {', '.join(gb.predicted_by)}" if gb.predicted_by else ""
         lines.append(f"  pt2lint: PTC090 dynamic-only (no pt2lint finding at this line{hint})")
@@ -376,7 +378,7 @@ def _rules_by_gb() -> Dict[str, Tuple[str, ...]]:
     return {gb: tuple(codes) for gb, codes in by_gb.items()}
 
 
-def _build_report(target: str, backend: Any, raw_breaks: Sequence[Any], raw_recompiles: Sequence[Any],
+def _build_report(subject: str, backend: Any, raw_breaks: Sequence[Any], raw_recompiles: Sequence[Any],
                   include_library_frames: bool) -> CompileReport:
     """Place the breaks in user code and give each break and recompile its pt2lint rule."""
     from pt2lint.confirm.join import _RESUME_RE
@@ -426,7 +428,7 @@ def _build_report(target: str, backend: Any, raw_breaks: Sequence[Any], raw_reco
                 rule_name=d.name if d is not None else None,
             )
         )
-    return CompileReport(target, _backend_name(backend), tuple(breaks), tuple(recompiles), tuple(static.notes))
+    return CompileReport(subject, _backend_name(backend), tuple(breaks), tuple(recompiles), tuple(static.notes))
 
 
 # ---------------------------------------------------------------------------
@@ -515,8 +517,9 @@ def check_compile(
 
     with _no_foreign_trace_handlers():
         result = compile_and_call(fn_or_module, list(calls), backend=backend, dynamic=dynamic)
+    subject = f"torch.compile(backend={_backend_name(backend)}) of {_target_name(fn_or_module)}"
     report = _build_report(
-        _target_name(fn_or_module), backend, result.all_graph_breaks(), result.recompiles, include_library_frames
+        subject, backend, result.all_graph_breaks(), result.recompiles, include_library_frames
     )
     return report, result.outputs, result.error
 
@@ -677,7 +680,8 @@ def pytest_runtest_call(item: pytest.Item) -> Iterator[Any]:
         pytest.fail(f"{item.nodeid}: {exc}", pytrace=False)
     with _watch() as (breaks, recompiles):
         result = yield
-    report = _build_report(item.name, opts.backend, breaks, recompiles, opts.include_library_frames)
+    subject = f"torch.compile calls in {item.name}"
+    report = _build_report(subject, opts.backend, breaks, recompiles, opts.include_library_frames)
     if report.failed(opts.allow_recompiles):
         pytest.fail(report.format(opts.allow_recompiles), pytrace=False)
     return result

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import importlib.metadata
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -214,6 +215,17 @@ def test_library_frame():
     assert_no_graph_breaks(step, torch.ones(3), include_library_frames=True)
 """
 
+def _readme_blocks() -> tuple:
+    """(the python example, the sample failure) of the README's "pytest plugin" section."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = text.split("\n## pytest plugin\n", 1)[1].split("\n## ", 1)[0]
+    blocks = re.findall(r"^```(\w*)\n(.*?)^```", section, re.S | re.M)
+    python = [body for lang, body in blocks if lang == "python"]
+    plain = [body for lang, body in blocks if lang == ""]
+    assert len(python) == 1 and len(plain) == 1, blocks
+    return python[0], plain[0]
+
+
 EXPECTED_FAILED = {
     "test_helper.py::test_broken",
     "test_marked.py::test_marked_broken",
@@ -230,6 +242,9 @@ EXPECTED_PASSED = {
     "test_marked.py::test_unmarked_broken_is_not_watched",
     "test_recompile.py::test_allowed",
     "test_recompile.py::test_one_call",
+    "test_readme.py::test_net_has_no_graph_breaks",
+    "test_readme.py::test_no_recompiles_over_calls",
+    "test_readme.py::test_training_loop",
 }
 
 
@@ -257,9 +272,10 @@ def test_plugin_on_a_project(pytester: pytest.Pytester) -> None:
     lib_dir.mkdir(parents=True)
     (lib_dir / "fakelib.py").write_text(FAKE_LIB)
     pytester.makeconftest(f"import sys\nsys.path.insert(0, {str(lib_dir)!r})\n")
+    readme_example, readme_failure = _readme_blocks()
     pytester.makepyfile(
         helpers=HELPERS, models=models, test_helper=TEST_HELPER, test_marked=TEST_MARKED,
-        test_recompile=TEST_RECOMPILE, test_lib=TEST_LIB,
+        test_recompile=TEST_RECOMPILE, test_lib=TEST_LIB, test_readme=readme_example,
     )
     result = _run(pytester, "-rA")
     out = result.stdout.str()
@@ -280,6 +296,10 @@ def test_plugin_on_a_project(pytester: pytest.Pytester) -> None:
     assert "graph break 2" not in failure
     named = [ln for ln in failure.splitlines() if ln.lstrip().startswith(("graph break", "called from"))]
     assert named and not any("torch" + os.sep in ln or "site-packages" in ln for ln in named), named
+    # The README shows this very failure.
+    shown = [ln.rstrip() for ln in failure.splitlines()]
+    for line in readme_failure.splitlines():
+        assert any(got.endswith(line.rstrip()) for got in shown), (line, failure)
 
     # The marker and the fixture watch what the test compiles.
     for name in ("test_marked_broken", "test_fixture_broken"):
@@ -333,8 +353,63 @@ def test_pyproject_declares_the_pytest11_entry_point():
 
 
 def test_loading_the_plugin_does_not_import_torch():
-    code = "import sys, pt2lint.pytest_plugin; print(sorted(m for m in ('torch', 'libcst') if m in sys.modules))"
+    code = textwrap.dedent(
+        """\
+        import sys
+        import pt2lint.pytest_plugin as plugin
+        print(sorted(m for m in ("torch", "libcst") if m in sys.modules))
+        sys.modules["torch"] = None  # as if torch were not installed
+        try:
+            plugin.assert_no_graph_breaks(len, ())
+        except ImportError as exc:
+            print(exc)
+        """
+    )
     env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=str(ROOT), timeout=60)
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.strip() == "[]"
+    assert proc.stdout.splitlines() == [
+        "[]",
+        "pt2lint's graph-break checks need torch: pip install torch (or 'pt2lint[confirm]')",
+    ]
+
+
+def test_break_placed_at_the_innermost_user_frame_without_torch(tmp_path, monkeypatch):
+    """The placement and the message, from a GraphBreak as the collector returns it (no torch run)."""
+    from pt2lint.confirm.dynamo import GraphBreak
+    from pt2lint.pytest_plugin import BreakReport, CompileReport, _place
+
+    user = str(tmp_path / "proj" / "model.py")
+    lib = str(tmp_path / "venv" / "lib" / "python3.11" / "site-packages" / "lib" / "ops.py")
+    gb = GraphBreak(
+        filename=lib, lineno=5, reason="Data dependent operator", gb_type="GB0033",
+        user_stack=((user, 10, "forward"), (user, 20, "helper"), (lib, 5, "op")),
+    )
+    where, callers, library, in_user = _place(gb, include_library_frames=False)
+    assert where == (user, 20, "helper") and callers == ((user, 10, "forward"),)
+    assert library == (lib, 5, "op") and in_user
+    where, callers, library, in_user = _place(gb, include_library_frames=True)
+    assert where == (lib, 5, "op") and callers == ((user, 10, "forward"), (user, 20, "helper"))
+    assert library is None
+    only_lib = GraphBreak(filename=lib, lineno=5, reason="r", gb_type=None, user_stack=((lib, 5, "op"),))
+    assert _place(only_lib, include_library_frames=False) == ((lib, 5, "op"), (), None, False)
+
+    monkeypatch.chdir(tmp_path)
+    report = CompileReport(
+        "torch.compile(backend='eager') of Net", "'eager'",
+        (
+            BreakReport(user, 20, "helper", "Data dependent operator", "GB0033", callers=((user, 10, "forward"),),
+                        library_frame=(lib, 5, "op"), predicted_by=("PTC102",)),
+            BreakReport(user, 12, "forward", "Unsupported Tensor.item() call", "GB0124", rule="PTC101", rule_name="tensor-item"),
+        ),
+        (),
+    )
+    assert report.failed() and not CompileReport("s", "'eager'", (), ()).failed(allow_recompiles=False)
+    text = report.format()
+    assert text.splitlines()[0] == "torch.compile(backend='eager') of Net: 2 graph breaks"
+    model = os.path.join("proj", "model.py")
+    assert f"graph break 1: {model}:20 in helper" in text
+    assert "GB0033, https://meta-pytorch.github.io/compile-graph-break-site/gb/gb0033.html" in text
+    assert "pt2lint: PTC090 dynamic-only (no pt2lint finding at this line; GB0033 is predicted by PTC102)" in text
+    assert f"called from {model}:10 in forward" in text
+    assert f"graph break 2: {model}:12 in forward" in text and "pt2lint: PTC101 tensor-item" in text
