@@ -68,7 +68,7 @@ class GraphBreakError(AssertionError):
     Dynamo's reason and pt2lint's rule. The structured facts are on ``report``.
     """
 
-    def __init__(self, message: str, report: "CompileReport") -> None:
+    def __init__(self, message: str, report: "Optional[CompileReport]" = None) -> None:
         super().__init__(message)
         self.report = report
 
@@ -290,9 +290,9 @@ def _place(gb: Any, include_library_frames: bool) -> Tuple[Frame, Tuple[Frame, .
     if not frames or (os.path.normcase(frames[-1][0]), frames[-1][1]) != (os.path.normcase(gb.filename), gb.lineno):
         frames.append((gb.filename, gb.lineno, ""))
     innermost = frames[-1]
-    if include_library_frames:
-        return innermost, tuple(frames[:-1]), None, True
     is_user = _user_filter()
+    if include_library_frames:
+        return innermost, tuple(frames[:-1]), None, any(is_user(f[0]) for f in frames)
     for i in range(len(frames) - 1, -1, -1):
         if is_user(frames[i][0]):
             callers = tuple(f for f in frames[:i] if is_user(f[0]))
@@ -338,12 +338,15 @@ class _StaticFindings:
             return
         self._linted.add(real)
         from pt2lint.confirm.join import _lines_of
-        from pt2lint.engine import DecodeError, lint_path
+        from pt2lint.engine import lint_path
 
         try:
             result = lint_path(path, self._settings(path))
-        except (DecodeError, OSError, RecursionError):  # the rule is a bonus; the break stands
+        except Exception as exc:  # the rule is a bonus: a lint problem must not hide the break
+            self.notes.append(f"pt2lint could not lint {_display(path)}: {type(exc).__name__}: {exc}")
             return
+        if result.error:
+            self.notes.append(f"pt2lint could not lint {result.error}")
         for d in result.diagnostics:
             target = _real(d.filename)
             for line in _lines_of(d):
@@ -441,9 +444,10 @@ def _no_foreign_trace_handlers() -> Iterator[None]:
 
     ``torch.__trace`` never propagates and is always at DEBUG; torch writes its
     structured trace (``TORCH_TRACE``) whenever the logger has any handler
-    (``torch/_logging/_internal.py``, ``trace_structured``). pytest 9 attaches its
-    log-capture handlers to every non-propagating logger, so without this each
-    compile in a test would build and capture thousands of empty DEBUG records.
+    (``torch/_logging/_internal.py``, ``trace_structured``). pytest's log capture
+    (``_pytest/logging.py``, ``catching_logs``; pytest 9.2 here) attaches its handlers to
+    every non-propagating logger, so without this each compile in a test would
+    build the structured trace and capture thousands of empty DEBUG records.
     torch's own handlers stay; the others are put back on exit.
     """
     import logging
@@ -668,23 +672,37 @@ def pytest_configure(config: pytest.Config) -> None:
     )
 
 
-@pytest.hookimpl(wrapper=True, trylast=True)
-def pytest_runtest_call(item: pytest.Item) -> Iterator[Any]:
-    """Run a marked test (or one using ``pt2_compile``) under the watch and fail it on a break."""
+@pytest.hookimpl(hookwrapper=True, trylast=True)
+def pytest_runtest_call(item: pytest.Item) -> Iterator[None]:
+    """Run a marked test (or one using ``pt2_compile``) under the watch and fail it on a break.
+
+    An old-style hook wrapper, which every pluggy version pytest 7 and 8 use
+    understands, so installing pt2lint never breaks an older pytest. A test that
+    failed by itself keeps its own failure.
+    """
     opts = _options(item)
     if opts is None:
-        return (yield)
+        yield
+        return
     try:
         _require_torch()
     except ImportError as exc:
         pytest.fail(f"{item.nodeid}: {exc}", pytrace=False)
     with _watch() as (breaks, recompiles):
-        result = yield
+        outcome = yield
+    if outcome.excinfo is not None:
+        return
     subject = f"torch.compile calls in {item.name}"
     report = _build_report(subject, opts.backend, breaks, recompiles, opts.include_library_frames)
-    if report.failed(opts.allow_recompiles):
+    if not report.failed(opts.allow_recompiles):
+        return
+    try:
         pytest.fail(report.format(opts.allow_recompiles), pytrace=False)
-    return result
+    except pytest.fail.Exception as exc:
+        force = getattr(outcome, "force_exception", None)  # pluggy >= 1.1
+        if force is None:
+            raise
+        force(exc)
 
 
 @pytest.fixture

@@ -163,6 +163,12 @@ def test_unmarked_broken_is_not_watched():
 @pytest.mark.no_graph_breaks(backend="eager", fullgraph=True)
 def test_bad_option():
     pass
+
+
+@pytest.mark.no_graph_breaks
+def test_marked_own_failure():
+    torch.compile(Broken(), backend="eager")(torch.randn(2, 4))
+    assert 1 == 2, "the test's own failure"
 """
 
 TEST_RECOMPILE = """\
@@ -231,6 +237,7 @@ EXPECTED_FAILED = {
     "test_marked.py::test_marked_broken",
     "test_marked.py::test_fixture_broken",
     "test_marked.py::test_bad_option",
+    "test_marked.py::test_marked_own_failure",
     "test_recompile.py::test_not_allowed",
     "test_recompile.py::test_marked_not_allowed",
     "test_lib.py::test_user_frame",
@@ -307,6 +314,8 @@ def test_plugin_on_a_project(pytester: pytest.Pytester) -> None:
         assert f"graph break 1: helpers.py:{item_line} in scale" in failure, failure
         assert "GB0124" in failure and "PTC101" in failure
         assert f"in {name}" in failure  # the outermost user frame is the test itself
+    own = _section(out, "test_marked_own_failure")
+    assert "the test's own failure" in own and "graph break 1" not in own, own
     bad = _section(out, "test_bad_option")
     assert "unknown option 'fullgraph'" in bad and "Traceback" not in bad, bad
 
