@@ -96,8 +96,9 @@ def _run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
     """pytest in a child process on the pytester directory, with the plugin loaded exactly once.
 
     A child process, not ``runpytest_inprocess``: pytester drops the modules an
-    in-process run imported, and torch submodules first imported by Dynamo
-    inside the run do not survive being dropped and collected.
+    in-process run imported, and dropped torch modules are not safe to collect
+    (a segfault in a later garbage collection, seen here); a child also loads
+    the plugin as a user's pytest does.
 
     An install with the entry point loads it by itself (a second ``-p`` would
     register the module twice); an older install needs ``-p``.
