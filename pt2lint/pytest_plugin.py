@@ -447,7 +447,8 @@ def _no_foreign_trace_handlers() -> Iterator[None]:
     (``torch/_logging/_internal.py``, ``trace_structured``). pytest's log capture
     (``_pytest/logging.py``, ``catching_logs``; pytest 9.2 here) attaches its handlers to
     every non-propagating logger, so without this each compile in a test would
-    build the structured trace and capture thousands of empty DEBUG records.
+    build the structured trace and fill the test's captured log with empty DEBUG
+    records (125 for a two-frame model with one break, measured with torch 2.13).
     torch's own handlers stay; the others are put back on exit.
     """
     import logging
