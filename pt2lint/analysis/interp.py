@@ -671,7 +671,13 @@ class Interpreter:
             self.exec_block(orelse.body)
 
     def _narrow(self, test: cst.BaseExpression):
-        """Environment updates for ``x is None`` / ``x is not None`` tests: (if-branch, else-branch)."""
+        """Environment updates for ``x is None`` / ``x is not None`` / ``isinstance(x, T)``
+        tests, and ``not`` of them: ``(if-branch, else-branch)``."""
+        if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+            inner = self._narrow(test.expression)
+            return (inner[1], inner[0]) if inner else None
+        if isinstance(test, cst.Call):
+            return self._narrow_isinstance(test)
         if not isinstance(test, cst.Comparison) or len(test.comparisons) != 1:
             return None
         comp = test.comparisons[0]
@@ -686,6 +692,67 @@ class Interpreter:
             return {name: NONE}, {name: not_none}
         if isinstance(comp.operator, cst.IsNot):
             return {name: not_none}, {name: NONE}
+        return None
+
+    def _is_builtin(self, name: str) -> bool:
+        """``name`` refers to the builtin: no local, module-level def, class or import shadows it."""
+        idx = self.index
+        return not (
+            (self.frame is not None and self.frame.is_bound(name))
+            or name in idx.functions or name in idx.classes or name in idx.imports.names
+        )
+
+    def _isinstance_tensor_test(self, test: cst.Call) -> Optional[str]:
+        """The name ``x`` when ``test`` is ``isinstance(x, torch.Tensor)`` (or a tuple of tensor
+        classes), else ``None``."""
+        if not (
+            isinstance(test.func, cst.Name) and test.func.value == "isinstance" and self.frame is not None
+            and self._is_builtin("isinstance")
+            and len(test.args) == 2 and all(a.keyword is None and not a.star for a in test.args)
+            and isinstance(test.args[0].value, cst.Name)
+        ):
+            return None
+        types = test.args[1].value
+        elems = [e.value for e in types.elements] if isinstance(types, cst.Tuple) else [types]
+        if elems and all(self.index.imports.qualify(e) in api.TENSOR_TYPES for e in elems):
+            return test.args[0].value.value
+        return None
+
+    def _isinstance_truth(self, test: cst.Call) -> Optional[bool]:
+        """``isinstance(x, torch.Tensor)`` is False while tracing when ``x`` is known to be a
+        Python value (a constant, ``None``, a size, a container, a module): Dynamo
+        specialises on the type and traces one branch."""
+        name = self._isinstance_tensor_test(test)
+        if name is None:
+            return None
+        cur = self.frame.lookup(name)
+        if cur is not None and not cur.maybe_none and cur.kind in _NOT_TENSOR_KINDS:
+            return False
+        return None
+
+    def _narrow_isinstance(self, test: cst.Call):
+        """``isinstance(x, torch.Tensor)``: ``x`` is a tensor in the if-branch and not one in the
+        else-branch (where a value the analysis took for a tensor becomes unknown: Python
+        checks the type, so what reaches that branch is something else, typically an ``int``
+        size passed where a tensor could be).  ``isinstance(x, int)`` (``float``, ``bool``,
+        ``str``, ``complex``, or a tuple of them): ``x`` is a Python constant in the
+        if-branch.  Other types narrow nothing.
+        """
+        if not (isinstance(test.func, cst.Name) and test.func.value == "isinstance" and len(test.args) == 2
+                and isinstance(test.args[0].value, cst.Name) and self._is_builtin("isinstance")):
+            return None
+        name = test.args[0].value.value
+        cur = self.frame.env.get(name)
+        if cur is None:
+            return None
+        if self._isinstance_tensor_test(test) is not None:
+            as_tensor = cur if cur.kind is Kind.TENSOR else Value(Kind.TENSOR, alias_of=cur.alias_of)
+            not_tensor = UNKNOWN if cur.kind is Kind.TENSOR else cur
+            return {name: replace(as_tensor, maybe_none=False)}, {name: not_tensor}
+        types = test.args[1].value
+        elems = [e.value for e in types.elements] if isinstance(types, cst.Tuple) else [types]
+        if elems and all(isinstance(e, cst.Name) and e.value in _PY_SCALAR_TYPES and self._is_builtin(e.value) for e in elems):
+            return {name: CONST}, {}
         return None
 
     def _joined(self, a: Dict[str, Value], b: Dict[str, Value], mark: Optional[int] = None) -> Dict[str, Value]:
@@ -862,6 +929,8 @@ class Interpreter:
             return False
         if isinstance(expr, cst.Comparison) and len(expr.comparisons) == 1:
             return self._dtype_guard(expr)
+        if isinstance(expr, cst.Call) and expr.args:
+            return self._isinstance_truth(expr)
         if isinstance(expr, cst.Call) and not expr.args:
             q = self.qualname(expr.func)
             if q is not None:
@@ -1976,6 +2045,10 @@ def _short_string_value(literal: str) -> Optional[str]:
 
 
 _FOLDABLE = (bool, int, float, str)
+# builtin types whose instances are Python constants to Dynamo (specialised, never in the graph)
+_PY_SCALAR_TYPES = frozenset({"int", "float", "bool", "str", "complex"})
+# kinds of values that are never a torch.Tensor
+_NOT_TENSOR_KINDS = frozenset({Kind.CONST, Kind.NONE, Kind.SHAPE, Kind.DATA, Kind.CONTAINER, Kind.MODULE, Kind.FUNCTION, Kind.CLASS})
 
 
 def _fold_comparison(left: Value, op, right: Value) -> Optional[bool]:

@@ -141,6 +141,15 @@ OPAQUE_DECORATORS = frozenset(
 COMPILE_FUNCTIONS = frozenset({"torch.compile", "torch._dynamo.optimize"})
 
 MODULE_BASES_PREFIX = "torch.nn."
+
+#: Classes whose ``isinstance`` test tells a tensor from anything else (``torch.Tensor``,
+#: ``nn.Parameter`` and the legacy typed tensor classes, which are ``torch.Tensor`` subclasses).
+TENSOR_TYPES = frozenset({
+    "torch.Tensor", "torch.nn.Parameter", "torch.nn.parameter.Parameter",
+    "torch.FloatTensor", "torch.DoubleTensor", "torch.HalfTensor", "torch.BFloat16Tensor",
+    "torch.LongTensor", "torch.IntTensor", "torch.ShortTensor", "torch.ByteTensor",
+    "torch.CharTensor", "torch.BoolTensor",
+})
 NON_MODULE_TORCH_CLASSES = frozenset(
     """torch.nn.Parameter torch.nn.parameter.Parameter torch.nn.Buffer torch.nn.parameter.Buffer
     torch.nn.UninitializedParameter""".split()

@@ -1,0 +1,123 @@
+"""``isinstance`` tests narrow what a name holds in each branch.
+
+Labels from ``torch._dynamo.explain`` on torch 2.13 (CPU): in ``TWO_WAYS`` with a tensor
+``s`` Dynamo breaks at lines 7 and 14, with an ``int`` ``s`` only at line 14; ``TRIM``
+compiles with no break when ``reference`` is an ``int`` size and when it is a tensor.
+"""
+
+from __future__ import annotations
+
+import textwrap
+
+from pt2lint.engine import lint_source
+from pt2lint.settings import LintSettings, resolve_selection
+
+DEFAULT = LintSettings(enabled=resolve_selection())
+
+
+def found(code: str):
+    result = lint_source(textwrap.dedent(code), "m.py", DEFAULT, fixes=False)
+    return sorted((d.start.line, d.code) for d in result.diagnostics)
+
+
+TWO_WAYS = """\
+import torch
+from torch import nn
+
+class M(nn.Module):
+    def forward(self, x, s):
+        if isinstance(s, torch.Tensor):
+            if s.sum() > 0:
+                x = x + 1
+        else:
+            if s > 0:
+                x = x + 2
+        if not isinstance(x, torch.Tensor):
+            x = torch.tensor(x)
+        if x.max() > 0:
+            x = x * 2
+        return x
+"""
+
+TRIM = """\
+import torch
+from torch import nn
+
+def center_trim(tensor, reference):
+    if isinstance(reference, torch.Tensor):
+        ref_size = reference.size(-1)
+    else:
+        ref_size = reference
+    delta = tensor.size(-1) - ref_size
+    if delta < 0:
+        raise ValueError("bad")
+    if delta:
+        tensor = tensor[..., delta // 2:-(delta - delta // 2)]
+    return tensor
+
+def scale(x, s):
+    if not isinstance(s, torch.Tensor):
+        return x * s
+    if s > 0:
+        return x * s
+    return x
+
+class M(nn.Module):
+    def forward(self, x, ref):
+        length = x.shape[-1]
+        y = center_trim(x, length)
+        z = center_trim(x, ref)
+        return scale(y, 2.0).sum() + z.sum()
+"""
+
+
+def test_the_else_branch_of_a_tensor_isinstance_holds_no_tensor():
+    assert found(TWO_WAYS) == [(7, "PTC104"), (14, "PTC104")]
+
+
+def test_an_int_size_passed_where_a_tensor_could_be_is_not_a_tensor():
+    # ``reference`` is an int from ``x.shape[-1]`` at one call and a tensor at the other;
+    # both give ``ref_size`` an int, and ``scale`` gets a Python float, so its tensor
+    # branch is never traced
+    assert found(TRIM) == []
+
+
+def test_isinstance_of_python_scalars_makes_a_constant_and_other_types_narrow_nothing():
+    code = """\
+    import torch
+    from torch import nn
+
+    class Box:
+        pass
+
+    class M(nn.Module):
+        def forward(self, x, n):
+            if isinstance(n, int):
+                if n > 1:
+                    x = x + 1
+            if isinstance(x, Box):
+                pass
+            if x.sum() > 0:
+                x = x - 1
+            return x
+    """
+    assert found(code) == [(14, "PTC104")]
+
+
+def test_a_shadowed_isinstance_or_a_tensor_argument_is_not_narrowed_away():
+    code = """\
+    import torch
+    from torch import nn
+
+    from mylib import isinstance
+
+    class M(nn.Module):
+        def forward(self, x):
+            if isinstance(x, torch.Tensor):
+                pass
+            else:
+                if x.sum() > 0:
+                    x = x + 1
+            return x
+    """
+    assert found(code) == [(11, "PTC104")]
