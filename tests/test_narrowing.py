@@ -121,3 +121,31 @@ def test_a_shadowed_isinstance_or_a_tensor_argument_is_not_narrowed_away():
             return x
     """
     assert found(code) == [(11, "PTC104")]
+
+
+def test_a_method_torch_tensor_lacks_proves_a_guess_was_no_tensor():
+    """``m = seqlen / multiple`` with ``multiple`` an attribute of unknown type is guessed a
+    tensor; ``m.is_integer()`` is no ``torch.Tensor`` method (``dir(torch.Tensor)``, in the
+    shipped facts), so ``m`` is a Python number and the ``if`` is no graph break
+    (linear_attention_transformer's ``pad_to_multiple`` compiles without one)."""
+    code = """\
+    import torch
+    from torch import nn
+
+    def pad_to_multiple(tensor, multiple):
+        m = tensor.shape[-1] / multiple
+        if m.is_integer():
+            return tensor
+        if tensor.sum() > 0:
+            return tensor + 1
+        return tensor
+
+    class M(nn.Module):
+        def __init__(self, net):
+            super().__init__()
+            self.pad_to = net.pad_to_multiple
+
+        def forward(self, x):
+            return pad_to_multiple(x, self.pad_to)
+    """
+    assert found(code) == [(8, "PTC104")]

@@ -511,6 +511,12 @@ def skip_modules() -> Dict[str, List[str]]:
     }
 
 
+def tensor_attributes() -> List[str]:
+    """Public attribute names of ``torch.Tensor`` (methods and properties): a method call
+    with another name on a value proves that value is not a tensor."""
+    return sorted(n for n in dir(torch.Tensor) if not n.startswith("_"))
+
+
 def stamp() -> Dict[str, str]:
     return {
         "torch": torch.__version__,
@@ -533,6 +539,7 @@ def derive_static() -> Dict[str, Any]:
         "numpy": numpy_names(),
         "skip_modules": skip_modules(),
         "graph_breaks": registry_subset(),
+        "tensor": {"attributes": tensor_attributes()},
     }
 
 

@@ -183,6 +183,13 @@ def tensor_call_breaks(qualname: Optional[str]) -> Optional[str]:
     return fact.gb
 
 
+@functools.lru_cache(maxsize=1)
+def tensor_attributes() -> FrozenSet[str]:
+    """Public attribute names of ``torch.Tensor`` on torch 2.13 (``dir(torch.Tensor)``):
+    a method a value is called with that is not among them proves the value is no tensor."""
+    return frozenset(facts().get("tensor", {}).get("attributes", ()))
+
+
 def _split_numpy(name: str) -> Optional[tuple]:
     """``"numpy.linalg.norm"`` -> ``("numpy.linalg", "norm")``; a bare ``"mean"`` -> ``("numpy", "mean")``."""
     if not name.startswith("numpy."):

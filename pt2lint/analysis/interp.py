@@ -20,6 +20,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 import libcst as cst
 
+from pt2lint.analysis import dynamo_facts
 from pt2lint.analysis import torch_api as api
 from pt2lint.analysis.events import (
     AssertEvent,
@@ -1812,6 +1813,11 @@ class Interpreter:
         # A method only tensors have (``sum``, ``any``, ``view``) on a guessed tensor
         # makes it a tensor for sure; names shared with str/list/dict keep the guess weak.
         weak = recv.weak and method in _GENERIC_METHOD_NAMES
+        known = dynamo_facts.tensor_attributes()
+        if recv.weak and known and method not in _GENERIC_METHOD_NAMES and method not in known:
+            # ``m.is_integer()``: torch.Tensor has no such method, so the guess was wrong
+            # (a Python number or an object); what it returns is unknown, not a tensor
+            return UNKNOWN
         dyn = recv.ref == "dynamic"
         if method == "item":
             return DATA
