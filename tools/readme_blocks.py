@@ -8,7 +8,9 @@ blocks works against this repository:
    ignore, as a fresh clone would have them) into a temporary folder, and make it a git
    checkout of its own;
 2. create a fresh virtual environment there, ``pip install torch==2.13.0`` (first, so
-   that nothing later pulls another torch build) and ``pip install .``;
+   that nothing later pulls another torch build), run the README's install-from-git
+   command with its URL pointed at the copy (``git+file://localhost/...``, the offline
+   equivalent), check ``pt2lint --version``, then ``pip install .``;
 3. run each block's commands, in README order, from the copy's root, with the virtual
    environment first on ``PATH``.
 
@@ -28,7 +30,7 @@ Usage::
     python tools/readme_blocks.py                 # all blocks, fresh venv (minutes)
     python tools/readme_blocks.py --list          # the blocks, their lines and markers
     python tools/readme_blocks.py --only 28,129   # the blocks opening at these lines
-    python tools/readme_blocks.py --no-install    # use the current environment instead
+    python tools/readme_blocks.py --no-install    # the current environment, the copy on PYTHONPATH
 
 Exit status: 0 when every block that ran passed, 1 when one failed, 2 on a usage error
 (an unreadable README, an unknown marker, a --only line that opens no block).
@@ -166,16 +168,38 @@ def copy_repo(src: pathlib.Path, dest: pathlib.Path) -> pathlib.Path:
     return dest
 
 
-def make_venv(where: pathlib.Path, repo: pathlib.Path, python: str) -> dict[str, str]:
+VCS_INSTALL = re.compile(r"`(pip install '[^`']*@ git\+(https://[^`'@]+)')`")
+
+
+def vcs_install_commands(readme: str, repo: pathlib.Path) -> list[str]:
+    """The README's install-from-git commands, pointed at the git checkout ``repo``.
+
+    The README says ``pip install 'pt2lint @ git+https://...'`` (and the same with an
+    extra) in prose: the public URL cannot be reached offline, so they are no ``sh``
+    blocks.  In each, the URL is replaced by ``file://localhost<repo>`` (a URL with a
+    host, as the https one has; old pips reject ``git+file:///``), nothing else.
+    """
+    return [m[1].replace(m[2], f"file://localhost{repo}") for m in VCS_INSTALL.finditer(readme)]
+
+
+def make_venv(where: pathlib.Path, repo: pathlib.Path, python: str, readme: str = "") -> dict[str, str]:
     """A fresh virtual environment at ``where`` holding torch 2.13.0 and ``pip install .`` of ``repo``.
 
-    Returns the environment variables that activate it.  Raises
-    ``subprocess.CalledProcessError`` when an install fails.
+    Between the two, the README's install-from-git command (see
+    :func:`vcs_install_commands`) install ``repo`` from a VCS URL, and after each
+    ``pt2lint --version`` must run; ``pip install .`` then installs the checkout over it.  Returns the
+    environment variables that activate the venv.  Raises
+    ``subprocess.CalledProcessError`` when a step fails.
     """
     subprocess.run([python, "-m", "venv", str(where)], check=True)
     env = activated(where)
     pip = [str(where / "bin" / "python"), "-m", "pip", "install", "-q"]
     subprocess.run([*pip, TORCH], check=True, env=env, cwd=repo)
+    for vcs in vcs_install_commands(readme, repo):
+        print(f"$ {vcs}", flush=True)
+        subprocess.run(["bash", "-c", vcs], check=True, env=env, cwd=where)
+        subprocess.run([str(where / "bin" / "pt2lint"), "--version"], check=True, env=env, cwd=where)
+    print("$ pip install .", flush=True)
     subprocess.run([*pip, "."], check=True, env=env, cwd=repo)
     return env
 
@@ -255,7 +279,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--list", action="store_true", help="print the blocks and exit")
     parser.add_argument("--only", default="", help="comma-separated opening-fence lines of the blocks to run")
     parser.add_argument("--gpu", action="store_true", help="also run the blocks marked needs-gpu")
-    parser.add_argument("--no-install", action="store_true", help="run in the current environment, not a fresh venv")
+    parser.add_argument("--no-install", action="store_true", help="run in the current environment (the copy first on PYTHONPATH), not a fresh venv")
     parser.add_argument("--python", default=sys.executable, help="interpreter for the fresh venv (default: this one)")
     parser.add_argument("--timeout", type=float, default=1200, help="seconds per command (default 1200)")
     parser.add_argument("--keep", action="store_true", help="keep the temporary copy and venv, and print where")
@@ -295,17 +319,20 @@ def main(argv: list[str] | None = None) -> int:
         work = copy_repo(repo, tmp / "pt2lint")
         if args.no_install:
             env = activated(None)
+            env["PYTHONPATH"] = str(work)  # the copy's pt2lint, not whatever the environment installed
         else:
             print(f"installing {TORCH} and . into a fresh venv", flush=True)
             try:
-                env = make_venv(tmp / "venv", work, args.python)
+                env = make_venv(tmp / "venv", work, args.python, text)
             except subprocess.CalledProcessError as exc:
                 print(f"error: installing into the fresh venv failed: {exc}", file=sys.stderr)
                 return 1
         start = time.monotonic()
         failures = run_blocks(blocks, work, env, gpu=args.gpu, timeout=args.timeout)
         ran = sum(len(b.commands) for b in blocks if args.gpu or not b.needs_gpu)
-        print(f"{ran - failures} passed, {failures} failed (README command blocks, {time.monotonic() - start:.0f}s)")
+        skipped = sum(len(b.commands) for b in blocks) - ran
+        print(f"README command blocks, {time.monotonic() - start:.0f}s:")
+        print(f"readme: {ran - failures} passed, {failures} failed, {skipped} skipped")
         return 1 if failures else 0
     finally:
         if args.keep:
