@@ -300,3 +300,19 @@ def test_action_installs_a_given_ref_from_git(runs):
     pt2lint = pathlib.Path(record["steps_out"]["install"]["pt2lint"])
     check = subprocess.run([str(pt2lint), "check", "models"], cwd=runs["workspace"], capture_output=True, text=True, timeout=120)
     assert check.returncode == 1 and "models/net.py:7:" in check.stdout, check.stdout + check.stderr
+
+
+def test_readme_workflow_uses_the_action_with_inputs_it_has():
+    from markdown_it import MarkdownIt
+
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    (block,) = [t.content for t in MarkdownIt("commonmark").parse(readme)
+                if t.type == "fence" and t.info.strip() == "yaml" and "pt2lint/pt2lint@" in t.content]
+    workflow = yaml.safe_load(block)
+    assert workflow["permissions"]["security-events"] == "write"
+    (job,) = workflow["jobs"].values()
+    (step,) = [s for s in job["steps"] if s.get("uses", "").startswith("pt2lint/pt2lint@")]
+    assert set(step["with"]) <= set(ACTION["inputs"])
+    section = readme[readme.index("### CI: the GitHub Action"):]
+    for name, spec in ACTION["inputs"].items():
+        assert f"| `{name}` |" in section, f"input {name} is not documented in the README"

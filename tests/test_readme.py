@@ -222,3 +222,36 @@ def test_the_readme_vcs_install_command_is_the_one_the_runner_installs(tmp_path)
     clone = tmp_path / "clone"
     subprocess.run(["git", "clone", "-q", f"file://localhost{snapshot}", str(clone)], check=True)
     assert (clone / "pyproject.toml").exists() and (clone / "rules").is_dir() and (clone / "pt2lint" / "cli.py").exists()
+
+
+# --- install hints the CLI prints ----------------------------------------------------------
+
+def _pyproject():
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover
+        import tomli as tomllib
+    return tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
+
+
+def test_install_hints_name_packages_the_index_has_not_pt2lint_extras():
+    """pt2lint is installed from a checkout or git, so ``pip install 'pt2lint[...]'`` cannot work as a hint."""
+    from pt2lint.commands.confirm import TORCH_INSTALL_HINT
+    from pt2lint.lsp import LSP_REQUIREMENTS
+
+    extras = _pyproject()["project"]["optional-dependencies"]
+    assert list(LSP_REQUIREMENTS) == extras["lsp"]
+    assert extras["confirm"] == ["torch>=2.4"]
+    assert "pip install torch --index-url https://download.pytorch.org/whl/cpu" in TORCH_INSTALL_HINT
+    for path in (REPO / "pt2lint").rglob("*.py"):
+        text = path.read_text(encoding="utf-8")
+        assert not re.search(r"pip install ['\"]?pt2lint", text), f"{path.relative_to(REPO)} names pt2lint on the index"
+
+
+def test_readme_and_the_confirm_extra_say_how_to_choose_the_torch_build():
+    text = (REPO / "pyproject.toml").read_text(encoding="utf-8")
+    comment = text[: text.index('confirm = ["torch')].rsplit("[project.optional-dependencies]", 1)[1]
+    assert "https://download.pytorch.org/whl/cpu" in comment and "pytorch.org/get-started" in comment
+    install = README[README.index("## Install"):README.index("## Usage")]
+    assert "pip install torch --index-url https://download.pytorch.org/whl/cpu" in install
+    assert "download.pytorch.org/whl/cuXYZ" in install and "pip install '.[confirm]'" in install
