@@ -184,6 +184,10 @@ def test_runner_works_on_a_copy_and_leaves_the_checkout_alone(tmp_path):
     copy = tmp_path / "copy"
     rb.copy_repo(repo, copy)
     assert sorted(p.name for p in copy.iterdir() if p.name != ".git") == [".gitignore", "README.md", "data.txt"]
+    heads = subprocess.run(["git", "rev-parse", "HEAD", "origin/main"], cwd=copy, capture_output=True, text=True, check=True)
+    head, origin_main = heads.stdout.split()
+    assert head == origin_main
+    assert subprocess.run(["git", "status", "--porcelain"], cwd=copy, capture_output=True, text=True).stdout == ""
 
 
 def test_usage_errors_exit_2(tmp_path):

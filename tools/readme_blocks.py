@@ -142,7 +142,9 @@ def copy_repo(src: pathlib.Path, dest: pathlib.Path) -> pathlib.Path:
 
     The files are those ``git ls-files --cached --others --exclude-standard`` lists
     (tracked ones deleted from the work tree are left out); without git, the whole
-    folder but ``.git`` and caches.
+    folder but ``.git`` and caches.  The copy is a git repository on branch ``main``
+    with one commit, and an ``origin`` remote (``src``) whose ``origin/main`` is that
+    commit, as after ``git clone``.
     """
     try:
         listed = subprocess.run(
@@ -165,6 +167,9 @@ def copy_repo(src: pathlib.Path, dest: pathlib.Path) -> pathlib.Path:
     subprocess.run([*GIT, "init", "-q", "-b", "main"], cwd=dest, check=True)
     subprocess.run([*GIT, "add", "-A"], cwd=dest, check=True)
     subprocess.run([*GIT, "commit", "-q", "-m", "README check"], cwd=dest, check=True)
+    # as in a clone: an `origin` remote whose main is this commit (`--diff-base origin/main`)
+    subprocess.run([*GIT, "remote", "add", "origin", str(src)], cwd=dest, check=True)
+    subprocess.run([*GIT, "update-ref", "refs/remotes/origin/main", "HEAD"], cwd=dest, check=True)
     return dest
 
 
