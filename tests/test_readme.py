@@ -259,3 +259,11 @@ def test_readme_and_the_confirm_extra_say_how_to_choose_the_torch_build():
     install = README[README.index("## Install"):README.index("## Usage")]
     assert "pip install torch --index-url https://download.pytorch.org/whl/cpu" in install
     assert "download.pytorch.org/whl/cuXYZ" in install and "pip install '.[confirm]'" in install
+
+
+def test_readme_never_installs_pt2lint_from_the_index():
+    """``pip install pt2lint`` / ``'pt2lint[x]'`` without a URL would look for pt2lint on PyPI, which does not have it."""
+    for match in re.finditer(r"pip install ([^`\n]*)", README):
+        args = re.split(r"&&|\|\||;|\|", match[1])[0]
+        if re.search(r"(?<![\w.-])['\"]?pt2lint(\[[\w,]+\])?['\"]?(?=\s|$|`)", args) and "@ git+" not in args:
+            pytest.fail(f"README installs pt2lint from the index: {match[0]}")
