@@ -321,7 +321,11 @@ def main(argv: list[str] | None = None) -> int:
 
     tmp = pathlib.Path(tempfile.mkdtemp(prefix="pt2lint-readme."))
     try:
-        work = copy_repo(repo, tmp / "pt2lint")
+        try:
+            work = copy_repo(repo, tmp / "pt2lint")
+        except (OSError, subprocess.CalledProcessError) as exc:
+            print(f"error: cannot copy {repo} into a git repository (is git installed?): {exc}", file=sys.stderr)
+            return 2
         if args.no_install:
             env = activated(None)
             env["PYTHONPATH"] = str(work)  # the copy's pt2lint, not whatever the environment installed
