@@ -249,7 +249,10 @@ def test_install_hints_name_packages_the_index_has_not_pt2lint_extras():
     assert "pip install torch --index-url https://download.pytorch.org/whl/cpu" in TORCH_INSTALL_HINT
     for path in (REPO / "pt2lint").rglob("*.py"):
         text = path.read_text(encoding="utf-8")
-        assert not re.search(r"pip install ['\"]?pt2lint", text), f"{path.relative_to(REPO)} names pt2lint on the index"
+        for hint in re.findall(r"pip install [^\"\n]*", text):
+            assert not re.search(r"['\"(]?pt2lint\[", hint) and not re.match(r"pip install ['\"]?pt2lint\b", hint), (
+                f"{path.relative_to(REPO)} names pt2lint on the index: {hint}"
+            )
 
 
 def test_readme_and_the_confirm_extra_say_how_to_choose_the_torch_build():
