@@ -46,6 +46,12 @@ DEFAULT_DEBOUNCE_S = 0.3
 _CODE = re.compile(r"[A-Za-z][A-Za-z0-9_-]*")
 
 
+#: The ``lsp`` extra of pyproject.toml (a test keeps the two equal).  The install hint
+#: names these packages, which are on the package index, and not ``pt2lint[lsp]``: pt2lint
+#: itself is installed from a checkout or a git URL, not from the index.
+LSP_REQUIREMENTS = ("pygls>=2.0", "lsprotocol>=2024.0.0")
+
+
 class LspUnavailable(RuntimeError):
     """pygls or lsprotocol is not installed (the message says how to install the ``lsp`` extra)."""
 
@@ -55,9 +61,10 @@ def _require_lsp() -> None:
         import lsprotocol  # noqa: F401
         import pygls  # noqa: F401
     except ImportError as exc:
+        packages = " ".join(f"'{r}'" for r in LSP_REQUIREMENTS)
         raise LspUnavailable(
             f"the language server needs the 'lsp' extra ({exc.name or 'pygls'} is not installed): "
-            "pip install 'pt2lint[lsp]'"
+            f"pip install {packages}"
         ) from None
 
 

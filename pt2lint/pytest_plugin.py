@@ -469,9 +469,9 @@ def _require_torch() -> None:
     try:
         import torch  # noqa: F401
     except ImportError as exc:
-        raise ImportError(
-            "pt2lint's graph-break checks need torch: pip install torch (or 'pt2lint[confirm]')"
-        ) from exc
+        from pt2lint.commands.confirm import TORCH_INSTALL_HINT
+
+        raise ImportError(f"pt2lint's graph-break checks need torch: {TORCH_INSTALL_HINT}") from exc
 
 
 def _target_name(fn: Any) -> str:

@@ -399,7 +399,11 @@ def test_confirm_without_torch_is_a_usage_error(tmp_path):
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=ROOT)
     assert proc.returncode == 2, proc.stderr
-    assert proc.stderr.strip().splitlines()[-1] == "error: confirm mode needs torch, which is not installed: pip install 'pt2lint[confirm]'"
+    assert proc.stderr.strip().splitlines()[-1] == (
+        "error: confirm mode needs torch, which is not installed: install the torch build you want, "
+        "e.g. CPU only: pip install torch --index-url https://download.pytorch.org/whl/cpu "
+        "(CUDA builds: https://pytorch.org/get-started/locally/)"
+    )
 
 
 def test_confirm_refuses_stdin():

@@ -170,3 +170,125 @@ def test_hook_entry_with_no_files_never_lints_the_tree(tmp_path):
     (tmp_path / "bad.py").write_text(BAD)
     proc = subprocess.run([sys.executable, "-m", "pt2lint", "check", "--hook"], cwd=tmp_path, capture_output=True, text=True, timeout=60)
     assert (proc.returncode, proc.stdout, proc.stderr) == (0, "", "")
+
+
+# --- the README's recipe, exactly as written ---------------------------------------------
+
+ITEM = textwrap.dedent(
+    """\
+    import torch
+    from torch import nn
+
+
+    class Net(nn.Module):
+        def forward(self, x):
+            scale = x.abs().max().item()
+            return x / scale
+    """
+)
+
+
+def readme_precommit_config() -> str:
+    """The ``.pre-commit-config.yaml`` block of the README's pre-commit section, verbatim."""
+    from markdown_it import MarkdownIt
+
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    section = text[text.index("### pre-commit"):]
+    for token in MarkdownIt("commonmark").parse(section):
+        if token.type == "fence" and token.info.strip() == "yaml" and ".pre-commit-config.yaml" in token.content:
+            return token.content
+    raise AssertionError("the README's pre-commit section has no .pre-commit-config.yaml block")
+
+
+def _local_config(config_text: str) -> tuple[str, str]:
+    """``config_text`` with its pt2lint ``repo:`` URL replaced by this checkout's path, and the rev.
+
+    The README points at the public repository; offline, the same commit is fetched from
+    this checkout instead.  Nothing else in the config changes.
+    """
+    import yaml
+
+    config = yaml.safe_load(config_text)
+    (entry,) = [r for r in config["repos"] if "pt2lint" in r["repo"]]
+    url, rev = entry["repo"], entry["rev"]
+    assert config_text.count(url) == 1
+    return config_text.replace(url, str(REPO)), rev
+
+
+def _has_commit(rev: str) -> bool:
+    proc = subprocess.run(["git", "cat-file", "-e", f"{rev}^{{commit}}"], cwd=REPO, capture_output=True)
+    return proc.returncode == 0
+
+
+@pytest.fixture(scope="module")
+def readme_runs(tmp_path_factory):
+    """``pre-commit run --all-files`` with the README's config, on a file with ``.item()`` and on a clean one.
+
+    The config is the README's block with only the repository URL replaced by the path
+    of this checkout (offline, the public URL cannot be fetched); ``rev`` is used as
+    written, so it must be a commit this repository has.  The two runs share one
+    pre-commit home, so the hook environment is built once.
+    """
+    config_text, rev = _local_config(readme_precommit_config())
+    if not _has_commit(rev):
+        if subprocess.run(["git", "rev-parse", "--is-shallow-repository"], cwd=REPO, capture_output=True, text=True).stdout.strip() != "false":
+            pytest.skip(f"this checkout has no full git history, so it cannot hold rev {rev}")
+        pytest.fail(f"the README's pre-commit rev {rev} is not a commit of this repository")
+    root = tmp_path_factory.mktemp("readme-precommit")
+    environ = dict(os.environ, PRE_COMMIT_HOME=str(root / "home"))
+    environ.pop("PT2LINT_CACHE_DIR", None)
+    out = {}
+    for name, files in {"item": {"model.py": ITEM, "clean.py": GOOD}, "clean": {"clean.py": GOOD}}.items():
+        work = root / name
+        work.mkdir()
+        (work / ".pre-commit-config.yaml").write_text(config_text)
+        for file, source in files.items():
+            (work / file).write_text(source)
+        _git("init", "-q", cwd=work)
+        _git("add", ".", cwd=work)
+        proc = subprocess.run(
+            [sys.executable, "-m", "pre_commit", "run", "--all-files"],
+            cwd=work, env=environ, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=600,
+        )
+        out[name] = (proc.returncode, proc.stdout)
+    return out
+
+
+def test_readme_config_pins_a_commit_and_names_both_hooks():
+    import yaml
+
+    config = yaml.safe_load(readme_precommit_config())
+    (entry,) = config["repos"]
+    assert len(entry["rev"]) == 40 and int(entry["rev"], 16) >= 0, entry["rev"]
+    assert [h["id"] for h in entry["hooks"]] == ["pt2lint", "pt2lint-fix"]
+
+
+def test_readme_config_fails_on_item_and_names_the_line(readme_runs):
+    code, out = _result(readme_runs, "item")
+    assert code == 1, out
+    assert "model.py:7:31: PTC101" in out, out
+    assert "clean.py:" not in out, out
+
+
+def test_readme_config_passes_a_clean_file(readme_runs):
+    code, out = _result(readme_runs, "clean")
+    assert code == 0, out
+    assert out.count("Passed") == 2 and "PTC" not in out, out
+
+
+def test_autoupdate_moves_the_readme_rev_to_a_commit_of_this_repository(tmp_path):
+    """``pre-commit autoupdate``, which the README recommends, on the README's config (URL made local)."""
+    config_text, rev = _local_config(readme_precommit_config())
+    if not _has_commit(rev):
+        pytest.skip(f"this checkout does not hold rev {rev}")
+    (tmp_path / ".pre-commit-config.yaml").write_text(config_text)
+    _git("init", "-q", cwd=tmp_path)
+    environ = dict(os.environ, PRE_COMMIT_HOME=str(tmp_path / "home"))
+    proc = subprocess.run([sys.executable, "-m", "pre_commit", "autoupdate"], cwd=tmp_path, env=environ, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    import yaml
+
+    new_rev = yaml.safe_load((tmp_path / ".pre-commit-config.yaml").read_text())["repos"][0]["rev"]
+    resolved = subprocess.run(["git", "rev-parse", f"{new_rev}^{{commit}}"], cwd=REPO, capture_output=True, text=True)
+    head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=REPO, capture_output=True, text=True).stdout.strip()
+    assert resolved.returncode == 0 and resolved.stdout.strip() == head, (new_rev, proc.stdout)

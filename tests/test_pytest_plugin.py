@@ -380,7 +380,9 @@ def test_loading_the_plugin_does_not_import_torch():
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.splitlines() == [
         "[]",
-        "pt2lint's graph-break checks need torch: pip install torch (or 'pt2lint[confirm]')",
+        "pt2lint's graph-break checks need torch: install the torch build you want, e.g. CPU only: "
+        "pip install torch --index-url https://download.pytorch.org/whl/cpu "
+        "(CUDA builds: https://pytorch.org/get-started/locally/)",
     ]
 
 

@@ -34,6 +34,16 @@ CONFIRM_HELP = (
 )
 
 
+#: How to get torch for confirm mode (the ``confirm`` extra only requires ``torch>=2.4``).
+#: pip's default on Linux is the multi-GB CUDA build, so the hint names the CPU index and
+#: where the CUDA ones are listed; README.md, "Install", says the same.
+TORCH_INSTALL_HINT = (
+    "install the torch build you want, e.g. CPU only: "
+    "pip install torch --index-url https://download.pytorch.org/whl/cpu "
+    "(CUDA builds: https://pytorch.org/get-started/locally/)"
+)
+
+
 def confirm_params(with_flag: bool) -> List[click.Parameter]:
     """The confirm options as click parameters (``--confirm`` itself only for ``check``).
 
@@ -279,7 +289,7 @@ def run_confirm(
     started = time.perf_counter()
     settings = _settings(project, options)
     if importlib.util.find_spec("torch") is None:
-        raise CliError("confirm mode needs torch, which is not installed: pip install 'pt2lint[confirm]'")
+        raise CliError(f"confirm mode needs torch, which is not installed: {TORCH_INSTALL_HINT}")
     triples = [(f.path, f.path, f.relpath) for f in files]
     try:
         jobs, skipped = plan_jobs(triples, settings, project.settings, only=options.get("confirm_targets") or None)
