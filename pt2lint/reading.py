@@ -62,11 +62,11 @@ def _kind(mode: int) -> str:
 
 
 def format_size(n: int) -> str:
-    """``n`` bytes as ``"10 MB"`` / ``"512 KB"`` / ``"300 bytes"`` (powers of 1024)."""
-    if n >= 1 << 20 and n % (1 << 20) == 0:
-        return f"{n >> 20} MB"
-    if n >= 1 << 10 and n % (1 << 10) == 0:
-        return f"{n >> 10} KB"
+    """``n`` bytes for a message: ``"10 MB"``, ``"23.4 KB"``, ``"300 bytes"`` (units of 1024)."""
+    for unit, size in (("GB", 1 << 30), ("MB", 1 << 20), ("KB", 1 << 10)):
+        if n >= size:
+            text = f"{n / size:.1f}"
+            return f"{text[:-2] if text.endswith('.0') else text} {unit}"
     return f"{n} bytes"
 
 
@@ -161,15 +161,13 @@ def _read_pipe(fd: int, max_bytes: Optional[int], what: Optional[str], path: str
     total = 0
     deadline = time.monotonic() + PIPE_TIMEOUT_S
     while True:
-        left = deadline - time.monotonic()
-        if left <= 0:
-            raise ReadRefused(f"a pipe that sent nothing for {PIPE_TIMEOUT_S:.0f} s, not read", path)
-        ready, _, _ = select.select([fd], [], [], left)
-        if not ready:
-            continue
-        try:
+        try:  # with no writer (a FIFO nobody opened), a non-blocking read is end of file at once
             chunk = os.read(fd, _CHUNK)
-        except BlockingIOError:
+        except BlockingIOError:  # a writer, no data yet: wait for it, but not forever
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise ReadRefused(f"a pipe that sent nothing for {PIPE_TIMEOUT_S:.0f} s, not read", path) from None
+            select.select([fd], [], [], min(left, 1.0))
             continue
         if not chunk:
             return b"".join(parts)
