@@ -35,6 +35,10 @@ _TAG_NAME = "CACHEDIR.TAG"
 #: Largest cache entry read, in bytes; a larger one is a miss.
 MAX_ENTRY_BYTES = 64 * 1024 * 1024
 
+#: The analysis' limit on a followed module (``pt2lint.analysis.project.MAX_MODULE_BYTES``),
+#: repeated so that a cache hit needs no import of the analysis; a test keeps them equal.
+DEPENDENCY_MAX_BYTES = 4 * 1024 * 1024
+
 
 @functools.lru_cache(maxsize=1)
 def _code_fingerprint() -> str:
@@ -134,11 +138,10 @@ class DependencyHashes:
     def get(self, path: str) -> Optional[str]:
         """The sha256 hex digest of ``path``'s bytes, or ``None``."""
         if path not in self._memo:
-            from pt2lint.analysis.project import MAX_MODULE_BYTES
             from pt2lint.reading import read_bytes
 
             try:
-                self._memo[path] = hashlib.sha256(read_bytes(path, max_bytes=MAX_MODULE_BYTES)).hexdigest()
+                self._memo[path] = hashlib.sha256(read_bytes(path, max_bytes=DEPENDENCY_MAX_BYTES)).hexdigest()
             except OSError:
                 self._memo[path] = None
         return self._memo[path]

@@ -299,6 +299,13 @@ def test_a_forged_or_malformed_cache_entry_is_a_miss(project, case):
     assert "\x1b" not in run.stdout
 
 
+def test_dependency_limit_matches_the_analysis():
+    from pt2lint.analysis.project import MAX_MODULE_BYTES
+    from pt2lint.cache import DEPENDENCY_MAX_BYTES
+
+    assert DEPENDENCY_MAX_BYTES == MAX_MODULE_BYTES  # else a big dependency would never be a cache hit
+
+
 def test_every_entry_the_cache_writes_is_valid(project):
     from pt2lint.cache import valid_entry
 

@@ -263,7 +263,10 @@ def unified_diff(path: str, old: str, new: str) -> str:
     """A ``diff -u`` of one file (``a/PATH`` -> ``b/PATH``)."""
     from pt2lint.fixes.edits import split_keepends
 
-    lines = difflib.unified_diff(split_keepends(old), split_keepends(new), fromfile=f"a/{path}", tofile=f"b/{path}")
+    from pt2lint.reading import printable
+
+    shown = printable(path)  # a name with a newline would end the header line
+    lines = difflib.unified_diff(split_keepends(old), split_keepends(new), fromfile=f"a/{shown}", tofile=f"b/{shown}")
     out = []
     for line in lines:
         out.append(line if line.endswith(("\n", "\r")) else line + "\n\\ No newline at end of file\n")
