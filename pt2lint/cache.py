@@ -384,7 +384,7 @@ class ResultCache:
         probe = os.path.dirname(entry)
         while True:
             try:
-                st = os.lstat(probe)
+                os.lstat(probe)
             except FileNotFoundError:
                 pass
             except OSError:

@@ -25,8 +25,6 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
-import os
-import sys
 import time
 from dataclasses import dataclass
 from typing import Any, Dict, FrozenSet, Iterator, List, Optional, Sequence, Tuple
