@@ -410,7 +410,10 @@ def add_noqa(diagnostics: Sequence[Diagnostic], sources: Mapping[str, Optional[s
         try:
             original = read_bytes(filename)
             text = decode_source(original)
-        except (OSError, DecodeError) as exc:
+        except OSError as exc:
+            errors.append(f"{filename}: cannot add noqa: {(exc.strerror or type(exc).__name__).lower()}")
+            continue
+        except DecodeError as exc:
             errors.append(f"{filename}: cannot add noqa: {exc}")
             continue
         linted = sources.get(filename)

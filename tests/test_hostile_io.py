@@ -527,6 +527,22 @@ def test_many_per_file_ignores_are_compiled_once(monkeypatch):
     assert len(calls) <= 300, len(calls)
 
 
+def test_stdin_over_the_size_limit_is_refused(monkeypatch):
+    import io
+
+    from pt2lint.cli import CliError, read_stdin
+
+    class Stdin:
+        buffer = io.BytesIO(b"x = 1\n" * 100)
+        closed = False
+
+    monkeypatch.setattr(sys, "stdin", Stdin())
+    with pytest.raises(CliError, match=r"stdin holds more than 500 bytes \(the max-file-size limit\)"):
+        read_stdin(500)
+    Stdin.buffer = io.BytesIO(b"x = 1\n")
+    assert read_stdin(500) == b"x = 1\n"
+
+
 def test_closed_stdin_is_a_clear_error(project):
     run = pt2lint("check", "--isolated", "-", cwd=project, preexec=lambda: os.close(0))
     assert run.code == 2, run
