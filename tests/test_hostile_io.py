@@ -617,3 +617,22 @@ def test_printable_escapes_only_what_a_terminal_would_act_on():
     assert printable("a\\b.py") == "a\\b.py"
     assert printable("a\x1b[31m\n\t\x7f\x85.py") == "a\\x1b[31m\\n\\t\\x7f\\x85.py"
     assert printable(os.fsdecode(b"\xff.py")) == "\\xff.py"
+
+
+def _load_fuzz_io():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("pt2lint_fuzz_io", os.path.join(REPO, "tools", "fuzz_io.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize("seed", ["2:6", "2:7"])  # trees that hung, wrote outside or crashed before
+def test_random_hostile_trees(tmp_path, seed):
+    """Two cases of ``tools/fuzz_io.py`` (run it for minutes by hand)."""
+    import random
+
+    fuzz_io = _load_fuzz_io()
+    failure = fuzz_io.run_case(random.Random(seed), str(tmp_path), timeout=60)
+    assert failure is None, failure
