@@ -186,21 +186,26 @@ class Baseline:
         return kept, dropped
 
 
+#: Largest baseline file read, in bytes.
+BASELINE_MAX_BYTES = 256 * 1024 * 1024
+
+
 def load_baseline(path: str) -> Baseline:
     """Read a baseline written by :func:`write_baseline`.
 
     Raises:
         BaselineError: missing, unreadable, not JSON, or not in the expected shape.
     """
+    from pt2lint.reading import read_bytes
+
     try:
-        with open(path, encoding="utf-8") as fh:
-            data = json.load(fh)
+        data = json.loads(read_bytes(path, max_bytes=BASELINE_MAX_BYTES, what=None).decode("utf-8"))
     except FileNotFoundError:
         raise BaselineError(f"{path}: baseline file not found (create it with --write-baseline)") from None
     except OSError as exc:
         raise BaselineError(f"{path}: cannot read baseline: {(exc.strerror or type(exc).__name__).lower()}") from None
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise BaselineError(f"{path}: not a valid JSON baseline: {exc}") from None
+    except (ValueError, UnicodeDecodeError, RecursionError) as exc:
+        raise BaselineError(f"{path}: not a valid JSON baseline: {type(exc).__name__ if isinstance(exc, RecursionError) else exc}") from None
     if not isinstance(data, dict) or data.get("tool") != "pt2lint" or not isinstance(data.get("findings"), list):
         raise BaselineError(f"{path}: not a pt2lint baseline (expected an object with tool = \"pt2lint\" and a findings array)")
     if data.get("version") != BASELINE_VERSION:
@@ -397,15 +402,18 @@ def add_noqa(diagnostics: Sequence[Diagnostic], sources: Mapping[str, Optional[s
         A :class:`NoqaResult`.  I/O problems are reported in ``errors``, not raised.
     """
     from pt2lint.engine import DecodeError, decode_source
+    from pt2lint.reading import read_bytes
 
     added = files = 0
     errors: List[str] = []
     for filename, targets in noqa_targets(diagnostics).items():
         try:
-            with open(filename, "rb") as fh:
-                original = fh.read()
+            original = read_bytes(filename)
             text = decode_source(original)
-        except (OSError, DecodeError) as exc:
+        except OSError as exc:
+            errors.append(f"{filename}: cannot add noqa: {(exc.strerror or type(exc).__name__).lower()}")
+            continue
+        except DecodeError as exc:
             errors.append(f"{filename}: cannot add noqa: {exc}")
             continue
         linted = sources.get(filename)

@@ -3,7 +3,16 @@
 Layout (like ruff's ``.ruff_cache``): ``<dir>/<version>/<key[:2]>/<key>.json``, with a
 ``CACHEDIR.TAG`` and a ``.gitignore`` so backup tools and git skip it.  Entries are
 written to a temporary file and renamed into place, so concurrent runs never see a
-half-written entry; an unreadable or corrupt entry is treated as a miss and rewritten.
+half-written entry.
+
+Nothing read from the cache is trusted: an entry is used only when it has exactly the
+shape :func:`valid_entry` checks (known rule codes, positions of at least 1, no control
+characters in text meant for a terminal); anything else -- unreadable, not JSON, the
+wrong shape, larger than :data:`MAX_ENTRY_BYTES`, a FIFO or a link -- is a miss and is
+rewritten.  Entries are keyed by the exact bytes that were analysed (the worker that
+linted a file stores its result under the key of the bytes it read).  The cache
+directory is only written when it is a real directory (no symbolic link) that pt2lint
+created (it holds our ``CACHEDIR.TAG``) or an empty one; see :func:`cache_dir_problem`.
 """
 
 from __future__ import annotations
@@ -12,6 +21,7 @@ import functools
 import hashlib
 import json
 import os
+import stat
 from typing import Any, Dict, FrozenSet, Optional
 
 from pt2lint import __version__
@@ -20,6 +30,14 @@ from pt2lint.diagnostics import Applicability, Diagnostic, Edit, FileResult, Fix
 
 CACHE_DIR_NAME = ".pt2lint_cache"
 _TAG = "Signature: 8a477f597d28d172789f06886806bc55\n# This file is a cache directory tag created by pt2lint.\n"
+_TAG_NAME = "CACHEDIR.TAG"
+
+#: Largest cache entry read, in bytes; a larger one is a miss.
+MAX_ENTRY_BYTES = 64 * 1024 * 1024
+
+#: The analysis' limit on a followed module (``pt2lint.analysis.project.MAX_MODULE_BYTES``),
+#: repeated so that a cache hit needs no import of the analysis; a test keeps them equal.
+DEPENDENCY_MAX_BYTES = 4 * 1024 * 1024
 
 
 @functools.lru_cache(maxsize=1)
@@ -108,16 +126,22 @@ def diagnostic_from_dict(data: Dict[str, Any], filename: str) -> Diagnostic:
 
 
 class DependencyHashes:
-    """sha256 of files' current bytes, each read at most once per run (``None``: absent or unreadable)."""
+    """sha256 of files' current bytes, each read at most once per run (``None``: absent, unreadable or refused).
+
+    Files are read with :func:`pt2lint.reading.read_bytes` and the analysis' own size limit,
+    so a dependency that the analysis could not read hashes to ``None`` here too.
+    """
 
     def __init__(self) -> None:
         self._memo: Dict[str, Optional[str]] = {}
 
     def get(self, path: str) -> Optional[str]:
+        """The sha256 hex digest of ``path``'s bytes, or ``None``."""
         if path not in self._memo:
+            from pt2lint.reading import read_bytes
+
             try:
-                with open(path, "rb") as fh:
-                    self._memo[path] = hashlib.sha256(fh.read()).hexdigest()
+                self._memo[path] = hashlib.sha256(read_bytes(path, max_bytes=DEPENDENCY_MAX_BYTES)).hexdigest()
             except OSError:
                 self._memo[path] = None
         return self._memo[path]
@@ -125,6 +149,168 @@ class DependencyHashes:
     def unchanged(self, dependencies) -> bool:
         """True when every ``(path, sha256 or None)`` still holds."""
         return all(self.get(p) == h for p, h in dependencies)
+
+
+_SEVERITIES = frozenset({"error", "warning", "info"})
+_APPLICABILITIES = frozenset(a.value for a in Applicability)
+#: Control characters allowed in code an edit inserts (source text may hold them).
+_SOURCE_WHITESPACE = frozenset("\t\n\r\x0b\x0c")
+
+
+def _plain(value: Any, allow: FrozenSet[str] = frozenset()) -> bool:
+    """A string without control characters (C0, DEL, C1, lone surrogates) but those in ``allow``."""
+    if not isinstance(value, str):
+        return False
+    if value.isprintable():
+        return True
+    for ch in value:
+        o = ord(ch)
+        if (o < 0x20 or 0x7F <= o < 0xA0 or 0xD800 <= o <= 0xDFFF) and ch not in allow:
+            return False
+    return True
+
+
+def _path_text(value: Any) -> bool:
+    """A stored path: any string without NUL (file names may hold other control characters)."""
+    return isinstance(value, str) and bool(value) and "\0" not in value
+
+
+def _int(value: Any, low: int = 1) -> bool:
+    return type(value) is int and low <= value
+
+
+def _position(value: Any) -> bool:
+    return isinstance(value, list) and len(value) == 2 and _int(value[0]) and _int(value[1])
+
+
+def _fix(value: Any) -> bool:
+    if not isinstance(value, dict) or set(value) != {"message", "applicability", "name", "edits"}:
+        return False
+    if not (_plain(value["message"]) and _plain(value["name"]) and value["applicability"] in _APPLICABILITIES):
+        return False
+    edits = value["edits"]
+    return isinstance(edits, list) and all(
+        isinstance(e, list) and len(e) == 3 and _position(e[0]) and _position(e[1]) and e[0] <= e[1]
+        and _plain(e[2], _SOURCE_WHITESPACE)
+        for e in edits
+    )
+
+
+_DIAG_KEYS = frozenset({"code", "name", "message", "start", "end", "severity", "category", "gb_types", "symbol", "call_chain", "statement_lines"})
+_DIAG_OPTIONAL = frozenset({"file", "call_sites", "fix"})
+
+
+def _diagnostic(value: Any, codes: FrozenSet[str]) -> bool:
+    if not isinstance(value, dict):
+        return False
+    keys = set(value)
+    if not _DIAG_KEYS <= keys or keys - _DIAG_KEYS - _DIAG_OPTIONAL:
+        return False
+    if value["code"] not in codes or not all(_plain(value[k]) for k in ("name", "message", "category")):
+        return False
+    if value["severity"] not in _SEVERITIES or not (_position(value["start"]) and _position(value["end"])):
+        return False
+    if value["end"] < value["start"]:
+        return False
+    if not (isinstance(value["gb_types"], list) and all(_plain(g) for g in value["gb_types"])):
+        return False
+    if not (value["symbol"] is None or _plain(value["symbol"])):
+        return False
+    if not (isinstance(value["call_chain"], list) and all(_plain(c) for c in value["call_chain"])):
+        return False
+    lines = value["statement_lines"]
+    if lines is not None and not (isinstance(lines, list) and len(lines) == 2 and _int(lines[0]) and _int(lines[1]) and lines[0] <= lines[1]):
+        return False
+    if "file" in value and not _path_text(value["file"]):
+        return False
+    sites = value.get("call_sites", [])
+    if not isinstance(sites, list) or not all(
+        isinstance(s, list) and len(s) == 6 and _plain(s[0]) and _path_text(s[1]) and all(_int(n) for n in s[2:]) for s in sites
+    ):
+        return False
+    return "fix" not in value or _fix(value["fix"])
+
+
+def valid_entry(data: Any, codes: Optional[FrozenSet[str]] = None) -> bool:
+    """Whether ``data`` (a decoded cache entry) has exactly the shape :meth:`ResultCache.put` writes.
+
+    Args:
+        data: the decoded JSON.
+        codes: the known rule codes (default: every code of :func:`pt2lint.specs.load_specs`).
+
+    The check is strict: the four top-level keys and nothing else; each finding with a known
+    code, a severity, 1-based positions with ``end`` not before ``start``, text fields without
+    control characters (so a forged entry cannot put terminal escapes on the screen); each
+    dependency a path with a sha256 hex digest or ``null``.
+    """
+    if codes is None:
+        from pt2lint.specs import load_specs
+
+        codes = frozenset(load_specs())
+    if not isinstance(data, dict) or set(data) != {"diagnostics", "dependencies", "has_regions", "submodules"}:
+        return False
+    if not isinstance(data["has_regions"], bool):
+        return False
+    diags, deps, subs = data["diagnostics"], data["dependencies"], data["submodules"]
+    if not (isinstance(diags, list) and isinstance(deps, list) and isinstance(subs, list)):
+        return False
+    for dep in deps:
+        if not (isinstance(dep, list) and len(dep) == 2 and _path_text(dep[0])):
+            return False
+        h = dep[1]
+        if h is not None and not (isinstance(h, str) and len(h) == 64 and all(c in "0123456789abcdef" for c in h)):
+            return False
+    if not all(isinstance(x, list) and len(x) == 2 and _path_text(x[0]) and _plain(x[1]) for x in subs):
+        return False
+    return all(_diagnostic(d, codes) for d in diags)
+
+
+def _owned_dir(path: str) -> bool:
+    """Whether ``path`` is a real directory (not a link) owned by this user."""
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return False
+    owner_ok = not hasattr(os, "geteuid") or st.st_uid == os.geteuid()
+    return stat.S_ISDIR(st.st_mode) and owner_ok
+
+
+def cache_dir_problem(directory: str) -> Optional[str]:
+    """Why pt2lint must not read or write the cache at ``directory`` (``None``: it may).
+
+    Allowed: a directory that does not exist yet (its parent is created as needed), or a
+    real directory, owned by this user, that holds pt2lint's ``CACHEDIR.TAG`` or is empty.
+    Refused: a symbolic link (a committed ``.pt2lint_cache`` link would make ``check``
+    write into its target), something that is not a directory, a directory of another
+    user, or a non-empty directory pt2lint did not create.
+    """
+    try:
+        st = os.lstat(directory)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        return (exc.strerror or type(exc).__name__).lower()
+    if stat.S_ISLNK(st.st_mode):
+        return "is a symbolic link; not used"
+    if not stat.S_ISDIR(st.st_mode):
+        return "is not a directory; not used"
+    if hasattr(os, "geteuid") and st.st_uid != os.geteuid():
+        return "belongs to another user; not used"
+    tag = os.path.join(directory, _TAG_NAME)
+    try:
+        tag_st = os.lstat(tag)
+    except FileNotFoundError:
+        try:
+            if os.listdir(directory):
+                return f"is not a pt2lint cache (no {_TAG_NAME}); not used"
+        except OSError as exc:
+            return (exc.strerror or type(exc).__name__).lower()
+        return None
+    except OSError as exc:
+        return (exc.strerror or type(exc).__name__).lower()
+    if not stat.S_ISREG(tag_st.st_mode):
+        return f"its {_TAG_NAME} is not a regular file; not used"
+    return None
 
 
 class ResultCache:
@@ -144,7 +330,9 @@ class ResultCache:
             f"{settings.capture_dynamic_output_shape_ops}|{settings.target}|{getattr(settings, 'compute_dtype', 'float32')}|"
             f"{','.join(getattr(settings, 'src', ()))}|{','.join(getattr(settings, 'follow_imports', ()))}"
         )
-        self._prepared = False
+        self._prepared: Optional[bool] = None
+        self._known: Optional[FrozenSet[str]] = None
+        self._dir_ok: Optional[bool] = None
 
     def key(self, data: bytes, enabled: FrozenSet[str]) -> str:
         """Content key: sha256 of the bytes, the version, the knobs and the codes enabled for the file."""
@@ -159,26 +347,75 @@ class ResultCache:
         return os.path.join(self.root, key[:2], key + ".json")
 
     def get(self, key: str, filename: str) -> Optional[FileResult]:
-        """The cached result for ``key`` with ``filename`` re-attached, or ``None`` (miss or corrupt entry)."""
-        try:
-            with open(self._path(key), "r", encoding="utf-8") as fh:
-                data = json.load(fh)
-            diags = tuple(diagnostic_from_dict(d, filename) for d in data["diagnostics"])
-            deps = tuple((str(p), None if h is None else str(h)) for p, h in data.get("dependencies", ()))
-            has_regions = bool(data.get("has_regions", False))
-            submodules = tuple((str(p), str(c)) for p, c in data.get("submodules", ()))
-        except (OSError, ValueError, KeyError, TypeError, IndexError):
+        """The cached result for ``key`` with ``filename`` re-attached, or ``None``.
+
+        ``None`` for a miss and for every entry that is not exactly what :meth:`put`
+        writes (see :func:`valid_entry`): a bad entry is never an error and never trusted.
+        """
+        from pt2lint.reading import read_bytes
+
+        path = self._path(key)
+        if not self._safe_dirs(path):
             return None
-        return FileResult(filename, diags, dependencies=deps, has_regions=has_regions, submodules=submodules)
+        try:
+            raw = read_bytes(path, max_bytes=MAX_ENTRY_BYTES)
+            data = json.loads(raw.decode("utf-8"))
+        except (OSError, ValueError, RecursionError):
+            return None
+        if not valid_entry(data, self._codes()):
+            return None
+        try:
+            diags = tuple(diagnostic_from_dict(d, filename) for d in data["diagnostics"])
+        except (KeyError, TypeError, ValueError, IndexError):
+            return None
+        deps = tuple((p, h) for p, h in data["dependencies"])
+        submodules = tuple((p, c) for p, c in data["submodules"])
+        return FileResult(filename, diags, dependencies=deps, has_regions=data["has_regions"], submodules=submodules)
+
+    def _codes(self) -> FrozenSet[str]:
+        if self._known is None:
+            from pt2lint.specs import load_specs
+
+            self._known = frozenset(load_specs())
+        return self._known
+
+    def _safe_dirs(self, entry: str) -> bool:
+        """Every directory from the cache root down to ``entry``'s is a real directory of ours (or absent)."""
+        probe = os.path.dirname(entry)
+        while True:
+            try:
+                os.lstat(probe)
+            except FileNotFoundError:
+                pass
+            except OSError:
+                return False
+            else:
+                if not _owned_dir(probe):
+                    return False
+            if os.path.normpath(probe) == os.path.normpath(self.directory):
+                if self._dir_ok is None:
+                    self._dir_ok = cache_dir_problem(self.directory) is None
+                return self._dir_ok
+            parent = os.path.dirname(probe)
+            if parent == probe:
+                return False
+            probe = parent
 
     def put(self, key: str, result: FileResult) -> None:
-        """Store a result (errors are never cached); failures to write are ignored."""
+        """Store a result (errors are never cached); failures to write are ignored.
+
+        Nothing is written unless the cache directory passes :func:`cache_dir_problem` and
+        every directory on the way to the entry is a real directory of ours.
+        """
         if result.error is not None:
             return
         try:
-            self._prepare()
+            if not self._prepare():
+                return
             path = self._path(key)
             os.makedirs(os.path.dirname(path), exist_ok=True)
+            if not self._safe_dirs(path):
+                return
             payload = json.dumps({
                 "diagnostics": [diagnostic_to_dict(d, result.filename) for d in result.diagnostics],
                 "dependencies": [list(dep) for dep in result.dependencies],
@@ -186,19 +423,25 @@ class ResultCache:
                 "submodules": [list(s) for s in result.submodules],
             })
             atomic_write(path, payload.encode("utf-8"), mode=0o644, durable=False, prefix=".tmp-")
-        except OSError:
+        except (OSError, ValueError):
             pass
 
-    def _prepare(self) -> None:
-        if self._prepared:
-            return
-        os.makedirs(self.root, exist_ok=True)
-        for name, text in (("CACHEDIR.TAG", _TAG), (".gitignore", "# Automatically created by pt2lint.\n*\n")):
+    def _prepare(self) -> bool:
+        if self._prepared is not None:
+            return self._prepared
+        self._prepared = False
+        if cache_dir_problem(self.directory) is not None:
+            return False
+        os.makedirs(self.directory, exist_ok=True)
+        if not _owned_dir(self.directory):
+            return False
+        for name, text in ((_TAG_NAME, _TAG), (".gitignore", "# Automatically created by pt2lint.\n*\n")):
             path = os.path.join(self.directory, name)
-            if not os.path.exists(path):
+            if not os.path.lexists(path):
                 try:
-                    with open(path, "w", encoding="utf-8") as fh:
-                        fh.write(text)
+                    atomic_write(path, text.encode("utf-8"), mode=0o644, durable=False, prefix=".tmp-")
                 except OSError:
                     pass
-        self._prepared = True
+        os.makedirs(self.root, exist_ok=True)
+        self._prepared = _owned_dir(self.root)
+        return self._prepared

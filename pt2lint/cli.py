@@ -58,8 +58,11 @@ def echo_report(text: str) -> None:
 
 
 def echo_error(message: str) -> None:
-    """Print ``error: <message>`` on stderr, on one line."""
-    click.echo(f"error: {' '.join(str(message).split())}", err=True)
+    """Print ``error: <message>`` on stderr, on one line, control characters escaped (a file
+    name holding a newline or a terminal escape prints as ``\\n`` / ``\\x1b``)."""
+    from pt2lint.reading import printable
+
+    click.echo(f"error: {' '.join(printable(str(message)).split())}", err=True)
 
 
 def guarded(fn: Callable[..., int]) -> Callable[..., None]:
@@ -190,14 +193,42 @@ def cli() -> None:
     """pt2lint: find what breaks torch.compile in PyTorch model code, without running it."""
 
 
+def read_stdin(max_bytes: Optional[int] = None) -> bytes:
+    """All of stdin's bytes, at most ``max_bytes`` (default: :data:`pt2lint.reading.DEFAULT_MAX_BYTES`).
+
+    Raises:
+        CliError: stdin is closed (``pt2lint check - <&-``), cannot be read, or holds more
+            than the limit.
+    """
+    from pt2lint.reading import DEFAULT_MAX_BYTES, format_size
+
+    limit = DEFAULT_MAX_BYTES if max_bytes is None else max_bytes
+    stdin = sys.stdin
+    if stdin is None or getattr(stdin, "closed", False):
+        raise CliError("stdin is closed: nothing to read for '-' (pipe a file in, or give paths)")
+    stream = getattr(stdin, "buffer", None)
+    try:
+        if stream is not None:
+            data = stream.read(limit + 1)
+        else:
+            data = stdin.read(limit + 1).encode("utf-8", "surrogateescape")
+    except (OSError, ValueError) as exc:
+        reason = getattr(exc, "strerror", None) or str(exc) or type(exc).__name__
+        raise CliError(f"cannot read stdin: {reason[0].lower() + reason[1:]}") from None
+    if data is None:  # a non-blocking stdin with nothing to read yet
+        raise CliError("cannot read stdin: it is in non-blocking mode and empty")
+    if len(data) > limit:
+        raise CliError(f"stdin holds more than {format_size(limit)} (the max-file-size limit); not checked")
+    return data
+
+
 def _lint_stdin(filename: str, project: Project, keep_source: bool) -> Tuple[Optional[FileResult], int]:
     """Lint stdin as ``filename``; returns ``(result, bytes read)``, or ``(None, 0)`` when force-excluded."""
     from pt2lint.engine import DecodeError, decode_source, lint_source
 
     if filename != STDIN and project.discovery.force_exclude and is_excluded(filename, project.discovery):
         return None, 0
-    stream = getattr(sys.stdin, "buffer", None)
-    data = stream.read() if stream is not None else sys.stdin.read().encode("utf-8")
+    data = read_stdin(getattr(project.settings, "max_file_size", None))
     relpath = project_relpath(filename, project.root) if filename != STDIN else STDIN
     try:
         text = decode_source(data)
@@ -209,6 +240,24 @@ def _lint_stdin(filename: str, project: Project, keep_source: bool) -> Tuple[Opt
         return FileResult(filename, error=f"{filename}: internal error: {type(exc).__name__}: {exc}"), len(data)
 
 
+def _usable_cache_dir(directory: str, quiet: bool) -> Optional[str]:
+    """``directory`` when the result cache may live there; else ``None``, after one warning.
+
+    See :func:`pt2lint.cache.cache_dir_problem` (a symbolic link, or a directory pt2lint
+    did not create, is never written into).
+    """
+    from pt2lint.cache import cache_dir_problem
+    from pt2lint.discovery import display_path
+    from pt2lint.reading import printable
+
+    problem = cache_dir_problem(directory)
+    if problem is None:
+        return directory
+    if not quiet:
+        click.echo(f"warning: {printable(display_path(directory))}: {problem}; running without the cache", err=True)
+    return None
+
+
 def _file_size(path: str) -> int:
     try:
         return os.path.getsize(path)
@@ -217,7 +266,7 @@ def _file_size(path: str) -> int:
 
 
 @cli.command()
-@click.argument("paths", nargs=-1, type=click.Path())
+@click.argument("paths", nargs=-1, type=click.Path(readable=False))
 @selection_options
 @discovery_options
 @config_options
@@ -280,7 +329,9 @@ def check(paths: Tuple[str, ...], **options: Any) -> int:
         if options.get("diff_base"):
             changes, found = _diff_base(options["diff_base"], found)
         if options["show_files"]:
-            click.echo("".join(f.path + "\n" for f in found.files), nl=False)
+            from pt2lint.reading import printable
+
+            click.echo("".join(printable(f.path) + "\n" for f in found.files), nl=False)
             for message in errors:
                 echo_error(message)
             return EXIT_ERROR if errors else EXIT_CLEAN
@@ -291,6 +342,7 @@ def check(paths: Tuple[str, ...], **options: Any) -> int:
             from pt2lint.cache import default_cache_dir
 
             cache_dir = options.get("cache_dir") or default_cache_dir(project.root)
+            cache_dir = _usable_cache_dir(cache_dir, quiet)
         if options.get("fix"):
             from pt2lint.commands.fix import fix_before_check
 
@@ -324,6 +376,9 @@ def check(paths: Tuple[str, ...], **options: Any) -> int:
         out = render_statistics_json(diagnostics) if reporter.name == "json" else render_statistics_text(diagnostics)
     else:
         out = reporter.render(diagnostics, context)
+    from pt2lint.reading import utf8_safe
+
+    out = utf8_safe(out)  # a report is valid UTF-8 whatever the file names hold
     if options["output_file"]:
         _write_report(options["output_file"], out)
     elif out:
@@ -384,7 +439,7 @@ def _write_report(path: str, text: str) -> None:
     from pt2lint.baseline import atomic_write_bytes
 
     try:
-        atomic_write_bytes(path, text.encode("utf-8", "surrogateescape"))  # a file name's own bytes
+        atomic_write_bytes(path, text.encode("utf-8"))
     except OSError as exc:
         raise CliError(f"--output-file: {path}: {(exc.strerror or type(exc).__name__).lower()}") from None
 

@@ -114,6 +114,10 @@ def _from_sarif(path: str, i: int, result: Any) -> ReportFinding:
     return ReportFinding(fp, result["ruleId"], where, row, column, str(message), status, result)
 
 
+#: Largest report read, in bytes.
+REPORT_MAX_BYTES = 512 * 1024 * 1024
+
+
 def load_report(path: str) -> Report:
     """Read a report written by ``pt2lint check`` (``json``, ``json-lines`` or ``sarif`` format).
 
@@ -121,9 +125,10 @@ def load_report(path: str) -> Report:
         CompareError: missing, unreadable, not JSON, not a pt2lint report, or its
             findings carry no fingerprint.
     """
+    from pt2lint.reading import read_bytes
+
     try:
-        with open(path, encoding="utf-8") as fh:
-            text = fh.read()
+        text = read_bytes(path, max_bytes=REPORT_MAX_BYTES, what=None).decode("utf-8")
     except FileNotFoundError:
         raise CompareError(f"{path}: report not found") from None
     except OSError as exc:

@@ -15,12 +15,14 @@ from __future__ import annotations
 
 import difflib
 import os
+import re
 import sys
 from dataclasses import dataclass, field
 from typing import Any, Dict, FrozenSet, Mapping, Optional, Sequence, Tuple
 
 from pt2lint.diagnostics import DEFAULT_DOCS_URL, check_docs_url
 from pt2lint.discovery import DEFAULT_EXCLUDES, DiscoverySettings, display_path
+from pt2lint.reading import DEFAULT_MAX_BYTES
 from pt2lint.settings import LintSettings, SelectionError, resolve_selection, resolve_selector
 from pt2lint.specs import TARGETS, RuleSpec, load_specs
 
@@ -44,8 +46,31 @@ KNOWN_KEYS: Tuple[str, ...] = (
     + _BOOL_KEYS
     + ("target", "compute-dtype")
     + _IMPORT_KEYS
-    + ("docs-url", "confirm")
+    + ("docs-url", "max-file-size", "confirm")
 )
+_SIZE = re.compile(r"^\s*(\d+)\s*(|b|kb|k|mb|m|gb|g)\s*$", re.IGNORECASE)
+_UNITS = {"": 1, "b": 1, "k": 1024, "kb": 1024, "m": 1 << 20, "mb": 1 << 20, "g": 1 << 30, "gb": 1 << 30}
+
+
+def parse_size(value: Any, where: str) -> int:
+    """A ``max-file-size`` value in bytes: an integer (bytes) or a string such as ``"20MB"`` / ``"512 KB"``.
+
+    Raises:
+        ConfigError: not a positive size (the message names ``where``, the key).
+    """
+    if isinstance(value, bool):
+        raise ConfigError(f"{where} must be a size in bytes or a string such as '20MB', not a boolean")
+    if isinstance(value, int):
+        n = value
+    elif isinstance(value, str) and _SIZE.match(value):
+        m = _SIZE.match(value)
+        n = int(m.group(1)) * _UNITS[m.group(2).lower()]
+    else:
+        raise ConfigError(f"{where} must be a size in bytes or a string such as '20MB', not {value!r}")
+    if n <= 0:
+        raise ConfigError(f"{where} must be a positive size, not {value!r}")
+    return n
+
 #: Values of ``compute-dtype``: the floating dtype the model runs in when compiled.
 COMPUTE_DTYPES: Tuple[str, ...] = ("float32", "float16", "bfloat16")
 
@@ -73,6 +98,7 @@ class FileConfig:
         follow_imports: installed packages (``"einops"``, ``"timm.layers"``) whose source
             the analysis reads when a compiled region calls into them.
         docs_url: the template of rule links (``{code}``, ``{name}``), or ``None`` for the default.
+        max_file_size: largest file read, in bytes (default: 10 MB); see :mod:`pt2lint.reading`.
         confirm: the raw ``confirm`` sub-table (validated here too, so every command rejects a bad
             one; :mod:`pt2lint.confirm.settings` turns it into confirm settings).
     """
@@ -91,6 +117,7 @@ class FileConfig:
     src: Tuple[str, ...] = ()
     follow_imports: Tuple[str, ...] = ()
     docs_url: Optional[str] = None
+    max_file_size: Optional[int] = None
     confirm: Mapping[str, Any] = field(default_factory=dict)
 
 
@@ -142,9 +169,10 @@ def _has_pt2lint_table(path: str) -> bool:
     Raises:
         ConfigError: it mentions pt2lint but is not valid TOML.
     """
+    from pt2lint.reading import read_bytes
+
     try:
-        with open(path, "rb") as fh:
-            data = fh.read()
+        data = read_bytes(path, max_bytes=CONFIG_MAX_BYTES)
     except OSError:
         return False
     if b"pt2lint" not in data:  # do not fail on a broken pyproject.toml that is not ours
@@ -174,15 +202,71 @@ def find_config(start: str) -> Optional[str]:
         probe = parent
 
 
+#: Largest config file read, in bytes.
+CONFIG_MAX_BYTES = 1024 * 1024
+
+_KEY_AT_LINE = re.compile(r"""^\s*("[^"]*"|'[^']*'|[A-Za-z0-9_.-]+)\s*=""")
+
+
+def _deep_value_key(text: str) -> Tuple[Optional[str], int]:
+    """``(key, line)`` of the first value whose brackets nest deeper than Python can parse (best effort)."""
+    depth = 0
+    key: Optional[str] = None
+    key_line = 0
+    for number, line in enumerate(text.splitlines(), 1):
+        if depth == 0:
+            m = _KEY_AT_LINE.match(line)
+            if m:
+                key, key_line = m.group(1).strip("\"'"), number
+        for ch in line:
+            if ch in "[{":
+                depth += 1
+                if depth > 100:
+                    return key, key_line or number
+            elif ch in "]}":
+                depth = max(0, depth - 1)
+    return None, 0
+
+
 def _parse_toml(data: bytes, path: str) -> Dict[str, Any]:
     where = display_path(path)
     try:
-        return tomllib.loads(data.decode("utf-8"))
+        text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise ConfigError(f"{where}: not valid UTF-8 (byte offset {exc.start})") from None
+    try:
+        return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         message = str(exc).splitlines()[0] if str(exc) else "invalid TOML"
         raise ConfigError(f"{where}: invalid TOML: {message}") from None
+    except (RecursionError, MemoryError):
+        key, line = _deep_value_key(text)
+        what = f"the value of {key!r} (line {line})" if key else "a value"
+        raise ConfigError(f"{where}: invalid TOML: {what} nests arrays or tables too deeply to read") from None
+
+
+def pattern_problem(pattern: str) -> Optional[str]:
+    """Why ``pattern`` is not a usable gitignore-style pattern (``None``: it is).
+
+    The pattern is compiled with pathspec's ``GitIgnoreSpec`` and matched once, since some
+    errors (a reversed character range such as ``[z-a]``) only surface in the regex.
+    """
+    import pathspec
+
+    try:
+        pathspec.GitIgnoreSpec.from_lines([pattern]).match_file("probe/probe.py")
+    except Exception as exc:  # pathspec and re raise several types for a bad pattern
+        reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        return reason
+    return None
+
+
+def _check_patterns(patterns: Sequence[str], where: str) -> None:
+    """Raise a :class:`ConfigError` naming ``where`` (the key or option) for the first bad pattern."""
+    for pattern in patterns:
+        problem = pattern_problem(pattern)
+        if problem is not None:
+            raise ConfigError(f"{where}: invalid pattern {pattern!r}: {problem}")
 
 
 def _where(path: str) -> str:
@@ -235,8 +319,11 @@ def parse_config(doc: Mapping[str, Any], path: str) -> FileConfig:
         if key not in KNOWN_KEYS:
             raise ConfigError(f"{where} unknown key {key!r}{_suggest(key)}")
         attr = key.replace("-", "_")
-        if key in _SELECTOR_KEYS or key in _PATTERN_KEYS:
+        if key in _SELECTOR_KEYS:
             values[attr] = _string_list(value, where, key)
+        elif key in _PATTERN_KEYS:
+            values[attr] = _string_list(value, where, key)
+            _check_patterns(values[attr], f"{where} {key!r}")
         elif key in _IMPORT_KEYS:
             items = _string_list(value, where, key)
             if key == "follow-imports":
@@ -263,6 +350,12 @@ def parse_config(doc: Mapping[str, Any], path: str) -> FileConfig:
                 (glob, _string_list(codes, where, f'per-file-ignores."{glob}"'))
                 for glob, codes in value.items()
             )
+            for glob, _ in values[attr]:
+                problem = pattern_problem(glob[2:] if glob.startswith("./") else glob)
+                if problem is not None:
+                    raise ConfigError(f"{where} 'per-file-ignores': invalid glob {glob!r}: {problem}")
+        elif key == "max-file-size":
+            values[attr] = parse_size(value, f"{where} 'max-file-size'")
         elif key == "docs-url":
             try:
                 values[attr] = check_docs_url(value)
@@ -293,9 +386,10 @@ def read_config(path: str) -> FileConfig:
     Raises:
         ConfigError: the file is unreadable, not TOML, or has a bad key or value.
     """
+    from pt2lint.reading import read_bytes
+
     try:
-        with open(path, "rb") as fh:
-            data = fh.read()
+        data = read_bytes(path, max_bytes=CONFIG_MAX_BYTES, what=None)
     except OSError as exc:
         reason = (exc.strerror or type(exc).__name__).lower()
         raise ConfigError(f"{display_path(path)}: cannot read config file: {reason}") from None
@@ -350,6 +444,8 @@ def resolve_project(
         _check_selectors(sels, f"{where} 'per-file-ignores.\"{glob}\"'", specs)
     for option, sels in (("--select", overrides.select), ("--extend-select", overrides.extend_select), ("--ignore", overrides.ignore)):
         _check_selectors(sels or (), option, specs)
+    _check_patterns(overrides.exclude or (), "--exclude")
+    _check_patterns(overrides.extend_exclude, "--extend-exclude")
 
     target = overrides.target or config.target or "compile"
     enabled = resolve_selection(config.select, config.extend_select, config.ignore, target, specs)
@@ -372,6 +468,7 @@ def resolve_project(
         project_root=root,
         src=tuple(config.src),
         follow_imports=tuple(dict.fromkeys(tuple(config.follow_imports) + tuple(overrides.follow_imports))),
+        max_file_size=config.max_file_size or DEFAULT_MAX_BYTES,
     )
     exclude = overrides.exclude if overrides.exclude is not None else config.exclude
     discovery = DiscoverySettings(

@@ -1,7 +1,9 @@
 """File discovery: turn the paths a user gives into the Python files to lint.
 
 Directories are walked without following symbolic links (so a link loop cannot
-make the walk endless), skipping what ``.gitignore`` files (nested ones too),
+make the walk endless, and a link cannot take the walk out of the tree: a file link
+is followed only when its target lies in the project or the walked directory),
+skipping what ``.gitignore`` files (nested ones too),
 the default excludes and the ``exclude`` / ``extend-exclude`` settings name,
 and installed code: every virtual environment (a directory holding
 ``pyvenv.cfg``, whatever its name) and every ``site-packages`` directory.
@@ -19,6 +21,8 @@ from dataclasses import dataclass, field
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
 import pathspec
+
+from pt2lint.reading import is_within
 
 #: Directory and file names skipped while walking (ruff's defaults, plus our cache).
 #: Virtual environments and ``site-packages`` are skipped whatever these are (see
@@ -68,6 +72,9 @@ def _within_installed_code(path: str) -> bool:
         if parent == probe:
             return False
         probe = parent
+
+#: Largest ``.gitignore`` read, in bytes; a larger one is ignored.
+GITIGNORE_MAX_BYTES = 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -154,12 +161,29 @@ def project_relpath(path: str, project_root: str) -> str:
 
 
 def _read_gitignore(directory: str) -> Optional[pathspec.GitIgnoreSpec]:
+    """The ``.gitignore`` of ``directory`` (``None``: none, or not a readable regular file).
+
+    Read with :func:`pt2lint.reading.read_bytes` (a FIFO or ``/dev/zero`` behind the name is
+    refused, never read); bad patterns are ignored line by line, as git ignores them.
+    """
+    from pt2lint.reading import read_bytes
+
     try:
-        with open(os.path.join(directory, GITIGNORE), encoding="utf-8", errors="replace") as fh:
-            lines = fh.read().splitlines()
+        data = read_bytes(os.path.join(directory, GITIGNORE), max_bytes=GITIGNORE_MAX_BYTES)
     except OSError:
         return None
-    return pathspec.GitIgnoreSpec.from_lines(lines)
+    lines = data.decode("utf-8", "replace").splitlines()
+    try:
+        return pathspec.GitIgnoreSpec.from_lines(lines)
+    except Exception:  # pathspec raises various errors for a bad pattern: keep the good lines
+        good = []
+        for line in lines:
+            try:
+                pathspec.GitIgnoreSpec.from_lines([line])
+            except Exception:
+                continue
+            good.append(line)
+        return pathspec.GitIgnoreSpec.from_lines(good)
 
 
 def _is_under(path: str, directory: str) -> bool:
@@ -379,6 +403,18 @@ def _walk(top: str, matcher: _Matcher, add, errors: List[str], cwd: str) -> None
             full = os.path.join(dirpath, name)
             if matcher.excluded(full, False, chain, base):
                 continue
-            if not os.path.isfile(full):
-                continue  # dangling link, link to a directory, FIFO, socket, device: reading one could block forever
+            try:
+                st = os.stat(full)
+            except PermissionError as exc:  # a directory we may list but not search (mode r--)
+                where = display_path(dirpath, cwd)
+                message = f"{where}: {os_error_reason(exc)}"
+                if message not in errors:
+                    errors.append(message)
+                continue
+            except OSError:
+                continue  # a dangling link or a link loop: not a file to check
+            if not stat.S_ISREG(st.st_mode):
+                continue  # link to a directory, FIFO, socket, device: reading one could block forever
+            if os.path.islink(full) and not (is_within(full, matcher.root) or is_within(full, top)):
+                continue  # a link out of the tree is not followed, like a directory link
             add(full)

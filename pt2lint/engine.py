@@ -14,7 +14,7 @@ import os
 import re
 import tokenize
 from dataclasses import replace
-from typing import Iterator, List, Optional, Sequence, Tuple
+from typing import Callable, Iterator, List, Optional, Sequence, Tuple
 
 import libcst as cst
 
@@ -61,6 +61,36 @@ def decode_source(data: bytes) -> str:
     if text.startswith("\ufeff"):
         text = text[1:]
     return text
+
+
+def dominant_newline(source: str) -> str:
+    """The line ending most lines of ``source`` use (``"\\n"`` on a tie or without line breaks).
+
+    LibCST takes the first line's ending as the module's, so a file that is mostly LF but
+    starts with a CRLF line would get CRLF in every line a fix inserts.
+    """
+    crlf = source.count("\r\n")
+    cr = source.count("\r") - crlf
+    lf = source.count("\n") - crlf
+    if crlf > max(lf, cr):
+        return "\r\n"
+    if cr > max(lf, crlf):
+        return "\r"
+    return "\n"
+
+
+def parse_module(source: str) -> cst.Module:
+    """``libcst.parse_module`` with the file's dominant line ending as the module's default newline.
+
+    Raises:
+        libcst.ParserSyntaxError: the source does not parse.
+    """
+    module = cst.parse_module(source)
+    if "\r" in source:  # LibCST keeps the first line's ending, whatever its config says
+        newline = dominant_newline(source)
+        if module.default_newline != newline:
+            module = module.with_changes(default_newline=newline)
+    return module
 
 
 def _quiet_syntax_warnings(fn):
@@ -167,7 +197,7 @@ def lint_source(
         module = cached_module(os.path.abspath(filename), digest)
     try:
         if module is None:
-            module = cst.parse_module(source)
+            module = parse_module(source)
             if digest:
                 from pt2lint.analysis.project import remember_module
 
@@ -289,27 +319,53 @@ def read_source(path: str) -> str:
     return decode_source(read_bytes(path))
 
 
-def read_bytes(path: str) -> bytes:
-    """The bytes of the file at ``path``.
+def read_bytes(path: str, max_bytes: Optional[int] = None) -> bytes:
+    """The bytes of the file at ``path``, read with :func:`pt2lint.reading.read_bytes`.
+
+    A FIFO or pipe is read (the walk never yields one, so it was named on the command line:
+    ``check <(...)``), with a time limit; a device, socket or directory is refused.
+
+    Args:
+        path: the file.
+        max_bytes: the size limit in bytes (default: :data:`pt2lint.reading.DEFAULT_MAX_BYTES`).
 
     Raises:
-        OSError: unreadable, a directory, missing, a symlink loop (message from the OS).
+        OSError: unreadable, a directory, missing, a symlink loop (message from the OS), or
+            :class:`~pt2lint.reading.ReadRefused` (a device, too large).
     """
-    if os.path.isdir(path):
-        raise IsADirectoryError(21, "is a directory, not a Python file")
-    with open(path, "rb") as fh:
-        return fh.read()
+    from pt2lint import reading
+
+    return reading.read_bytes(path, max_bytes=reading.DEFAULT_MAX_BYTES if max_bytes is None else max_bytes, allow_pipe=True)
 
 
-def lint_path(path: str, settings: LintSettings, *, relpath: Optional[str] = None, keep_source: bool = False) -> FileResult:
-    """Read, decode and lint one file; I/O and decoding problems become ``FileResult.error``."""
+def lint_path(
+    path: str,
+    settings: LintSettings,
+    *,
+    relpath: Optional[str] = None,
+    keep_source: bool = False,
+    on_read: Optional[Callable[[bytes], None]] = None,
+) -> FileResult:
+    """Read, decode and lint one file; I/O and decoding problems become ``FileResult.error``.
+
+    Args:
+        path: the file.
+        settings: the lint settings (``max_file_size`` bounds the read).
+        relpath: path relative to the project root, for per-file ignores.
+        keep_source: keep the text on the result.
+        on_read: called with the exact bytes that were read (and are analysed), so the
+            result cache is keyed by what was linted, not by an earlier or later read.
+    """
     try:
-        data = read_bytes(path)
+        data = read_bytes(path, getattr(settings, "max_file_size", None))
+    except OSError as exc:
+        return FileResult(path, error=f"{path}: {os_error_reason(exc)}")
+    if on_read is not None:
+        on_read(data)
+    try:
         source = decode_source(data)
     except DecodeError as exc:
         return FileResult(path, error=f"{path}: {exc}")
-    except OSError as exc:
-        return FileResult(path, error=f"{path}: {os_error_reason(exc)}")
     try:
         return lint_source(source, path, settings, relpath=relpath, keep_source=keep_source, data=data)
     except RecursionError:
@@ -317,15 +373,19 @@ def lint_path(path: str, settings: LintSettings, *, relpath: Optional[str] = Non
 
 
 def _worker(args):
-    path, relpath, settings, keep_source, cache_dir, key = args
+    path, relpath, settings, keep_source, cache_dir = args
+    analysed: List[bytes] = []
     try:
-        result = lint_path(path, settings, relpath=relpath, keep_source=keep_source)
+        result = lint_path(path, settings, relpath=relpath, keep_source=keep_source, on_read=analysed.append)
     except Exception as exc:  # an analysis bug must not take down the whole run
         return FileResult(path, error=f"{path}: internal error: {type(exc).__name__}: {exc}")
-    if cache_dir and key:
+    if cache_dir and analysed:
         from pt2lint.cache import ResultCache
 
-        ResultCache(cache_dir, settings).put(key, result)
+        cache = ResultCache(cache_dir, settings)
+        # Keyed by the bytes this result was computed from: a file edited during the run
+        # gets an entry for its new content, never the old content's key with new findings.
+        cache.put(cache.key(analysed[0], settings.enabled_for(relpath.replace(os.sep, "/"))), result)
     return result
 
 
@@ -423,62 +483,28 @@ def _lint_each(paths, settings, jobs, relpaths, keep_source, cache_dir) -> Itera
         current = DependencyHashes()
     plan: List[object] = []  # a FileResult (cache hit) or a work item (miss), in input order
     for p, r in zip(paths, rel):
-        key = None
-        if cache is not None and os.path.isfile(p):  # a pipe (`check <(...)`) can be read only once
-            try:
-                with open(p, "rb") as fh:
-                    data = fh.read()
+        if cache is not None:
+            from pt2lint import reading
+
+            try:  # regular files only: a pipe (`check <(...)`) can be read only once, by the worker
+                data: Optional[bytes] = reading.read_bytes(p, max_bytes=getattr(settings, "max_file_size", reading.DEFAULT_MAX_BYTES))
             except OSError:
                 data = None
             if data is not None:
-                key = cache.key(data, settings.enabled_for(r.replace(os.sep, "/")))
-                hit = cache.get(key, p)
+                hit = cache.get(cache.key(data, settings.enabled_for(r.replace(os.sep, "/"))), p)
                 if hit is not None and current.unchanged(hit.dependencies):
                     plan.append(hit)
                     continue
-        plan.append((p, r, settings, keep_source, cache_dir if cache is not None else None, key))
+        plan.append((p, r, settings, keep_source, cache_dir if cache is not None else None))
     misses = [item for item in plan if not isinstance(item, FileResult)]
-    n_jobs = jobs if jobs and jobs > 0 else (os.cpu_count() or 1)
-    if n_jobs == 1 or len(misses) < 4:
-        for item in plan:
-            yield item if isinstance(item, FileResult) else _worker(item)
-        return
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
-    from concurrent.futures.process import BrokenProcessPool
+    from pt2lint.pool import ordered_map
 
-    ctx = multiprocessing.get_context("fork" if hasattr(os, "fork") else "spawn")
-    chunk = max(1, min(8, len(misses) // (n_jobs * 16) or 1))
-    # Not multiprocessing.Pool: when a worker dies (a crash in native code, the OOM killer)
-    # Pool loses its task and waits forever; this executor raises BrokenProcessPool instead.
-    pool = ProcessPoolExecutor(min(n_jobs, len(misses)), mp_context=ctx)
-    try:
-        computed = pool.map(_worker, misses, chunksize=chunk)
-        broken = False
-        for item in plan:
-            if isinstance(item, FileResult):
-                yield item
-                continue
-            if not broken:
-                try:
-                    yield next(computed)
-                    continue
-                except BrokenProcessPool:
-                    broken = True  # this file and every later one: one fresh process each
-            yield _worker_in_own_process(item, ctx)
-    finally:
-        pool.shutdown(wait=False, cancel_futures=True)
+    computed = ordered_map(_worker, misses, jobs, _died)
+    for item in plan:
+        yield item if isinstance(item, FileResult) else next(computed)
 
 
-def _worker_in_own_process(item, ctx) -> FileResult:
-    """:func:`_worker` on ``item`` in a process of its own, after a worker died: a file that kills
-    its process gets a one-line error, and the others are still checked."""
-    from concurrent.futures import ProcessPoolExecutor
-    from concurrent.futures.process import BrokenProcessPool
-
+def _died(item) -> FileResult:
+    """The result for a file whose worker process died while checking it."""
     path = item[0]
-    with ProcessPoolExecutor(1, mp_context=ctx) as one:
-        try:
-            return one.submit(_worker, item).result()
-        except BrokenProcessPool:
-            return FileResult(path, error=f"{path}: internal error: the process checking this file died (a crash in native code, or out of memory)")
+    return FileResult(path, error=f"{path}: internal error: the process checking this file died (a crash in native code, or out of memory)")

@@ -250,9 +250,10 @@ def _stem_names(path: str) -> Set[str]:
 
 
 def _read_text(path: str) -> Optional[str]:
-    try:
-        with open(path, "rb") as fh:
-            return fh.read().decode("utf-8", "replace")
+    from pt2lint.reading import read_bytes
+
+    try:  # regular files only, within the default size limit (pt2lint.reading)
+        return read_bytes(path).decode("utf-8", "replace")
     except OSError:
         return None
 

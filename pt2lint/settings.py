@@ -6,20 +6,34 @@ options into one :class:`LintSettings`; the engine only reads it.
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import json
 from dataclasses import dataclass, field
-from typing import FrozenSet, Iterable, Mapping, Optional, Sequence, Tuple
+from typing import Any, Dict, FrozenSet, Iterable, List, Mapping, Optional, Sequence, Tuple
 
+from pt2lint.reading import DEFAULT_MAX_BYTES
 from pt2lint.specs import RuleSpec, load_specs
 
 
-@functools.lru_cache(maxsize=256)
-def _glob(pattern: str):
-    import pathspec
+#: per-file-ignores table -> its globs, each compiled once (one entry per config, whatever its size).
+_COMPILED: Dict[Tuple[Tuple[str, FrozenSet[str]], ...], List[Tuple[Any, FrozenSet[str]]]] = {}
 
-    return pathspec.GitIgnoreSpec.from_lines([pattern])
+
+def _compiled(per_file_ignores: Tuple[Tuple[str, FrozenSet[str]], ...]) -> List[Tuple[Any, FrozenSet[str]]]:
+    """``(GitIgnoreSpec, codes)`` for each per-file-ignores entry, compiled on first use.
+
+    Keyed by the whole table, so a config with any number of globs compiles each one
+    once per process (an ``lru_cache`` per pattern thrashed beyond its size).
+    """
+    found = _COMPILED.get(per_file_ignores)
+    if found is None:
+        import pathspec
+
+        found = [(pathspec.GitIgnoreSpec.from_lines([pattern]), codes) for pattern, codes in per_file_ignores]
+        if len(_COMPILED) > 64:  # many configs in one process (the LSP): forget the old ones
+            _COMPILED.clear()
+        _COMPILED[per_file_ignores] = found
+    return found
 
 
 class SelectionError(ValueError):
@@ -131,6 +145,8 @@ class LintSettings:
         src: extra import roots relative to ``project_root`` (the ``src`` setting).
         follow_imports: installed packages whose source the analysis follows into
             (dotted names; a package name covers its submodules).
+        max_file_size: largest file read, in bytes (the ``max-file-size`` setting); a
+            larger one is an error, not read (see :mod:`pt2lint.reading`).
     """
 
     enabled: FrozenSet[str] = field(default_factory=lambda: resolve_selection())
@@ -142,14 +158,15 @@ class LintSettings:
     project_root: str = ""
     src: Tuple[str, ...] = ()
     follow_imports: Tuple[str, ...] = ()
+    max_file_size: int = DEFAULT_MAX_BYTES
 
     def enabled_for(self, relpath: str) -> FrozenSet[str]:
         """Codes enabled for a file, after per-file ignores (``relpath`` uses ``/``)."""
         if not self.per_file_ignores:
             return self.enabled
         dropped: set = set()
-        for pattern, codes in self.per_file_ignores:
-            if _glob(pattern).match_file(relpath):
+        for spec, codes in _compiled(self.per_file_ignores):
+            if spec.match_file(relpath):
                 dropped |= codes
         return self.enabled - dropped
 

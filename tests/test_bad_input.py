@@ -10,7 +10,6 @@ still checked and its findings still reported; a syntax error is a ``PTC001`` fi
 
 from __future__ import annotations
 
-import builtins
 import os
 import stat
 import subprocess
@@ -301,14 +300,14 @@ def test_unreadable_file(project, unchanged, monkeypatch):
     write(project, "a_locked.py", MODEL)
     write(project, "b_model.py", MODEL)
     unchanged()
-    real_open = builtins.open
+    real_open = os.open
 
     def fake_open(file, *args, **kwargs):  # root ignores chmod 000, so refuse the read here
         if os.path.basename(os.fspath(file)) == "a_locked.py":
             raise PermissionError(13, "Permission denied", os.fspath(file))
         return real_open(file, *args, **kwargs)
 
-    monkeypatch.setattr(builtins, "open", fake_open)
+    monkeypatch.setattr(os, "open", fake_open)  # every read goes through pt2lint.reading's os.open
     run = check()
     monkeypatch.undo()
     assert run.code == 2, run
@@ -317,13 +316,30 @@ def test_unreadable_file(project, unchanged, monkeypatch):
     assert len(run.stdout.splitlines()) == 1
 
 
-@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() == 0, reason="root can read a chmod 000 file")
+def _as_root_drop_file_capabilities():
+    """``setpriv`` arguments that make root obey file permissions (``[]`` for other users); ``None``: impossible."""
+    if not hasattr(os, "geteuid") or os.geteuid() != 0:
+        return []
+    args = ["setpriv", "--inh-caps=-dac_override,-dac_read_search", "--bounding-set=-dac_override,-dac_read_search"]
+    try:
+        subprocess.run(args + ["true"], check=True, capture_output=True, timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return args
+
+
+@pytest.mark.skipif(_as_root_drop_file_capabilities() is None, reason="root without setpriv can read a chmod 000 file")
 def test_unreadable_file_for_real(project):
     locked = write(project, "a_locked.py", MODEL)
     write(project, "b_model.py", MODEL)
     locked.chmod(0)
     try:
-        run = pt2lint("check", "--isolated", "--no-cache", ".", cwd=project)
+        env = dict(os.environ, PYTHONPATH=REPO + os.pathsep + os.environ.get("PYTHONPATH", ""))
+        out = subprocess.run(
+            _as_root_drop_file_capabilities() + [sys.executable, "-m", "pt2lint", "check", "--isolated", "--no-cache", "."],
+            cwd=project, env=env, capture_output=True, text=True, timeout=120,
+        )
+        run = Run(out.returncode, out.stdout, out.stderr)
     finally:
         locked.chmod(0o644)
     assert run.code == 2, run

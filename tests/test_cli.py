@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import builtins
 import json
 import os
 import subprocess
@@ -242,14 +241,14 @@ def test_latin1_file_with_coding_line_is_fine(project):
 def test_unreadable_file_is_an_error(project, monkeypatch):
     write(project, "locked.py", "x = 1\n")
     write(project, "ok.py", SYNTAX_ERROR)
-    real_open = builtins.open
+    real_open = os.open
 
     def fake_open(file, *args, **kwargs):
         if os.fspath(file) == "locked.py":
             raise PermissionError(13, "Permission denied", file)
         return real_open(file, *args, **kwargs)
 
-    monkeypatch.setattr(builtins, "open", fake_open)
+    monkeypatch.setattr(os, "open", fake_open)  # pt2lint.reading opens every file with os.open
     result = run("check", "-j", "1")
     assert result.exit_code == 2
     assert result.stdout.startswith("ok.py:1:7: PTC001")

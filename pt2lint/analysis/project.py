@@ -340,15 +340,14 @@ class ProjectModel:
             text = self.overlay[path]
             self.deps[path] = sha256_text(text.encode("utf-8", "surrogatepass"))
             return text
-        try:
-            with open(path, "rb") as fh:
-                data = fh.read(MAX_MODULE_BYTES + 1)
+        from pt2lint.reading import read_bytes
+
+        try:  # regular files only (a FIFO named like a module never blocks), at most MAX_MODULE_BYTES
+            data = read_bytes(path, max_bytes=MAX_MODULE_BYTES)
         except OSError:
             self.deps[path] = None
             return None
         self.deps[path] = sha256_text(data)
-        if len(data) > MAX_MODULE_BYTES:
-            return None
         try:
             return decode_source(data)
         except DecodeError:

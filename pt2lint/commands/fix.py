@@ -25,8 +25,6 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
-import os
-import sys
 import time
 from dataclasses import dataclass
 from typing import Any, Dict, FrozenSet, Iterator, List, Optional, Sequence, Tuple
@@ -152,7 +150,7 @@ def fix_one(path: str, relpath: str, settings, selection: RuleSelection, unsafe:
     from pt2lint.fixes.apply import FixError, decode_file, fix_text, read_file
 
     try:
-        src = decode_file(data) if data is not None else read_file(path)
+        src = decode_file(data) if data is not None else read_file(path, getattr(settings, "max_file_size", None))
         outcome = fix_text(src.text, path, settings, relpath=relpath, select_fix=_selector(selection, unsafe), names_for=selection.names_for)
     except FixError as exc:
         return FileFix(path, error=f"{path}: {exc}")
@@ -167,6 +165,11 @@ def fix_one(path: str, relpath: str, settings, selection: RuleSelection, unsafe:
 
 def _worker(args) -> FileFix:
     return fix_one(*args)
+
+
+def _died(item) -> FileFix:
+    path = item[0]
+    return FileFix(path, error=f"{path}: internal error: the process fixing this file died (a crash in native code, or out of memory); not fixed")
 
 
 def cache_dir_for(project, options: Dict[str, Any]) -> Optional[str]:
@@ -190,16 +193,15 @@ def _unfixable_from_cache(files, project, selection: RuleSelection, cache_dir: s
     from pt2lint.cache import DependencyHashes, ResultCache
     from pt2lint.fixes import FIXABLE_CODES
 
+    from pt2lint.reading import DEFAULT_MAX_BYTES, read_bytes
+
     settings = project.settings
     cache = ResultCache(cache_dir, settings)
     current = DependencyHashes()
     out: Dict[str, FileFix] = {}
     for f in files:
-        if not os.path.isfile(f.path):
-            continue
-        try:
-            with open(f.path, "rb") as fh:
-                data = fh.read()
+        try:  # regular files only, within the size limit (what the worker would read)
+            data = read_bytes(f.path, max_bytes=getattr(settings, "max_file_size", DEFAULT_MAX_BYTES))
         except OSError:
             continue
         hit = cache.get(cache.key(data, settings.enabled_for(f.relpath)), f.path)
@@ -218,22 +220,17 @@ def fix_files(
 
     With ``cache_dir``, files whose cached ``check`` result has no finding a codemod could
     rewrite are not re-analysed (see :func:`_unfixable_from_cache`); nothing is written to the cache.
+    A worker that dies costs only the file it was fixing (an error result); the others are
+    fixed in fresh processes, so no finished work is lost and the run never hangs.  Ctrl-C
+    cancels the files not yet started (see :func:`pt2lint.pool.ordered_map`).
     """
     known = _unfixable_from_cache(files, project, selection, cache_dir) if cache_dir else {}
     work = [(f.path, f.relpath, project.settings, selection, unsafe) for f in files if f.path not in known]
-    n_jobs = jobs if jobs and jobs > 0 else (os.cpu_count() or 1)
-    if n_jobs == 1 or len(work) < 4:
-        computed: Iterator[FileFix] = (_worker(item) for item in work)
-        for f in files:
-            yield known[f.path] if f.path in known else next(computed)
-        return
-    import multiprocessing
+    from pt2lint.pool import ordered_map
 
-    ctx = multiprocessing.get_context("fork" if hasattr(os, "fork") else "spawn")
-    with ctx.Pool(min(n_jobs, len(work))) as pool:
-        computed = pool.imap(_worker, work, chunksize=max(1, min(8, len(work) // (n_jobs * 8) or 1)))
-        for f in files:
-            yield known[f.path] if f.path in known else next(computed)
+    computed = ordered_map(_worker, work, jobs, _died)
+    for f in files:
+        yield known[f.path] if f.path in known else next(computed)
 
 
 def _on_original_lines(d: Diagnostic, old: str, new: str) -> Diagnostic:
@@ -264,7 +261,10 @@ def unified_diff(path: str, old: str, new: str) -> str:
     """A ``diff -u`` of one file (``a/PATH`` -> ``b/PATH``)."""
     from pt2lint.fixes.edits import split_keepends
 
-    lines = difflib.unified_diff(split_keepends(old), split_keepends(new), fromfile=f"a/{path}", tofile=f"b/{path}")
+    from pt2lint.reading import printable
+
+    shown = printable(path)  # a name with a newline would end the header line
+    lines = difflib.unified_diff(split_keepends(old), split_keepends(new), fromfile=f"a/{shown}", tofile=f"b/{shown}")
     out = []
     for line in lines:
         out.append(line if line.endswith(("\n", "\r")) else line + "\n\\ No newline at end of file\n")
@@ -296,7 +296,7 @@ def run_fix(paths: Tuple[str, ...], options: Dict[str, Any]) -> int:
     Raises:
         CliError, ConfigError, click.UsageError: bad options or config (exit 2 via ``guarded``).
     """
-    from pt2lint.cli import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, STDIN, CliError, echo_error, project_from_options
+    from pt2lint.cli import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, STDIN, CliError, echo_error, project_from_options, read_stdin
     from pt2lint.discovery import discover, project_relpath
     from pt2lint.fixes.apply import FixError, write_fixed
 
@@ -315,8 +315,7 @@ def run_fix(paths: Tuple[str, ...], options: Dict[str, Any]) -> int:
     if use_stdin:
         name = stdin_filename or STDIN
         project = project_from_options([name] if stdin_filename else [], options)
-        stream = getattr(sys.stdin, "buffer", None)
-        data = stream.read() if stream is not None else sys.stdin.read().encode("utf-8")
+        data = read_stdin(getattr(project.settings, "max_file_size", None))
         relpath = project_relpath(name, project.root) if name != STDIN else STDIN
         result = fix_one(name, relpath, project.settings, selection, unsafe, data=data)
         results.append(result)
@@ -347,7 +346,7 @@ def run_fix(paths: Tuple[str, ...], options: Dict[str, Any]) -> int:
                 click.echo(unified_diff(result.path, result.src.text, result.text), nl=False)
                 continue
             try:
-                write_fixed(result.path, result.src, result.text)
+                write_fixed(result.path, result.src, result.text, project.root)
             except FixError as exc:
                 errors.append(f"{result.path}: {exc}")
                 result.applied = 0
@@ -396,7 +395,7 @@ def fix_before_check(files, project, options: Dict[str, Any]) -> List[str]:
             errors.append(result.error)
         elif result.changed:
             try:
-                write_fixed(result.path, result.src, result.text)
+                write_fixed(result.path, result.src, result.text, project.root)
             except FixError as exc:
                 errors.append(f"{result.path}: {exc}")
     return errors
@@ -417,7 +416,7 @@ def _install() -> None:
         return
 
     @click.command("fix", help=FIX_HELP, short_help="Apply codemods that remove graph breaks (safe fixes unless --unsafe-fixes).")
-    @click.argument("paths", nargs=-1, type=click.Path())
+    @click.argument("paths", nargs=-1, type=click.Path(readable=False))
     @click.option("--rule", multiple=True, metavar="SEL", help="Only these fixes: a codemod (cond, where, out-of-place, scalar-tensor, guard), a rule code, prefix or name; comma-separated, repeatable.")
     @click.option("--diff", is_flag=True, help="Print a unified diff of the fixes and write nothing (exit 1 when there would be changes).")
     @click.option("--unsafe-fixes", is_flag=True, help="Also apply fixes that can change behaviour for some caller.")

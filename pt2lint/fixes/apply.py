@@ -191,27 +191,44 @@ def fix_text(
     return outcome
 
 
-def read_file(path: str) -> SourceFile:
-    """Read and decode ``path``.
+def read_file(path: str, max_bytes: Optional[int] = None) -> SourceFile:
+    """Read (with :func:`pt2lint.reading.read_bytes`) and decode ``path``.
+
+    Args:
+        path: the file.
+        max_bytes: size limit in bytes (default: :data:`pt2lint.reading.DEFAULT_MAX_BYTES`).
 
     Raises:
-        FixError: unreadable or undecodable.
+        FixError: unreadable, not a regular file, too large, or undecodable.
     """
+    from pt2lint.reading import DEFAULT_MAX_BYTES, read_bytes
+
     try:
-        with open(path, "rb") as fh:
-            data = fh.read()
+        data = read_bytes(path, max_bytes=DEFAULT_MAX_BYTES if max_bytes is None else max_bytes)
     except OSError as exc:
         raise FixError((exc.strerror or type(exc).__name__).lower()) from None
     return decode_file(data)
 
 
-def write_fixed(path: str, src: SourceFile, text: str) -> None:
+def write_fixed(path: str, src: SourceFile, text: str, root: Optional[str] = None) -> None:
     """Atomically replace ``path`` with ``text``, encoded like ``src``, if the file still holds ``src.raw``.
 
+    Args:
+        path: the file (a symbolic link is written through, to its target).
+        src: the file as it was read.
+        text: the fixed text.
+        root: the project root; a ``path`` whose real location (links resolved) is outside
+            it is never written.  ``None``: no such check.
+
     Raises:
-        FixError: the file is read-only, changed since it was read, or cannot be written
-            (the original is then left exactly as it was).
+        FixError: the file is read-only, changed since it was read, a link out of ``root``,
+            or cannot be written (the original is then left exactly as it was).
     """
+    from pt2lint.reading import is_within, read_bytes
+
+    linked = os.path.realpath(path) != os.path.abspath(path)  # the path or a directory on it is a link
+    if root is not None and linked and not is_within(path, root):
+        raise FixError("a symbolic link to a file outside the project, not fixed")
     real = os.path.realpath(path)
     try:
         st = os.stat(real)
@@ -223,8 +240,7 @@ def write_fixed(path: str, src: SourceFile, text: str) -> None:
 
     def unchanged_since_read() -> None:
         try:
-            with open(real, "rb") as fh:
-                current = fh.read()
+            current = read_bytes(real, max_bytes=None)
         except OSError as exc:
             raise FixError(f"cannot re-read before writing: {(exc.strerror or type(exc).__name__).lower()}") from None
         if current != src.raw:

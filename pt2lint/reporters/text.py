@@ -6,13 +6,15 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from pt2lint.diagnostics import Diagnostic
+from pt2lint.reading import printable
 from pt2lint.reporters import ReportContext, confirm_marker, fix_marker, register
 
 
 def format_line(d: Diagnostic) -> str:
     """One finding as ``path:line:col: CODE message`` plus its fix tag (see :func:`fix_marker`)
-    and, in confirm mode, its status tag (see :func:`confirm_marker`)."""
-    line = f"{d.filename}:{d.start.line}:{d.start.column}: {d.code} {d.message}"
+    and, in confirm mode, its status tag (see :func:`confirm_marker`).  Control characters
+    and undecodable bytes in the path are escaped (:func:`pt2lint.reading.printable`)."""
+    line = f"{printable(d.filename)}:{d.start.line}:{d.start.column}: {d.code} {d.message}"
     for marker in (fix_marker(d), confirm_marker(d)):
         if marker:
             line = f"{line} {marker}"
