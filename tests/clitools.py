@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 from click.testing import CliRunner
 
 
@@ -15,3 +17,28 @@ def cli_runner() -> CliRunner:
         return CliRunner(mix_stderr=False)
     except TypeError:
         return CliRunner()
+
+
+class Run:
+    """The outcome of one ``pt2lint`` run: exit code, stdout and stderr (text)."""
+
+    def __init__(self, code, stdout, stderr):
+        self.code, self.stdout, self.stderr = code, stdout, stderr
+
+    @property
+    def errors(self):
+        """The ``error: ...`` lines of stderr."""
+        return [line for line in self.stderr.splitlines() if line.startswith("error: ")]
+
+    def __repr__(self):
+        return f"exit {self.code}\n--- stdout\n{self.stdout}--- stderr\n{self.stderr}"
+
+
+def repo_pythonpath(repo: str) -> str:
+    """``PYTHONPATH`` for a child process: ``repo`` first, then the current entries.
+
+    Empty entries are dropped: an empty ``PYTHONPATH`` component means the working
+    directory, which would let the linted project's own modules shadow our imports.
+    """
+    parts = [repo] + os.environ.get("PYTHONPATH", "").split(os.pathsep)
+    return os.pathsep.join(p for p in parts if p)

@@ -20,6 +20,7 @@ import time
 import pytest
 
 from pt2lint.cli import cli
+from clitools import Run, repo_pythonpath
 from clitools import cli_runner as runner
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -44,18 +45,6 @@ SYNTAX_ERROR = "def f(:\n    pass\n"
 
 
 
-class Run:
-    def __init__(self, code, stdout, stderr):
-        self.code, self.stdout, self.stderr = code, stdout, stderr
-
-    @property
-    def errors(self):
-        return [line for line in self.stderr.splitlines() if line.startswith("error: ")]
-
-    def __repr__(self):
-        return f"exit {self.code}\n--- stdout\n{self.stdout}--- stderr\n{self.stderr}"
-
-
 def check(*args, input=None, isolated=True) -> Run:
     """``pt2lint check`` in-process, with the real rules."""
     argv = ["check", "-j", "1"] + (["--isolated"] if isolated else []) + list(args)
@@ -67,7 +56,7 @@ def check(*args, input=None, isolated=True) -> Run:
 
 def pt2lint(*args, cwd, timeout=120, env=None, **kw) -> Run:
     """``python -m pt2lint ...`` in a fresh interpreter (a segfault cannot take pytest down)."""
-    env = dict(env or os.environ, PYTHONPATH=REPO + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    env = dict(env or os.environ, PYTHONPATH=repo_pythonpath(REPO))
     out = subprocess.run([sys.executable, "-m", "pt2lint", *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout, **kw)
     run = Run(out.returncode, out.stdout, out.stderr)
     assert "Traceback" not in run.stdout + run.stderr, run
@@ -334,7 +323,7 @@ def test_unreadable_file_for_real(project):
     write(project, "b_model.py", MODEL)
     locked.chmod(0)
     try:
-        env = dict(os.environ, PYTHONPATH=REPO + os.pathsep + os.environ.get("PYTHONPATH", ""))
+        env = dict(os.environ, PYTHONPATH=repo_pythonpath(REPO))
         out = subprocess.run(
             _as_root_drop_file_capabilities() + [sys.executable, "-m", "pt2lint", "check", "--isolated", "--no-cache", "."],
             cwd=project, env=env, capture_output=True, text=True, timeout=120,
@@ -501,7 +490,7 @@ def test_a_worker_process_that_dies_is_one_error_not_a_hang(project, unchanged):
         main()
         """
     )
-    env = dict(os.environ, PYTHONPATH=REPO + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    env = dict(os.environ, PYTHONPATH=repo_pythonpath(REPO))
     out = subprocess.run(
         [sys.executable, "-c", bootstrap, "check", "--isolated", "--no-cache", "-j", "2", "."],
         cwd=project, env=env, capture_output=True, text=True, timeout=120,
@@ -518,7 +507,7 @@ def test_two_checks_at_once_on_the_same_tree(project):
     for i in range(24):
         write(project, f"pkg/m{i:02d}.py", MODEL if i % 4 else SYNTAX_ERROR)
     before = {k: v for k, v in snapshot(project).items()}
-    env = dict(os.environ, PYTHONPATH=REPO + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    env = dict(os.environ, PYTHONPATH=repo_pythonpath(REPO))
     args = [sys.executable, "-m", "pt2lint", "check", "--isolated", "-q", "-j", "2", "."]
     outputs = []
     for _ in range(2):  # a cold cache, then a warm one
@@ -570,7 +559,7 @@ def test_two_fixes_at_once_on_the_same_tree(tmp_path):
     for i in range(16):
         write(tree, f"pkg/m{i:02d}.py", body.replace("Net", f"Net{i}") if i % 3 else MODEL)
     shutil.copytree(tree, alone)
-    env = dict(os.environ, PYTHONPATH=REPO + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    env = dict(os.environ, PYTHONPATH=repo_pythonpath(REPO))
     args = [sys.executable, "-m", "pt2lint", "fix", "--isolated", "--unsafe-fixes", "-q", "-j", "2", "."]
     original = {k: v[0] for k, v in snapshot(tree).items()}
     subprocess.run(args, cwd=alone, env=env, capture_output=True, text=True, timeout=300)

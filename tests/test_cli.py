@@ -12,6 +12,7 @@ import pytest
 
 import pt2lint
 from pt2lint.cli import cli, main
+from clitools import repo_pythonpath
 from clitools import cli_runner as runner
 
 pytestmark = pytest.mark.usefixtures("fake_specs")
@@ -421,12 +422,12 @@ def _python(args, cwd, specs_dir, **kw):
         f"s.specs_dir = lambda: pathlib.Path({str(specs_dir)!r}); "
         "from pt2lint.cli import main; sys.argv[0] = 'pt2lint'; main()"
     )
-    env = dict(os.environ, PYTHONPATH=REPO + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    env = dict(os.environ, PYTHONPATH=repo_pythonpath(REPO))
     return subprocess.run([sys.executable, "-c", bootstrap, *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=60, **kw)
 
 
 def test_python_dash_m_version_and_clean_run(tmp_path):
-    env = dict(os.environ, PYTHONPATH=REPO + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    env = dict(os.environ, PYTHONPATH=repo_pythonpath(REPO))
     out = subprocess.run([sys.executable, "-m", "pt2lint", "--version"], capture_output=True, text=True, env=env, timeout=60)
     assert out.returncode == 0 and out.stdout.strip() == f"pt2lint {pt2lint.__version__}"
     write(tmp_path, "ok.py", "x = 1\n")

@@ -22,6 +22,7 @@ import time
 
 import pytest
 
+from clitools import Run, repo_pythonpath
 from pt2lint.cli import cli
 from clitools import cli_runner
 
@@ -57,18 +58,6 @@ needs_symlink = pytest.mark.skipif(not hasattr(os, "symlink"), reason="needs sym
 needs_fork = pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork and signals")
 
 
-class Run:
-    def __init__(self, code, stdout, stderr):
-        self.code, self.stdout, self.stderr = code, stdout, stderr
-
-    @property
-    def errors(self):
-        return [line for line in self.stderr.splitlines() if line.startswith("error: ")]
-
-    def __repr__(self):
-        return f"exit {self.code}\n--- stdout\n{self.stdout}--- stderr\n{self.stderr}"
-
-
 def _limit_memory():
     try:
         import resource
@@ -79,7 +68,7 @@ def _limit_memory():
 
 
 def env_with_repo(**extra):
-    env = dict(os.environ, PYTHONPATH=REPO + os.pathsep + os.environ.get("PYTHONPATH", ""), **extra)
+    env = dict(os.environ, PYTHONPATH=repo_pythonpath(REPO), **extra)
     env.pop("PT2LINT_CACHE_DIR", None)
     return env
 
