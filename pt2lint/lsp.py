@@ -37,6 +37,7 @@ from urllib.parse import unquote, urlparse
 from pt2lint import __version__
 from pt2lint.baseline import NOQA_SKIP_CODES
 from pt2lint.diagnostics import Diagnostic, Position
+from pt2lint.lines import SourceLines, split_lines
 
 logger = logging.getLogger("pt2lint.lsp")
 
@@ -212,10 +213,10 @@ def lint_document_result(
 
 def _word_length(source: str, line: int, column: int) -> int:
     """Length of the dotted name starting at 1-based (line, column) of ``source`` (at least 1)."""
-    lines = source.split("\n")
+    lines = SourceLines(source)
     if not 1 <= line <= len(lines):
         return 1
-    m = re.match(r"[\w.]+", lines[line - 1][column - 1:])
+    m = re.match(r"[\w.]+", lines.text(line)[column - 1:])
     return max(1, len(m.group(0)) if m else 1)
 
 
@@ -250,8 +251,8 @@ def noqa_text_edit(source: str, line0: int, code: str, encoding: str) -> Optiona
     new_source, added = insert_noqa(source, {line0 + 1: [code]})
     if not added:
         return None
-    old_lines = source.splitlines()
-    new_lines = new_source.splitlines()
+    old_lines = SourceLines(source).texts()  # the LSP's lines are CPython's, not str.splitlines'
+    new_lines = SourceLines(new_source).texts()
     for n, (a, b) in enumerate(zip(old_lines, new_lines)):
         if a != b:
             return {
@@ -327,10 +328,10 @@ def code_at(source: str, line0: int, char_index: int) -> Optional[Tuple[str, int
     """
     from pt2lint.suppression import parse_suppressions
 
-    lines = source.splitlines()
+    lines = SourceLines(source)
     if not 0 <= line0 < len(lines):
         return None
-    text = lines[line0]
+    text = lines.text(line0 + 1)
     for sup in parse_suppressions(source):
         if sup.line != line0 + 1 or not sup.codes:
             continue
@@ -600,7 +601,7 @@ def create_server(debounce: float = DEFAULT_DEBOUNCE_S):
         from pt2lint.reporters.lsp import lsp_position_to_char_column
 
         doc = server.workspace.get_text_document(params.text_document.uri)
-        lines = doc.source.splitlines()
+        lines = SourceLines(doc.source).texts()
         line0 = params.position.line
         if not 0 <= line0 < len(lines):
             return None
