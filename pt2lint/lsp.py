@@ -542,16 +542,17 @@ class MessageReader:
         self._buf += chunk
         return True
 
-    async def _resync(self) -> None:
-        """Drop bytes up to the next ``Content-Length`` header (keeping a possible partial one)."""
+    async def _resync(self, start: int = 0) -> None:
+        """Drop bytes up to the next ``Content-Length`` header at or after ``start`` (keeping a possible partial one)."""
         keep = len(b"content-length:") - 1
         while True:
-            m = _HEADER_START.search(self._buf, 1)
+            m = _HEADER_START.search(self._buf, start)
             if m is not None:
                 del self._buf[: m.start()]
                 return
             if len(self._buf) > keep:
                 del self._buf[: len(self._buf) - keep]
+            start = 0
             if not await self._fill():
                 self._buf.clear()
                 return
@@ -566,7 +567,7 @@ class MessageReader:
             while end < 0:
                 if len(self._buf) > _MAX_HEADER_BYTES:
                     on_bad_frame(f"no end of headers within {_MAX_HEADER_BYTES} bytes")
-                    await self._resync()
+                    await self._resync(1)
                 elif not await self._fill():
                     return None
                 end = self._buf.find(b"\r\n\r\n")

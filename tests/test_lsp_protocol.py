@@ -345,3 +345,32 @@ def test_deep_code_on_two_threads_changes_no_process_wide_setting():
     run = subprocess.run([sys.executable, "-c", RACE], capture_output=True, text=True, timeout=120, env=env)
     assert run.returncode == 0, run.stderr[-2000:]
     assert run.stdout.split() == ["True", "True"], run.stdout + run.stderr[-2000:]
+
+
+def test_message_reader_resyncs_on_the_next_header():
+    import asyncio
+
+    from pt2lint.lsp import MessageReader
+
+    good = b'{"jsonrpc": "2.0", "method": "x"}'
+    stream = (
+        b"Content-Length: abc\r\n\r\n"  # a bad header right before the next message
+        + b"Content-Length: %d\r\n\r\n%s" % (len(good), good)
+        + b"Content-Length: 999\r\n\r\n" + b"x" * 50  # over the limit, and the body after it is skipped
+        + b"Content-Type: application/vscode-jsonrpc\r\ncontent-length: %d\r\n\r\n%s" % (len(good), good)
+    )
+    chunks = [stream[i:i + 7] for i in range(0, len(stream), 7)]  # headers split across reads
+
+    def read(n):
+        return chunks.pop(0) if chunks else b""
+
+    async def bodies():
+        reader = MessageReader(read, max_bytes=100)
+        out, bad = [], []
+        while (body := await reader.next_body(bad.append)) is not None:
+            out.append(body)
+        return out, bad
+
+    out, bad = asyncio.run(bodies())
+    assert out == [good, good]
+    assert len(bad) == 2 and "not a number" in bad[0] and "over the limit of 100 bytes" in bad[1]
