@@ -151,3 +151,52 @@ def test_lsp_suppress_quick_fix_and_hover_use_the_findings_line(ch):
     assert edit["newText"] == "    return x.sum().item()  # noqa: PTC101"
     suppressed = source.replace("x.sum().item()\n", "x.sum().item()  # noqa: PTC101\n")
     assert code_at(suppressed, 6, len("    return x.sum().item()  # noqa: PTC1")) == ("PTC101", 35, 41)
+
+
+hypothesis = pytest.importorskip("hypothesis")
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_ODD_TEXT = st.text(alphabet=st.sampled_from(ODD + ["a", " ", "#"]), max_size=6)
+
+
+@st.composite
+def odd_modules(draw):
+    """``(module text, line of its one `.item()`)``: comments and strings full of characters
+    ``splitlines`` breaks at, mixed line ends, and sometimes a triple-quoted string that
+    starts on the finding's line."""
+    end = draw(st.sampled_from(["\n", "\r\n", "\r"]))
+    lines = ["import torch"]
+    for kind in draw(st.lists(st.sampled_from(["comment", "string", "triple", "blank"]), max_size=5)):
+        body = draw(_ODD_TEXT)
+        if kind == "comment":
+            lines.append(f"# {body}")
+        elif kind == "string":
+            lines.append(f"S = '{body}'")
+        elif kind == "triple":
+            lines.extend([f"T = '''{body}", f"{body} '''"])
+        else:
+            lines.append("")
+    lines += ["@torch.compile", "def f(x):"]
+    at = len(lines) + 1
+    if draw(st.booleans()):
+        body = draw(_ODD_TEXT)
+        lines += [f"    n = x.sum().item(); s = '''{body}", f"    {body}'''", "    return n, s"]
+    else:
+        lines += ["    return x.sum().item()"]
+    return end.join(lines) + end, at
+
+
+@settings(max_examples=25, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
+@given(odd_modules())
+def test_any_module_the_noqa_lands_on_the_findings_statement_and_changes_no_string(case):
+    source, at = case
+    d = finding(source)
+    assert d.start.line == at
+    assert SourceLines(source).text(at).lstrip().startswith(("return x.sum().item()", "n = x.sum().item()"))
+    new, added = insert_noqa(source, {d.start.line: [d.code]})
+    assert added == 1
+    assert ast.dump(ast.parse(new)) == ast.dump(ast.parse(source))  # no string changed value
+    assert [x.code for x in lint_source(new, "m.py", SETTINGS).diagnostics] == []
+    rows = render_one(d, source).split("\n")
+    assert any(r.lstrip().startswith(f"{at} | ") and ".item()" in r for r in rows)
