@@ -393,6 +393,7 @@ class LintJob:
     args: Tuple[Any, ...]
     loop: asyncio.AbstractEventLoop
     future: "asyncio.Future[Any]"
+    started: "asyncio.Future[None]"  # done when a thread takes the job (its time bound counts from then)
     state: str = "queued"  # queued -> running -> done, or queued -> dropped
     thread: Optional[int] = None
     interrupted: Optional[type] = None  # the LintInterrupt sent, once
@@ -433,7 +434,7 @@ class LintWorkers:
     def submit(self, fn: Any, *args: Any) -> LintJob:
         """Queue ``fn(*args)``; must be called on the running event loop, whose future the job carries."""
         loop = asyncio.get_running_loop()
-        job = LintJob(fn, args, loop, loop.create_future())
+        job = LintJob(fn, args, loop, loop.create_future(), loop.create_future())
         self._queue.put(job)
         return job
 
@@ -467,6 +468,7 @@ class LintWorkers:
                     if job.state != "queued":
                         continue
                     job.state, job.thread = "running", ident
+                job.loop.call_soon_threadsafe(_mark_started, job)
                 try:
                     result = job.fn(*job.args)
                 except BaseException as exc:  # noqa: B036 - handed to the awaiting coroutine
@@ -482,7 +484,13 @@ class LintWorkers:
             job.loop.call_soon_threadsafe(_settle, job, result, error)
 
 
+def _mark_started(job: LintJob) -> None:
+    if not job.started.done():
+        job.started.set_result(None)
+
+
 def _settle(job: LintJob, result: Any, error: Optional[BaseException]) -> None:
+    _mark_started(job)
     if job.future.done():
         return
     if error is not None:
@@ -834,6 +842,7 @@ def create_server(
         timeout = limits["timeout"]
         try:
             try:
+                await job.started  # waiting for a free thread is bounded by the others' time bounds
                 diags, deps = await asyncio.wait_for(asyncio.shield(job.future), timeout)
             except asyncio.TimeoutError:
                 workers.interrupt(job, LintTimedOut)
@@ -852,6 +861,8 @@ def create_server(
             current = server.workspace.get_text_document(uri)
             if uri in docs and current.version == version:
                 docs[uri].version, docs[uri].diagnostics = version, []
+                if docs[uri].job is job:
+                    docs[uri].job = None
                 publish(uri, version, payload)
             return []
         except Exception as exc:  # an analysis bug must not take the server down
