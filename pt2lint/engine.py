@@ -177,7 +177,10 @@ def _cpython_verdict(source: str) -> Optional[Tuple[str, int, int, int, int]]:
     except (RecursionError, MemoryError, OverflowError):
         return None  # not cached: the nesting guard decides, maybe with a bigger stack
     if len(_VERDICTS) >= _VERDICTS_MAX:
-        _VERDICTS.pop(next(iter(_VERDICTS)))
+        try:
+            _VERDICTS.pop(next(iter(_VERDICTS)), None)
+        except (RuntimeError, StopIteration):  # another thread (the language server's) changed it meanwhile
+            pass
     _VERDICTS[key] = verdict
     return verdict
 
