@@ -28,7 +28,7 @@ from typing import Callable, Dict, Iterable, List, Mapping, Optional, Sequence, 
 
 from pt2lint.atomic import atomic_write
 from pt2lint.diagnostics import Diagnostic
-from pt2lint.lines import SourceLines, line_end_of, split_lines, strip_line_end, tokens
+from pt2lint.lines import SourceLines, line_end_of, lines_of, split_lines, strip_line_end, tokens
 
 BASELINE_VERSION = 1
 
@@ -64,7 +64,7 @@ def normalise_line(text: str) -> str:
 
 
 def _line_of(source: str, line: int) -> str:
-    return SourceLines(source).text(line)  # numbered as Python numbers lines, not as str.splitlines
+    return lines_of(source).text(line)  # numbered as Python numbers lines, not as str.splitlines
 
 
 def _source_of(filename: str, sources: Mapping[str, Optional[str]]) -> str:

@@ -18,6 +18,7 @@ this model too.
 from __future__ import annotations
 
 import bisect
+import functools
 import io
 import re
 import tokenize
@@ -26,7 +27,7 @@ from typing import Iterator, List, Tuple
 #: The line ends CPython's tokenizer (and the LSP) recognise, longest first.
 LINE_END = re.compile(r"\r\n|\r|\n")
 
-__all__ = ["LINE_END", "SourceLines", "line_end_of", "split_lines", "strip_line_end", "tokens"]
+__all__ = ["LINE_END", "SourceLines", "line_end_of", "lines_of", "split_lines", "strip_line_end", "tokens"]
 
 
 def split_lines(source: str) -> List[str]:
@@ -118,6 +119,13 @@ class SourceLines:
         n = bisect.bisect_right(self.starts, offset) - 1
         n = min(n, len(self.raw) - 1)
         return n + 1, offset - self.starts[n] + 1
+
+
+@functools.lru_cache(maxsize=8)
+def lines_of(source: str) -> "SourceLines":
+    """A shared :class:`SourceLines` of ``source`` (the last few texts are kept: reporters ask
+    for one line per finding, many findings per file).  Treat it as read-only."""
+    return SourceLines(source)
 
 
 def tokens(source: str) -> Iterator[tokenize.TokenInfo]:

@@ -13,7 +13,6 @@ Reference: OASIS SARIF 2.1.0; GitHub's "SARIF support for code scanning".
 
 from __future__ import annotations
 
-import functools
 import json
 import os
 import pathlib
@@ -129,15 +128,10 @@ def fix_to_sarif(fix: Fix, location: Dict[str, Any]) -> Dict[str, Any]:
     }
 
 
-@functools.lru_cache(maxsize=8)
-def _lines_of(source: str):
-    from pt2lint.lines import SourceLines
-
-    return SourceLines(source)
-
-
 def _line(source: str, line: int) -> str:
-    return _lines_of(source).text(line)  # numbered as Python numbers lines, not as str.splitlines
+    from pt2lint.lines import lines_of
+
+    return lines_of(source).text(line)  # numbered as Python numbers lines, not as str.splitlines
 
 
 def build_sarif(diagnostics: Sequence[Diagnostic], context: ReportContext, root: Optional[str] = None) -> Dict[str, Any]:
