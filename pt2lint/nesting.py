@@ -156,9 +156,14 @@ def start_big_stack_thread(target: Callable[[], Any], name: str) -> threading.Th
         raise RuntimeError("big-stack threads are started from the main thread only")
 
     def run() -> None:
+        ident = threading.get_ident()
         with _BIG_STACK_LOCK:
-            _BIG_STACK_THREADS.add(threading.get_ident())
-        target()
+            _BIG_STACK_THREADS.add(ident)
+        try:
+            target()
+        finally:  # a later thread may get the same ident
+            with _BIG_STACK_LOCK:
+                _BIG_STACK_THREADS.discard(ident)
 
     old_size = threading.stack_size(BIG_STACK_BYTES)
     try:

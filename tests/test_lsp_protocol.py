@@ -386,3 +386,21 @@ def test_message_reader_resyncs_on_the_next_header():
     out, bad = asyncio.run(bodies())
     assert out == [good, good]
     assert len(bad) == 2 and "not a number" in bad[0] and "over the limit of 100 bytes" in bad[1]
+
+
+def test_big_stack_threads_are_started_from_the_main_thread_only():
+    from pt2lint.nesting import on_big_stack_thread, start_big_stack_thread
+
+    box = {}
+
+    def from_a_thread():
+        try:
+            start_big_stack_thread(lambda: None, "x")
+        except RuntimeError as exc:
+            box["error"] = str(exc)
+
+    t = threading.Thread(target=from_a_thread)
+    t.start()
+    t.join()
+    assert "main thread only" in box["error"]
+    assert not on_big_stack_thread()
