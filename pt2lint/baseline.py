@@ -21,7 +21,6 @@ import hashlib
 import io
 import json
 import os
-import re
 import tokenize
 from collections import Counter
 from dataclasses import dataclass
@@ -29,6 +28,7 @@ from typing import Callable, Dict, Iterable, List, Mapping, Optional, Sequence, 
 
 from pt2lint.atomic import atomic_write
 from pt2lint.diagnostics import Diagnostic
+from pt2lint.lines import SourceLines, line_end_of, lines_of, split_lines, strip_line_end, tokens
 
 BASELINE_VERSION = 1
 
@@ -64,8 +64,7 @@ def normalise_line(text: str) -> str:
 
 
 def _line_of(source: str, line: int) -> str:
-    lines = source.splitlines()
-    return lines[line - 1] if 1 <= line <= len(lines) else ""
+    return lines_of(source).text(line)  # numbered as Python numbers lines, not as str.splitlines
 
 
 def _source_of(filename: str, sources: Mapping[str, Optional[str]]) -> str:
@@ -259,22 +258,23 @@ def atomic_write_bytes(path: str, data: bytes) -> None:
     atomic_write(path, data)
 
 
-def _comment_lines(source: str) -> Dict[int, int]:
-    """Map a line where a comment cannot go to the line where it can.
+def _comment_lines(source: str) -> Optional[Dict[int, int]]:
+    """Map a line where a comment cannot go to the line where it can; ``None`` when it cannot tell.
 
     Inside a multi-line string (or f-string) a comment would become part of the
     string, and after a backslash continuation it is a syntax error; both move
-    to the line where the token or continuation ends.
+    to the line where the token or continuation ends.  Lines are CPython's
+    (:mod:`pt2lint.lines`), and strings are found by its tokenizer: a text it
+    cannot tokenize gets no comment at all rather than one inside a string.
     """
     moves: Dict[int, int] = {}
-    lines = source.splitlines()
-    for n, text in enumerate(lines, start=1):
-        if text.endswith("\\"):
-            moves[n] = n + 1
+    commented: Set[int] = set()
     try:
         stack: List[int] = []
-        for tok in tokenize.generate_tokens(io.StringIO(source).readline):
+        for tok in tokens(source):
             name = tokenize.tok_name.get(tok.type, "")
+            if tok.type == tokenize.COMMENT:
+                commented.add(tok.start[0])
             if name == "FSTRING_START":
                 stack.append(tok.start[0])
             elif name == "FSTRING_END" and stack:
@@ -285,13 +285,16 @@ def _comment_lines(source: str) -> Dict[int, int]:
                 for n in range(tok.start[0], tok.end[0]):
                     moves[n] = max(moves.get(n, 0), tok.end[0])
     except (tokenize.TokenError, IndentationError, SyntaxError):
-        pass
+        return None
+    for n, text in enumerate(SourceLines(source).texts(), start=1):
+        if text.endswith("\\") and n not in commented and n not in moves:  # a backslash continuation
+            moves[n] = n + 1
     return moves
 
 
 def comment_line(source: str, line: int, moves: Optional[Dict[int, int]] = None) -> int:
     """The 1-based line on which a suppression comment for a finding on ``line`` can go."""
-    moves = _comment_lines(source) if moves is None else moves
+    moves = (_comment_lines(source) or {}) if moves is None else moves
     seen: Set[int] = set()
     while line in moves and line not in seen:
         seen.add(line)
@@ -322,9 +325,6 @@ def _merge_on_line(text: str, line_no: int, codes: Sequence[str], sups) -> Tuple
     return text.rstrip() + "  # noqa: " + ", ".join(new), new
 
 
-_LINE_END = re.compile(r"(\r\n|\r|\n)$")
-
-
 def insert_noqa(source: str, targets: Mapping[int, Iterable[str]]) -> Tuple[str, int]:
     """Add ``# noqa: CODE`` comments to ``source``.
 
@@ -340,6 +340,8 @@ def insert_noqa(source: str, targets: Mapping[int, Iterable[str]]) -> Tuple[str,
     from pt2lint.suppression import parse_suppressions
 
     moves = _comment_lines(source)
+    if moves is None:  # the tokenizer fails (then CPython rejects the file): no safe place for a comment
+        return source, 0
     wanted: Dict[int, List[str]] = {}
     for line, codes in targets.items():
         at = comment_line(source, line, moves)
@@ -347,16 +349,15 @@ def insert_noqa(source: str, targets: Mapping[int, Iterable[str]]) -> Tuple[str,
         for c in sorted(set(codes)):
             if c not in bucket:
                 bucket.append(c)
-    lines = source.splitlines(keepends=True)
+    lines = split_lines(source)  # CPython's lines, so line N is the finding's line N
     sups = parse_suppressions(source)
     added = 0
     for line_no in sorted(wanted):
         if not 1 <= line_no <= len(lines):
             continue
         raw = lines[line_no - 1]
-        m = _LINE_END.search(raw)
-        ending = m.group(1) if m else ""
-        body = raw[: len(raw) - len(ending)]
+        ending = line_end_of(raw)
+        body = strip_line_end(raw)
         new_body, new_codes = _merge_on_line(body, line_no, wanted[line_no], sups)
         lines[line_no - 1] = new_body + ending
         added += len(new_codes)

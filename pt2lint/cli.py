@@ -570,16 +570,19 @@ def rule(rule_id: Optional[str], show_all: bool, output_format: str) -> int:
     "--debounce-ms", type=click.IntRange(min=0), default=None, metavar="MS",
     help="Wait this long after the last edit of a document before linting it (default: $PT2LINT_LSP_DEBOUNCE_MS or 300).",
 )
+@click.option(
+    "--lint-timeout", type=click.FloatRange(min=0, min_open=True, max=3600), default=None, metavar="SECONDS",
+    help="Stop a lint that takes longer and say so on the document (default: $PT2LINT_LSP_LINT_TIMEOUT_S or 10).",
+)
 @guarded
-def lsp(debounce_ms: Optional[int]) -> int:
+def lsp(debounce_ms: Optional[int], lint_timeout: Optional[float]) -> int:
     """Run the language server on stdio (diagnostics, quick fixes, suppressions, hover). Needs the 'lsp' extra."""
     from pt2lint.lsp import LspUnavailable, serve
 
     try:
-        serve(None if debounce_ms is None else debounce_ms / 1000.0)
+        return serve(None if debounce_ms is None else debounce_ms / 1000.0, lint_timeout)
     except LspUnavailable as exc:
         raise CliError(str(exc)) from None
-    return EXIT_CLEAN
 
 
 @cli.command()

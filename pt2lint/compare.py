@@ -138,7 +138,9 @@ def load_report(path: str) -> Report:
     try:
         data: Any = json.loads(text) if text.strip() else []
     except ValueError as exc:
-        lines = [line for line in text.splitlines() if line.strip()]
+        # only \n ends a record: json-lines holds U+2028 and friends raw (ensure_ascii=False), and
+        # str.splitlines would cut a record there
+        lines = [line for line in text.split("\n") if line.strip()]
         try:  # json-lines: one finding per line
             data = [json.loads(line) for line in lines]
         except ValueError:

@@ -58,8 +58,8 @@ def decode_source(data: bytes) -> str:
         raise DecodeError(f"cannot decode as {encoding}: byte 0x{data[exc.start]:02x} at offset {exc.start}") from None
     except (UnicodeError, ValueError) as exc:  # codecs such as 'undefined' and 'punycode' raise plain UnicodeError
         raise DecodeError(f"cannot decode as {encoding}: {exc}") from None
-    if text.startswith("\ufeff"):
-        text = text[1:]
+    if text.startswith("\ufeff") and encoding != "utf-8-sig":
+        text = text[1:]  # the codec kept the BOM; with utf-8-sig it has gone already, and a second one is an error
     return text
 
 
@@ -143,6 +143,98 @@ def _syntax_error(exc: cst.ParserSyntaxError, source: str, filename: str) -> Dia
     )
 
 
+#: Verdicts of :func:`cpython_syntax_error` by text digest (a text is often linted again unchanged).
+_VERDICTS: "dict[str, Optional[Tuple[str, int, int, int, int]]]" = {}
+_VERDICTS_MAX = 256
+
+
+def _cpython_verdict(source: str) -> Optional[Tuple[str, int, int, int, int]]:
+    """``(message, line, column, end line, end column)`` of CPython's rejection of ``source``, or ``None``.
+
+    The whole compiler runs (parser, symbol table, code generation: ``return``
+    outside a function, a duplicate argument and 21 nested blocks are found only
+    there), with ``dont_inherit`` so pt2lint's own ``__future__`` imports do not
+    leak in; the code object is discarded, nothing runs.  Positions are 1-based
+    characters (CPython gives UTF-8 byte columns for compiler errors; they are
+    converted).  Depth limits (``RecursionError``, ``MemoryError``) are not judged
+    here: :mod:`pt2lint.nesting` does that.
+    """
+    import hashlib
+    import warnings
+
+    key = hashlib.sha256(source.encode("utf-8", "surrogatepass")).hexdigest()
+    if key in _VERDICTS:
+        return _VERDICTS[key]
+    verdict: Optional[Tuple[str, int, int, int, int]] = None
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # SyntaxWarnings about the linted code are not ours to print
+            compile(source, "<pt2lint>", "exec", dont_inherit=True)
+    except SyntaxError as exc:
+        verdict = _rejection(exc, source)
+    except ValueError as exc:  # older CPythons: "source code string cannot contain null bytes"
+        verdict = _rejection(SyntaxError(str(exc)), source)
+    except (RecursionError, MemoryError, OverflowError):
+        return None  # not cached: the nesting guard decides, maybe with a bigger stack
+    if len(_VERDICTS) >= _VERDICTS_MAX:
+        try:
+            _VERDICTS.pop(next(iter(_VERDICTS)), None)
+        except (RuntimeError, StopIteration):  # another thread (the language server's) changed it meanwhile
+            pass
+    _VERDICTS[key] = verdict
+    return verdict
+
+
+def _rejection(exc: SyntaxError, source: str) -> Tuple[str, int, int, int, int]:
+    from pt2lint.lines import SourceLines
+
+    lines = SourceLines(source)
+    message = exc.msg or "invalid syntax"
+    if "\0" in source and "null" in message:
+        line, col = lines.position(source.index("\0"))  # CPython gives no position for it
+        return message, line, col, line, col + 1
+    line = exc.lineno or 1
+    text = lines.text(line)
+
+    def column(offset: Optional[int]) -> int:
+        if not offset:
+            return 1
+        if exc.text is None:  # a compiler (not parser) error: the column counts UTF-8 bytes
+            offset = len(text.encode("utf-8", "surrogatepass")[: offset - 1].decode("utf-8", "ignore")) + 1
+        return min(max(offset, 1), len(text) + 1)
+
+    col = column(exc.offset)
+    end_line = exc.end_lineno or line
+    end_col = column(exc.end_offset) if end_line == line else col + 1
+    if end_line != line or end_col <= col:
+        end_line, end_col = line, col + 1
+    return message, line, col, end_line, end_col
+
+
+def cpython_syntax_error(source: str, filename: str) -> Optional[Diagnostic]:
+    """A ``PTC001`` finding when CPython would refuse to compile ``source``, else ``None``.
+
+    CPython is the judge, not LibCST: LibCST accepts texts the interpreter rejects
+    (``"\\N{"``, ``b"é"``, a second BOM, a NUL byte, ``return`` outside a function,
+    duplicate arguments, more than 20 nested blocks).  The message is CPython's own,
+    at CPython's position.  See :func:`_cpython_verdict` for what is compiled.
+    """
+    verdict = _cpython_verdict(source)
+    if verdict is None:
+        return None
+    message, line, col, end_line, end_col = verdict
+    return Diagnostic(
+        code="PTC001",
+        name="syntax-error",
+        message=f"SyntaxError: {message}",
+        filename=filename,
+        start=Position(line, col),
+        end=Position(end_line, end_col),
+        severity="error",
+        category="internal",
+    )
+
+
 @_quiet_syntax_warnings
 @guard_deep_nesting  # CPython's depth limits first, a big stack for deep code: never a crash
 def lint_source(
@@ -186,6 +278,9 @@ def lint_source(
     from pt2lint.analysis.driver import analyse_module  # local: keeps import of the CLI light
 
     enabled = settings.enabled_for((relpath or filename).replace(os.sep, "/"))
+    rejected = cpython_syntax_error(source, filename)
+    if rejected is not None:  # Python could not import the file: that is the one finding
+        return FileResult(filename, (rejected,) if "PTC001" in enabled else (), source=source if keep_source else None)
     if prefilter and not _may_have_findings(source):
         return FileResult(filename, (), source=source if keep_source else None)
     digest = ""
@@ -295,18 +390,13 @@ _SUPPRESSION_MARKERS = ("noqa", "pt2lint")
 
 
 def _may_have_findings(source: str) -> bool:
-    """False only when the file has no compiled region, no suppression comment and no syntax error."""
+    """False only when the file has no compiled region and no suppression comment.
+
+    (Its syntax has been judged by CPython already: :func:`cpython_syntax_error`.)
+    """
     from pt2lint.analysis.driver import may_contain_region
 
-    if may_contain_region(source) or any(m in source for m in _SUPPRESSION_MARKERS):
-        return True
-    import ast
-
-    try:
-        ast.parse(source)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return True  # let LibCST produce the PTC001 finding
-    return False
+    return may_contain_region(source) or any(m in source for m in _SUPPRESSION_MARKERS)
 
 
 def read_source(path: str) -> str:

@@ -29,7 +29,6 @@ import logging
 import os
 import re
 import sys
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 from urllib.parse import unquote, urlparse
@@ -37,12 +36,17 @@ from urllib.parse import unquote, urlparse
 from pt2lint import __version__
 from pt2lint.baseline import NOQA_SKIP_CODES
 from pt2lint.diagnostics import Diagnostic, Position
+from pt2lint.lines import SourceLines, split_lines
 
 logger = logging.getLogger("pt2lint.lsp")
 
 FIX_ALL_KIND = "source.fixAll.pt2lint"
 CONFIG_FILE_NAMES = (".pt2lint.toml", "pt2lint.toml", "pyproject.toml")
 DEFAULT_DEBOUNCE_S = 0.3
+#: Seconds one lint may take in the language server before it is stopped.
+DEFAULT_LINT_TIMEOUT_S = 10.0
+#: Lint threads of the language server: a few slow documents do not hold up the others.
+DEFAULT_LINT_WORKERS = 4
 _CODE = re.compile(r"[A-Za-z][A-Za-z0-9_-]*")
 
 
@@ -212,10 +216,10 @@ def lint_document_result(
 
 def _word_length(source: str, line: int, column: int) -> int:
     """Length of the dotted name starting at 1-based (line, column) of ``source`` (at least 1)."""
-    lines = source.split("\n")
+    lines = SourceLines(source)
     if not 1 <= line <= len(lines):
         return 1
-    m = re.match(r"[\w.]+", lines[line - 1][column - 1:])
+    m = re.match(r"[\w.]+", lines.text(line)[column - 1:])
     return max(1, len(m.group(0)) if m else 1)
 
 
@@ -250,8 +254,8 @@ def noqa_text_edit(source: str, line0: int, code: str, encoding: str) -> Optiona
     new_source, added = insert_noqa(source, {line0 + 1: [code]})
     if not added:
         return None
-    old_lines = source.splitlines()
-    new_lines = new_source.splitlines()
+    old_lines = SourceLines(source).texts()  # the LSP's lines are CPython's, not str.splitlines'
+    new_lines = SourceLines(new_source).texts()
     for n, (a, b) in enumerate(zip(old_lines, new_lines)):
         if a != b:
             return {
@@ -327,10 +331,10 @@ def code_at(source: str, line0: int, char_index: int) -> Optional[Tuple[str, int
     """
     from pt2lint.suppression import parse_suppressions
 
-    lines = source.splitlines()
+    lines = SourceLines(source)
     if not 0 <= line0 < len(lines):
         return None
-    text = lines[line0]
+    text = lines.text(line0 + 1)
     for sup in parse_suppressions(source):
         if sup.line != line0 + 1 or not sup.codes:
             continue
@@ -343,6 +347,267 @@ def code_at(source: str, line0: int, char_index: int) -> Optional[Tuple[str, int
     return None
 
 
+# --------------------------------------------------------------------------- lint workers
+
+
+class LintInterrupt(BaseException):
+    """Raised inside a running lint to stop it (a ``BaseException``: the analysis's ``except Exception`` must not swallow it)."""
+
+
+class LintCancelled(LintInterrupt):
+    """A newer version of the document, or its closing, made the running lint useless."""
+
+
+class LintTimedOut(LintInterrupt):
+    """The lint ran past the time bound (``lintTimeout``)."""
+
+
+_ASYNC_EXC: Dict[str, Any] = {}
+
+
+def _raise_in_thread(ident: int, exc_type: Optional[type]) -> bool:
+    """Make ``exc_type`` raise in the thread ``ident`` at its next bytecode; ``None`` withdraws a
+    pending one.  Returns whether the interpreter found the thread.
+
+    This is CPython's ``PyThreadState_SetAsyncExc``: it touches the one thread only.  A lint
+    inside a long native call (LibCST's parser) stops when that call returns.
+    """
+    try:
+        import ctypes
+    except ImportError:  # pragma: no cover - an interpreter without ctypes: late results are only dropped
+        return False
+    if not _ASYNC_EXC:
+        api = ("PyThreadState_SetAsyncExc", ctypes.pythonapi)
+        _ASYNC_EXC["set"] = ctypes.PYFUNCTYPE(ctypes.c_int, ctypes.c_ulong, ctypes.py_object)(api)
+        _ASYNC_EXC["clear"] = ctypes.PYFUNCTYPE(ctypes.c_int, ctypes.c_ulong, ctypes.c_void_p)(api)
+    if exc_type is None:
+        return _ASYNC_EXC["clear"](ident, None) >= 0
+    return _ASYNC_EXC["set"](ident, exc_type) == 1
+
+
+@dataclass(eq=False)
+class LintJob:
+    """One call on a :class:`LintWorkers` thread; ``future`` (of the event loop) gets its result or exception."""
+
+    fn: Any
+    args: Tuple[Any, ...]
+    loop: asyncio.AbstractEventLoop
+    future: "asyncio.Future[Any]"
+    started: "asyncio.Future[None]"  # done when a thread takes the job (its time bound counts from then)
+    state: str = "queued"  # queued -> running -> done, or queued -> dropped
+    thread: Optional[int] = None
+    interrupted: Optional[type] = None  # the LintInterrupt sent, once
+
+
+class LintWorkers:
+    """A fixed set of long-lived lint threads fed from one queue.
+
+    Args:
+        count: threads.  With several, a slow document holds only one of them: two slow
+            ones leave the others to lint a small document at once (the GIL shares the
+            processor between them).
+        big_stacks: start them with :func:`pt2lint.nesting.start_big_stack_thread` (big
+            stack, big recursion limit; only from the main thread, before serving), so
+            deep code never changes a process-wide setting from a worker.
+
+    A lint is stopped by :meth:`interrupt`: a :class:`LintInterrupt` raised inside it.
+    """
+
+    def __init__(self, count: int = 4, big_stacks: bool = True) -> None:
+        import queue
+        import threading
+
+        self._queue: "queue.Queue[Optional[LintJob]]" = queue.Queue()
+        self._lock = threading.Lock()
+        self.threads = []
+        for i in range(max(1, count)):
+            name = f"pt2lint-lint-{i}"
+            if big_stacks:
+                from pt2lint.nesting import start_big_stack_thread
+
+                self.threads.append(start_big_stack_thread(self._run, name))
+            else:
+                thread = threading.Thread(target=self._run, name=name, daemon=True)
+                thread.start()
+                self.threads.append(thread)
+
+    def submit(self, fn: Any, *args: Any) -> LintJob:
+        """Queue ``fn(*args)``; must be called on the running event loop, whose future the job carries."""
+        loop = asyncio.get_running_loop()
+        job = LintJob(fn, args, loop, loop.create_future(), loop.create_future())
+        self._queue.put(job)
+        return job
+
+    def interrupt(self, job: LintJob, exc_type: type) -> None:
+        """Stop ``job``: dropped if it has not started, else ``exc_type`` is raised inside it (once)."""
+        with self._lock:
+            if job.state == "queued":
+                job.state = "dropped"
+                job.loop.call_soon_threadsafe(_settle, job, None, exc_type())
+            elif job.state == "running" and job.interrupted is None and job.thread is not None:
+                job.interrupted = exc_type
+                _raise_in_thread(job.thread, exc_type)
+
+    def stop(self) -> None:
+        """Let the threads end once the queued jobs are done (running lints are not waited for)."""
+        for _ in self.threads:
+            self._queue.put(None)
+
+    def _run(self) -> None:
+        import threading
+
+        ident = threading.get_ident()
+        while True:
+            job = self._queue.get()
+            if job is None:
+                return
+            result: Any = None
+            error: Optional[BaseException] = None
+            try:
+                with self._lock:
+                    if job.state != "queued":
+                        continue
+                    job.state, job.thread = "running", ident
+                job.loop.call_soon_threadsafe(_mark_started, job)
+                try:
+                    result = job.fn(*job.args)
+                except BaseException as exc:  # noqa: B036 - handed to the awaiting coroutine
+                    error = exc
+                with self._lock:
+                    job.state = "done"
+                    if job.interrupted is not None:
+                        _raise_in_thread(ident, None)  # an interrupt that came too late to matter
+            except LintInterrupt as exc:  # it arrived after the lint returned, before "done"
+                error = error or exc
+                with self._lock:
+                    job.state = "done"
+            job.loop.call_soon_threadsafe(_settle, job, result, error)
+
+
+def _mark_started(job: LintJob) -> None:
+    if not job.started.done():
+        job.started.set_result(None)
+
+
+def _settle(job: LintJob, result: Any, error: Optional[BaseException]) -> None:
+    _mark_started(job)
+    if job.future.done():
+        return
+    if error is not None:
+        job.future.set_exception(error)
+    else:
+        job.future.set_result(result)
+
+
+# --------------------------------------------------------------------------- transport
+
+#: JSON-RPC 2.0 error codes (https://www.jsonrpc.org/specification#error_object) and the LSP's.
+PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS, INTERNAL_ERROR = -32700, -32600, -32601, -32602, -32603
+#: The largest message body read; a bigger one is answered with an error and skipped.
+DEFAULT_MAX_MESSAGE_BYTES = 64 * 1024 * 1024
+_MAX_HEADER_BYTES = 64 * 1024
+_CONTENT_LENGTH = re.compile(rb"^content-length:[ \t]*(\S*)[ \t]*$", re.IGNORECASE)
+_HEADER_START = re.compile(rb"content-length:", re.IGNORECASE)
+
+
+def _error(msg_id: Any, code: int, message: str) -> Dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": msg_id, "error": {"code": code, "message": message}}
+
+
+def _valid_id(value: Any) -> bool:
+    """LSP request ids are integers or strings (JSON-RPC 2.0 also allows null, which the LSP does not)."""
+    return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
+
+
+class MessageReader:
+    """Base-protocol framing (``Content-Length`` headers, then a body) that survives a bad peer.
+
+    A header block whose ``Content-Length`` is missing, not a number, or above
+    ``max_bytes`` gets a parse-error answer and is skipped up to the next
+    ``Content-Length`` header, so a broken message costs that message only: the stream
+    is never misread from there on, and no more than ``max_bytes`` (plus one read) is
+    ever held in memory.
+
+    Args:
+        read: ``read(n) -> bytes``, at most ``n`` bytes, ``b""`` at the end of the stream
+            (blocking: it is run on an executor thread).
+        max_bytes: the largest body accepted.
+    """
+
+    def __init__(self, read: Any, max_bytes: int = DEFAULT_MAX_MESSAGE_BYTES) -> None:
+        self._read = read
+        self.max_bytes = max_bytes
+        self._buf = bytearray()
+        self._eof = False
+
+    async def _fill(self) -> bool:
+        if self._eof:
+            return False
+        chunk = await asyncio.get_running_loop().run_in_executor(None, self._read, 65536)
+        if not chunk:
+            self._eof = True
+            return False
+        self._buf += chunk
+        return True
+
+    async def _resync(self, start: int = 0) -> None:
+        """Drop bytes up to the next ``Content-Length`` header at or after ``start`` (keeping a possible partial one)."""
+        keep = len(b"content-length:") - 1
+        while True:
+            m = _HEADER_START.search(self._buf, start)
+            if m is not None:
+                del self._buf[: m.start()]
+                return
+            if len(self._buf) > keep:
+                del self._buf[: len(self._buf) - keep]
+            start = 0
+            if not await self._fill():
+                self._buf.clear()
+                return
+
+    async def next_body(self, on_bad_frame: Any) -> Optional[bytes]:
+        """The next message body, or ``None`` at the end of the stream.
+
+        ``on_bad_frame(text)`` is called for each skipped message with the reason.
+        """
+        while True:
+            end = self._buf.find(b"\r\n\r\n")
+            while end < 0:
+                if len(self._buf) > _MAX_HEADER_BYTES:
+                    on_bad_frame(f"no end of headers within {_MAX_HEADER_BYTES} bytes")
+                    await self._resync(1)
+                elif not await self._fill():
+                    return None
+                end = self._buf.find(b"\r\n\r\n")
+            headers = bytes(self._buf[:end]).split(b"\r\n")
+            length: Optional[int] = None
+            problem = "no Content-Length header"
+            for h in headers:
+                m = _CONTENT_LENGTH.match(h.strip())
+                if m is None:
+                    continue
+                value = m.group(1)
+                if not value.isdigit():
+                    problem = f"Content-Length {value[:40].decode('ascii', 'replace')!r} is not a number"
+                elif int(value) > self.max_bytes:
+                    problem = f"Content-Length {int(value)} is over the limit of {self.max_bytes} bytes"
+                else:
+                    length, problem = int(value), ""
+                break
+            if length is None:
+                on_bad_frame(problem)
+                del self._buf[: end + 4]
+                await self._resync()
+                continue
+            start = end + 4
+            while len(self._buf) < start + length:
+                if not await self._fill():
+                    return None
+            body = bytes(self._buf[start : start + length])
+            del self._buf[: start + length]
+            return body
+
+
 # --------------------------------------------------------------------------- server
 
 
@@ -353,14 +618,156 @@ class _DocState:
     dependencies: Tuple[str, ...] = ()  # absolute paths the last analysis read
     handle: Optional[asyncio.TimerHandle] = None
     task: Optional["asyncio.Task[None]"] = None
+    job: Optional[LintJob] = None  # the lint running or queued for this document
+    job_version: Optional[int] = None
 
 
-def create_server(debounce: float = DEFAULT_DEBOUNCE_S):
+def _server_class():
+    """pygls's ``LanguageServer`` with pt2lint's transport: every request is answered, errors per
+    JSON-RPC 2.0 and LSP 3.17, and documents count lines as the LSP (and CPython) do."""
+    import json
+    import threading
+
+    from pygls.io_ import StdoutWriter
+    from pygls.lsp.server import LanguageServer
+    from pygls.workspace.text_document import TextDocument
+
+    class Document(TextDocument):
+        """A text document whose lines end at ``\\n``, ``\\r\\n`` and ``\\r`` only (LSP 3.17,
+        "Text Documents"): pygls's own splits at U+2028 and form feeds too, so an edit
+        after one would be applied to the wrong line."""
+
+        @property
+        def lines(self):  # type: ignore[override]
+            return tuple(split_lines(self.source))
+
+    class Server(LanguageServer):
+        max_message_bytes = DEFAULT_MAX_MESSAGE_BYTES
+        exit_code = 1  # the LSP's, for an ``exit`` (or end of input) without ``shutdown`` first
+
+        def use_lsp_lines(self) -> None:
+            """Make the workspace (created by ``initialize``) build :class:`Document` objects."""
+            ws = self.workspace
+
+            def create(doc_uri, source=None, version=None, language_id=None):
+                return Document(
+                    doc_uri, source=source, version=version, language_id=language_id,
+                    sync_kind=ws._sync_kind, position_codec=ws._position_codec,
+                )
+
+            ws._create_text_document = create
+
+        def start_io(self, stdin=None, stdout=None):
+            """Serve the base protocol on ``stdin``/``stdout`` until ``exit`` or the end of input."""
+            self._stop_event = threading.Event()
+            self.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
+            stream = stdin or sys.stdin.buffer
+            reader = MessageReader(getattr(stream, "read1", None) or stream.read, self.max_message_bytes)
+            try:
+                asyncio.run(self._serve(reader))
+                self.exit_code = 0 if self.protocol._shutdown else 1
+            except BrokenPipeError:
+                logger.error("the client closed the connection")
+            except KeyboardInterrupt:
+                pass
+            except SystemExit as exc:  # pygls's ``exit`` handler: 0 after ``shutdown``, else 1
+                self.exit_code = exc.code if isinstance(exc.code, int) else 1
+            finally:
+                self.shutdown()
+
+        async def _serve(self, reader: MessageReader) -> None:
+            while not self._stop_event.is_set():
+                body = await reader.next_body(self._bad_frame)
+                if body is None:
+                    return
+                self._handle_body(body)
+
+        def _send(self, data: Any) -> None:
+            self.protocol._send_data(data)
+
+        def _bad_frame(self, reason: str) -> None:
+            logger.warning("message skipped: %s", reason)
+            self._send(_error(None, PARSE_ERROR, f"message skipped: {reason}"))
+
+        def _handle_body(self, body: bytes) -> None:
+            try:
+                data = json.loads(body)
+            except (ValueError, RecursionError) as exc:  # UnicodeDecodeError is a ValueError
+                self._send(_error(None, PARSE_ERROR, f"Parse error: {str(exc)[:200]}"))
+                return
+            if isinstance(data, list):  # JSON-RPC 2.0 batches: the LSP has none
+                why = "batch messages are not supported by the Language Server Protocol"
+                replies = [
+                    _error(m.get("id") if isinstance(m, dict) and _valid_id(m.get("id")) else None, INVALID_REQUEST, why)
+                    for m in data
+                    if not (isinstance(m, dict) and "method" in m and "id" not in m)  # a notification gets no reply
+                ]
+                if replies or not data:
+                    self._send(replies or _error(None, INVALID_REQUEST, why))
+                return
+            self._handle_object(data)
+
+        def _handle_object(self, data: Any) -> None:
+            if not isinstance(data, dict):
+                self._send(_error(None, INVALID_REQUEST, "a message must be a JSON object"))
+                return
+            has_id, msg_id, method = "id" in data, data.get("id"), data.get("method")
+            is_response = "method" not in data and ("result" in data or "error" in data)
+            if has_id and not _valid_id(msg_id) and not (is_response and msg_id is None):
+                self._send(_error(None, INVALID_REQUEST, f"id must be an integer or a string, not {json.dumps(msg_id)[:40]}"))
+                return
+            if "method" in data and not isinstance(method, str):
+                self._send(_error(msg_id if has_id else None, INVALID_REQUEST, "method must be a string"))
+                return
+            if data.get("jsonrpc") != "2.0" or not (is_response or isinstance(method, str)):
+                if not is_response:
+                    self._send(_error(msg_id if has_id else None, INVALID_REQUEST, 'not a JSON-RPC 2.0 request ("jsonrpc": "2.0" and a method)'))
+                return
+            is_request = has_id and not is_response
+            if "params" in data and data["params"] is not None and not isinstance(data["params"], (dict, list)):
+                if is_request:
+                    self._send(_error(msg_id, INVALID_REQUEST, "params must be an object or an array"))
+                return
+            if self.protocol._shutdown and method != "exit":
+                if is_request:  # LSP 3.17, "Shutdown Request": later requests fail with InvalidRequest
+                    self._send(_error(msg_id, INVALID_REQUEST, f"the server is shut down; {method!r} is refused (only 'exit' is accepted)"))
+                return  # a notification after shutdown is dropped
+            try:
+                message = self.protocol.structure_message(data)
+            except Exception as exc:  # params that do not match the method's type (a negative position, null)
+                cause = exc.__cause__ or exc
+                detail = " ".join(str(cause).split())[:200] or type(cause).__name__
+                if is_request:
+                    self._send(_error(msg_id, INVALID_PARAMS, f"invalid params for {method}: {detail}"))
+                else:
+                    logger.warning("notification %s ignored: invalid params: %s", method, detail)
+                return
+            try:
+                self.protocol.handle_message(message)
+            except Exception as exc:  # pygls answers its own handler errors; this is the rest
+                logger.exception("handling %s failed", method)
+                if is_request:
+                    self._send(_error(msg_id, INTERNAL_ERROR, f"internal error: {type(exc).__name__}: {exc}"[:300]))
+
+    return Server
+
+
+def create_server(
+    debounce: float = DEFAULT_DEBOUNCE_S,
+    lint_timeout: float = DEFAULT_LINT_TIMEOUT_S,
+    workers: Optional[LintWorkers] = None,
+):
     """Build the pygls ``LanguageServer`` with pt2lint's features registered.
 
     Args:
         debounce: seconds to wait after the last change of a document before
             linting it (open and save lint at once).
+        lint_timeout: seconds one lint may take; a longer one is stopped and the
+            document gets one diagnostic saying so.  The client may set it with the
+            ``lintTimeout`` initialization option (seconds).
+        workers: the lint threads (see :class:`LintWorkers`); by default
+            :data:`DEFAULT_LINT_WORKERS` ordinary threads, started on the first lint.
+            :func:`serve` passes big-stack ones.
 
     Raises:
         LspUnavailable: pygls or lsprotocol is missing.
@@ -368,13 +775,18 @@ def create_server(debounce: float = DEFAULT_DEBOUNCE_S):
     _require_lsp()
     from lsprotocol import types
     from lsprotocol.converters import get_converter
-    from pygls.lsp.server import LanguageServer
 
     converter = get_converter()
-    server = LanguageServer("pt2lint", __version__, text_document_sync_kind=types.TextDocumentSyncKind.Incremental)
+    server = _server_class()("pt2lint", __version__, text_document_sync_kind=types.TextDocumentSyncKind.Incremental)
     projects = ProjectCache()
     docs: Dict[str, _DocState] = {}
-    pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="pt2lint-lint")
+    limits = {"timeout": float(lint_timeout)}
+    pool: List[LintWorkers] = [workers] if workers is not None else []
+
+    def lint_workers() -> LintWorkers:
+        if not pool:
+            pool.append(LintWorkers(DEFAULT_LINT_WORKERS, big_stacks=False))
+        return pool[0]
 
     def encoding() -> str:
         enc = server.workspace.position_encoding
@@ -393,19 +805,66 @@ def create_server(debounce: float = DEFAULT_DEBOUNCE_S):
         projects.errors_shown.add(message)
         server.window_show_message(types.ShowMessageParams(type=types.MessageType.Error, message=f"pt2lint: {message}"))
 
+    def publish(uri: str, version: Optional[int], payload: List[Dict[str, Any]]) -> None:
+        server.text_document_publish_diagnostics(
+            types.PublishDiagnosticsParams(
+                uri=uri, version=version, diagnostics=[converter.structure(d, types.Diagnostic) for d in payload]
+            )
+        )
+
+    def cancel_lint(uri: str) -> None:
+        """Stop the lint queued or running for ``uri`` (its text is outdated, or the document closed)."""
+        state = docs.get(uri)
+        if state is not None and state.job is not None:
+            lint_workers().interrupt(state.job, LintCancelled)
+            state.job = None
+
     async def lint_now(uri: str) -> List[Dict[str, Any]]:
-        """Lint the document's current text off the event loop; publish unless the text changed meanwhile."""
+        """Lint the document's current text on a lint thread, within the time bound; publish unless
+        the text changed meanwhile.  A lint of an older version of the document is stopped."""
         doc = server.workspace.get_text_document(uri)
         source, version = doc.source, doc.version
         path = uri_to_path(uri)
         project, error = projects.get(path, root_dir())
         if error:
             show_config_error(error)
-        loop = asyncio.get_running_loop()
         overlay = open_buffers(exclude=uri)
         deps: Tuple[str, ...] = ()
+        state = docs.get(uri)
+        if state is not None and state.job is not None and state.job_version != version:
+            cancel_lint(uri)
+        workers = lint_workers()
+        # looked up now, not bound at import: a wrapped lint_document_result is used
+        job = workers.submit(globals()["lint_document_result"], source, path, uri, project, overlay)
+        job.future.add_done_callback(lambda f: f.cancelled() or f.exception())  # never "exception never retrieved"
+        if state is not None:
+            state.job, state.job_version = job, version
+        timeout = limits["timeout"]
         try:
-            diags, deps = await loop.run_in_executor(pool, lint_document_result, source, path, uri, project, overlay)
+            try:
+                await job.started  # waiting for a free thread is bounded by the others' time bounds
+                diags, deps = await asyncio.wait_for(asyncio.shield(job.future), timeout)
+            except asyncio.TimeoutError:
+                workers.interrupt(job, LintTimedOut)
+                raise LintTimedOut() from None
+        except LintCancelled:
+            return []  # a newer text is being linted, or the document closed: nothing to publish
+        except LintTimedOut:
+            message = f"pt2lint: the lint was cut after {timeout:g} s (the lintTimeout setting); findings are not shown"
+            logger.warning("%s: %s", uri, message)
+            server.window_log_message(types.LogMessageParams(type=types.MessageType.Warning, message=f"{message}: {uri}"))
+            payload = [{
+                "range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}},
+                "severity": 2, "source": "pt2lint", "message": message,
+                "data": {"name": "lint-timeout", "noqaLine": 0, "fix": None, "version": version},
+            }]
+            current = server.workspace.get_text_document(uri)
+            if uri in docs and current.version == version:
+                docs[uri].version, docs[uri].diagnostics = version, []
+                if docs[uri].job is job:
+                    docs[uri].job = None
+                publish(uri, version, payload)
+            return []
         except Exception as exc:  # an analysis bug must not take the server down
             logger.exception("linting %s failed", uri)
             server.window_log_message(
@@ -421,11 +880,9 @@ def create_server(debounce: float = DEFAULT_DEBOUNCE_S):
             state.version = version
             state.diagnostics = payload
             state.dependencies = deps
-            server.text_document_publish_diagnostics(
-                types.PublishDiagnosticsParams(
-                    uri=uri, version=version, diagnostics=[converter.structure(d, types.Diagnostic) for d in payload]
-                )
-            )
+            if state.job is job:
+                state.job = None
+            publish(uri, version, payload)
         return payload
 
     def schedule(uri: str, delay: float) -> None:
@@ -495,12 +952,28 @@ def create_server(debounce: float = DEFAULT_DEBOUNCE_S):
         except Exception:  # the client refused; the mtime check still catches config edits
             logger.info("client did not accept the config file watchers")
 
+    @server.feature(types.INITIALIZE)
+    def initialize(ls, params: types.InitializeParams) -> None:
+        """Count document lines as the LSP does; take the ``lintTimeout`` option (seconds)."""
+        server.use_lsp_lines()
+        options = params.initialization_options
+        value = options.get("lintTimeout") if isinstance(options, dict) else None
+        if value is not None:
+            if isinstance(value, (int, float)) and not isinstance(value, bool) and 0 < value <= 3600:
+                limits["timeout"] = float(value)
+            else:
+                server.window_show_message(types.ShowMessageParams(
+                    type=types.MessageType.Error,
+                    message=f"pt2lint: lintTimeout must be a number of seconds above 0 and at most 3600, not {value!r}; using {limits['timeout']:g}",
+                ))
+
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     def did_open(ls, params: types.DidOpenTextDocumentParams) -> None:
         schedule(params.text_document.uri, 0.0)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
     def did_change(ls, params: types.DidChangeTextDocumentParams) -> None:
+        cancel_lint(params.text_document.uri)  # its text is outdated now
         schedule(params.text_document.uri, debounce)
         relint_dependents(params.text_document.uri, debounce)
 
@@ -511,6 +984,7 @@ def create_server(debounce: float = DEFAULT_DEBOUNCE_S):
 
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(ls, params: types.DidCloseTextDocumentParams) -> None:
+        cancel_lint(params.text_document.uri)
         state = docs.pop(params.text_document.uri, None)
         if state is not None and state.handle is not None:
             state.handle.cancel()
@@ -549,7 +1023,7 @@ def create_server(debounce: float = DEFAULT_DEBOUNCE_S):
         if wanted(types.CodeActionKind.QuickFix.value):
             seen_noqa = set()
             for diag in params.context.diagnostics:
-                if diag.source != "pt2lint":
+                if diag.source != "pt2lint" or diag.code is None:  # a "lint was cut" notice has no code
                     continue
                 data = diag.data if isinstance(diag.data, dict) else {}
                 code = str(diag.code)
@@ -600,7 +1074,7 @@ def create_server(debounce: float = DEFAULT_DEBOUNCE_S):
         from pt2lint.reporters.lsp import lsp_position_to_char_column
 
         doc = server.workspace.get_text_document(params.text_document.uri)
-        lines = doc.source.splitlines()
+        lines = SourceLines(doc.source).texts()
         line0 = params.position.line
         if not 0 <= line0 < len(lines):
             return None
@@ -622,32 +1096,65 @@ def create_server(debounce: float = DEFAULT_DEBOUNCE_S):
 
     @server.feature(types.SHUTDOWN)
     def shutdown(ls, params: Any) -> None:
-        pool.shutdown(wait=False, cancel_futures=True)
+        for uri in list(docs):
+            cancel_lint(uri)
+        if pool:
+            pool[0].stop()
 
     return server
 
 
-def serve(debounce: Optional[float] = None) -> None:
+def _env_seconds(name: str, scale: float, default: float) -> float:
+    """A positive number of seconds from ``$name`` (in units of ``scale`` seconds), else ``default``."""
+    try:
+        value = float(os.environ.get(name, "")) * scale
+    except ValueError:
+        return default
+    return value if value >= 0 else default
+
+
+def serve(debounce: Optional[float] = None, lint_timeout: Optional[float] = None) -> int:
     """Run the language server on stdin/stdout until the client says ``exit``.
+
+    The event loop and the lint threads run on big-stack threads started here, on the
+    main thread, before anything else (see :func:`pt2lint.nesting.start_big_stack_thread`):
+    deep code is linted there without any thread changing the process's recursion limit
+    or stack size, so two deep documents linted at once cannot overflow a stack.
 
     Args:
         debounce: seconds between the last change and the lint; default from
             ``$PT2LINT_LSP_DEBOUNCE_MS``, else 0.3 s.
+        lint_timeout: seconds one lint may take; default from
+            ``$PT2LINT_LSP_LINT_TIMEOUT_S``, else 10 s (the client's ``lintTimeout``
+            initialization option overrides both).
+
+    Returns:
+        The exit code the LSP asks for: 0 after ``shutdown`` then ``exit``, else 1.
 
     Raises:
         LspUnavailable: the ``lsp`` extra is not installed.
     """
     if debounce is None:
-        try:
-            debounce = float(os.environ.get("PT2LINT_LSP_DEBOUNCE_MS", "")) / 1000.0
-        except ValueError:
-            debounce = DEFAULT_DEBOUNCE_S
-    server = create_server(debounce)
+        debounce = _env_seconds("PT2LINT_LSP_DEBOUNCE_MS", 0.001, DEFAULT_DEBOUNCE_S)
+    if lint_timeout is None:
+        lint_timeout = _env_seconds("PT2LINT_LSP_LINT_TIMEOUT_S", 1.0, DEFAULT_LINT_TIMEOUT_S) or DEFAULT_LINT_TIMEOUT_S
+    _require_lsp()
+    from pt2lint.nesting import start_big_stack_thread
+
+    workers = LintWorkers(DEFAULT_LINT_WORKERS, big_stacks=True)
+    server = create_server(debounce, lint_timeout=lint_timeout, workers=workers)
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="pt2lint-lsp: %(levelname)s: %(message)s")
-    server.start_io()
+    start_big_stack_thread(server.start_io, "pt2lint-lsp").join()
+    return int(server.exit_code)
 
 
 __all__ = [
+    "DEFAULT_LINT_TIMEOUT_S",
+    "LintCancelled",
+    "LintInterrupt",
+    "LintTimedOut",
+    "LintWorkers",
+    "MessageReader",
     "FIX_ALL_KIND",
     "LspUnavailable",
     "ProjectCache",

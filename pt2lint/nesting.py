@@ -134,12 +134,65 @@ def too_deep_for_python(source: str, filename: str, offset: int = 0) -> Optional
     )
 
 
+#: Threads started by :func:`start_big_stack_thread`: they have a big stack already, under the
+#: big recursion limit, so deep code runs on them directly.
+_BIG_STACK_THREADS: "set[int]" = set()
+_BIG_STACK_LOCK = threading.Lock()
+
+
+def start_big_stack_thread(target: Callable[[], Any], name: str) -> threading.Thread:
+    """Start a daemon thread running ``target`` with a :data:`BIG_STACK_BYTES` stack, and raise the
+    process's recursion limit to :data:`BIG_RECURSION_LIMIT` for good.
+
+    Both are process-wide settings, so this may be called only from the main thread (a
+    server calls it at start-up, once per long-lived thread, before any work is spread
+    over threads); deep code then runs on such a thread with no setting changed again.
+
+    Raises:
+        RuntimeError: called from another thread, or the thread cannot be started.
+        ValueError: the platform refuses that stack size.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        raise RuntimeError("big-stack threads are started from the main thread only")
+
+    def run() -> None:
+        ident = threading.get_ident()
+        with _BIG_STACK_LOCK:
+            _BIG_STACK_THREADS.add(ident)
+        try:
+            target()
+        finally:  # a later thread may get the same ident
+            with _BIG_STACK_LOCK:
+                _BIG_STACK_THREADS.discard(ident)
+
+    old_size = threading.stack_size(BIG_STACK_BYTES)
+    try:
+        sys.setrecursionlimit(max(sys.getrecursionlimit(), BIG_RECURSION_LIMIT))
+        thread = threading.Thread(target=run, name=name, daemon=True)
+        thread.start()
+    finally:
+        threading.stack_size(old_size)
+    return thread
+
+
+def on_big_stack_thread() -> bool:
+    """Whether the calling thread was started by :func:`start_big_stack_thread`."""
+    return threading.get_ident() in _BIG_STACK_THREADS
+
+
 def run_on_big_stack(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
     """``fn(*args, **kwargs)`` on a thread with a :data:`BIG_STACK_BYTES` stack and a
     :data:`BIG_RECURSION_LIMIT` recursion limit; returns its result or raises its exception.
 
-    Falls back to calling ``fn`` directly where such a thread cannot be made.
+    On a thread from :func:`start_big_stack_thread` that is the calling thread.  Elsewhere
+    a thread is made for the call -- from the main thread only, since the stack size and
+    the recursion limit are process-wide: another thread (whose neighbours may be deep in
+    their own code) calls ``fn`` directly, under the limits it has, so deep code fails with
+    ``RecursionError`` there instead of crashing the process.  Falls back to calling ``fn``
+    directly where such a thread cannot be made.
     """
+    if on_big_stack_thread() or threading.current_thread() is not threading.main_thread():
+        return fn(*args, **kwargs)
     box: dict = {}
 
     def target() -> None:

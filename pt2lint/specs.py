@@ -130,7 +130,9 @@ def _parse_example(raw: Mapping, where: str) -> Example:
     flag = tuple(int(n) for n in raw.get("flag", ()))
     if kind == "bad" and not flag:
         raise SpecError(f"{where}: a bad example needs 'flag' lines")
-    n_lines = len(code.splitlines())
+    from pt2lint.lines import split_lines
+
+    n_lines = len(split_lines(code))
     for n in flag:
         if not 1 <= n <= n_lines:
             raise SpecError(f"{where}: flag line {n} is outside the {n_lines}-line example")

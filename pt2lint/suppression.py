@@ -9,13 +9,13 @@ Suppressions naming a pt2lint code that suppressed nothing are reported
 
 from __future__ import annotations
 
-import io
 import re
 import tokenize
 from dataclasses import dataclass, field
 from typing import Dict, FrozenSet, List, Optional, Sequence, Set
 
 from pt2lint.diagnostics import Diagnostic, Position
+from pt2lint.lines import tokens as source_tokens
 from pt2lint.specs import load_specs
 
 _NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*))?", re.IGNORECASE)
@@ -54,7 +54,7 @@ def parse_suppressions(source: str) -> List[Suppression]:
         return []
     out: List[Suppression] = []
     try:
-        tokens = list(tokenize.generate_tokens(io.StringIO(source).readline))
+        tokens = list(source_tokens(source))  # CPython's lines (a lone \r ends one; U+2028 does not)
     except (tokenize.TokenError, IndentationError, SyntaxError):
         return out
     prev_line_has_code: Dict[int, bool] = {}

@@ -128,6 +128,32 @@ def test_syntax_error_is_a_ptc001_finding_and_other_files_are_checked(project, u
     assert run.errors == []
 
 
+CPYTHON_ONLY_REJECTS = {  # LibCST parses each of these; CPython's compiler does not
+    "escape_n.py": (b'x = "\\N{"\n', "1:10: PTC001 SyntaxError: (unicode error)"),
+    "escape_x.py": (b'x = "\\x1"\n', "1:10: PTC001 SyntaxError: (unicode error)"),
+    "bytes.py": ('x = b"\u00e9"\n'.encode(), "1:5: PTC001 SyntaxError: bytes can only contain ASCII literal characters"),
+    "double_bom.py": (b"\xef\xbb\xbf\xef\xbb\xbfx = 1\n", "1:1: PTC001 SyntaxError: invalid non-printable character U+FEFF"),
+    "nul.py": (b"x = 1  # a\x00b\n", "1:11: PTC001 SyntaxError: source code"),
+    "return.py": (b"return 1\n", "1:1: PTC001 SyntaxError: 'return' outside function"),
+    "dup_arg.py": (b"def f(a, a):\n    pass\n", "1:10: PTC001 SyntaxError: duplicate argument 'a' in function definition"),
+    "blocks.py": ("".join(" " * i + "for x in y:\n" for i in range(21)).encode() + b" " * 21 + b"pass\n", "21:21: PTC001 SyntaxError: too many statically nested blocks"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CPYTHON_ONLY_REJECTS))
+def test_files_cpython_rejects_are_ptc001_even_when_libcst_parses_them(project, unchanged, name):
+    data, expected = CPYTHON_ONLY_REJECTS[name]
+    write(project, "a_" + name, data)
+    write(project, "b_model.py", MODEL)
+    unchanged()
+    run = check()
+    assert run.code == 1, run
+    lines = run.stdout.splitlines()
+    assert lines[0].startswith(f"a_{name}:{expected}"), run
+    assert len(lines) == 2 and lines[1].startswith("b_model.py" + MODEL_FINDING), run
+    assert run.errors == []
+
+
 def test_non_utf8_bytes_are_one_error_line_and_other_files_are_checked(project, unchanged):
     write(project, "a_latin.py", b"name = 'caf\xe9'\n")
     write(project, "b_model.py", MODEL)

@@ -90,9 +90,9 @@ def _assert_lossless(path: str) -> bool:
     fast = lint_source(source, path, SETTINGS, prefilter=True)
     full = lint_source(source, path, SETTINGS, prefilter=False)
     assert _key(fast) == _key(full), path
-    from pt2lint.engine import _may_have_findings
+    from pt2lint.engine import _may_have_findings, cpython_syntax_error
 
-    return not _may_have_findings(source)
+    return cpython_syntax_error(source, path) is None and not _may_have_findings(source)
 
 
 def test_prefilter_is_lossless_on_fixtures_and_edge_cases(tmp_path):

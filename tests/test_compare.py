@@ -167,3 +167,14 @@ def test_merge_sarif_and_refuse_mixed_formats(work):
     assert all(rules[r["ruleIndex"]]["id"] == r["ruleId"] for r in results)
     mixed = run("merge", first, report(work, MODEL, "three.json"))
     assert mixed.exit_code == 2 and "different formats" in mixed.stderr
+
+
+def test_json_lines_with_a_line_separator_in_a_file_name(work):
+    name = "m\u2028odel.py"
+    (work / name).write_text(MODEL)
+    for fmt, out in (("json", "old.json"), ("json-lines", "new.jsonl")):
+        result = run("check", "--no-cache", "-q", "--output-format", fmt, "-o", out, name)
+        assert result.exit_code == 1, result.stderr
+    assert "\u2028" in (work / "new.jsonl").read_text(encoding="utf-8")  # written raw
+    got, _, code = counts(str(work / "old.json"), str(work / "new.jsonl"))
+    assert got == {"new": 0, "fixed": 0, "unchanged": 2} and code == 0

@@ -28,7 +28,8 @@ both are restarted.  Checked, per input:
 
 * ``check``: ``decode_source`` raises nothing but ``DecodeError``; ``lint_source`` raises
   nothing and returns no error; findings have sane positions; every reporter renders
-  them; every few inputs, the whole CLI (``pt2lint check FILE``) exits 0/1, or 2 with a
+  them; a text CPython's compiler rejects has a ``PTC001`` finding; the ``# noqa``
+  comments ``--add-noqa`` would write change no code (no string, no statement); every few inputs, the whole CLI (``pt2lint check FILE``) exits 0/1, or 2 with a
   one-line ``error:`` that is not an internal error, and never prints a traceback.
 * ``fix`` (when the CLI has a ``fix`` command and ``--no-fix`` is not given):
   ``fix --unsafe-fixes`` never fails internally, leaves a file without findings (or one that
@@ -137,6 +138,46 @@ def _check_positions(result, text: str) -> None:
             raise Failure("bad-position", f"{d.code} at {d.start}..{d.end} in a file of {n_lines} lines")
 
 
+def _cpython_rejects(text: str) -> bool:
+    """Whether CPython's whole compiler rejects ``text`` (a depth limit is not a rejection here)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            compile(text, "fuzz.py", "exec", dont_inherit=True)
+        except (SyntaxError, ValueError):
+            return True
+        except (RecursionError, MemoryError, OverflowError):
+            return False
+    return False
+
+
+def _check_parser_agreement(result, text: str, settings) -> None:
+    if "PTC001" in settings.enabled and _cpython_rejects(text) and not any(d.code == "PTC001" for d in result.diagnostics):
+        raise Failure("cpython-rejects-no-ptc001", "CPython's compiler rejects the text, and there is no PTC001 finding")
+
+
+def _check_noqa(result, text: str) -> None:
+    """The comments ``--add-noqa`` writes change no code: the AST stays the same."""
+    import ast
+
+    from pt2lint.baseline import insert_noqa, noqa_targets
+
+    targets = noqa_targets(d for d in result.diagnostics if d.filename == "fuzz.py").get("fuzz.py")
+    if not targets or not cpython_parses(text):
+        return
+    new, _ = insert_noqa(text, targets)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            same = ast.dump(ast.parse(new)) == ast.dump(ast.parse(text))
+        except (SyntaxError, ValueError) as exc:
+            raise Failure("noqa-breaks-syntax", f"{type(exc).__name__}: {exc}") from None
+        except (RecursionError, MemoryError):
+            return
+    if not same:
+        raise Failure("noqa-changes-code", f"--add-noqa for {dict(targets)} changed the module's AST")
+
+
 def check_input(data: bytes, variant: int = 0) -> Dict[str, object]:
     """Lint ``data`` in-process and render the findings with every reporter.
 
@@ -155,6 +196,8 @@ def check_input(data: bytes, variant: int = 0) -> Dict[str, object]:
     if result.error is not None:
         raise Failure("error-result", result.error)
     _check_positions(result, text)
+    _check_parser_agreement(result, text, settings)
+    _check_noqa(result, text)
     context = ReportContext(sources={"fuzz.py": text}, files=["fuzz.py"])
     for name, reporter in sorted(REPORTERS.items()):
         try:
@@ -552,7 +595,9 @@ _VOCAB = [
     b"with", b"try", b"except", b"finally", b"match", b"case", b"f'{x}'", b"...", b":=", b"->", b"0x", b"1e9999",
 ]
 _RANDOM_BYTES = [b"\x00", b"\xff", b"\xfe", b"\xef\xbb\xbf", b"\r", b"\t", b"\x0c", b"\x1a", b"\x85", b"\xc3\xa9",
-                 b"\xe2\x80\xa8", b"\xed\xa0\x80", b"\xf0\x9f\x94\xa5", b"\xc0\x80", b"\x7f", b"\x0b"]
+                 b"\xe2\x80\xa8", b"\xed\xa0\x80", b"\xf0\x9f\x94\xa5", b"\xc0\x80", b"\x7f", b"\x0b",
+                 # line breaks for str.splitlines that are none for CPython
+                 b"\x1c", b"\x1d", b"\x1e", b"\xc2\x85", b"\xe2\x80\xa9"]
 
 
 def _lines(data: bytes) -> List[bytes]:

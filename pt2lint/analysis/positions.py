@@ -17,6 +17,8 @@ from typing import Dict, List, Optional, Tuple
 import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
+from pt2lint.lines import split_lines
+
 Point = Tuple[int, int]  # (1-based line, 0-based character column)
 
 
@@ -85,7 +87,7 @@ class StatementAnchors:
     """Start points of LibCST statements, read off CPython's ``ast`` of the same source."""
 
     def __init__(self, module: cst.Module, source: str) -> None:
-        self.lines = source.splitlines(keepends=True)
+        self.lines = split_lines(source)  # as CPython (and so ast) numbers lines
         try:
             tree = ast.parse(source)
         except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
@@ -154,7 +156,7 @@ class LazyPositions:
             base_line, base_col = ast_expr.lineno, self.anchors.char_col(ast_expr.lineno, ast_expr.col_offset)
         positions = MetadataWrapper(mini, unsafe_skip_copy=True).resolve(PositionProvider)
         code = mini.code
-        code_lines = code.splitlines(keepends=True)
+        code_lines = split_lines(code)
         rstart = positions[root].start
         # ast anchors exclude enclosing parentheses; skip them in the mini module as well
         lead = 0

@@ -184,7 +184,9 @@ def _outline(source: str):
             tree = ast.parse(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError):
         return None
-    lines = source.splitlines(keepends=True)
+    from pt2lint.lines import split_lines
+
+    lines = split_lines(source)  # numbered as ast numbers them
     defs: Dict[str, tuple] = {}
     rest = list(lines)
     for stmt in tree.body:

@@ -515,8 +515,10 @@ def _display(filename: str, displays: Mapping[str, str], cwd: str) -> str:
 def _line_text(filename: str, line: int, cache: Dict[str, List[str]]) -> str:
     if filename not in cache:
         try:
+            from pt2lint.lines import SourceLines
+
             with open(filename, encoding="utf-8", errors="replace") as fh:
-                cache[filename] = fh.read().splitlines()
+                cache[filename] = SourceLines(fh.read()).texts()  # numbered as Python numbers lines
         except OSError:
             cache[filename] = []
     lines = cache[filename]

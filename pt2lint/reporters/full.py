@@ -18,6 +18,7 @@ from __future__ import annotations
 from typing import List, Sequence
 
 from pt2lint.diagnostics import Diagnostic
+from pt2lint.lines import SourceLines
 from pt2lint.reporters import ReportContext, register
 from pt2lint.reporters.text import format_line
 
@@ -38,7 +39,7 @@ def render_one(d: Diagnostic, source: str) -> str:
             and notes are shown.
     """
     out: List[str] = [format_line(d)]
-    lines = source.splitlines()
+    lines = SourceLines(source).texts()  # numbered as Python numbers lines, not as str.splitlines
     row = d.start.line
     if 1 <= row <= len(lines):
         first = max(1, row - CONTEXT_LINES)

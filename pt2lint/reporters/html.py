@@ -16,6 +16,7 @@ from typing import Dict, List, Optional, Sequence
 
 from pt2lint import __version__
 from pt2lint.diagnostics import Diagnostic, Edit
+from pt2lint.lines import SourceLines
 from pt2lint.reporters import ReportContext, fix_marker, register
 from pt2lint.specs import load_specs
 
@@ -65,19 +66,7 @@ def apply_edits(source: str, edits: Sequence[Edit]) -> str:
     Edits are applied from last to first so earlier offsets stay valid; edits
     that overlap an already applied one are skipped.
     """
-    lines = source.splitlines(keepends=True)
-    starts = [0]
-    for ln in lines:
-        starts.append(starts[-1] + len(ln))
-
-    def offset(line: int, column: int) -> int:
-        if line < 1:
-            return 0
-        if line > len(lines):
-            return len(source)
-        text = lines[line - 1].rstrip("\r\n")
-        return starts[line - 1] + min(max(column - 1, 0), len(text))
-
+    offset = SourceLines(source).offset
     out = source
     last_start = len(source) + 1
     for e in sorted(edits, key=lambda e: (e.start, e.end), reverse=True):
@@ -97,13 +86,13 @@ def fix_diff(source: str, d: Diagnostic, filename: str) -> str:
     if after == source:
         return ""
     diff = difflib.unified_diff(
-        source.splitlines(), after.splitlines(), fromfile=f"a/{filename}", tofile=f"b/{filename}", n=CONTEXT_LINES, lineterm=""
+        SourceLines(source).texts(), SourceLines(after).texts(), fromfile=f"a/{filename}", tofile=f"b/{filename}", n=CONTEXT_LINES, lineterm=""
     )
     return "\n".join(diff)
 
 
 def _source_block(d: Diagnostic, source: str) -> str:
-    lines = source.splitlines()
+    lines = SourceLines(source).texts()
     if not 1 <= d.start.line <= len(lines):
         return ""
     last_flagged = min(max(d.end.line, d.start.line), len(lines))
@@ -129,7 +118,7 @@ def _source_block(d: Diagnostic, source: str) -> str:
 
 def _diff_block(diff: str) -> str:
     rows = []
-    for line in diff.splitlines():
+    for line in diff.split("\n"):  # fix_diff joins with \n; a form feed inside a line is no line end
         cls = "hunk" if line.startswith("@@") else "add" if line.startswith("+") else "del" if line.startswith("-") else "ctx"
         if line.startswith(("+++", "---")):
             cls = "hunk"

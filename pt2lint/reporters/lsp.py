@@ -20,6 +20,7 @@ import pathlib
 from typing import Any, Dict, List, Optional, Sequence
 
 from pt2lint.diagnostics import Diagnostic, Fix, Position, rule_url
+from pt2lint.lines import SourceLines
 from pt2lint.reporters import ReportContext, register
 
 SOURCE = "pt2lint"
@@ -46,14 +47,15 @@ class LineIndex:
     """Converts pt2lint positions (1-based line, 1-based character column) to LSP positions.
 
     Args:
-        source: the document text (``\\n``, ``\\r\\n`` or ``\\r`` line ends), or ``""``
+        source: the document text (``\\n``, ``\\r\\n`` or ``\\r`` line ends, the only ones the LSP and
+            CPython know: see :mod:`pt2lint.lines`), or ``""``
             when unknown; columns are then taken as they are.
         encoding: the negotiated LSP position encoding: ``"utf-16"`` (the LSP
             default), ``"utf-8"`` or ``"utf-32"``.
     """
 
     def __init__(self, source: str, encoding: str = "utf-16") -> None:
-        self.lines = source.splitlines() if source else []
+        self.lines = SourceLines(source).texts() if source else []
         self.encoding = encoding if encoding in ENCODINGS else "utf-16"
 
     def position(self, pos: Position) -> Dict[str, int]:

@@ -129,8 +129,9 @@ def fix_to_sarif(fix: Fix, location: Dict[str, Any]) -> Dict[str, Any]:
 
 
 def _line(source: str, line: int) -> str:
-    lines = source.splitlines()
-    return lines[line - 1] if 1 <= line <= len(lines) else ""
+    from pt2lint.lines import lines_of
+
+    return lines_of(source).text(line)  # numbered as Python numbers lines, not as str.splitlines
 
 
 def build_sarif(diagnostics: Sequence[Diagnostic], context: ReportContext, root: Optional[str] = None) -> Dict[str, Any]:
