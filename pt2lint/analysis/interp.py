@@ -50,9 +50,11 @@ from pt2lint.analysis.kinds import (
     keyed_dict,
 )
 
-MAX_DEPTH = 24
+MAX_DEPTH = 64
 MAX_SIGNATURES_PER_FUNCTION = 6
 MAX_ANALYSES_PER_FILE = 4000
+#: The finding for a call the analysis did not follow because a limit above was reached.
+ANALYSIS_LIMIT = "PTC004"
 
 _BUILTIN_TYPES = {
     "int", "float", "bool", "str", "complex", "bytes", "list", "tuple", "dict", "set", "frozenset",
@@ -164,6 +166,7 @@ class Interpreter:
         self.active: List[FunctionInfo] = []
         self.analysed: set = set()
         self.budget = MAX_ANALYSES_PER_FILE
+        self._budget_reported = False  # the budget's PTC004 is given once per file
         self.globals: Dict[str, Value] = {}
         self._globals_busy: set = set()
         self.instantiated: set = set()  # local classes constructed inside some class's methods
@@ -349,7 +352,10 @@ class Interpreter:
         """Analyse ``fn`` with bound parameter values; return its return value."""
         if fn.disabled or fn.opaque:
             return UNKNOWN
-        if fn in self.active or len(self.active) >= MAX_DEPTH or self.budget <= 0:
+        if fn in self.active:
+            return UNKNOWN  # recursion: the first activation covers it
+        if len(self.active) >= MAX_DEPTH or self.budget <= 0:
+            self._limit_reached(fn, "depth" if self.budget > 0 else "budget")
             return UNKNOWN
         key = (id(fn), self_value.ref if self_value is not None else None, tuple(sorted(params.items(), key=lambda kv: kv[0])), self.silent > 0)
         try:
@@ -362,6 +368,7 @@ class Interpreter:
             return self.memo[key]
         count = self.signatures.get(id(fn), 0)
         if count >= MAX_SIGNATURES_PER_FUNCTION:
+            self._limit_reached(fn, "signatures")
             return UNKNOWN
         self.signatures[id(fn)] = count + 1
         self.budget -= 1
@@ -411,6 +418,47 @@ class Interpreter:
             result = NONE
         self.memo[key] = result
         return result
+
+    def _limit_reached(self, fn: FunctionInfo, why: str) -> None:
+        """Report (``PTC004``) a call to ``fn`` that is not analysed because a limit was reached.
+
+        Args:
+            fn: the function that is not analysed.
+            why: ``"depth"`` (:data:`MAX_DEPTH` calls on the stack), ``"signatures"``
+                (:data:`MAX_SIGNATURES_PER_FUNCTION` argument signatures analysed already) or
+                ``"budget"`` (:data:`MAX_ANALYSES_PER_FILE` analyses in this file; reported once).
+
+        The finding sits at the call being made in the current frame, so nothing that the
+        analysis skips goes unmentioned.
+        """
+        frame = self.frame
+        if self.silent or frame is None:
+            return
+        node = frame.calling or self.header or self.stmt
+        if node is None:
+            return
+        if why == "budget":
+            if self._budget_reported:
+                return
+            self._budget_reported = True
+            message = (
+                f"`{fn.symbol}` and every later call in this file were not analysed: the analysis reached its limit "
+                f"of {MAX_ANALYSES_PER_FILE} function analyses per file; graph breaks in the code they reach are not reported"
+            )
+        elif why == "depth":
+            message = (
+                f"`{fn.symbol}` was not analysed: the call chain here is {MAX_DEPTH} calls deep, the analysis limit; "
+                f"graph breaks inside it are not reported"
+            )
+        else:
+            message = (
+                f"`{fn.symbol}` was not analysed for this call: it was already analysed with "
+                f"{MAX_SIGNATURES_PER_FUNCTION} different argument kinds, the limit per function; graph breaks that "
+                f"depend on these arguments are not reported"
+            )
+        self.dispatch.findings.record(
+            ANALYSIS_LIMIT, node, message, frame.chain, self.stmt, self.header, {}, module=self.index, sites=frame.sites,
+        )
 
     @staticmethod
     def _first_param_name(fn: FunctionInfo) -> Optional[str]:
