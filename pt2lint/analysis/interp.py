@@ -33,7 +33,7 @@ from pt2lint.analysis.events import (
 )
 from pt2lint.analysis.imports import dotted_name
 from pt2lint.analysis.walk import walk
-from pt2lint.analysis.index import ClassInfo, FunctionInfo, ModuleIndex, decorator_name
+from pt2lint.analysis.index import ClassInfo, FunctionInfo, ModuleIndex, decorator_name, identifier
 from pt2lint.analysis.kinds import (
     CONST,
     DATA,
@@ -167,6 +167,7 @@ class Interpreter:
         self.analysed: set = set()
         self.budget = MAX_ANALYSES_PER_FILE
         self._budget_reported = False  # the budget's PTC004 is given once per file
+        self._getattr_nodes: Dict[int, tuple] = {}  # id(getattr call) -> (call, its Attribute)
         self.globals: Dict[str, Value] = {}
         self._globals_busy: set = set()
         self.instantiated: set = set()  # local classes constructed inside some class's methods
@@ -229,9 +230,9 @@ class Interpreter:
         for i, p in enumerate(plist):
             if skip_first and i == 0:
                 continue
-            out[p.name.value] = self._param_value(p)
+            out[identifier(p.name.value)] = self._param_value(p)
         for p in params.kwonly_params:
-            out[p.name.value] = self._param_value(p)
+            out[identifier(p.name.value)] = self._param_value(p)
         if isinstance(params.star_arg, cst.Param):
             out[params.star_arg.name.value] = container(elt=Value(Kind.TENSOR, weak=True, alias_of=params.star_arg.name.value))
         if params.star_kwarg is not None:
@@ -466,7 +467,7 @@ class Interpreter:
             return None
         plist = list(fn.node.params.posonly_params) + list(fn.node.params.params)
         if fn.cls is not None and plist:
-            return plist[0].name.value
+            return identifier(plist[0].name.value)
         return None
 
     def bind_arguments(
@@ -479,10 +480,10 @@ class Interpreter:
         bound: Dict[str, Value] = {}
         args = list(args)
         for p, a in zip(plist, args):
-            bound[p.name.value] = a
+            bound[identifier(p.name.value)] = a
         extra_pos = args[len(plist):]
         for p in list(plist) + list(params.kwonly_params):
-            name = p.name.value
+            name = identifier(p.name.value)
             if name in kwargs:
                 bound[name] = kwargs[name]
             elif name not in bound:
@@ -490,11 +491,11 @@ class Interpreter:
         if isinstance(params.star_arg, cst.Param):
             bound[params.star_arg.name.value] = container(elts=extra_pos)
         for p in list(plist) + list(params.kwonly_params):
-            v = bound.get(p.name.value)
+            v = bound.get(identifier(p.name.value))
             if v is not None and v.kind is Kind.UNKNOWN and v.ref is None:
                 guess = self._param_value(p)
                 if guess.kind is Kind.TENSOR:
-                    bound[p.name.value] = replace(guess, weak=True, alias_of=v.alias_of)
+                    bound[identifier(p.name.value)] = replace(guess, weak=True, alias_of=v.alias_of)
         if params.star_kwarg is not None:
             names = {p.name.value for p in plist} | {p.name.value for p in params.kwonly_params}
             rest = {k: v for k, v in kwargs.items() if k not in names}
@@ -633,9 +634,9 @@ class Interpreter:
                     info.disabled = True
                 elif name in api.OPAQUE_DECORATORS:
                     info.opaque = True
-            self.frame.assign(stmt.name.value, Value(Kind.FUNCTION, ref=info))
+            self.frame.assign(identifier(stmt.name.value), Value(Kind.FUNCTION, ref=info))
         elif isinstance(stmt, cst.ClassDef):
-            self.frame.assign(stmt.name.value, UNKNOWN)
+            self.frame.assign(identifier(stmt.name.value), UNKNOWN)
         elif isinstance(stmt, cst.Match):
             subject = self.eval(stmt.subject)
             before = dict(self.frame.env)
@@ -872,12 +873,13 @@ class Interpreter:
         rhs = self.eval(node.value)
         op = _aug_symbol(node.operator)
         if isinstance(target, cst.Name):
-            cur = self.frame.lookup(target.value) or UNKNOWN
+            name = identifier(target.value)
+            cur = self.frame.lookup(name) or UNKNOWN
             if cur.kind is Kind.TENSOR:
                 self.emit("on_write", WriteEvent(node, cur, f"`{target.value} {op}` (in-place {op})"))
-                self.frame.assign(target.value, replace(cur, bool_tensor=cur.bool_tensor and rhs.bool_tensor))
+                self.frame.assign(name, replace(cur, bool_tensor=cur.bool_tensor and rhs.bool_tensor))
             else:
-                self.frame.assign(target.value, self.binop(cur, rhs, op))
+                self.frame.assign(name, self.binop(cur, rhs, op))
         elif isinstance(target, cst.Attribute):
             base = self.eval(target.value)
             cur = self.attribute(base, target.attr.value, target)
@@ -899,7 +901,7 @@ class Interpreter:
     # ------------------------------------------------------------------ store
     def store(self, target: cst.BaseExpression, value: Value, stmt: cst.CSTNode) -> None:
         if isinstance(target, cst.Name):
-            self.frame.assign(target.value, value)
+            self.frame.assign(identifier(target.value), value)
         elif isinstance(target, (cst.Tuple, cst.List)):
             self._unpack(target.elements, value, stmt)
         elif isinstance(target, cst.Attribute):
@@ -1068,10 +1070,10 @@ class Interpreter:
         return method(node)
 
     def eval_Name(self, node: cst.Name) -> Value:
-        v = self.frame.lookup(node.value)
+        name = identifier(node.value)
+        v = self.frame.lookup(name)
         if v is not None:
             return v
-        name = node.value
         if name in ("True", "False"):
             return const(name == "True")
         if name == "None":
@@ -1429,7 +1431,7 @@ class Interpreter:
             pv = self._project_qualified(node, q)
             return pv if pv is not None else _qualified_value(q)
         base = self.eval(node.value)
-        return self.attribute(base, node.attr.value, node)
+        return self.attribute(base, identifier(node.attr.value), node)
 
     def attribute(self, base: Value, name: str, node: Optional[cst.CSTNode]) -> Value:
         k = base.kind
@@ -1549,7 +1551,12 @@ class Interpreter:
 
     # ------------------------------------------------------------------ calls
     def eval_Call(self, node: cst.Call) -> Value:
+        attr = self._constant_getattr(node)
+        if attr is not None:
+            return self.eval(attr)  # ``getattr(x, "shape")`` is ``x.shape``
         func = node.func
+        if isinstance(func, cst.Call):
+            func = self._constant_getattr(func) or func  # ``getattr(x, "item")()`` is ``x.item()``
         args: List[Value] = []
         kwargs: Dict[str, Value] = {}
         arg_nodes = []
@@ -1581,7 +1588,7 @@ class Interpreter:
         elif isinstance(func, cst.Attribute) and qual is None:
             receiver_node = func.value
             receiver = self.eval(func.value)
-            method = func.attr.value
+            method = identifier(func.attr.value)
             callee_value = self.attribute(receiver, method, func) if receiver.kind in (Kind.SELF, Kind.SUPER, Kind.CLASS) or (receiver.kind is Kind.MODULE and isinstance(receiver.ref, ClassInfo)) else None
             if receiver.kind is Kind.UNKNOWN and isinstance(receiver.ref, str):
                 qual = f"{receiver.ref}.{method}"
@@ -1613,6 +1620,33 @@ class Interpreter:
                 CallEvent(node, qual, method, receiver, tuple(args), kwargs, result, callee, receiver_node),
             )
         return result
+
+    def _constant_getattr(self, node: cst.Call) -> Optional[cst.Attribute]:
+        """``x.name`` for ``getattr(x, "name")`` / ``getattr(x, "name", default)`` with a constant string
+        naming an identifier, when ``getattr`` is the builtin; else ``None``.
+
+        Dynamo resolves a constant-string ``getattr`` as the attribute access itself, so the
+        interpreter does too.  The ``Attribute`` node is made once per call and kept (node
+        identities key the facts of a run).
+        """
+        if not (isinstance(node.func, cst.Name) and node.func.value == "getattr" and len(node.args) in (2, 3)):
+            return None
+        cached = self._getattr_nodes.get(id(node))
+        if cached is not None and cached[0] is node:
+            return cached[1]
+        obj, name = node.args[0], node.args[1]
+        if obj.keyword is not None or obj.star or name.keyword is not None or name.star:
+            return None
+        if not isinstance(name.value, (cst.SimpleString, cst.ConcatenatedString)):
+            return None
+        text = name.value.evaluated_value
+        if not isinstance(text, str) or not text.isidentifier():
+            return None
+        if (self.frame is not None and self.frame.is_bound("getattr")) or "getattr" in self.index.defined_names:
+            return None
+        attr = cst.Attribute(value=obj.value, attr=cst.Name(text))
+        self._getattr_nodes[id(node)] = (node, attr)
+        return attr
 
     def _collect_attr_call(self, node: cst.Call, receiver: Value, method: str, args) -> None:
         """While collecting ``self`` attributes: ``register_buffer``/``register_parameter``/``add_module``
