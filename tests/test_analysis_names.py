@@ -179,3 +179,22 @@ def test_nfkc_equivalent_identifiers_are_the_same_names():
                 return y
         """
     ) == [(3, "PTC102")]
+    # ``self.ｉｎｎｅｒ`` is ``self.inner``: the submodule is reached through the parent's call
+    src = HEADER + textwrap.dedent(
+        """
+        class Inner(nn.Module):
+            def forward(self, x):
+                return x.sum().item()
+
+
+        class S(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.ｉｎｎｅｒ = Inner()
+
+            def forward(self, x):
+                return self.inner(x)
+        """
+    ).lstrip("\n")
+    [d] = lint_source(src, "m.py", SETTINGS).diagnostics
+    assert (d.code, d.start.line - 4, d.call_chain) == ("PTC101", 3, ("S.forward", "Inner.forward"))

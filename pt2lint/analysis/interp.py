@@ -882,7 +882,7 @@ class Interpreter:
                 self.frame.assign(name, self.binop(cur, rhs, op))
         elif isinstance(target, cst.Attribute):
             base = self.eval(target.value)
-            cur = self.attribute(base, target.attr.value, target)
+            cur = self.attribute(base, identifier(target.attr.value), target)
             if base.kind is Kind.SELF:
                 if cur.kind is not Kind.TENSOR:
                     self.emit("on_state_write", StateWriteEvent(node, target.attr.value, cur, "augassign", op))
@@ -909,7 +909,7 @@ class Interpreter:
             if base.kind is Kind.TENSOR and not base.weak:
                 self.emit("on_attr_store", AttrStoreEvent(target, base, target.attr.value, value))
             if base.kind is Kind.SELF and isinstance(base.ref, ClassInfo):
-                name = target.attr.value
+                name = identifier(target.attr.value)
                 if value.kind is not Kind.TENSOR and _reads_self_attr(stmt, name):
                     cur = self.attribute(base, name, target)
                     self.emit("on_state_write", StateWriteEvent(stmt, name, cur, "reassign"))
@@ -1527,9 +1527,9 @@ class Interpreter:
                             v = self.eval(small.value)
                             for t in small.targets:
                                 if isinstance(t.target, cst.Name):
-                                    own[t.target.value] = v
+                                    own[identifier(t.target.value)] = v
                         elif isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name) and small.value is not None:
-                            own[small.target.value] = self.eval(small.value)
+                            own[identifier(small.target.value)] = self.eval(small.value)
             foreign = cls.module is not None and cls.module is not self.entry
             for name, fn in cls.methods.items():
                 if name in ("forward", "__call__") or fn.kind in ("staticmethod", "classmethod", "property"):
