@@ -44,6 +44,10 @@ HAZARDS = [
     ("long-times-2", module("if x.sum() > 0:\n    y = x.long() * 2\nelse:\n    y = x * 2\nreturn y"), Applicability.UNSAFE, "int64 in one branch"),
     ("device", module("if x.sum() > 0:\n    y = x.to('meta') * 2\nelse:\n    y = x * 2\nreturn y"), Applicability.UNSAFE, "moved to meta"),
     ("two-devices", module("if x.sum() > 0:\n    y = x.cpu()\nelse:\n    y = x.to('meta')\nreturn y"), Applicability.DISPLAY_ONLY, "one device"),
+    # without an `else` the value from before the `if` is the other branch's output
+    ("passthrough-bool", module("y = x * 2\nif x.sum() > 0:\n    y = y > 0\nreturn y"), Applicability.DISPLAY_ONLY, "dtype bool in one branch and num"),
+    ("passthrough-int", module("y = x.long()\nif x.sum() > 0:\n    y = y * 0.5\nreturn y"), Applicability.DISPLAY_ONLY, "dtype float in one branch and int64"),
+    ("passthrough-rank", module("y = x.sum()\nif x.sum() > 0:\n    y = x * 2\nreturn y"), Applicability.UNSAFE, "0-d"),
     ("helper-appends-global", module(
         "if x.sum() > 0:\n    y = helper(x)\nelse:\n    y = x * 2\nreturn y",
         pre="CACHE = []\n\n\ndef helper(t):\n    CACHE.append(t)\n    return t * 3\n\n\n"), Applicability.DISPLAY_ONLY, "`CACHE.append()`"),
@@ -103,7 +107,17 @@ HELPER_OK = module(
 )
 
 
-@pytest.mark.parametrize("src", [CONTROL, HELPER_OK], ids=["casts-agree", "helper-writes-only-its-own"])
+PASSTHROUGH_OK = [
+    module("y = x.float()\nif x.sum() > 0:\n    y = y * 2\nreturn y"),
+    module("y = x.sum()\nif x.sum() > 0:\n    y = y * 2\nreturn y"),
+    module("y = x.long()\nx = x.float()\nif x.sum() > 0:\n    y = y + 1\nreturn y"),
+]
+
+
+@pytest.mark.parametrize(
+    "src", [CONTROL, HELPER_OK, *PASSTHROUGH_OK],
+    ids=["casts-agree", "helper-writes-only-its-own", "passthrough-cast", "passthrough-0d", "passthrough-earlier-name"],
+)
 def test_compatible_branches_stay_safe(src):
     assert cond_fix(src).applicability is Applicability.SAFE
 
@@ -117,7 +131,7 @@ def _run(src: str, x):
 
 
 @pytest.mark.parametrize(
-    "case", ["rank", "int32-int64", "int-times-float", "long-times-2", "device", "helper-appends-global", "helper-writes-closure"]
+    "case", ["rank", "int32-int64", "int-times-float", "long-times-2", "device", "helper-appends-global", "helper-writes-closure", "passthrough-rank"]
 )
 def test_the_hazards_are_real_torch_cond_raises_on_the_rewrite(case):
     torch = pytest.importorskip("torch")

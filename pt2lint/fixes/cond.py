@@ -208,6 +208,21 @@ _SAME_DTYPE = frozenset(
 _FACTORIES = frozenset("zeros ones empty rand randn eye linspace logspace full".split())
 
 
+def _resolve(stmts: Sequence[cst.BaseStatement], name: str) -> Tuple[Optional[cst.BaseExpression], Sequence[cst.BaseStatement]]:
+    """The expression of the last statement of ``stmts`` that binds ``name``, when that is a plain
+    assignment, with the statements before it (where the expression's own names are resolved);
+    ``(None, ())`` when ``name`` is not bound there or is bound some other way (a loop, a nested block)."""
+    for i in range(len(stmts) - 1, -1, -1):
+        st = stmts[i]
+        if isinstance(st, cst.SimpleStatementLine):
+            value = _last_assignment([st], name)
+            if value is not None:
+                return value, stmts[:i]
+        if name in bound_names([st]):
+            return None, ()
+    return None, ()
+
+
 def _is_int_literal(node: cst.BaseExpression) -> bool:
     return isinstance(node, cst.Integer) or (isinstance(node, cst.UnaryOperation) and isinstance(node.expression, cst.Integer))
 
@@ -304,8 +319,8 @@ def dtype_class(ctx: FixContext, expr: Optional[cst.BaseExpression], stmts: Sequ
     if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, (cst.BitInvert, cst.Minus, cst.Plus)):
         return dtype_class(ctx, expr.expression, stmts, depth + 1)
     if isinstance(expr, cst.Name):
-        value = _last_assignment(stmts, expr.value)
-        return dtype_class(ctx, value, stmts, depth + 1) if value is not None else "?"
+        value, before = _resolve(stmts, expr.value)
+        return dtype_class(ctx, value, before, depth + 1) if value is not None else "?"
     if isinstance(expr, cst.Subscript):
         return dtype_class(ctx, expr.value, stmts, depth + 1)
     if isinstance(expr, cst.Call):
@@ -375,8 +390,8 @@ def device_class(ctx: FixContext, expr: Optional[cst.BaseExpression], stmts: Seq
     if expr is None or depth > 8:
         return "?"
     if isinstance(expr, cst.Name):
-        value = _last_assignment(stmts, expr.value)
-        return device_class(ctx, value, stmts, depth + 1) if value is not None else "?"
+        value, before = _resolve(stmts, expr.value)
+        return device_class(ctx, value, before, depth + 1) if value is not None else "?"
     if isinstance(expr, cst.Subscript):
         return device_class(ctx, expr.value, stmts, depth + 1)
     if isinstance(expr, cst.UnaryOperation):
@@ -417,8 +432,19 @@ def rank_class(prover: ScalarProver, ctx: FixContext, expr: Optional[cst.BaseExp
     if expr is None or depth > 8:
         return "?"
     if isinstance(expr, cst.Name):
-        value = _last_assignment(stmts, expr.value)
-        return rank_class(prover, ctx, value, stmts, depth + 1) if value is not None else "?"
+        value, before = _resolve(stmts, expr.value)
+        return rank_class(prover, ctx, value, before, depth + 1) if value is not None else "?"
+    if isinstance(expr, cst.BinaryOperation) and not isinstance(expr.operator, cst.MatrixMultiply):
+        sides = [
+            "lit" if (_is_int_literal(e) or _is_float_literal(e)) else rank_class(prover, ctx, e, stmts, depth + 1)
+            for e in (expr.left, expr.right)
+        ]
+        if set(sides) <= {"0", "lit"} and "0" in sides:
+            return "0"  # a 0-d tensor with a 0-d tensor or a number: 0-d
+        if set(sides) <= {"1", "0", "lit"} and "1" in sides:
+            return "1"  # broadcasting a 1-d tensor with a 0-d one or a number: 1-d
+    if isinstance(expr, cst.UnaryOperation) and not isinstance(expr.operator, cst.Not):
+        return rank_class(prover, ctx, expr.expression, stmts, depth + 1)
     if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and call_qualname(ctx, expr) is None:
         method = expr.func.attr.value
         args = expr.args
@@ -713,16 +739,17 @@ class CondRewrite:
         raise Refuse(f"{what} is {_kind_text(v)} {where}; torch.cond branches can only return tensors")
 
     def _output_slots(self, leaves: List[Optional[Branch]], outputs: List[str], mode: str):
-        """For each output: its label and, per branch, ``(expression or None, statements)``."""
+        """For each output: its label and, per branch, ``(expression or None, statements before it)``.
+
+        A branch that does not assign an output passes through its value from before the ``if``.
+        """
+        before = self._before_top()
         slots: List[Tuple[str, List[Tuple[Optional[cst.BaseExpression], Sequence[cst.BaseStatement]]]]] = []
         if mode == "assign":
             for n in outputs:
                 per = []
                 for b in leaves:
-                    if b is None or n not in _top_level_bound(b.stmts):
-                        per.append((None, ()))  # passed through: the value before the `if`
-                    else:
-                        per.append((_last_assignment(b.stmts, n), b.stmts))
+                    per.append(_resolve(list(before) + (list(b.stmts) if b is not None else []), n))
                 slots.append((f"`{n}`", per))
         else:
             per_pos: Dict[int, list] = {}
@@ -732,9 +759,18 @@ class CondRewrite:
                 for ret in _returns(b.stmts):
                     elems = _tuple_elements(ret.value) or [ret.value]
                     for i, e in enumerate(elems):
-                        per_pos.setdefault(i, []).append((e, b.stmts))
+                        per_pos.setdefault(i, []).append((e, list(before) + list(b.stmts)))
             slots = [(f"returned value {i + 1}", c) for i, c in sorted(per_pos.items())]
         return slots
+
+    def _before_top(self) -> Sequence[cst.BaseStatement]:
+        """The statements of the block holding the ``if`` that run before it (none for an ``elif``)."""
+        parent = self.ctx.parent(self.top)
+        if self.owner is not None or not isinstance(parent, cst.IndentedBlock):
+            return ()
+        body = list(parent.body)
+        index = next((i for i, st in enumerate(body) if st is self.top), None)
+        return body[:index] if index is not None else ()
 
     def _check_dtypes(self, leaves: List[Optional[Branch]], outputs: List[str], mode: str) -> None:
         """torch.cond raises unless every output has one dtype, one rank and one device in all
@@ -752,7 +788,10 @@ class CondRewrite:
                 for b in known[i + 1:]:
                     if not dtypes_compatible(a, b):
                         raise Refuse(f"{label} has dtype {' in one branch and '.join(sorted((a, b)))} in another; torch.cond needs one dtype")
-            fixed = [c for c in known if c != "num"]
+            # ``num``/``float`` (arithmetic, float-valued ops) agree with an input of unknown dtype in
+            # the usual case of floating inputs; an explicit dtype, an integer or bool result is a
+            # fact the other branch must share
+            fixed = [c for c in known if c not in ("num", "float")]
             if fixed and len(set(classes)) > 1:
                 self.notes.append(f"{label} is {fixed[0]} in one branch; the other branch must give the same dtype or torch.cond raises")
             ranks = [rank_class(prover, self.ctx, e, st) if e is not None else "?" for e, st in per]
