@@ -198,3 +198,56 @@ def test_nfkc_equivalent_identifiers_are_the_same_names():
     ).lstrip("\n")
     [d] = lint_source(src, "m.py", SETTINGS).diagnostics
     assert (d.code, d.start.line - 4, d.call_chain) == ("PTC101", 3, ("S.forward", "Inner.forward"))
+
+
+DYNAMO_CASES = '''
+import torch
+from torch import nn
+
+
+def other_fn(self, x):
+    return x * x.max().item()
+
+
+class Alias(nn.Module):
+    forward = other_fn
+
+
+class MethodAlias(nn.Module):
+    def _impl(self, x):
+        return x.tolist()
+
+    forward = _impl
+
+
+class Getattr(nn.Module):
+    def forward(self, x):
+        return x * getattr(x, "item")()
+
+
+class Ｗｉｄｅ(nn.Module):
+    def ｆｏｒｗａｒｄ(self, ｘ):
+        return x.ｓｕｍ().ｉｔｅｍ()
+'''
+
+
+def test_the_breaks_are_where_dynamo_breaks(tmp_path):
+    """Ground truth: each module's graph break, as torch 2.13 logs it, is at the flagged line."""
+    pytest.importorskip("torch")
+    import importlib.util
+
+    from pt2lint.confirm.dynamo import graph_breaks
+    import torch
+
+    path = tmp_path / "cases.py"
+    path.write_text(DYNAMO_CASES, encoding="utf-8")
+    flagged = sorted({d.start.line for d in lint_source(DYNAMO_CASES, str(path), SETTINGS).diagnostics})
+    spec = importlib.util.spec_from_file_location("cases", path)
+    cases = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(cases)
+    seen = set()
+    for name in ("Alias", "MethodAlias", "Getattr", "Wide"):
+        breaks = graph_breaks(getattr(cases, name)(), (torch.ones(1),))
+        assert breaks, name
+        seen |= {b.lineno for b in breaks if b.filename == str(path)}
+    assert sorted(seen) == flagged
