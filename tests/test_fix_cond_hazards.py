@@ -44,6 +44,17 @@ HAZARDS = [
     ("long-times-2", module("if x.sum() > 0:\n    y = x.long() * 2\nelse:\n    y = x * 2\nreturn y"), Applicability.UNSAFE, "int64 in one branch"),
     ("device", module("if x.sum() > 0:\n    y = x.to('meta') * 2\nelse:\n    y = x * 2\nreturn y"), Applicability.UNSAFE, "moved to meta"),
     ("two-devices", module("if x.sum() > 0:\n    y = x.cpu()\nelse:\n    y = x.to('meta')\nreturn y"), Applicability.DISPLAY_ONLY, "one device"),
+    # ranks relative to an input: a reduction over one dimension, an added dimension, an index
+    ("rank-dim-reduction", module("if x.sum() > 0:\n    y = x.sum(dim=0)\nelse:\n    y = x * 2\nreturn y"), Applicability.DISPLAY_ONLY, "rank `x.dim()` - 1"),
+    ("rank-unsqueeze", module("if x.sum() > 0:\n    x = x.unsqueeze(0)\nreturn x"), Applicability.DISPLAY_ONLY, "rank `x.dim()` + 1"),
+    ("rank-index", module("if x.sum() > 0:\n    x = x[0]\nreturn x"), Applicability.DISPLAY_ONLY, "one rank"),
+    # through functions and submodules of the file
+    ("helper-cast", module("if x.sum() > 0:\n    y = to_half(x)\nelse:\n    y = x.float()\nreturn y",
+        pre="def to_half(t):\n    return t.half()\n\n\n"), Applicability.DISPLAY_ONLY, "dtype float16 in one branch and float32"),
+    ("helper-reduction", module("if x.sum() > 0:\n    y = total(x)\nelse:\n    y = x.flatten()\nreturn y",
+        pre="def total(t):\n    return t.sum()\n\n\n"), Applicability.DISPLAY_ONLY, "rank 0 in one branch and 1"),
+    ("helper-device", module("if x.sum() > 0:\n    y = move(x)\nelse:\n    y = x.cpu()\nreturn y",
+        pre="def move(t):\n    out = t.to('meta')\n    return out\n\n\n"), Applicability.DISPLAY_ONLY, "on cpu in one branch and on meta"),
     # without an `else` the value from before the `if` is the other branch's output
     ("passthrough-bool", module("y = x * 2\nif x.sum() > 0:\n    y = y > 0\nreturn y"), Applicability.DISPLAY_ONLY, "dtype bool in one branch and num"),
     ("passthrough-int", module("y = x.long()\nif x.sum() > 0:\n    y = y * 0.5\nreturn y"), Applicability.DISPLAY_ONLY, "dtype float in one branch and int64"),
@@ -108,6 +119,8 @@ HELPER_OK = module(
 
 
 PASSTHROUGH_OK = [
+    module("if x.sum() > 0:\n    x = x.mean(-1, keepdim=True) * x\nreturn x"),
+    module("if x.sum() > 0:\n    y = to_half(x)\nelse:\n    y = to_half(x * 2)\nreturn y", pre="def to_half(t):\n    return t.half()\n\n\n"),
     module("y = x.float()\nif x.sum() > 0:\n    y = y * 2\nreturn y"),
     module("y = x.sum()\nif x.sum() > 0:\n    y = y * 2\nreturn y"),
     module("y = x.long()\nx = x.float()\nif x.sum() > 0:\n    y = y + 1\nreturn y"),
@@ -116,7 +129,7 @@ PASSTHROUGH_OK = [
 
 @pytest.mark.parametrize(
     "src", [CONTROL, HELPER_OK, *PASSTHROUGH_OK],
-    ids=["casts-agree", "helper-writes-only-its-own", "passthrough-cast", "passthrough-0d", "passthrough-earlier-name"],
+    ids=["casts-agree", "helper-writes-only-its-own", "keepdim", "same-helper", "passthrough-cast", "passthrough-0d", "passthrough-earlier-name"],
 )
 def test_compatible_branches_stay_safe(src):
     assert cond_fix(src).applicability is Applicability.SAFE
@@ -131,7 +144,8 @@ def _run(src: str, x):
 
 
 @pytest.mark.parametrize(
-    "case", ["rank", "int32-int64", "int-times-float", "long-times-2", "device", "helper-appends-global", "helper-writes-closure", "passthrough-rank"]
+    "case", ["rank", "int32-int64", "int-times-float", "long-times-2", "device", "helper-appends-global", "helper-writes-closure", "passthrough-rank",
+             "rank-dim-reduction", "helper-cast", "helper-device"]
 )
 def test_the_hazards_are_real_torch_cond_raises_on_the_rewrite(case):
     torch = pytest.importorskip("torch")

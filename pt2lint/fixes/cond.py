@@ -223,6 +223,38 @@ def _resolve(stmts: Sequence[cst.BaseStatement], name: str) -> Tuple[Optional[cs
     return None, ()
 
 
+def _callee_returns(ctx: FixContext, call: cst.Call) -> List[Tuple[cst.BaseExpression, Sequence[cst.BaseStatement]]]:
+    """The returned expressions of the function of this file that ``call`` calls (a module's
+    ``forward`` for a submodule call), each with the statements of the function before it."""
+    from pt2lint.analysis.index import ClassInfo, FunctionInfo
+
+    ev = ctx.facts.calls.get(id(call))
+    callee = ev.callee if ev is not None else None
+    if isinstance(callee, ClassInfo):
+        callee = callee.lookup_method("forward") or callee.lookup_method("__call__")
+    if not isinstance(callee, FunctionInfo) or callee.module not in (None, ctx.facts.index) or callee.is_generator:
+        return []
+    body = callee.node.body
+    if not isinstance(body, cst.IndentedBlock):
+        return []
+    out = []
+    stmts = list(body.body)
+    for i, st in enumerate(stmts):
+        for ret in _returns([st]):
+            if ret.value is None:
+                return []
+            out.append((ret.value, stmts[:i]))
+    return out
+
+
+def _through_callee(ctx: FixContext, call: cst.Call, classify, depth: int) -> Optional[str]:
+    """``classify`` of what a same-file function returns, when every ``return`` agrees."""
+    if depth >= 6:
+        return None
+    found = {classify(e, st) for e, st in _callee_returns(ctx, call)}
+    return found.pop() if len(found) == 1 else None
+
+
 def _is_int_literal(node: cst.BaseExpression) -> bool:
     return isinstance(node, cst.Integer) or (isinstance(node, cst.UnaryOperation) and isinstance(node.expression, cst.Integer))
 
@@ -331,7 +363,8 @@ def dtype_class(ctx: FixContext, expr: Optional[cst.BaseExpression], stmts: Sequ
         q = call_qualname(ctx, expr)
         last = q.rsplit(".", 1)[-1] if q else (func.attr.value if isinstance(func, cst.Attribute) else None)
         if last is None:
-            return "?"
+            through = _through_callee(ctx, expr, lambda e, st: dtype_class(ctx, e, st, depth + 2), depth)
+            return through if through is not None else "?"
         if q is None and isinstance(func, cst.Attribute):
             recv = func.value
             first = expr.args[0].value if expr.args and expr.args[0].keyword is None else None
@@ -365,6 +398,9 @@ def dtype_class(ctx: FixContext, expr: Optional[cst.BaseExpression], stmts: Sequ
             return "int64" if inner in _INT_DTYPES | {"bool", "int"} else inner
         if recv is not None and (last in _SAME_DTYPE or last in api.VIEW_METHODS):
             return dtype_class(ctx, recv, stmts, depth + 1)
+        through = _through_callee(ctx, expr, lambda e, st: dtype_class(ctx, e, st, depth + 2), depth)
+        if through is not None:
+            return through
     return "?"
 
 
@@ -412,7 +448,12 @@ def device_class(ctx: FixContext, expr: Optional[cst.BaseExpression], stmts: Seq
                 return "cuda"
             if method == "to" and expr.args and expr.args[0].keyword is None and _is_device_arg(expr.args[0].value):
                 return _device_of(expr.args[0].value)
-            return device_class(ctx, func.value, stmts, depth + 1)
+            inner = device_class(ctx, func.value, stmts, depth + 1)
+            if inner != "?" or func.value is None:
+                return inner
+        through = _through_callee(ctx, expr, lambda e, st: device_class(ctx, e, st, depth + 2), depth)
+        if through is not None:
+            return through
     return "?"
 
 
@@ -426,36 +467,159 @@ def _device_of(node: cst.BaseExpression) -> str:
     return "moved"
 
 
+_RANK_KEEPING = frozenset(
+    """relu abs neg negative float double half bfloat16 long int short byte char bool clone detach contiguous
+    sigmoid tanh exp exp2 expm1 log log2 log10 log1p sqrt rsqrt sin cos tan erf erfc reciprocal square sign
+    floor ceil round trunc frac clamp clamp_min clamp_max clip masked_fill softmax log_softmax to type_as cpu
+    cuda t transpose permute mT cumsum cumprod flip roll tril triu nan_to_num gelu silu elu leaky_relu
+    hardtanh softplus dropout normalize layer_norm""".split()
+)
+_DIM_REDUCTIONS = frozenset("sum mean max min amax amin prod std var norm logsumexp all any argmax argmin nansum nanmean".split())
+
+
+def _literal_dims(node: cst.BaseExpression) -> Optional[int]:
+    """How many dimensions a ``dim`` argument names: 1 for an int literal, n for a tuple/list of them."""
+    if _is_int_literal(node):
+        return 1
+    if isinstance(node, (cst.Tuple, cst.List)) and node.elements and all(_is_int_literal(e.value) for e in node.elements):
+        return len(node.elements)
+    return None
+
+
+def _combine_ranks(a: str, b: str) -> str:
+    """The rank of a broadcast of two tensors of ranks ``a`` and ``b`` (see :func:`rank_class`)."""
+    if a == "lit" or b == "lit":
+        other = b if a == "lit" else a
+        return "?" if other == "lit" else other
+    if a == "?" or b == "?":
+        return "?"
+    if a == "0":
+        return b
+    if b == "0":
+        return a
+    if a == b:
+        return a
+    if "+" in a or "-" in a:
+        if ("+" in b or "-" in b) and _rank_base(a) == _rank_base(b):
+            return a if _rank_delta(a) >= _rank_delta(b) else b
+    return "?"
+
+
+def _rank_base(r: str) -> str:
+    return r.rstrip("0123456789").rstrip("+-")
+
+
+def _rank_delta(r: str) -> int:
+    base = _rank_base(r)
+    return int(r[len(base):])
+
+
+def _rel(r: str, delta: int) -> str:
+    if r in ("?", "lit"):
+        return "?"
+    if delta == 0:
+        return r
+    if r.isdigit():
+        n = int(r) + delta
+        return str(n) if n >= 0 else "?"
+    d = _rank_delta(r) + delta
+    return f"{_rank_base(r)}{d:+d}"
+
+
+def ranks_differ(a: str, b: str) -> bool:
+    """Whether two known ranks (see :func:`rank_class`) are different for every input."""
+    if a.isdigit() and b.isdigit():
+        return a != b
+    if not a.isdigit() and not b.isdigit():
+        return _rank_base(a) == _rank_base(b) and _rank_delta(a) != _rank_delta(b)
+    return False
+
+
 def rank_class(prover: ScalarProver, ctx: FixContext, expr: Optional[cst.BaseExpression], stmts: Sequence[cst.BaseStatement], depth: int = 0) -> str:
-    """``0`` when a branch output is provably 0-d (a full reduction), ``1`` when it is provably
-    flattened (``.view(-1)``, ``.flatten()``, ``.reshape(-1)``), else ``?``."""
+    """The rank of a branch output as far as the syntax tells: ``"0"`` (a full reduction), ``"1"``
+    (``.flatten()``, ``.view(-1)``), ``"x+0"`` / ``"x-1"`` / ``"x+1"`` (the rank of the parameter
+    ``x``, one less after ``x.sum(dim=0)``, one more after ``x.unsqueeze(0)``), or ``"?"``."""
     if expr is None or depth > 8:
         return "?"
     if isinstance(expr, cst.Name):
         value, before = _resolve(stmts, expr.value)
-        return rank_class(prover, ctx, value, before, depth + 1) if value is not None else "?"
-    if isinstance(expr, cst.BinaryOperation) and not isinstance(expr.operator, cst.MatrixMultiply):
+        if value is not None:
+            return rank_class(prover, ctx, value, before, depth + 1)
+        if expr.value in bound_names(list(stmts)):
+            return "?"  # bound by a loop or a nested block: not known
+        # the value the name has where the statements start (the `if`'s block): every branch is
+        # measured against the same value, so ranks relative to it compare
+        v = ctx.facts.value(expr)
+        if v is not None and v.kind in (Kind.CONST, Kind.SHAPE, Kind.DATA):
+            return "lit"
+        return f"{expr.value}+0"
+    if isinstance(expr, cst.BinaryOperation):
+        if isinstance(expr.operator, cst.MatrixMultiply):
+            return "?"
         sides = [
             "lit" if (_is_int_literal(e) or _is_float_literal(e)) else rank_class(prover, ctx, e, stmts, depth + 1)
             for e in (expr.left, expr.right)
         ]
-        if set(sides) <= {"0", "lit"} and "0" in sides:
-            return "0"  # a 0-d tensor with a 0-d tensor or a number: 0-d
-        if set(sides) <= {"1", "0", "lit"} and "1" in sides:
-            return "1"  # broadcasting a 1-d tensor with a 0-d one or a number: 1-d
+        return _combine_ranks(sides[0], sides[1])
     if isinstance(expr, cst.UnaryOperation) and not isinstance(expr.operator, cst.Not):
         return rank_class(prover, ctx, expr.expression, stmts, depth + 1)
-    if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and call_qualname(ctx, expr) is None:
-        method = expr.func.attr.value
-        args = expr.args
-        if method == "flatten" and not args:
-            return "1"
-        if method in ("view", "reshape") and len(args) == 1 and _is_int_literal(args[0].value) and literal_value(args[0].value) == -1:
-            return "1"
+    if isinstance(expr, cst.Subscript):
+        base = rank_class(prover, ctx, expr.value, stmts, depth + 1)
+        drops = 0
+        for el in expr.slice:
+            if isinstance(el.slice, cst.Slice):
+                continue
+            if isinstance(el.slice, cst.Index) and _is_int_literal(el.slice.value):
+                drops += 1
+                continue
+            return "?"
+        return _rel(base, -drops)
+    if isinstance(expr, cst.Call):
+        q = call_qualname(ctx, expr)
+        args = [a for a in expr.args if a.keyword is None and not a.star]
+        kwargs = {a.keyword.value: a.value for a in expr.args if a.keyword is not None}
+        if q is None and isinstance(expr.func, cst.Attribute):
+            method, recv, rest = expr.func.attr.value, expr.func.value, args
+        elif q is not None and q.startswith("torch.") and args:
+            method, recv, rest = q.rsplit(".", 1)[-1], args[0].value, args[1:]
+        else:
+            method, recv, rest = None, None, []
+        if method is not None and recv is not None:
+            if method == "flatten" and not rest and not kwargs:
+                return "1"
+            if method in ("view", "reshape") and len(rest) == 1 and _is_int_literal(rest[0].value) and literal_value(rest[0].value) == -1:
+                return "1"
+            if method == "unsqueeze" and (len(rest) == 1 or "dim" in kwargs):
+                return _rel(rank_class(prover, ctx, recv, stmts, depth + 1), 1)
+            if method in _DIM_REDUCTIONS:
+                dim = kwargs.get("dim", kwargs.get("axis", rest[0].value if rest else None))
+                keep = kwargs.get("keepdim")
+                if dim is not None:
+                    n = _literal_dims(dim)
+                    base = rank_class(prover, ctx, recv, stmts, depth + 1)
+                    if n is None:
+                        return "?"
+                    if isinstance(keep, cst.Name) and keep.value == "True":
+                        return base
+                    if keep is None or (isinstance(keep, cst.Name) and keep.value == "False"):
+                        return _rel(base, -n)
+                    return "?"
+            if method in _RANK_KEEPING and not any(_is_tensor_arg(ctx, a.value) for a in rest):
+                inner = rank_class(prover, ctx, recv, stmts, depth + 1)
+                if inner != "?":
+                    return inner
+        through = _through_callee(ctx, expr, lambda e, st: rank_class(prover, ctx, e, st, depth + 2), depth)
+        if through is not None and through.isdigit():
+            return through  # a fixed rank carries over; one relative to the callee's parameters does not
     try:
         return "0" if prover.zero_dim(expr) else "?"
     except RecursionError:  # pragma: no cover - very deep expressions
         return "?"
+
+
+def _is_tensor_arg(ctx: FixContext, node: cst.BaseExpression) -> bool:
+    v = ctx.facts.value(node)
+    return v is not None and v.kind in (Kind.TENSOR, Kind.UNKNOWN)
 
 
 class CondRewrite:
@@ -749,7 +913,11 @@ class CondRewrite:
             for n in outputs:
                 per = []
                 for b in leaves:
-                    per.append(_resolve(list(before) + (list(b.stmts) if b is not None else []), n))
+                    context = list(before) + (list(b.stmts) if b is not None else [])
+                    value, prefix = _resolve(context, n)
+                    if value is None and n not in bound_names(context):
+                        value, prefix = cst.Name(n), context  # the parameter itself, unchanged
+                    per.append((value, prefix))
                 slots.append((f"`{n}`", per))
         else:
             per_pos: Dict[int, list] = {}
@@ -795,12 +963,19 @@ class CondRewrite:
             if fixed and len(set(classes)) > 1:
                 self.notes.append(f"{label} is {fixed[0]} in one branch; the other branch must give the same dtype or torch.cond raises")
             ranks = [rank_class(prover, self.ctx, e, st) if e is not None else "?" for e, st in per]
-            known_ranks = {r for r in ranks if r != "?"}
-            if len(known_ranks) > 1:
-                raise Refuse(f"{label} has {' dimensions in one branch and '.join(sorted(known_ranks))} in another; torch.cond needs outputs of one rank")
-            if known_ranks and len(set(ranks)) > 1:
-                r = next(iter(known_ranks))
-                what = "0-d (a full reduction)" if r == "0" else "flattened to 1-d"
+            ranks = [r if r != "lit" else "?" for r in ranks]
+            known_ranks = [r for r in ranks if r != "?"]
+            for i, a in enumerate(known_ranks):
+                for b in known_ranks[i + 1:]:
+                    if ranks_differ(a, b):
+                        raise Refuse(
+                            f"{label} has rank {_rank_text(a)} in one branch and {_rank_text(b)} in another; "
+                            f"torch.cond needs outputs of one rank"
+                        )
+            informative = [r for r in known_ranks if r.isdigit() or _rank_delta(r) != 0]
+            if informative and len(set(ranks)) > 1:
+                r = informative[0]
+                what = "0-d (a full reduction)" if r == "0" else f"of rank {_rank_text(r)}"
                 self.notes.append(f"{label} is {what} in one branch and may have another rank in the other; torch.cond raises when the ranks differ")
             devices = [device_class(self.ctx, e, st) if e is not None else "?" for e, st in per]
             literal = {d for d in devices if d not in ("?", "moved")}
@@ -986,6 +1161,13 @@ class CondRewrite:
         return [true_def, false_def, last]
 
 
+def _rank_text(r: str) -> str:
+    if r.isdigit():
+        return r
+    base, delta = _rank_base(r), _rank_delta(r)
+    return f"`{base}.dim()`" if delta == 0 else f"`{base}.dim()` {'+' if delta > 0 else '-'} {abs(delta)}"
+
+
 def _names_value(names: Sequence[str]) -> cst.BaseExpression:
     if len(names) == 1:
         return cst.Name(names[0])
@@ -1017,5 +1199,5 @@ def _code(ctx: FixContext, node: cst.CSTNode) -> str:
 
 __all__ = [
     "CondRewrite", "NAME", "TARGET_CODES", "always_returns", "chain_top", "device_class", "dtype_class", "dtypes_compatible",
-    "propose", "rank_class", "target_if", "tensor_test",
+    "propose", "rank_class", "ranks_differ", "target_if", "tensor_test",
 ]

@@ -406,7 +406,8 @@ class BranchChecker:
 
 
 _CONTAINER_MUTATORS = frozenset(
-    "append extend insert pop clear update add setdefault popitem remove discard appendleft extendleft popleft register_buffer register_parameter add_module".split()
+    """append extend insert pop clear update add setdefault popitem remove discard appendleft extendleft popleft sort
+    reverse __setitem__ __delitem__ register_buffer register_parameter add_module""".split()
 )
 
 
