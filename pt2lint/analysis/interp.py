@@ -901,7 +901,8 @@ class Interpreter:
     # ------------------------------------------------------------------ store
     def store(self, target: cst.BaseExpression, value: Value, stmt: cst.CSTNode) -> None:
         if isinstance(target, cst.Name):
-            self.frame.assign(identifier(target.value), value)
+            name = target.value
+            self.frame.assign(name if name.isascii() else identifier(name), value)
         elif isinstance(target, (cst.Tuple, cst.List)):
             self._unpack(target.elements, value, stmt)
         elif isinstance(target, cst.Attribute):
@@ -1070,7 +1071,9 @@ class Interpreter:
         return method(node)
 
     def eval_Name(self, node: cst.Name) -> Value:
-        name = identifier(node.value)
+        name = node.value
+        if not name.isascii():
+            name = identifier(name)
         v = self.frame.lookup(name)
         if v is not None:
             return v

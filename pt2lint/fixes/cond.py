@@ -208,19 +208,31 @@ _SAME_DTYPE = frozenset(
 _FACTORIES = frozenset("zeros ones empty rand randn eye linspace logspace full".split())
 
 
-def _resolve(stmts: Sequence[cst.BaseStatement], name: str) -> Tuple[Optional[cst.BaseExpression], Sequence[cst.BaseStatement]]:
-    """The expression of the last statement of ``stmts`` that binds ``name``, when that is a plain
-    assignment, with the statements before it (where the expression's own names are resolved);
-    ``(None, ())`` when ``name`` is not bound there or is bound some other way (a loop, a nested block)."""
+def _binds(ctx: FixContext, stmt: cst.BaseStatement) -> frozenset:
+    """The names ``stmt`` binds in its scope, computed once per statement and fix pass."""
+    key = ("cond", "binds", id(stmt))
+    hit = ctx.cache.get(key)
+    if hit is None or hit[0] is not stmt:
+        hit = (stmt, frozenset(bound_names([stmt])))
+        ctx.cache[key] = hit
+    return hit[1]
+
+
+def _resolve(ctx: FixContext, stmts: Sequence[cst.BaseStatement], name: str) -> Tuple[Optional[cst.BaseExpression], Sequence[cst.BaseStatement], bool]:
+    """Where ``name`` was last bound in ``stmts``: ``(expression, statements before it, True)`` for a
+    plain assignment, ``(None, (), True)`` when it is bound some other way (a loop, a nested
+    block), ``(None, (), False)`` when ``stmts`` do not bind it (it keeps the value it had where
+    they start)."""
     for i in range(len(stmts) - 1, -1, -1):
         st = stmts[i]
+        if name not in _binds(ctx, st):
+            continue
         if isinstance(st, cst.SimpleStatementLine):
             value = _last_assignment([st], name)
             if value is not None:
-                return value, stmts[:i]
-        if name in bound_names([st]):
-            return None, ()
-    return None, ()
+                return value, stmts[:i], True
+        return None, (), True
+    return None, (), False
 
 
 def _callee_returns(ctx: FixContext, call: cst.Call) -> List[Tuple[cst.BaseExpression, Sequence[cst.BaseStatement]]]:
@@ -351,7 +363,7 @@ def dtype_class(ctx: FixContext, expr: Optional[cst.BaseExpression], stmts: Sequ
     if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, (cst.BitInvert, cst.Minus, cst.Plus)):
         return dtype_class(ctx, expr.expression, stmts, depth + 1)
     if isinstance(expr, cst.Name):
-        value, before = _resolve(stmts, expr.value)
+        value, before, _ = _resolve(ctx, stmts, expr.value)
         return dtype_class(ctx, value, before, depth + 1) if value is not None else "?"
     if isinstance(expr, cst.Subscript):
         return dtype_class(ctx, expr.value, stmts, depth + 1)
@@ -426,7 +438,7 @@ def device_class(ctx: FixContext, expr: Optional[cst.BaseExpression], stmts: Seq
     if expr is None or depth > 8:
         return "?"
     if isinstance(expr, cst.Name):
-        value, before = _resolve(stmts, expr.value)
+        value, before, _ = _resolve(ctx, stmts, expr.value)
         return device_class(ctx, value, before, depth + 1) if value is not None else "?"
     if isinstance(expr, cst.Subscript):
         return device_class(ctx, expr.value, stmts, depth + 1)
@@ -542,10 +554,10 @@ def rank_class(prover: ScalarProver, ctx: FixContext, expr: Optional[cst.BaseExp
     if expr is None or depth > 8:
         return "?"
     if isinstance(expr, cst.Name):
-        value, before = _resolve(stmts, expr.value)
+        value, before, bound = _resolve(ctx, stmts, expr.value)
         if value is not None:
             return rank_class(prover, ctx, value, before, depth + 1)
-        if expr.value in bound_names(list(stmts)):
+        if bound:
             return "?"  # bound by a loop or a nested block: not known
         # the value the name has where the statements start (the `if`'s block): every branch is
         # measured against the same value, so ranks relative to it compare
@@ -914,9 +926,9 @@ class CondRewrite:
                 per = []
                 for b in leaves:
                     context = list(before) + (list(b.stmts) if b is not None else [])
-                    value, prefix = _resolve(context, n)
-                    if value is None and n not in bound_names(context):
-                        value, prefix = cst.Name(n), context  # the parameter itself, unchanged
+                    value, prefix, bound = _resolve(self.ctx, context, n)
+                    if value is None and not bound:
+                        value, prefix = cst.Name(n), context  # the value from before the block, unchanged
                     per.append((value, prefix))
                 slots.append((f"`{n}`", per))
         else:
@@ -948,7 +960,12 @@ class CondRewrite:
         Refused when the syntax proves a clash; unsafe when one branch fixes a property
         (a cast, a full reduction, a device move) that the other is not known to share.
         """
-        prover = ScalarProver(self.ctx, self.func)
+        key = (NAME, "prover", id(self.func))
+        hit = self.ctx.cache.get(key)
+        if hit is None or hit[0] is not self.func:
+            hit = (self.func, ScalarProver(self.ctx, self.func))  # one per function: it indexes the assignments
+            self.ctx.cache[key] = hit
+        prover = hit[1]
         for label, per in self._output_slots(leaves, outputs, mode):
             classes = [dtype_class(self.ctx, e, st) if e is not None else "?" for e, st in per]
             known = [c for c in classes if c != "?"]
