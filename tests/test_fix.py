@@ -126,7 +126,8 @@ def test_cond_both_branches_return_and_early_return():
                 if x.mean() > 0:
                     return x * 2, x
                 else:
-                    return x - 1, x.sum(dim=0)
+                    # keepdim: one rank in both branches (torch.cond raises on `x.sum(dim=0)` here)
+                    return x - 1, x.sum(dim=0, keepdim=True)
 
         class Early(nn.Module):
             def forward(self, x, mask):

@@ -13,8 +13,11 @@ Inputs come from five sources (``--sources``, comma-separated):
              ``forward`` in an ``nn.Module`` subclass;
 ``node``     hypothesmith ``from_node()`` modules (slower, always valid), wrapped the same way;
 ``torch``    random ``nn.Module`` classes built from torch-flavoured statements (``.item()``,
-             branches on tensors, in-place ops, helpers, recursion, aliases, decorators) --
-             the code the analysis actually looks at;
+             branches on tensors, in-place ops, helpers, recursion, aliases, decorators,
+             class-body ``forward = ...``/``del forward``, constant-string ``getattr``,
+             NFKC-equivalent names, helper chains past the depth limit, branch outputs of
+             different dtype/rank/device, helpers writing module state) -- the code the
+             analysis actually looks at;
 ``mutate``   ``fixtures/models/*.py`` (and earlier inputs) with 1-4 mutations: drop, duplicate,
              re-indent (spaces or tabs) or truncate lines, swap or replace tokens, splice
              lines of another file, change line endings (CRLF, CR, mixed), add a BOM or a

@@ -15,6 +15,7 @@ are never entered; ``allow_in_graph`` / ``custom_op`` functions are opaque.
 
 from __future__ import annotations
 
+import unicodedata
 from typing import Dict, List, Optional, Sequence
 
 import libcst as cst
@@ -22,6 +23,15 @@ import libcst as cst
 from pt2lint.analysis import torch_api as api
 from pt2lint.analysis.imports import ImportMap, dotted_name
 from pt2lint.analysis.walk import walk
+
+
+def identifier(name: str) -> str:
+    """``name`` as Python binds it: identifiers are normalised to NFKC when the source is parsed
+    (PEP 3131, the language reference's "Identifiers and keywords"), so ``ｆｏｒｗａｒｄ`` is ``forward``.
+
+    ASCII names (nearly all) are returned as they are, without the cost of normalising.
+    """
+    return name if name.isascii() else unicodedata.normalize("NFKC", name)
 
 
 class FunctionInfo:
@@ -49,7 +59,7 @@ class FunctionInfo:
 
     def __init__(self, node: cst.FunctionDef, symbol: str, cls: Optional["ClassInfo"]) -> None:
         self.node = node
-        self.name = node.name.value
+        self.name = identifier(node.name.value)
         self.symbol = symbol
         self.cls = cls
         self.disabled = False
@@ -93,7 +103,10 @@ class ClassInfo:
         attrs: ``self.<name>`` values collected from the methods (filled lazily).
     """
 
-    __slots__ = ("node", "name", "bases", "methods", "attrs", "attrs_done", "_module", "_autograd_fn", "module", "_linked")
+    __slots__ = (
+        "node", "name", "bases", "methods", "attrs", "attrs_done", "_module", "_autograd_fn", "module", "_linked",
+        "method_imports",
+    )
 
     def __init__(self, node: cst.ClassDef, name: str) -> None:
         self.module = None  # the ModuleIndex it is defined in
@@ -102,6 +115,8 @@ class ClassInfo:
         self.name = name
         self.bases: List[object] = []
         self.methods: Dict[str, FunctionInfo] = {}
+        # ``forward = helpers.impl`` in the class body: method name -> the imported function's qualified name
+        self.method_imports: Dict[str, str] = {}
         self.attrs: Dict[str, object] = {}
         self.attrs_done = False
         self._module: Optional[bool] = None
@@ -129,11 +144,17 @@ class ClassInfo:
         project = getattr(self.module, "project", None)
         if project is not None and any(isinstance(b, str) for b in self.bases):
             self.bases = project.resolve_bases(self.module, self.bases)
+        if project is not None:
+            for name, q in self.method_imports.items():
+                target = project.resolve(self.module, q)
+                if isinstance(target, FunctionInfo) and name not in self.methods:
+                    self.methods[name] = method_alias(target, self, name)
 
     def external_bases(self) -> List[Optional[str]]:
         return [b for c in self.mro() for b in c.bases if not isinstance(b, ClassInfo)]
 
     def lookup_method(self, name: str, skip_self: bool = False) -> Optional[FunctionInfo]:
+        name = identifier(name)
         for c in self.mro()[1 if skip_self else 0:]:
             if name in c.methods:
                 return c.methods[name]
@@ -162,6 +183,32 @@ class ClassInfo:
 
     def __repr__(self) -> str:
         return f"<ClassInfo {self.name}>"
+
+
+def method_alias(fn: FunctionInfo, cls: ClassInfo, name: str) -> FunctionInfo:
+    """The method ``cls.name`` that a class-body ``name = fn`` binds, for a function ``fn`` defined
+    outside the class (a module-level function, or one imported from another project module).
+
+    Python makes a plain function assigned in a class body a method: called on an instance, its
+    first parameter is the instance.  The result shares ``fn``'s node, decorators and module.
+    """
+    info = FunctionInfo(fn.node, fn.symbol, cls)
+    info.name = name
+    info.disabled, info.opaque, info.compiled = fn.disabled, fn.opaque, False
+    info.local_decorators = list(fn.local_decorators)
+    info.foreign_decorators = list(fn.foreign_decorators)
+    info.decorator_targets = dict(fn.decorator_targets)
+    info.decorators_linked = fn.decorators_linked
+    info.module = fn.module
+    info.closure = fn.closure
+    info.origin = fn.origin
+    return info
+
+
+def _del_names(node: cst.Del) -> List[str]:
+    target = node.target
+    elements = [e.value for e in target.elements] if isinstance(target, (cst.Tuple, cst.List)) else [target]
+    return [identifier(e.value) for e in elements if isinstance(e, cst.Name)]
 
 
 def _first_param_is_self(node: cst.FunctionDef) -> bool:
@@ -264,20 +311,20 @@ class ModuleIndex:
                 elif isinstance(small, cst.Assign) and top:
                     for t in small.targets:
                         if isinstance(t.target, cst.Name):
-                            self.global_exprs[t.target.value] = small.value
-                            self.defined_names.add(t.target.value)
+                            self.global_exprs[identifier(t.target.value)] = small.value
+                            self.defined_names.add(identifier(t.target.value))
                 elif isinstance(small, cst.AnnAssign) and top and small.value is not None:
                     if isinstance(small.target, cst.Name):
-                        self.global_exprs[small.target.value] = small.value
-                        self.defined_names.add(small.target.value)
+                        self.global_exprs[identifier(small.target.value)] = small.value
+                        self.defined_names.add(identifier(small.target.value))
         elif isinstance(stmt, cst.FunctionDef):
-            info = FunctionInfo(stmt, stmt.name.value, None)
+            info = FunctionInfo(stmt, identifier(stmt.name.value), None)
             self.functions[info.name] = info
             self.all_functions.append(info)
             self.defined_names.add(info.name)
         elif isinstance(stmt, cst.ClassDef):
             self._collect_class(stmt, stmt.name.value)
-            self.defined_names.add(stmt.name.value)
+            self.defined_names.add(identifier(stmt.name.value))
         elif isinstance(stmt, (cst.If, cst.Try, cst.With)):
             # ``if TYPE_CHECKING:`` / ``try: import x except ImportError`` blocks at module level.
             for block in _blocks(stmt):
@@ -285,20 +332,61 @@ class ModuleIndex:
                     self._collect_stmt(inner, top, typing_only or _is_type_checking_test(stmt))
 
     def _collect_class(self, node: cst.ClassDef, name: str) -> ClassInfo:
+        name = identifier(name)
         cls = ClassInfo(node, name)
         self.classes.setdefault(name, cls)
         self.all_classes.append(cls)
         body = node.body.body if isinstance(node.body, cst.IndentedBlock) else ()
         for stmt in body:
             if isinstance(stmt, cst.FunctionDef):
-                info = FunctionInfo(stmt, f"{name}.{stmt.name.value}", cls)
+                method = identifier(stmt.name.value)
+                info = FunctionInfo(stmt, f"{name}.{method}", cls)
                 # a later definition (property setter, overload) must not hide the getter
-                if stmt.name.value not in cls.methods or not _is_property_setter(stmt):
-                    cls.methods[stmt.name.value] = info
+                if method not in cls.methods or not _is_property_setter(stmt):
+                    cls.methods[method] = info
+                    cls.method_imports.pop(method, None)
                 self.all_functions.append(info)
             elif isinstance(stmt, cst.ClassDef):
                 self._collect_class(stmt, stmt.name.value)
+            elif isinstance(stmt, cst.SimpleStatementLine):
+                for small in stmt.body:
+                    if isinstance(small, cst.Assign):
+                        for t in small.targets:
+                            if isinstance(t.target, cst.Name):
+                                self._class_body_binding(cls, identifier(t.target.value), small.value)
+                    elif isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name) and small.value is not None:
+                        self._class_body_binding(cls, identifier(small.target.value), small.value)
+                    elif isinstance(small, cst.Del):
+                        for gone in _del_names(small):
+                            cls.methods.pop(gone, None)  # ``del forward``: the class has no such method
+                            cls.method_imports.pop(gone, None)
         return cls
+
+    def _class_body_binding(self, cls: ClassInfo, name: str, value: cst.BaseExpression) -> None:
+        """``name = value`` in the body of ``cls``: a method when ``value`` names a function.
+
+        ``forward = _impl`` (a method defined above in the body), ``forward = other_fn`` (a
+        module-level function defined above) and ``forward = helpers.fn`` / an imported name (a
+        function of another project module, resolved when the class is linked) bind a method;
+        any other value unbinds a method of that name.
+        """
+        cls.methods.pop(name, None)
+        cls.method_imports.pop(name, None)
+        if isinstance(value, cst.Name):
+            source = identifier(value.value)
+            if source in cls.methods:
+                cls.methods[name] = cls.methods[source]
+                return
+            fn = self.functions.get(source)
+            if fn is not None and source not in self.imports.names:
+                info = method_alias(fn, cls, name)
+                info.module = None  # set with the others once the module is collected
+                cls.methods[name] = info
+                self.all_functions.append(info)
+                return
+        q = self.imports.qualify(value)
+        if q is not None and not q.startswith(("torch.", "builtins.", "typing.", "functools.")):
+            cls.method_imports[name] = q
 
     def _resolve_base(self, expr: cst.BaseExpression) -> object:
         if isinstance(expr, cst.Name) and expr.value in self.classes and expr.value not in self.imports.names:

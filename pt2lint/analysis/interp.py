@@ -33,7 +33,7 @@ from pt2lint.analysis.events import (
 )
 from pt2lint.analysis.imports import dotted_name
 from pt2lint.analysis.walk import walk
-from pt2lint.analysis.index import ClassInfo, FunctionInfo, ModuleIndex, decorator_name
+from pt2lint.analysis.index import ClassInfo, FunctionInfo, ModuleIndex, decorator_name, identifier
 from pt2lint.analysis.kinds import (
     CONST,
     DATA,
@@ -50,9 +50,11 @@ from pt2lint.analysis.kinds import (
     keyed_dict,
 )
 
-MAX_DEPTH = 24
+MAX_DEPTH = 64
 MAX_SIGNATURES_PER_FUNCTION = 6
 MAX_ANALYSES_PER_FILE = 4000
+#: The finding for a call the analysis did not follow because a limit above was reached.
+ANALYSIS_LIMIT = "PTC004"
 
 _BUILTIN_TYPES = {
     "int", "float", "bool", "str", "complex", "bytes", "list", "tuple", "dict", "set", "frozenset",
@@ -164,6 +166,8 @@ class Interpreter:
         self.active: List[FunctionInfo] = []
         self.analysed: set = set()
         self.budget = MAX_ANALYSES_PER_FILE
+        self._budget_reported = False  # the budget's PTC004 is given once per file
+        self._getattr_nodes: Dict[int, tuple] = {}  # id(getattr call) -> (call, its Attribute)
         self.globals: Dict[str, Value] = {}
         self._globals_busy: set = set()
         self.instantiated: set = set()  # local classes constructed inside some class's methods
@@ -226,9 +230,9 @@ class Interpreter:
         for i, p in enumerate(plist):
             if skip_first and i == 0:
                 continue
-            out[p.name.value] = self._param_value(p)
+            out[identifier(p.name.value)] = self._param_value(p)
         for p in params.kwonly_params:
-            out[p.name.value] = self._param_value(p)
+            out[identifier(p.name.value)] = self._param_value(p)
         if isinstance(params.star_arg, cst.Param):
             out[params.star_arg.name.value] = container(elt=Value(Kind.TENSOR, weak=True, alias_of=params.star_arg.name.value))
         if params.star_kwarg is not None:
@@ -349,7 +353,10 @@ class Interpreter:
         """Analyse ``fn`` with bound parameter values; return its return value."""
         if fn.disabled or fn.opaque:
             return UNKNOWN
-        if fn in self.active or len(self.active) >= MAX_DEPTH or self.budget <= 0:
+        if fn in self.active:
+            return UNKNOWN  # recursion: the first activation covers it
+        if len(self.active) >= MAX_DEPTH or self.budget <= 0:
+            self._limit_reached(fn, "depth" if self.budget > 0 else "budget")
             return UNKNOWN
         key = (id(fn), self_value.ref if self_value is not None else None, tuple(sorted(params.items(), key=lambda kv: kv[0])), self.silent > 0)
         try:
@@ -362,6 +369,7 @@ class Interpreter:
             return self.memo[key]
         count = self.signatures.get(id(fn), 0)
         if count >= MAX_SIGNATURES_PER_FUNCTION:
+            self._limit_reached(fn, "signatures")
             return UNKNOWN
         self.signatures[id(fn)] = count + 1
         self.budget -= 1
@@ -412,13 +420,54 @@ class Interpreter:
         self.memo[key] = result
         return result
 
+    def _limit_reached(self, fn: FunctionInfo, why: str) -> None:
+        """Report (``PTC004``) a call to ``fn`` that is not analysed because a limit was reached.
+
+        Args:
+            fn: the function that is not analysed.
+            why: ``"depth"`` (:data:`MAX_DEPTH` calls on the stack), ``"signatures"``
+                (:data:`MAX_SIGNATURES_PER_FUNCTION` argument signatures analysed already) or
+                ``"budget"`` (:data:`MAX_ANALYSES_PER_FILE` analyses in this file; reported once).
+
+        The finding sits at the call being made in the current frame, so nothing that the
+        analysis skips goes unmentioned.
+        """
+        frame = self.frame
+        if self.silent or frame is None:
+            return
+        node = frame.calling or self.header or self.stmt
+        if node is None:
+            return
+        if why == "budget":
+            if self._budget_reported:
+                return
+            self._budget_reported = True
+            message = (
+                f"`{fn.symbol}` and every later call in this file were not analysed: the analysis reached its limit "
+                f"of {MAX_ANALYSES_PER_FILE} function analyses per file; graph breaks in the code they reach are not reported"
+            )
+        elif why == "depth":
+            message = (
+                f"`{fn.symbol}` was not analysed: the call chain here is {MAX_DEPTH} calls deep, the analysis limit; "
+                f"graph breaks inside it are not reported"
+            )
+        else:
+            message = (
+                f"`{fn.symbol}` was not analysed for this call: it was already analysed with "
+                f"{MAX_SIGNATURES_PER_FUNCTION} different argument kinds, the limit per function; graph breaks that "
+                f"depend on these arguments are not reported"
+            )
+        self.dispatch.findings.record(
+            ANALYSIS_LIMIT, node, message, frame.chain, self.stmt, self.header, {}, module=self.index, sites=frame.sites,
+        )
+
     @staticmethod
     def _first_param_name(fn: FunctionInfo) -> Optional[str]:
         if fn.kind in ("staticmethod",):
             return None
         plist = list(fn.node.params.posonly_params) + list(fn.node.params.params)
         if fn.cls is not None and plist:
-            return plist[0].name.value
+            return identifier(plist[0].name.value)
         return None
 
     def bind_arguments(
@@ -431,10 +480,10 @@ class Interpreter:
         bound: Dict[str, Value] = {}
         args = list(args)
         for p, a in zip(plist, args):
-            bound[p.name.value] = a
+            bound[identifier(p.name.value)] = a
         extra_pos = args[len(plist):]
         for p in list(plist) + list(params.kwonly_params):
-            name = p.name.value
+            name = identifier(p.name.value)
             if name in kwargs:
                 bound[name] = kwargs[name]
             elif name not in bound:
@@ -442,11 +491,11 @@ class Interpreter:
         if isinstance(params.star_arg, cst.Param):
             bound[params.star_arg.name.value] = container(elts=extra_pos)
         for p in list(plist) + list(params.kwonly_params):
-            v = bound.get(p.name.value)
+            v = bound.get(identifier(p.name.value))
             if v is not None and v.kind is Kind.UNKNOWN and v.ref is None:
                 guess = self._param_value(p)
                 if guess.kind is Kind.TENSOR:
-                    bound[p.name.value] = replace(guess, weak=True, alias_of=v.alias_of)
+                    bound[identifier(p.name.value)] = replace(guess, weak=True, alias_of=v.alias_of)
         if params.star_kwarg is not None:
             names = {p.name.value for p in plist} | {p.name.value for p in params.kwonly_params}
             rest = {k: v for k, v in kwargs.items() if k not in names}
@@ -585,9 +634,9 @@ class Interpreter:
                     info.disabled = True
                 elif name in api.OPAQUE_DECORATORS:
                     info.opaque = True
-            self.frame.assign(stmt.name.value, Value(Kind.FUNCTION, ref=info))
+            self.frame.assign(identifier(stmt.name.value), Value(Kind.FUNCTION, ref=info))
         elif isinstance(stmt, cst.ClassDef):
-            self.frame.assign(stmt.name.value, UNKNOWN)
+            self.frame.assign(identifier(stmt.name.value), UNKNOWN)
         elif isinstance(stmt, cst.Match):
             subject = self.eval(stmt.subject)
             before = dict(self.frame.env)
@@ -824,15 +873,16 @@ class Interpreter:
         rhs = self.eval(node.value)
         op = _aug_symbol(node.operator)
         if isinstance(target, cst.Name):
-            cur = self.frame.lookup(target.value) or UNKNOWN
+            name = identifier(target.value)
+            cur = self.frame.lookup(name) or UNKNOWN
             if cur.kind is Kind.TENSOR:
                 self.emit("on_write", WriteEvent(node, cur, f"`{target.value} {op}` (in-place {op})"))
-                self.frame.assign(target.value, replace(cur, bool_tensor=cur.bool_tensor and rhs.bool_tensor))
+                self.frame.assign(name, replace(cur, bool_tensor=cur.bool_tensor and rhs.bool_tensor))
             else:
-                self.frame.assign(target.value, self.binop(cur, rhs, op))
+                self.frame.assign(name, self.binop(cur, rhs, op))
         elif isinstance(target, cst.Attribute):
             base = self.eval(target.value)
-            cur = self.attribute(base, target.attr.value, target)
+            cur = self.attribute(base, identifier(target.attr.value), target)
             if base.kind is Kind.SELF:
                 if cur.kind is not Kind.TENSOR:
                     self.emit("on_state_write", StateWriteEvent(node, target.attr.value, cur, "augassign", op))
@@ -851,7 +901,8 @@ class Interpreter:
     # ------------------------------------------------------------------ store
     def store(self, target: cst.BaseExpression, value: Value, stmt: cst.CSTNode) -> None:
         if isinstance(target, cst.Name):
-            self.frame.assign(target.value, value)
+            name = target.value
+            self.frame.assign(name if name.isascii() else identifier(name), value)
         elif isinstance(target, (cst.Tuple, cst.List)):
             self._unpack(target.elements, value, stmt)
         elif isinstance(target, cst.Attribute):
@@ -859,7 +910,7 @@ class Interpreter:
             if base.kind is Kind.TENSOR and not base.weak:
                 self.emit("on_attr_store", AttrStoreEvent(target, base, target.attr.value, value))
             if base.kind is Kind.SELF and isinstance(base.ref, ClassInfo):
-                name = target.attr.value
+                name = identifier(target.attr.value)
                 if value.kind is not Kind.TENSOR and _reads_self_attr(stmt, name):
                     cur = self.attribute(base, name, target)
                     self.emit("on_state_write", StateWriteEvent(stmt, name, cur, "reassign"))
@@ -1020,10 +1071,12 @@ class Interpreter:
         return method(node)
 
     def eval_Name(self, node: cst.Name) -> Value:
-        v = self.frame.lookup(node.value)
+        name = node.value
+        if not name.isascii():
+            name = identifier(name)
+        v = self.frame.lookup(name)
         if v is not None:
             return v
-        name = node.value
         if name in ("True", "False"):
             return const(name == "True")
         if name == "None":
@@ -1381,7 +1434,7 @@ class Interpreter:
             pv = self._project_qualified(node, q)
             return pv if pv is not None else _qualified_value(q)
         base = self.eval(node.value)
-        return self.attribute(base, node.attr.value, node)
+        return self.attribute(base, identifier(node.attr.value), node)
 
     def attribute(self, base: Value, name: str, node: Optional[cst.CSTNode]) -> Value:
         k = base.kind
@@ -1477,9 +1530,9 @@ class Interpreter:
                             v = self.eval(small.value)
                             for t in small.targets:
                                 if isinstance(t.target, cst.Name):
-                                    own[t.target.value] = v
+                                    own[identifier(t.target.value)] = v
                         elif isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name) and small.value is not None:
-                            own[small.target.value] = self.eval(small.value)
+                            own[identifier(small.target.value)] = self.eval(small.value)
             foreign = cls.module is not None and cls.module is not self.entry
             for name, fn in cls.methods.items():
                 if name in ("forward", "__call__") or fn.kind in ("staticmethod", "classmethod", "property"):
@@ -1501,7 +1554,12 @@ class Interpreter:
 
     # ------------------------------------------------------------------ calls
     def eval_Call(self, node: cst.Call) -> Value:
+        attr = self._constant_getattr(node)
+        if attr is not None:
+            return self.eval(attr)  # ``getattr(x, "shape")`` is ``x.shape``
         func = node.func
+        if isinstance(func, cst.Call):
+            func = self._constant_getattr(func) or func  # ``getattr(x, "item")()`` is ``x.item()``
         args: List[Value] = []
         kwargs: Dict[str, Value] = {}
         arg_nodes = []
@@ -1533,7 +1591,7 @@ class Interpreter:
         elif isinstance(func, cst.Attribute) and qual is None:
             receiver_node = func.value
             receiver = self.eval(func.value)
-            method = func.attr.value
+            method = identifier(func.attr.value)
             callee_value = self.attribute(receiver, method, func) if receiver.kind in (Kind.SELF, Kind.SUPER, Kind.CLASS) or (receiver.kind is Kind.MODULE and isinstance(receiver.ref, ClassInfo)) else None
             if receiver.kind is Kind.UNKNOWN and isinstance(receiver.ref, str):
                 qual = f"{receiver.ref}.{method}"
@@ -1565,6 +1623,33 @@ class Interpreter:
                 CallEvent(node, qual, method, receiver, tuple(args), kwargs, result, callee, receiver_node),
             )
         return result
+
+    def _constant_getattr(self, node: cst.Call) -> Optional[cst.Attribute]:
+        """``x.name`` for ``getattr(x, "name")`` / ``getattr(x, "name", default)`` with a constant string
+        naming an identifier, when ``getattr`` is the builtin; else ``None``.
+
+        Dynamo resolves a constant-string ``getattr`` as the attribute access itself, so the
+        interpreter does too.  The ``Attribute`` node is made once per call and kept (node
+        identities key the facts of a run).
+        """
+        if not (isinstance(node.func, cst.Name) and node.func.value == "getattr" and len(node.args) in (2, 3)):
+            return None
+        cached = self._getattr_nodes.get(id(node))
+        if cached is not None and cached[0] is node:
+            return cached[1]
+        obj, name = node.args[0], node.args[1]
+        if obj.keyword is not None or obj.star or name.keyword is not None or name.star:
+            return None
+        if not isinstance(name.value, (cst.SimpleString, cst.ConcatenatedString)):
+            return None
+        text = name.value.evaluated_value
+        if not isinstance(text, str) or not text.isidentifier():
+            return None
+        if (self.frame is not None and self.frame.is_bound("getattr")) or "getattr" in self.index.defined_names:
+            return None
+        attr = cst.Attribute(value=obj.value, attr=cst.Name(text))
+        self._getattr_nodes[id(node)] = (node, attr)
+        return attr
 
     def _collect_attr_call(self, node: cst.Call, receiver: Value, method: str, args) -> None:
         """While collecting ``self`` attributes: ``register_buffer``/``register_parameter``/``add_module``

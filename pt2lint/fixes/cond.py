@@ -23,7 +23,10 @@ finding gets a display-only fix whose message says why (see :mod:`pt2lint.fixes.
 for what a branch may not do).  It is marked unsafe, not refused, when the
 branches call code pt2lint cannot see into, draw random numbers, when a
 ``.item()``/``float()`` comparison moves from Python float64 into the tensor's
-dtype, or when the outputs' dtypes may differ.
+dtype, or when an output's dtype, rank or device is fixed in one branch only (a
+cast, a full reduction, ``.cpu()``); a clash the syntax proves (int32 vs int64,
+0-d vs flattened, cpu vs cuda) is refused.  torch 2.13's ``torch.cond`` raises on
+every such clash when it traces the branches (measured: ``tests/test_fix_cond_hazards.py``).
 """
 
 from __future__ import annotations
@@ -40,7 +43,7 @@ from pt2lint.diagnostics import Applicability, Fix
 from pt2lint.fixes.context import FixContext, Refuse
 from pt2lint.fixes.edits import lost_comments
 from pt2lint.fixes.names import bound_names, loaded_names
-from pt2lint.fixes.predicate import Predicate, call_qualname, paren_if_needed, translate_predicate
+from pt2lint.fixes.predicate import Predicate, ScalarProver, call_qualname, literal_value, paren_if_needed, translate_predicate
 from pt2lint.fixes.purity import BranchChecker, may_alias
 
 NAME = "cond"
@@ -179,19 +182,168 @@ def _last_assignment(stmts: Sequence[cst.BaseStatement], name: str) -> Optional[
 
 
 _CAST_METHODS = {"float": "float32", "double": "float64", "half": "float16", "bfloat16": "bfloat16",
-                 "long": "int", "int": "int", "short": "int", "byte": "int", "char": "int", "bool": "bool"}
-_INT_METHODS = frozenset("argmax argmin argsort nonzero count_nonzero bincount searchsorted bucketize".split())
+                 "long": "int64", "int": "int32", "short": "int16", "byte": "uint8", "char": "int8", "bool": "bool"}
+_INT_METHODS = frozenset("argmax argmin argsort nonzero count_nonzero bincount searchsorted bucketize randint randint_like randperm".split())
 _DTYPE_NAMES = {
     "float": "float32", "float32": "float32", "double": "float64", "float64": "float64", "half": "float16",
-    "float16": "float16", "bfloat16": "bfloat16", "bool": "bool", "long": "int", "int64": "int", "int": "int",
-    "int32": "int", "int16": "int", "int8": "int", "uint8": "int",
+    "float16": "float16", "bfloat16": "bfloat16", "bool": "bool", "long": "int64", "int64": "int64", "int": "int32",
+    "int32": "int32", "short": "int16", "int16": "int16", "int8": "int8", "uint8": "uint8",
 }
+_INT_DTYPES = frozenset({"int8", "int16", "int32", "int64", "uint8"})
+_FLOAT_DTYPES = frozenset({"float16", "bfloat16", "float32", "float64"})
+_FAMILIES = {"int": _INT_DTYPES | {"int"}, "float": _FLOAT_DTYPES | {"float"}}
+# Results of these are floating point whatever the input (an integer input gives the default dtype).
+_FLOAT_RESULT = frozenset(
+    """sigmoid tanh exp exp2 expm1 log log2 log10 log1p sqrt rsqrt softmax log_softmax sin cos tan erf erfc
+    erfinv mean nanmean std var norm reciprocal logsumexp""".split()
+)
+# Methods (and ``torch.<name>(t, ...)``) whose result has the dtype of their tensor argument.
+_SAME_DTYPE = frozenset(
+    """view reshape view_as reshape_as clone contiguous detach relu abs neg negative flatten unflatten squeeze
+    unsqueeze transpose permute t mT T expand expand_as repeat repeat_interleave narrow select flip roll tril
+    triu clamp clamp_min clamp_max clip masked_fill index_select gather take movedim
+    maximum minimum max min amax amin zeros_like ones_like empty_like
+    full_like rand_like randn_like""".split()
+)
+_FACTORIES = frozenset("zeros ones empty rand randn eye linspace logspace full".split())
+
+
+def _binds(ctx: FixContext, stmt: cst.BaseStatement) -> frozenset:
+    """The names ``stmt`` binds in its scope, computed once per statement and fix pass."""
+    key = ("cond", "binds", id(stmt))
+    hit = ctx.cache.get(key)
+    if hit is None or hit[0] is not stmt:
+        hit = (stmt, frozenset(bound_names([stmt])))
+        ctx.cache[key] = hit
+    return hit[1]
+
+
+def _resolve(ctx: FixContext, stmts: Sequence[cst.BaseStatement], name: str) -> Tuple[Optional[cst.BaseExpression], Sequence[cst.BaseStatement], bool]:
+    """Where ``name`` was last bound in ``stmts``: ``(expression, statements before it, True)`` for a
+    plain assignment, ``(None, (), True)`` when it is bound some other way (a loop, a nested
+    block), ``(None, (), False)`` when ``stmts`` do not bind it (it keeps the value it had where
+    they start)."""
+    for i in range(len(stmts) - 1, -1, -1):
+        st = stmts[i]
+        if name not in _binds(ctx, st):
+            continue
+        if isinstance(st, cst.SimpleStatementLine):
+            value = _last_assignment([st], name)
+            if value is not None:
+                return value, stmts[:i], True
+        return None, (), True
+    return None, (), False
+
+
+def _callee_returns(ctx: FixContext, call: cst.Call) -> List[Tuple[cst.BaseExpression, Sequence[cst.BaseStatement]]]:
+    """The returned expressions of the function of this file that ``call`` calls (a module's
+    ``forward`` for a submodule call), each with the statements of the function before it."""
+    from pt2lint.analysis.index import ClassInfo, FunctionInfo
+
+    ev = ctx.facts.calls.get(id(call))
+    callee = ev.callee if ev is not None else None
+    if isinstance(callee, ClassInfo):
+        callee = callee.lookup_method("forward") or callee.lookup_method("__call__")
+    if not isinstance(callee, FunctionInfo) or callee.module not in (None, ctx.facts.index) or callee.is_generator:
+        return []
+    body = callee.node.body
+    if not isinstance(body, cst.IndentedBlock):
+        return []
+    out = []
+    stmts = list(body.body)
+    for i, st in enumerate(stmts):
+        for ret in _returns([st]):
+            if ret.value is None:
+                return []
+            out.append((ret.value, stmts[:i]))
+    return out
+
+
+def _through_callee(ctx: FixContext, call: cst.Call, classify, depth: int) -> Optional[str]:
+    """``classify`` of what a same-file function returns, when every ``return`` agrees."""
+    if depth >= 6:
+        return None
+    found = {classify(e, st) for e, st in _callee_returns(ctx, call)}
+    return found.pop() if len(found) == 1 else None
+
+
+def _is_int_literal(node: cst.BaseExpression) -> bool:
+    return isinstance(node, cst.Integer) or (isinstance(node, cst.UnaryOperation) and isinstance(node.expression, cst.Integer))
+
+
+def _is_float_literal(node: cst.BaseExpression) -> bool:
+    return isinstance(node, cst.Float) or (isinstance(node, cst.UnaryOperation) and isinstance(node.expression, cst.Float))
+
+
+def dtypes_compatible(a: str, b: str) -> bool:
+    """Whether two dtype classes (see :func:`dtype_class`; not ``?``) can be the same dtype."""
+    if a == b:
+        return True
+    if "num" in (a, b):
+        return "bool" not in (a, b)
+    for fam, members in _FAMILIES.items():
+        if a == fam:
+            return b in members
+        if b == fam:
+            return a in members
+    return False
+
+
+def _arith(left: str, right: str, left_lit: str, right_lit: str, divide: bool) -> str:
+    """The dtype class of ``left <op> right`` (torch's type promotion, on classes).
+
+    ``*_lit`` is ``"int"``/``"float"`` for a Python number literal operand, else ``""``.
+    """
+    if left_lit and right_lit:
+        return "?"  # Python arithmetic, not a tensor
+    if left_lit:
+        left, right, left_lit, right_lit = right, left, right_lit, left_lit
+    if right_lit:
+        t = left
+        if right_lit == "float" and t not in _FLOAT_DTYPES:
+            out = "float"  # an integer, bool or unknown tensor times a float: floating
+        elif t == "bool":
+            out = "int64"
+        elif t in ("?", "num"):
+            out = "num"
+        else:
+            out = t
+    else:
+        a, b = left, right
+        if a == b and a not in ("?", "num", "bool"):
+            out = a
+        elif a == "bool" and b == "bool":
+            out = "?"
+        elif "bool" in (a, b):
+            other = b if a == "bool" else a
+            out = "num" if other == "?" else other
+        elif a in _FLOAT_DTYPES | {"float"} and b in _INT_DTYPES | {"int"}:
+            out = a
+        elif b in _FLOAT_DTYPES | {"float"} and a in _INT_DTYPES | {"int"}:
+            out = b
+        elif a in _FAMILIES["float"] and b in _FAMILIES["float"]:
+            out = "float"
+        elif a in _FAMILIES["int"] and b in _FAMILIES["int"]:
+            out = "int"
+        elif a in _FAMILIES["float"] or b in _FAMILIES["float"]:
+            out = "float"
+        else:
+            out = "num"
+    if divide and out not in _FLOAT_DTYPES:
+        return "float"  # true division of integers gives the default float dtype
+    return out
 
 
 def dtype_class(ctx: FixContext, expr: Optional[cst.BaseExpression], stmts: Sequence[cst.BaseStatement], depth: int = 0) -> str:
-    """A coarse dtype of a branch output: ``bool``, ``int``, a float dtype name when the expression
-    casts explicitly, ``num`` for arithmetic (never bool), or ``?`` (as far as the syntax tells,
-    the same as the inputs)."""
+    """A dtype class of a branch output, read from the syntax: an exact dtype name (``int64``,
+    ``float16``, ``bool``, ...) for an explicit cast, a comparison or an op whose result type is
+    fixed; ``int`` / ``float`` for some integer / floating dtype; ``num`` for arithmetic (never
+    bool); or ``?`` (as far as the syntax tells, the dtype of the inputs).
+
+    Promotion follows torch's rules (``torch.result_type``): a tensor with a Python int keeps its
+    dtype (bool becomes int64), with a Python float becomes floating, integer with floating tensors
+    gives the floating one, true division is always floating.
+    """
     if expr is None or depth > 8:
         return "?"
     if isinstance(expr, cst.Comparison):
@@ -201,17 +353,20 @@ def dtype_class(ctx: FixContext, expr: Optional[cst.BaseExpression], stmts: Sequ
     if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, (cst.BitAnd, cst.BitOr, cst.BitXor)):
         left = dtype_class(ctx, expr.left, stmts, depth + 1)
         return "bool" if left == "bool" and dtype_class(ctx, expr.right, stmts, depth + 1) == "bool" else "?"
-    if isinstance(expr, cst.BinaryOperation) and not isinstance(expr.operator, (cst.BitAnd, cst.BitOr, cst.BitXor, cst.LeftShift, cst.RightShift)):
-        if isinstance(expr.operator, cst.Add):
-            # bool + bool stays bool in torch; anything else with arithmetic is a number
-            sides = {dtype_class(ctx, expr.left, stmts, depth + 1), dtype_class(ctx, expr.right, stmts, depth + 1)}
-            return "?" if sides <= {"bool", "?"} else "num"
-        return "num"
-    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.BitInvert):
+    if isinstance(expr, cst.BinaryOperation) and not isinstance(expr.operator, (cst.LeftShift, cst.RightShift)):
+        lit = [("int" if _is_int_literal(e) else "float" if _is_float_literal(e) else "") for e in (expr.left, expr.right)]
+        left = dtype_class(ctx, expr.left, stmts, depth + 1) if not lit[0] else "?"
+        right = dtype_class(ctx, expr.right, stmts, depth + 1) if not lit[1] else "?"
+        if isinstance(expr.operator, cst.Add) and not any(lit) and {left, right} <= {"bool", "?"}:
+            return "?"  # bool + bool stays bool in torch
+        return _arith(left, right, lit[0], lit[1], isinstance(expr.operator, cst.Divide))
+    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, (cst.BitInvert, cst.Minus, cst.Plus)):
         return dtype_class(ctx, expr.expression, stmts, depth + 1)
     if isinstance(expr, cst.Name):
-        value = _last_assignment(stmts, expr.value)
-        return dtype_class(ctx, value, stmts, depth + 1) if value is not None else "?"
+        value, before, _ = _resolve(ctx, stmts, expr.value)
+        return dtype_class(ctx, value, before, depth + 1) if value is not None else "?"
+    if isinstance(expr, cst.Subscript):
+        return dtype_class(ctx, expr.value, stmts, depth + 1)
     if isinstance(expr, cst.Call):
         kwargs = {a.keyword.value: a.value for a in expr.args if a.keyword is not None}
         if "dtype" in kwargs:
@@ -220,17 +375,44 @@ def dtype_class(ctx: FixContext, expr: Optional[cst.BaseExpression], stmts: Sequ
         q = call_qualname(ctx, expr)
         last = q.rsplit(".", 1)[-1] if q else (func.attr.value if isinstance(func, cst.Attribute) else None)
         if last is None:
-            return "?"
+            through = _through_callee(ctx, expr, lambda e, st: dtype_class(ctx, e, st, depth + 2), depth)
+            return through if through is not None else "?"
+        if q is None and isinstance(func, cst.Attribute):
+            recv = func.value
+            first = expr.args[0].value if expr.args and expr.args[0].keyword is None else None
+        elif q is not None and q.startswith("torch.") and expr.args and expr.args[0].keyword is None:
+            recv = expr.args[0].value
+            first = expr.args[1].value if len(expr.args) > 1 and expr.args[1].keyword is None else None
+        else:
+            recv, first = None, None
         if last in api.BOOL_RESULT:
             return "bool"
         if q is None and last in _CAST_METHODS:
             return _CAST_METHODS[last]
         if last in _INT_METHODS:
-            return "int"
-        if last in ("to", "type") and expr.args and expr.args[0].keyword is None:
-            d = _dtype_of(expr.args[0].value)
+            return "int64"
+        if last in ("to", "type") and first is not None:
+            d = _dtype_of(first)
             if d != "?":
                 return d
+            return dtype_class(ctx, recv, stmts, depth + 1) if recv is not None and _is_device_arg(first) else "?"
+        if last == "type_as" and first is not None:
+            return dtype_class(ctx, first, stmts, depth + 1)
+        if q is not None and q.startswith("torch.") and last in _FACTORIES and "out" not in kwargs:
+            if last == "full" and len(expr.args) > 1 and _is_int_literal(expr.args[1].value):
+                return "int64"
+            return "float"  # the default dtype
+        if recv is not None and last in _FLOAT_RESULT:
+            inner = dtype_class(ctx, recv, stmts, depth + 1)
+            return inner if inner in _FLOAT_DTYPES else "float"
+        if recv is not None and last in ("sum", "prod", "cumsum", "cumprod"):
+            inner = dtype_class(ctx, recv, stmts, depth + 1)
+            return "int64" if inner in _INT_DTYPES | {"bool", "int"} else inner
+        if recv is not None and (last in _SAME_DTYPE or last in api.VIEW_METHODS):
+            return dtype_class(ctx, recv, stmts, depth + 1)
+        through = _through_callee(ctx, expr, lambda e, st: dtype_class(ctx, e, st, depth + 2), depth)
+        if through is not None:
+            return through
     return "?"
 
 
@@ -238,6 +420,218 @@ def _dtype_of(node: cst.BaseExpression) -> str:
     if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name):
         return _DTYPE_NAMES.get(node.attr.value, "?")
     return "?"
+
+
+def _is_device_arg(node: cst.BaseExpression) -> bool:
+    """``"cuda"``, ``torch.device(...)``, ``x.device``: an argument of ``.to()`` that moves, not casts."""
+    if isinstance(node, (cst.SimpleString, cst.ConcatenatedString)):
+        return True
+    if isinstance(node, cst.Attribute):
+        return node.attr.value == "device"
+    return isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "device"
+
+
+def device_class(ctx: FixContext, expr: Optional[cst.BaseExpression], stmts: Sequence[cst.BaseStatement], depth: int = 0) -> str:
+    """The device a branch output is explicitly put on: ``cpu``, ``cuda``, ``mps``, ... for a literal
+    (``.cpu()``, ``.cuda()``, ``.to("cuda:0")``, ``device="cpu"``), ``moved`` for a device that is not
+    a literal (``.to(other.device)``), or ``?`` (the inputs' device, as far as the syntax tells)."""
+    if expr is None or depth > 8:
+        return "?"
+    if isinstance(expr, cst.Name):
+        value, before, _ = _resolve(ctx, stmts, expr.value)
+        return device_class(ctx, value, before, depth + 1) if value is not None else "?"
+    if isinstance(expr, cst.Subscript):
+        return device_class(ctx, expr.value, stmts, depth + 1)
+    if isinstance(expr, cst.UnaryOperation):
+        return device_class(ctx, expr.expression, stmts, depth + 1)
+    if isinstance(expr, cst.BinaryOperation):
+        left = device_class(ctx, expr.left, stmts, depth + 1)
+        return left if left != "?" else device_class(ctx, expr.right, stmts, depth + 1)
+    if isinstance(expr, cst.Call):
+        kwargs = {a.keyword.value: a.value for a in expr.args if a.keyword is not None}
+        if "device" in kwargs:
+            return _device_of(kwargs["device"])
+        func = expr.func
+        if isinstance(func, cst.Attribute) and call_qualname(ctx, expr) is None:
+            method = func.attr.value
+            if method == "cpu":
+                return "cpu"
+            if method == "cuda":
+                return "cuda"
+            if method == "to" and expr.args and expr.args[0].keyword is None and _is_device_arg(expr.args[0].value):
+                return _device_of(expr.args[0].value)
+            inner = device_class(ctx, func.value, stmts, depth + 1)
+            if inner != "?" or func.value is None:
+                return inner
+        through = _through_callee(ctx, expr, lambda e, st: device_class(ctx, e, st, depth + 2), depth)
+        if through is not None:
+            return through
+    return "?"
+
+
+def _device_of(node: cst.BaseExpression) -> str:
+    if isinstance(node, cst.Call) and node.args and isinstance(node.args[0].value, cst.SimpleString):
+        node = node.args[0].value  # torch.device("cuda")
+    if isinstance(node, cst.SimpleString):
+        text = node.evaluated_value
+        if isinstance(text, str) and text:
+            return text.split(":", 1)[0]
+    return "moved"
+
+
+_RANK_KEEPING = frozenset(
+    """relu abs neg negative float double half bfloat16 long int short byte char bool clone detach contiguous
+    sigmoid tanh exp exp2 expm1 log log2 log10 log1p sqrt rsqrt sin cos tan erf erfc reciprocal square sign
+    floor ceil round trunc frac clamp clamp_min clamp_max clip masked_fill softmax log_softmax to type_as cpu
+    cuda t transpose permute mT cumsum cumprod flip roll tril triu nan_to_num gelu silu elu leaky_relu
+    hardtanh softplus dropout normalize layer_norm""".split()
+)
+_DIM_REDUCTIONS = frozenset("sum mean max min amax amin prod std var norm logsumexp all any argmax argmin nansum nanmean".split())
+
+
+def _literal_dims(node: cst.BaseExpression) -> Optional[int]:
+    """How many dimensions a ``dim`` argument names: 1 for an int literal, n for a tuple/list of them."""
+    if _is_int_literal(node):
+        return 1
+    if isinstance(node, (cst.Tuple, cst.List)) and node.elements and all(_is_int_literal(e.value) for e in node.elements):
+        return len(node.elements)
+    return None
+
+
+def _combine_ranks(a: str, b: str) -> str:
+    """The rank of a broadcast of two tensors of ranks ``a`` and ``b`` (see :func:`rank_class`)."""
+    if a == "lit" or b == "lit":
+        other = b if a == "lit" else a
+        return "?" if other == "lit" else other
+    if a == "?" or b == "?":
+        return "?"
+    if a == "0":
+        return b
+    if b == "0":
+        return a
+    if a == b:
+        return a
+    if "+" in a or "-" in a:
+        if ("+" in b or "-" in b) and _rank_base(a) == _rank_base(b):
+            return a if _rank_delta(a) >= _rank_delta(b) else b
+    return "?"
+
+
+def _rank_base(r: str) -> str:
+    return r.rstrip("0123456789").rstrip("+-")
+
+
+def _rank_delta(r: str) -> int:
+    base = _rank_base(r)
+    return int(r[len(base):])
+
+
+def _rel(r: str, delta: int) -> str:
+    if r in ("?", "lit"):
+        return "?"
+    if delta == 0:
+        return r
+    if r.isdigit():
+        n = int(r) + delta
+        return str(n) if n >= 0 else "?"
+    d = _rank_delta(r) + delta
+    return f"{_rank_base(r)}{d:+d}"
+
+
+def ranks_differ(a: str, b: str) -> bool:
+    """Whether two known ranks (see :func:`rank_class`) are different for every input."""
+    if a.isdigit() and b.isdigit():
+        return a != b
+    if not a.isdigit() and not b.isdigit():
+        return _rank_base(a) == _rank_base(b) and _rank_delta(a) != _rank_delta(b)
+    return False
+
+
+def rank_class(prover: ScalarProver, ctx: FixContext, expr: Optional[cst.BaseExpression], stmts: Sequence[cst.BaseStatement], depth: int = 0) -> str:
+    """The rank of a branch output as far as the syntax tells: ``"0"`` (a full reduction), ``"1"``
+    (``.flatten()``, ``.view(-1)``), ``"x+0"`` / ``"x-1"`` / ``"x+1"`` (the rank of the parameter
+    ``x``, one less after ``x.sum(dim=0)``, one more after ``x.unsqueeze(0)``), or ``"?"``."""
+    if expr is None or depth > 8:
+        return "?"
+    if isinstance(expr, cst.Name):
+        value, before, bound = _resolve(ctx, stmts, expr.value)
+        if value is not None:
+            return rank_class(prover, ctx, value, before, depth + 1)
+        if bound:
+            return "?"  # bound by a loop or a nested block: not known
+        # the value the name has where the statements start (the `if`'s block): every branch is
+        # measured against the same value, so ranks relative to it compare
+        v = ctx.facts.value(expr)
+        if v is not None and v.kind in (Kind.CONST, Kind.SHAPE, Kind.DATA):
+            return "lit"
+        return f"{expr.value}+0"
+    if isinstance(expr, cst.BinaryOperation):
+        if isinstance(expr.operator, cst.MatrixMultiply):
+            return "?"
+        sides = [
+            "lit" if (_is_int_literal(e) or _is_float_literal(e)) else rank_class(prover, ctx, e, stmts, depth + 1)
+            for e in (expr.left, expr.right)
+        ]
+        return _combine_ranks(sides[0], sides[1])
+    if isinstance(expr, cst.UnaryOperation) and not isinstance(expr.operator, cst.Not):
+        return rank_class(prover, ctx, expr.expression, stmts, depth + 1)
+    if isinstance(expr, cst.Subscript):
+        base = rank_class(prover, ctx, expr.value, stmts, depth + 1)
+        drops = 0
+        for el in expr.slice:
+            if isinstance(el.slice, cst.Slice):
+                continue
+            if isinstance(el.slice, cst.Index) and _is_int_literal(el.slice.value):
+                drops += 1
+                continue
+            return "?"
+        return _rel(base, -drops)
+    if isinstance(expr, cst.Call):
+        q = call_qualname(ctx, expr)
+        args = [a for a in expr.args if a.keyword is None and not a.star]
+        kwargs = {a.keyword.value: a.value for a in expr.args if a.keyword is not None}
+        if q is None and isinstance(expr.func, cst.Attribute):
+            method, recv, rest = expr.func.attr.value, expr.func.value, args
+        elif q is not None and q.startswith("torch.") and args:
+            method, recv, rest = q.rsplit(".", 1)[-1], args[0].value, args[1:]
+        else:
+            method, recv, rest = None, None, []
+        if method is not None and recv is not None:
+            if method == "flatten" and not rest and not kwargs:
+                return "1"
+            if method in ("view", "reshape") and len(rest) == 1 and _is_int_literal(rest[0].value) and literal_value(rest[0].value) == -1:
+                return "1"
+            if method == "unsqueeze" and (len(rest) == 1 or "dim" in kwargs):
+                return _rel(rank_class(prover, ctx, recv, stmts, depth + 1), 1)
+            if method in _DIM_REDUCTIONS:
+                dim = kwargs.get("dim", kwargs.get("axis", rest[0].value if rest else None))
+                keep = kwargs.get("keepdim")
+                if dim is not None:
+                    n = _literal_dims(dim)
+                    base = rank_class(prover, ctx, recv, stmts, depth + 1)
+                    if n is None:
+                        return "?"
+                    if isinstance(keep, cst.Name) and keep.value == "True":
+                        return base
+                    if keep is None or (isinstance(keep, cst.Name) and keep.value == "False"):
+                        return _rel(base, -n)
+                    return "?"
+            if method in _RANK_KEEPING and not any(_is_tensor_arg(ctx, a.value) for a in rest):
+                inner = rank_class(prover, ctx, recv, stmts, depth + 1)
+                if inner != "?":
+                    return inner
+        through = _through_callee(ctx, expr, lambda e, st: rank_class(prover, ctx, e, st, depth + 2), depth)
+        if through is not None and through.isdigit():
+            return through  # a fixed rank carries over; one relative to the callee's parameters does not
+    try:
+        return "0" if prover.zero_dim(expr) else "?"
+    except RecursionError:  # pragma: no cover - very deep expressions
+        return "?"
+
+
+def _is_tensor_arg(ctx: FixContext, node: cst.BaseExpression) -> bool:
+    v = ctx.facts.value(node)
+    return v is not None and v.kind in (Kind.TENSOR, Kind.UNKNOWN)
 
 
 class CondRewrite:
@@ -520,34 +914,94 @@ class CondRewrite:
             return
         raise Refuse(f"{what} is {_kind_text(v)} {where}; torch.cond branches can only return tensors")
 
-    def _check_dtypes(self, leaves: List[Optional[Branch]], outputs: List[str], mode: str) -> None:
-        slots: List[Tuple[str, List[str]]] = []
+    def _output_slots(self, leaves: List[Optional[Branch]], outputs: List[str], mode: str):
+        """For each output: its label and, per branch, ``(expression or None, statements before it)``.
+
+        A branch that does not assign an output passes through its value from before the ``if``.
+        """
+        before = self._before_top()
+        slots: List[Tuple[str, List[Tuple[Optional[cst.BaseExpression], Sequence[cst.BaseStatement]]]]] = []
         if mode == "assign":
             for n in outputs:
-                classes = []
+                per = []
                 for b in leaves:
-                    if b is None or n not in _top_level_bound(b.stmts):
-                        classes.append("?")
-                    else:
-                        classes.append(dtype_class(self.ctx, _last_assignment(b.stmts, n), b.stmts))
-                slots.append((f"`{n}`", classes))
+                    context = list(before) + (list(b.stmts) if b is not None else [])
+                    value, prefix, bound = _resolve(self.ctx, context, n)
+                    if value is None and not bound:
+                        value, prefix = cst.Name(n), context  # the value from before the block, unchanged
+                    per.append((value, prefix))
+                slots.append((f"`{n}`", per))
         else:
-            per_pos: Dict[int, List[str]] = {}
+            per_pos: Dict[int, list] = {}
             for b in leaves:
                 if b is None:
                     continue
                 for ret in _returns(b.stmts):
                     elems = _tuple_elements(ret.value) or [ret.value]
                     for i, e in enumerate(elems):
-                        per_pos.setdefault(i, []).append(dtype_class(self.ctx, e, b.stmts))
+                        per_pos.setdefault(i, []).append((e, list(before) + list(b.stmts)))
             slots = [(f"returned value {i + 1}", c) for i, c in sorted(per_pos.items())]
-        for label, classes in slots:
-            known = {c for c in classes if c != "?"}
-            concrete = known - {"num"}  # arithmetic: some non-bool dtype
-            if ("bool" in known and len(known) > 1) or len(concrete) > 1:
-                raise Refuse(f"{label} has dtype {' in one branch and '.join(sorted(known))} in another; torch.cond needs one dtype")
-            if concrete and (len(known) > 1 or "?" in classes):
-                self.notes.append(f"{label} is {next(iter(concrete))} in one branch; the other branch must give the same dtype or torch.cond raises")
+        return slots
+
+    def _before_top(self) -> Sequence[cst.BaseStatement]:
+        """The statements of the block holding the ``if`` that run before it (none for an ``elif``)."""
+        parent = self.ctx.parent(self.top)
+        if self.owner is not None or not isinstance(parent, cst.IndentedBlock):
+            return ()
+        body = list(parent.body)
+        index = next((i for i, st in enumerate(body) if st is self.top), None)
+        return body[:index] if index is not None else ()
+
+    def _check_dtypes(self, leaves: List[Optional[Branch]], outputs: List[str], mode: str) -> None:
+        """torch.cond raises unless every output has one dtype, one rank and one device in all
+        branches (measured on torch 2.13: ``x.sum()`` vs ``x * 2``, ``x.int()`` vs ``x.long()``,
+        ``x.cpu()`` vs ``x`` on another device all fail when the branches are traced).
+
+        Refused when the syntax proves a clash; unsafe when one branch fixes a property
+        (a cast, a full reduction, a device move) that the other is not known to share.
+        """
+        key = (NAME, "prover", id(self.func))
+        hit = self.ctx.cache.get(key)
+        if hit is None or hit[0] is not self.func:
+            hit = (self.func, ScalarProver(self.ctx, self.func))  # one per function: it indexes the assignments
+            self.ctx.cache[key] = hit
+        prover = hit[1]
+        for label, per in self._output_slots(leaves, outputs, mode):
+            classes = [dtype_class(self.ctx, e, st) if e is not None else "?" for e, st in per]
+            known = [c for c in classes if c != "?"]
+            for i, a in enumerate(known):
+                for b in known[i + 1:]:
+                    if not dtypes_compatible(a, b):
+                        raise Refuse(f"{label} has dtype {' in one branch and '.join(sorted((a, b)))} in another; torch.cond needs one dtype")
+            # ``num``/``float`` (arithmetic, float-valued ops) agree with an input of unknown dtype in
+            # the usual case of floating inputs; an explicit dtype, an integer or bool result is a
+            # fact the other branch must share
+            fixed = [c for c in known if c not in ("num", "float")]
+            if fixed and len(set(classes)) > 1:
+                self.notes.append(f"{label} is {fixed[0]} in one branch; the other branch must give the same dtype or torch.cond raises")
+            ranks = [rank_class(prover, self.ctx, e, st) if e is not None else "?" for e, st in per]
+            ranks = [r if r != "lit" else "?" for r in ranks]
+            known_ranks = [r for r in ranks if r != "?"]
+            for i, a in enumerate(known_ranks):
+                for b in known_ranks[i + 1:]:
+                    if ranks_differ(a, b):
+                        raise Refuse(
+                            f"{label} has rank {_rank_text(a)} in one branch and {_rank_text(b)} in another; "
+                            f"torch.cond needs outputs of one rank"
+                        )
+            informative = [r for r in known_ranks if r.isdigit() or _rank_delta(r) != 0]
+            if informative and len(set(ranks)) > 1:
+                r = informative[0]
+                what = "0-d (a full reduction)" if r == "0" else f"of rank {_rank_text(r)}"
+                self.notes.append(f"{label} is {what} in one branch and may have another rank in the other; torch.cond raises when the ranks differ")
+            devices = [device_class(self.ctx, e, st) if e is not None else "?" for e, st in per]
+            literal = {d for d in devices if d not in ("?", "moved")}
+            if len(literal) > 1:
+                raise Refuse(f"{label} is on {' in one branch and on '.join(sorted(literal))} in another; torch.cond needs outputs on one device")
+            if any(d != "?" for d in devices) and len(set(devices)) > 1:
+                moved = next(d for d in devices if d != "?")
+                where = f"to {moved}" if moved != "moved" else "to another device"
+                self.notes.append(f"{label} is moved {where} in one branch only; torch.cond raises when the outputs' devices differ")
 
     def _operands_of(self, level: Level, outputs: Sequence[str]) -> List[str]:
         """Tensors the branch functions take as parameters: the function's local tensors that the
@@ -724,6 +1178,13 @@ class CondRewrite:
         return [true_def, false_def, last]
 
 
+def _rank_text(r: str) -> str:
+    if r.isdigit():
+        return r
+    base, delta = _rank_base(r), _rank_delta(r)
+    return f"`{base}.dim()`" if delta == 0 else f"`{base}.dim()` {'+' if delta > 0 else '-'} {abs(delta)}"
+
+
 def _names_value(names: Sequence[str]) -> cst.BaseExpression:
     if len(names) == 1:
         return cst.Name(names[0])
@@ -753,4 +1214,7 @@ def _code(ctx: FixContext, node: cst.CSTNode) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-__all__ = ["CondRewrite", "NAME", "TARGET_CODES", "always_returns", "chain_top", "dtype_class", "propose", "target_if", "tensor_test"]
+__all__ = [
+    "CondRewrite", "NAME", "TARGET_CODES", "always_returns", "chain_top", "device_class", "dtype_class", "dtypes_compatible",
+    "propose", "rank_class", "ranks_differ", "target_if", "tensor_test",
+]

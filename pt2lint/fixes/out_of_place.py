@@ -17,6 +17,7 @@ import libcst as cst
 
 from pt2lint.diagnostics import Applicability, Fix
 from pt2lint.fixes.context import FixContext
+from pt2lint.fixes.names import target_names
 from pt2lint.fixes.predicate import paren_if_needed
 
 NAME = "out-of-place"
@@ -88,26 +89,45 @@ def propose(ctx: FixContext, finding, diagnostic) -> Optional[Fix]:
 
 
 def _alias_read_later(ctx: FixContext, node: cst.CSTNode, stmt: cst.CSTNode) -> Optional[str]:
-    """The forward input the write goes into, when it is another name than the one rebound and is
-    read after ``stmt`` in the function (``residual = hidden_states; residual *= 0.5`` followed by
-    ``self.t(hidden_states)``): there the in-place write is visible, and an out-of-place one is not.
-    The alias comes from the analysis (the write event's ``alias_of``)."""
+    """A name other than the one rebound that shares storage with the written forward input and is
+    read after ``stmt`` in the function: the input itself (``residual = hidden_states;
+    residual *= 0.5`` followed by ``self.t(hidden_states)``) or a view or other name of it bound
+    before the write (``y = x.view(-1); x.add_(1); return y``).  There the in-place write is
+    visible, and an out-of-place one is not.  Aliases come from the analysis (``alias_of``)."""
     from pt2lint.analysis.walk import walk
 
     event = next((w for w in ctx.facts.writes if w.node is node), None)
     alias = event.target.alias_of if event is not None else None
     receiver = node.target if isinstance(node, cst.AugAssign) else node.func.value  # type: ignore[union-attr]
-    if alias is None or not isinstance(receiver, cst.Name) or alias == receiver.value:
+    if alias is None or not isinstance(receiver, cst.Name):
         return None
     func = ctx.enclosing_function(stmt)
     if func is None:
-        return alias
+        return alias if alias != receiver.value else None
+    inside = {id(n) for n in walk(stmt)}
+    bound_before: set = {p.name.value for p in list(func.params.params) + list(func.params.posonly_params) + list(func.params.kwonly_params)}
     seen = False
     for n in walk(func.body):
         if n is stmt:
             seen = True
-        elif seen and isinstance(n, cst.Name) and n.value == alias:
-            return alias
+            continue
+        if id(n) in inside:
+            continue
+        if not seen:
+            if isinstance(n, (cst.Assign, cst.AnnAssign, cst.AugAssign, cst.For, cst.NamedExpr)):
+                targets = [t.target for t in n.targets] if isinstance(n, cst.Assign) else [n.target]
+                for t in targets:
+                    bound_before.update(name.value for name in target_names(t))
+            continue
+        if not isinstance(n, cst.Name) or n.value == receiver.value:
+            continue
+        if n.value == alias:
+            return alias  # ``residual = hidden_states; residual *= 0.5`` then ``hidden_states`` is read
+        if n.value in bound_before:
+            # ``y = x.view(-1); x.add_(1); ... y``: a view (or another name) of the written input
+            value = ctx.facts.value(n)
+            if value is not None and value.alias_of == alias:
+                return n.value
     return None
 
 

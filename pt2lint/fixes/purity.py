@@ -16,7 +16,11 @@ the caller.  :class:`BranchChecker` walks the statements and refuses
 * assignments to attributes (``self.x = ...``), in-place writes
   (``x.add_()``, ``x += y`` on a tensor, ``x[i] = v``, ``out=``, ``inplace=True``)
   to anything not created inside the block, and container mutation
-  (``cache.append``) of containers from outside.
+  (``cache.append``) of containers from outside;
+* in a function of this file that the block calls: any of the above on an object
+  the function did not create itself -- its parameters, ``self``, a global
+  (``CACHE.append(t)``, ``STATS["n"] += 1``, ``TOTAL.add_(t)``) or a variable of an
+  enclosing function (``seen[0] = 1``).
 
 Calls it cannot see into (a library function, an unknown callable) do not
 refuse, but are listed in :attr:`BranchChecker.unverified` so the fix is marked
@@ -34,7 +38,7 @@ from pt2lint.analysis.index import ClassInfo, FunctionInfo
 from pt2lint.analysis.kinds import Kind
 from pt2lint.analysis.walk import walk
 from pt2lint.fixes.context import FixContext, Refuse
-from pt2lint.fixes.names import target_names
+from pt2lint.fixes.names import bound_names, target_names
 
 PURE_BUILTINS = frozenset(
     """len min max abs range enumerate zip tuple list dict set frozenset isinstance issubclass hasattr getattr
@@ -358,21 +362,25 @@ class BranchChecker:
             raise Refuse(f"{where} calls `{fn.symbol}`, which Dynamo does not trace")
         self._refuse_findings([node.body], f"`{fn.symbol}` (called from {where})")
         ids = {id(n) for n in walk(node.body)}
-        params = {p.name.value for p in list(node.params.params) + list(node.params.posonly_params) + list(node.params.kwonly_params)}
+        own = _own_names(node)
         for ev in self.ctx.facts.writes:
             if id(ev.node) not in ids:
                 continue
             if ev.target.alias_of is not None:
                 raise Refuse(f"`{fn.symbol}` (called from {where}) writes in place into an input")
             root = _write_root(ev.node)
-            if root is None or root in params or root in self.self_names or root == "self":
+            if root is None or root not in own:
                 raise Refuse(f"`{fn.symbol}` (called from {where}) writes in place into a tensor it did not create")
         for n in walk(node.body):
             if isinstance(n, (cst.Assign, cst.AugAssign, cst.AnnAssign)):
                 targets = [t.target for t in n.targets] if isinstance(n, cst.Assign) else [n.target]
                 for t in targets:
-                    if isinstance(t, cst.Attribute):
-                        raise Refuse(f"`{fn.symbol}` (called from {where}) assigns `{_code(self.ctx, t)}`")
+                    for part in _target_parts(t):
+                        if isinstance(part, cst.Attribute):
+                            raise Refuse(f"`{fn.symbol}` (called from {where}) assigns `{_code(self.ctx, part)}`")
+                        if isinstance(part, cst.Subscript) and _root_name(part) not in own:
+                            # a global or a variable of an enclosing function (``CACHE[k] = v``, ``acc[0] += 1``)
+                            raise Refuse(f"`{fn.symbol}` (called from {where}) writes into `{_code(self.ctx, part.value)}[...]`, which it did not create")
             elif isinstance(n, (cst.Global, cst.Nonlocal, cst.Yield)):
                 raise Refuse(f"`{fn.symbol}` (called from {where}) has `{type(n).__name__.lower()}`")
             elif isinstance(n, cst.Call):
@@ -390,15 +398,49 @@ class BranchChecker:
                 elif ev.qualname is not None and ev.qualname.startswith("torch."):
                     if ev.qualname.rsplit(".", 1)[-1] in RANDOM_FUNCTIONS:
                         self.random.append(ev.qualname)
-                elif ev.method is not None and ev.receiver is not None and ev.receiver.kind in (Kind.CONTAINER, Kind.MODULE) and ev.method in _CONTAINER_MUTATORS:
+                elif ev.method is not None and ev.method in _CONTAINER_MUTATORS and (ev.receiver is None or ev.receiver.kind is not Kind.TENSOR):
                     base = n.func.value if isinstance(n.func, cst.Attribute) else None
-                    if _root_name(base) in (params | self.self_names | {"self"}):
-                        raise Refuse(f"`{fn.symbol}` (called from {where}) calls `{_code(self.ctx, n.func)}()`")
+                    if _root_name(base) not in own:
+                        # a container of the caller, of `self`, of the module (a global) or of an enclosing function
+                        raise Refuse(f"`{fn.symbol}` (called from {where}) calls `{_code(self.ctx, n.func)}()`, which changes a container it did not create")
 
 
 _CONTAINER_MUTATORS = frozenset(
-    "append extend insert pop clear update add setdefault popitem remove discard appendleft extendleft popleft register_buffer register_parameter add_module".split()
+    """append extend insert pop clear update add setdefault popitem remove discard appendleft extendleft popleft sort
+    reverse __setitem__ __delitem__ register_buffer register_parameter add_module""".split()
 )
+
+
+def _own_names(node: cst.FunctionDef) -> Set[str]:
+    """Names of ``node``'s own scope that only ever hold objects it created: bound there (not
+    parameters), never declared ``global``/``nonlocal``, and never assigned another name, an
+    attribute or an item (``out = CACHE`` makes ``out`` the global's alias)."""
+    params = {p.name.value for p in list(node.params.params) + list(node.params.posonly_params) + list(node.params.kwonly_params)}
+    for star in (node.params.star_arg, node.params.star_kwarg):
+        if isinstance(star, cst.Param):
+            params.add(star.name.value)
+    own = set(bound_names([node.body])) - params
+    for n in walk(node.body, into_functions=False):
+        if isinstance(n, (cst.Global, cst.Nonlocal)):
+            own -= {a.name.value for a in n.names}
+        elif isinstance(n, (cst.Assign, cst.AnnAssign)) and isinstance(getattr(n, "value", None), (cst.Name, cst.Attribute, cst.Subscript)):
+            targets = [t.target for t in n.targets] if isinstance(n, cst.Assign) else [n.target]
+            for t in targets:
+                own -= {name.value for name in target_names(t)}
+        elif isinstance(n, (cst.For, cst.WithItem)):
+            target = n.target if isinstance(n, cst.For) else (n.asname.name if n.asname is not None else None)
+            if target is not None:
+                own -= {name.value for name in target_names(target)}  # elements of (or a context) from outside
+    return own
+
+
+def _target_parts(target: cst.BaseExpression) -> List[cst.BaseExpression]:
+    """The single targets of a (possibly unpacking) assignment target."""
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [p for el in target.elements for p in _target_parts(el.value)]
+    if isinstance(target, cst.StarredElement):
+        return _target_parts(target.value)
+    return [target]
 
 
 def _root_name(node: Optional[cst.CSTNode]) -> Optional[str]:

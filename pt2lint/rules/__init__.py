@@ -67,7 +67,8 @@ RULES: Dict[str, Type[Rule]] = {
 }
 
 # Codes produced by the engine itself rather than by a rule class.
-ENGINE_CODES = frozenset({"PTC001", "PTC002", "PTC003", "PTC090", "PTC091"})  # PTC09x: confirm mode only
+# PTC004: a call the interpreter did not follow (a limit reached); PTC09x: confirm mode only.
+ENGINE_CODES = frozenset({"PTC001", "PTC002", "PTC003", "PTC004", "PTC090", "PTC091"})
 
 
 def build_dispatch(enabled: FrozenSet[str], settings) -> Dispatch:

@@ -1,0 +1,86 @@
+"""Analysis limits are findings (PTC004), never silence.
+
+The interpreter stops following calls at three limits (call-chain depth, argument
+signatures per function, analyses per file); each call it does not follow is
+reported where the analysis stopped, saying which limit was reached.  The depth limit
+is high enough for real code: a graph break 30 helpers deep is found.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from pt2lint.analysis import interp
+from pt2lint.engine import lint_source
+from pt2lint.settings import LintSettings, resolve_selection
+
+SETTINGS = LintSettings(enabled=resolve_selection())
+HEADER = "import torch\nfrom torch import nn\n\n\n"
+
+
+def _chain(n: int) -> str:
+    """``forward -> h1 -> ... -> hn``, with ``.item()`` (PTC101) in ``hn``."""
+    helpers = "".join(f"def h{i}(x):\n    return h{i + 1}(x) + 1\n\n\n" for i in range(1, n))
+    return HEADER + helpers + f"def h{n}(x):\n    return x * x.sum().item()\n\n\nclass Deep(nn.Module):\n    def forward(self, x):\n        return h1(x)\n"
+
+
+def _line_of(src: str, text: str) -> int:
+    return next(i for i, line in enumerate(src.splitlines(), 1) if text in line)
+
+
+def _found(src: str):
+    return [(d.code, d.start.line, d.message) for d in lint_source(src, "m.py", SETTINGS).diagnostics]
+
+
+def test_a_break_thirty_helpers_deep_is_found():
+    src = _chain(30)
+    found = _found(src)
+    assert [(c, line) for c, line, _ in found] == [("PTC101", _line_of(src, "x.sum().item()"))], found
+
+
+def test_a_chain_deeper_than_the_limit_is_reported_where_the_analysis_stopped():
+    n = interp.MAX_DEPTH + 6
+    src = _chain(n)
+    found = _found(src)
+    stop = interp.MAX_DEPTH  # forward is the first frame: h<MAX_DEPTH> is the first call not followed
+    assert [(c, line) for c, line, _ in found] == [("PTC004", _line_of(src, f"return h{stop}(x)"))], found
+    message = found[0][2]
+    assert f"`h{stop}` was not analysed" in message and f"{interp.MAX_DEPTH} calls deep" in message
+
+
+def test_the_seventh_signature_of_a_helper_is_reported():
+    calls = "".join(f"        y{i} = scale(x, {i})\n" for i in range(1, interp.MAX_SIGNATURES_PER_FUNCTION + 2))
+    src = HEADER + "def scale(x, k):\n    return x * k\n\n\nclass Mix(nn.Module):\n    def forward(self, x):\n" + calls + "        return x\n"
+    found = _found(src)
+    seventh = interp.MAX_SIGNATURES_PER_FUNCTION + 1
+    assert [(c, line) for c, line, _ in found] == [("PTC004", _line_of(src, f"scale(x, {seventh})"))], found
+    assert "argument kinds" in found[0][2]
+    # the same signature again and again is analysed once: no limit, no finding
+    again = HEADER + "def scale(x, k):\n    return x * k\n\n\nclass Mix(nn.Module):\n    def forward(self, x):\n"
+    again += "        x = scale(x, 2)\n" * 9 + "        return x\n"
+    assert _found(again) == []
+
+
+def test_the_per_file_budget_is_reported_once_at_the_first_call_not_analysed(monkeypatch):
+    monkeypatch.setattr(interp, "MAX_ANALYSES_PER_FILE", 5)
+    helpers = "".join(f"def f{i}(x):\n    return x * x.sum().item()\n\n\n" for i in range(8))
+    calls = "".join(f"        x = f{i}(x)\n" for i in range(8))
+    src = HEADER + helpers + "class Many(nn.Module):\n    def forward(self, x):\n" + calls + "        return x\n"
+    found = _found(src)
+    limits = [(line, m) for c, line, m in found if c == "PTC004"]
+    # forward and f0..f3 are the 5 analyses; f4 is the first call that is not followed
+    assert [line for line, _ in limits] == [_line_of(src, "x = f4(x)")], found
+    assert "every later call in this file" in limits[0][1]
+    assert sorted(line for c, line, _ in found if c == "PTC101") == [_line_of(src, f"def f{i}(") + 1 for i in range(4)]
+
+
+def test_recursion_is_not_a_limit():
+    src = HEADER + "def down(x, n):\n    if n == 0:\n        return x\n    return down(x * 2, n - 1)\n\n\nclass R(nn.Module):\n    def forward(self, x):\n        return down(x, 3)\n"
+    assert _found(src) == []
+
+
+@pytest.mark.parametrize("ignored", ["PTC004", "analysis-limit"])
+def test_the_limit_finding_can_be_ignored(ignored):
+    settings = LintSettings(enabled=resolve_selection(ignore=[ignored]))
+    codes = [d.code for d in lint_source(_chain(interp.MAX_DEPTH + 2), "m.py", settings).diagnostics]
+    assert codes == []
