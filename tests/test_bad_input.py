@@ -131,7 +131,8 @@ def test_syntax_error_is_a_ptc001_finding_and_other_files_are_checked(project, u
 CPYTHON_ONLY_REJECTS = {  # LibCST parses each of these; CPython's compiler does not
     "escape_n.py": (b'x = "\\N{"\n', "1:10: PTC001 SyntaxError: (unicode error)"),
     "escape_x.py": (b'x = "\\x1"\n', "1:10: PTC001 SyntaxError: (unicode error)"),
-    "bytes.py": ('x = b"\u00e9"\n'.encode(), "1:5: PTC001 SyntaxError: bytes can only contain ASCII literal characters"),
+    # the column moved between CPython 3.11 patch releases: the running one's is expected
+    "bytes.py": ('x = b"\u00e9"\n'.encode(), "1:{bytes}: PTC001 SyntaxError: bytes can only contain ASCII literal characters"),
     "double_bom.py": (b"\xef\xbb\xbf\xef\xbb\xbfx = 1\n", "1:1: PTC001 SyntaxError: invalid non-printable character U+FEFF"),
     "nul.py": (b"x = 1  # a\x00b\n", "1:11: PTC001 SyntaxError: source code"),
     "return.py": (b"return 1\n", "1:1: PTC001 SyntaxError: 'return' outside function"),
@@ -143,6 +144,11 @@ CPYTHON_ONLY_REJECTS = {  # LibCST parses each of these; CPython's compiler does
 @pytest.mark.parametrize("name", sorted(CPYTHON_ONLY_REJECTS))
 def test_files_cpython_rejects_are_ptc001_even_when_libcst_parses_them(project, unchanged, name):
     data, expected = CPYTHON_ONLY_REJECTS[name]
+    if "{bytes}" in expected:
+        try:
+            compile(data.decode(), name, "exec", dont_inherit=True)
+        except SyntaxError as exc:
+            expected = expected.replace("{bytes}", str(exc.offset))
     write(project, "a_" + name, data)
     write(project, "b_model.py", MODEL)
     unchanged()
