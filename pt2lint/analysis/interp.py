@@ -134,7 +134,7 @@ class Frame:
 
 # A loop body is interpreted until the values it sees stop changing, at most this many
 # times; two passes carry a value bound in one iteration into the next (``h = f(h)``).
-# Stopping at the fixed point keeps nested loops linear instead of 2**depth passes.
+# Stopping at the fixed point makes nested loops cost at most depth**2 body passes, not 2**depth.
 _LOOP_PASSES = 2
 
 
