@@ -220,6 +220,14 @@ def _has_commit(rev: str) -> bool:
     return proc.returncode == 0
 
 
+def _has_history() -> bool:
+    """A clone with its history: not shallow, and more than one commit (a copy of the tree
+    committed once, as the README runner makes, holds no earlier commit)."""
+    shallow = subprocess.run(["git", "rev-parse", "--is-shallow-repository"], cwd=REPO, capture_output=True, text=True).stdout.strip()
+    count = subprocess.run(["git", "rev-list", "--count", "HEAD"], cwd=REPO, capture_output=True, text=True).stdout.strip()
+    return shallow == "false" and count.isdigit() and int(count) > 1
+
+
 @pytest.fixture(scope="module")
 def readme_runs(tmp_path_factory):
     """``pre-commit run --all-files`` with the README's config, on a file with ``.item()`` and on a clean one.
@@ -231,8 +239,8 @@ def readme_runs(tmp_path_factory):
     """
     config_text, rev = _local_config(readme_precommit_config())
     if not _has_commit(rev):
-        if subprocess.run(["git", "rev-parse", "--is-shallow-repository"], cwd=REPO, capture_output=True, text=True).stdout.strip() != "false":
-            pytest.skip(f"this checkout has no full git history, so it cannot hold rev {rev}")
+        if not _has_history():
+            pytest.skip(f"this checkout has no git history (shallow, or a copy), so it cannot hold rev {rev}")
         pytest.fail(f"the README's pre-commit rev {rev} is not a commit of this repository")
     root = tmp_path_factory.mktemp("readme-precommit")
     environ = dict(os.environ, PRE_COMMIT_HOME=str(root / "home"))
