@@ -37,6 +37,7 @@ from pt2lint import __version__
 from pt2lint.baseline import NOQA_SKIP_CODES
 from pt2lint.diagnostics import Diagnostic, Position
 from pt2lint.lines import SourceLines, split_lines
+from pt2lint.reading import read_text
 
 logger = logging.getLogger("pt2lint.lsp")
 
@@ -819,10 +820,32 @@ def create_server(
             lint_workers().interrupt(state.job, LintCancelled)
             state.job = None
 
+    def document(uri: str) -> Optional[Any]:
+        """The open document at ``uri``, or else the file on disk read as every pt2lint read is
+        (:func:`pt2lint.reading.read_text`: bounded, a FIFO or device refused, never blocking).
+
+        Returns ``None`` for a URI that is not a readable UTF-8 file (the request then has no
+        result).  pygls' own fallback opens the path plainly, which waits forever on a FIFO.
+        """
+        managed = server.workspace.text_documents.get(unquote(uri))
+        if managed is not None:
+            return managed
+        path = uri_to_path(uri)
+        if path is None:
+            return None
+        try:
+            text = read_text(path)
+        except (OSError, UnicodeDecodeError, ValueError) as exc:
+            logger.info("%s: not read: %s", uri, getattr(exc, "strerror", None) or exc)
+            return None
+        return server.workspace._create_text_document(uri, source=text)  # pt2lint's Document (use_lsp_lines)
+
     async def lint_now(uri: str) -> List[Dict[str, Any]]:
         """Lint the document's current text on a lint thread, within the time bound; publish unless
         the text changed meanwhile.  A lint of an older version of the document is stopped."""
-        doc = server.workspace.get_text_document(uri)
+        doc = document(uri)
+        if doc is None:
+            return []
         source, version = doc.source, doc.version
         path = uri_to_path(uri)
         project, error = projects.get(path, root_dir())
@@ -1008,7 +1031,9 @@ def create_server(
             return not only or any(kind == o or kind.startswith(o + ".") for o in only)
 
         actions: List[types.CodeAction] = []
-        doc = server.workspace.get_text_document(uri)
+        doc = document(uri)
+        if doc is None:
+            return actions
         enc = encoding()
 
         def workspace_edit(edits: List[Dict[str, Any]]) -> types.WorkspaceEdit:
@@ -1073,7 +1098,9 @@ def create_server(
         """The rule summary for a code under the cursor inside a suppression comment."""
         from pt2lint.reporters.lsp import lsp_position_to_char_column
 
-        doc = server.workspace.get_text_document(params.text_document.uri)
+        doc = document(params.text_document.uri)
+        if doc is None:
+            return None
         lines = SourceLines(doc.source).texts()
         line0 = params.position.line
         if not 0 <= line0 < len(lines):

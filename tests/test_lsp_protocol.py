@@ -404,3 +404,26 @@ def test_big_stack_threads_are_started_from_the_main_thread_only():
     t.join()
     assert "main thread only" in box["error"]
     assert not on_big_stack_thread()
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs named pipes")
+def test_requests_on_unopened_files_read_them_bounded_and_never_wait_on_a_fifo(client):
+    # a file the client never opened is read from disk as every pt2lint read is: a FIFO is
+    # refused at once (a plain open would wait for a writer forever), a regular file is served
+    fifo = client.root / "pipe.py"
+    os.mkfifo(fifo)
+    start = time.monotonic()
+    rid = client.request("textDocument/hover", hover(fifo.as_uri(), 0, 10))
+    assert client.response(rid, timeout=10)["result"] is None
+    rid = client.request("textDocument/codeAction", {
+        "textDocument": {"uri": fifo.as_uri()},
+        "range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}},
+        "context": {"diagnostics": [], "only": ["source.fixAll.pt2lint"]},
+    })
+    assert client.response(rid, timeout=10)["result"] == []
+    assert time.monotonic() - start < 10
+    disk = client.root / "disk.py"
+    disk.write_text("print(1)  # noqa: PTC301\n")
+    rid = client.request("textDocument/hover", hover(disk.as_uri(), 0, 20))
+    result = client.response(rid, timeout=10)["result"]
+    assert result is not None and "PTC301" in result["contents"]["value"]
