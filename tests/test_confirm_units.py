@@ -8,6 +8,7 @@ end-to-end behaviour is in tests/test_confirm.py.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import sysconfig
@@ -423,3 +424,16 @@ def test_confirm_command_and_options_are_registered():
     assert {"confirm", "device", "backend", "timeout", "factory", "inputs", "check_accuracy", "memory_limit"} <= names
     confirm = cli.commands["confirm"]
     assert "confirm" not in {p.name for p in confirm.params} and "device" in {p.name for p in confirm.params}
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs named pipes")
+def test_source_lines_of_a_break_are_read_bounded(tmp_path):
+    # the line Dynamo names is quoted from the file; a FIFO in its place is not waited on
+    from pt2lint.confirm.join import _line_text
+
+    fifo = tmp_path / "m.py"
+    os.mkfifo(fifo)
+    assert _line_text(str(fifo), 1, {}) == ""
+    real = tmp_path / "r.py"
+    real.write_bytes(b"a = 1\r\nb = '\xff'\n")
+    assert _line_text(str(real), 2, {}) == "b = '\ufffd'"

@@ -516,9 +516,11 @@ def _line_text(filename: str, line: int, cache: Dict[str, List[str]]) -> str:
     if filename not in cache:
         try:
             from pt2lint.lines import SourceLines
+            from pt2lint.reading import read_bytes
 
-            with open(filename, encoding="utf-8", errors="replace") as fh:
-                cache[filename] = SourceLines(fh.read()).texts()  # numbered as Python numbers lines
+            # bounded and non-blocking, as every read of a user file (pt2lint.reading)
+            text = read_bytes(filename).decode("utf-8", errors="replace")
+            cache[filename] = SourceLines(text).texts()  # numbered as Python numbers lines
         except OSError:
             cache[filename] = []
     lines = cache[filename]
