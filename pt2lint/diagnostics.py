@@ -199,6 +199,28 @@ GRAPH_BREAK_CATEGORIES = frozenset({"data-dependent", "dynamic-shape", "side-eff
 CONFIRM_STATUSES = ("confirmed", "not-reproduced", "not-executed", "not-confirmed", "dynamic-only", "failed")
 
 
+def syntax_error(filename: str, message: str, start: Position, end: Optional[Position] = None) -> Diagnostic:
+    """The ``PTC001`` finding for a file that cannot be parsed or compiled.
+
+    Args:
+        filename: the path as given.
+        message: the whole message, e.g. ``"SyntaxError: invalid syntax"`` (CPython's
+            wording where CPython rejects the file).
+        start: where (1-based line and column).
+        end: exclusive end; one column after ``start`` when ``None``.
+    """
+    return Diagnostic(
+        code="PTC001",
+        name="syntax-error",
+        message=message,
+        filename=filename,
+        start=start,
+        end=end if end is not None else Position(start.line, start.column + 1),
+        severity="error",
+        category="internal",
+    )
+
+
 @dataclass(frozen=True)
 class Confirmation:
     """What confirm mode measured for one finding.

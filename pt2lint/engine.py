@@ -18,7 +18,7 @@ from typing import Callable, Iterator, List, Optional, Sequence, Tuple
 
 import libcst as cst
 
-from pt2lint.diagnostics import Diagnostic, FileResult, Position
+from pt2lint.diagnostics import Diagnostic, FileResult, Position, syntax_error
 from pt2lint.nesting import guard_deep_nesting
 from pt2lint.discovery import os_error_reason
 from pt2lint.settings import LintSettings
@@ -131,16 +131,7 @@ def _syntax_error(exc: cst.ParserSyntaxError, source: str, filename: str) -> Dia
         message = py_exc.msg or message
     except (ValueError, RecursionError, MemoryError):
         pass
-    return Diagnostic(
-        code="PTC001",
-        name="syntax-error",
-        message=f"SyntaxError: {message}",
-        filename=filename,
-        start=Position(line, col),
-        end=Position(line, col + 1),
-        severity="error",
-        category="internal",
-    )
+    return syntax_error(filename, f"SyntaxError: {message}", Position(line, col))
 
 
 #: Verdicts of :func:`cpython_syntax_error` by text digest (a text is often linted again unchanged).
@@ -223,16 +214,7 @@ def cpython_syntax_error(source: str, filename: str) -> Optional[Diagnostic]:
     if verdict is None:
         return None
     message, line, col, end_line, end_col = verdict
-    return Diagnostic(
-        code="PTC001",
-        name="syntax-error",
-        message=f"SyntaxError: {message}",
-        filename=filename,
-        start=Position(line, col),
-        end=Position(end_line, end_col),
-        severity="error",
-        category="internal",
-    )
+    return syntax_error(filename, f"SyntaxError: {message}", Position(line, col), Position(end_line, end_col))
 
 
 @_quiet_syntax_warnings
@@ -301,10 +283,7 @@ def lint_source(
         diags = [_syntax_error(exc, source, filename)] if "PTC001" in enabled else []
         return FileResult(filename, tuple(diags), source=source if keep_source else None)
     except RecursionError:
-        diag = Diagnostic(
-            code="PTC001", name="syntax-error", message="SyntaxError: expression nested too deeply to parse",
-            filename=filename, start=Position(1, 1), end=Position(1, 2), severity="error", category="internal",
-        )
+        diag = syntax_error(filename, "SyntaxError: expression nested too deeply to parse", Position(1, 1))
         return FileResult(filename, (diag,) if "PTC001" in enabled else (), source=source if keep_source else None)
     findings = None
     dependencies: tuple = ()

@@ -34,7 +34,7 @@ import threading
 import warnings
 from typing import Any, Callable, Optional, Tuple
 
-from pt2lint.diagnostics import Diagnostic, FileResult, Position
+from pt2lint.diagnostics import Diagnostic, FileResult, Position, syntax_error
 
 #: Bracket depth from which a file is compiled by CPython first (CPython allows 200; LibCST dies near 2000).
 DEEP_BRACKETS = 100
@@ -122,16 +122,7 @@ def too_deep_for_python(source: str, filename: str, offset: int = 0) -> Optional
         return None
     else:
         return None  # CPython accepts it: LibCST gets it, on a big stack
-    return Diagnostic(
-        code="PTC001",
-        name="syntax-error",
-        message=message,
-        filename=filename,
-        start=where,
-        end=Position(where.line, where.column + 1),
-        severity="error",
-        category="internal",
-    )
+    return syntax_error(filename, message, where)
 
 
 #: Threads started by :func:`start_big_stack_thread`: they have a big stack already, under the
