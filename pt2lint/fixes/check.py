@@ -1,0 +1,176 @@
+"""The ``check`` codemod: data-dependent validation becomes a graph-native runtime assertion.
+
+::
+
+    if (x < 0).any():                          torch._assert_async(
+        raise ValueError("negative input")  ->     torch.logical_not((x < 0).any()), "negative input")
+
+Measured on torch 2.13.0 (CPU; ``tests/test_fix_check.py`` repeats the measurements):
+
+* ``torch._assert_async(cond, msg)`` with a one-element tensor ``cond``: no graph break
+  (``torch._dynamo.explain``), ``fullgraph=True`` compiles (eager and inductor backends),
+  ``torch.export.export`` succeeds; when ``cond`` is false, eager, compiled and exported code
+  all raise ``RuntimeError(msg)``.
+* ``torch._check``, ``torch._check_value`` and ``torch._check_with`` take only a Python bool:
+  a tensor condition raises ``TypeError`` at once, in eager mode too.
+* ``torch._check_tensor_all_with(ValueError, cond, msg)`` keeps the exception type in eager
+  mode, but ``torch._dynamo.explain`` reports a graph break on it (``Tensor.item()`` with
+  ``capture_scalar_outputs=False``) and compiled code raises ``RuntimeError`` with a
+  message about a symbol (``u0 >= 1``) instead of the user's.
+
+So the rewrite uses ``torch._assert_async``.  It is always *unsafe*: the exception type
+becomes ``RuntimeError`` (an ``except ValueError`` no longer catches it), and on CUDA the
+assertion runs on the device, is reported asynchronously at a later synchronisation, and
+leaves the CUDA context unusable.  The message must be a constant string (``_assert_async``
+takes a ``str``); a computed message (f-string, ``%``) is refused.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import libcst as cst
+
+from pt2lint.diagnostics import Applicability, Fix
+from pt2lint.fixes.context import FixContext, Refuse
+from pt2lint.fixes.cond import target_if
+from pt2lint.fixes.edits import comment_lines
+from pt2lint.fixes.predicate import translate_predicate
+
+NAME = "check"
+TARGET_CODES = frozenset({"PTC104", "PTC101", "PTC103"})
+
+UNSAFE_NOTE = (
+    "the check raises RuntimeError(msg) instead of {exc} (measured on torch 2.13, eager and compiled), so an "
+    "`except {exc}` no longer catches it; on CUDA it is a device-side assertion, reported asynchronously, "
+    "that leaves the CUDA context unusable"
+)
+
+
+def _only_raise(block: cst.BaseSuite) -> Optional[cst.Raise]:
+    """The ``raise`` statement when it is the whole body of ``block``."""
+    if isinstance(block, cst.IndentedBlock):
+        if len(block.body) != 1 or not isinstance(block.body[0], cst.SimpleStatementLine):
+            return None
+        smalls = block.body[0].body
+    elif isinstance(block, cst.SimpleStatementSuite):
+        smalls = block.body
+    else:
+        return None
+    if len(smalls) != 1 or not isinstance(smalls[0], cst.Raise):
+        return None
+    return smalls[0]
+
+
+def constant_string(node: cst.BaseExpression) -> Optional[str]:
+    """The value of a string literal (implicit concatenation included, no f-strings or bytes), else ``None``."""
+    if isinstance(node, cst.SimpleString):
+        value = node.evaluated_value
+        return value if isinstance(value, str) else None
+    if isinstance(node, cst.ConcatenatedString):
+        left, right = constant_string(node.left), constant_string(node.right)  # type: ignore[arg-type]
+        return None if left is None or right is None else left + right
+    return None
+
+
+def _exception(ctx: FixContext, raise_: cst.Raise):
+    """``(exception class name, message expression or None)`` of ``raise E(msg)`` / ``raise E``.
+
+    Raises:
+        Refuse: a bare ``raise``, ``raise ... from ...``, a computed message, keyword
+            arguments, or more than one argument.
+    """
+    exc = raise_.exc
+    if exc is None:
+        raise Refuse("a bare `raise` re-raises the exception being handled; it has no check form")
+    if raise_.cause is not None:
+        raise Refuse("`raise ... from ...` sets a cause that a runtime assertion cannot carry")
+    if isinstance(exc, cst.Call):
+        func, args = exc.func, list(exc.args)
+    else:
+        func, args = exc, []
+    if not isinstance(func, (cst.Name, cst.Attribute)):
+        raise Refuse("the raised exception is not a class named in the code")
+    name = ctx.module.code_for_node(func).strip()
+    if any(a.keyword is not None or a.star for a in args) or len(args) > 1:
+        raise Refuse(f"`{name}(...)` takes more than one plain message argument")
+    if not args:
+        return name, None
+    msg = args[0].value
+    if constant_string(msg) is None:
+        raise Refuse("the message is computed at run time; torch._assert_async takes a constant string")
+    return name, msg
+
+
+def propose(ctx: FixContext, finding, diagnostic) -> Optional[Fix]:
+    """The ``torch._assert_async`` fix for ``if <tensor test>: raise E("msg")``, else ``None``.
+
+    An ``else:`` block (not an ``elif``) is kept: its statements follow the check.
+    Returns a display-only fix with the reason when the pattern matches but cannot be rewritten.
+    """
+    node = target_if(finding)
+    if node is None or (node.orelse is not None and not isinstance(node.orelse, cst.Else)):
+        return None
+    raise_ = _only_raise(node.body)
+    if raise_ is None:
+        return None
+    parent = ctx.parent(node)
+    if isinstance(parent, cst.If) and parent.orelse is node:
+        return None  # an ``elif``: the check would also run when an earlier test was true
+    key = (NAME, id(node))
+    if key in ctx.cache:
+        return ctx.cache[key]  # type: ignore[return-value]
+    try:
+        fix = _build(ctx, node, raise_)
+    except Refuse as exc:
+        fix = Fix(f"not rewritten as a runtime check: {exc}", Applicability.DISPLAY_ONLY, (), NAME)
+    ctx.cache[key] = fix
+    return fix
+
+
+def _build(ctx: FixContext, node: cst.If, raise_: cst.Raise) -> Fix:
+    func = ctx.enclosing_function(node)
+    exc_name, msg = _exception(ctx, raise_)
+    torch, import_edits = ctx.torch_name(func)
+    pred = translate_predicate(ctx, func, node.test, torch)
+    ok = cst.Call(
+        func=cst.Attribute(value=cst.Name(torch), attr=cst.Name("logical_not")),
+        args=[cst.Arg(_strip_parens(pred.expr))],
+    )
+    message = msg if msg is not None else cst.SimpleString('""')
+    call = cst.Call(
+        func=cst.Attribute(value=cst.Name(torch), attr=cst.Name("_assert_async")),
+        args=[cst.Arg(ok), cst.Arg(message)],
+    )
+    new_stmt = cst.SimpleStatementLine(
+        [cst.Expr(call)],
+        leading_lines=comment_lines(node.with_changes(leading_lines=())),
+    )
+    rest = []
+    if isinstance(node.orelse, cst.Else):
+        body = node.orelse.body
+        if not isinstance(body, cst.IndentedBlock):
+            raise Refuse("the `else:` body is on the same line")
+        rest = list(body.body)
+        lost = comment_lines(node.orelse.with_changes(body=body.with_changes(body=[]))) if body.header.comment or node.orelse.leading_lines else []
+        if lost and rest:
+            rest[0] = rest[0].with_changes(leading_lines=[*lost, *rest[0].leading_lines])
+        new_stmt = new_stmt.with_changes(leading_lines=comment_lines(node.with_changes(leading_lines=(), orelse=None)))
+    edits = ctx.replace_statements([node], [new_stmt, *rest])
+    notes = [UNSAFE_NOTE.format(exc=exc_name)] + pred.inexact
+    return Fix(
+        "replace the data-dependent `if ...: raise` by `torch._assert_async(...)` (no graph break, compiles with "
+        "fullgraph=True and exports, measured on torch 2.13); unsafe: " + "; ".join(notes),
+        Applicability.UNSAFE,
+        tuple(edits) + tuple(import_edits),
+        NAME,
+    )
+
+
+def _strip_parens(node: cst.BaseExpression) -> cst.BaseExpression:
+    if getattr(node, "lpar", None) and len(node.lpar) == 1:
+        return node.with_changes(lpar=[], rpar=[])
+    return node
+
+
+__all__ = ["NAME", "TARGET_CODES", "UNSAFE_NOTE", "constant_string", "propose"]
