@@ -8,6 +8,9 @@ finding it targets (DESIGN, "Fixes").  Each fix carries its applicability:
 ========================  =====================================  ===================
 codemod                   rewrites                               applicability
 ========================  =====================================  ===================
+``check``                 ``if <tensor test>: raise E("msg")``   unsafe (the type
+                          -> ``torch._assert_async(...)``        becomes RuntimeError)
+                          (PTC104, PTC101, PTC103)
 ``cond``                  data-dependent ``if``/``elif`` ->      safe when provably
                           ``torch.cond`` (PTC104, and PTC101 /   equivalent, else
                           PTC103 in an ``if`` test)              unsafe or refused
@@ -15,6 +18,9 @@ codemod                   rewrites                               applicability
                           assignment -> ``torch.where``
 ``out-of-place``          ``x.add_(y)`` -> ``x = x.add(y)``,     unsafe
                           ``x += y`` -> ``x = x + y`` (PTC401)
+``item-branch``           ``s = t.item()`` read only by the next as the inner fix
+                          ``if`` test: inline, then ``check`` /  (``cond``, ``where``
+                          ``cond`` / ``where`` (PTC101, PTC103)  or ``check``)
 ``scalar-tensor``         ``x * t.item()`` -> ``x * t.detach()`` unsafe
                           (PTC101)
 ``guard``                 ``print``/logging -> under ``if not    safe
@@ -36,10 +42,12 @@ from typing import Callable, Dict, FrozenSet, List, Optional, Sequence, Tuple
 from pt2lint.diagnostics import Applicability, Diagnostic, Fix
 
 # Preference order: for a finding several codemods could fix, the first that applies wins.
-FIX_NAMES: Tuple[str, ...] = ("cond", "where", "scalar-tensor", "out-of-place", "guard")
+FIX_NAMES: Tuple[str, ...] = ("check", "cond", "where", "item-branch", "scalar-tensor", "out-of-place", "guard")
 CODEMOD_CODES: Dict[str, FrozenSet[str]] = {
+    "check": frozenset({"PTC104", "PTC101", "PTC103"}),
     "cond": frozenset({"PTC104", "PTC101", "PTC103"}),
     "where": frozenset({"PTC104", "PTC101", "PTC103"}),
+    "item-branch": frozenset({"PTC101", "PTC103"}),
     "scalar-tensor": frozenset({"PTC101"}),
     "out-of-place": frozenset({"PTC401"}),
     "guard": frozenset({"PTC301", "PTC302"}),
@@ -50,8 +58,12 @@ NamesFor = Callable[[Diagnostic], Optional[Sequence[str]]]
 
 
 def _codemod(name: str):
-    if name == "cond":
+    if name == "check":
+        from pt2lint.fixes import check as mod
+    elif name == "cond":
         from pt2lint.fixes import cond as mod
+    elif name == "item-branch":
+        from pt2lint.fixes import item_branch as mod
     elif name == "where":
         from pt2lint.fixes import where as mod
     elif name == "scalar-tensor":

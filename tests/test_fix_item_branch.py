@@ -1,0 +1,185 @@
+"""The ``item-branch`` codemod: ``s = t.item(); if s > thr:`` -> inline, then ``cond``/``where``/``check``.
+
+Text-level tests (no torch) pin the composed rewrite, its idempotence and the refusals
+(``s`` used as a number elsewhere, rebound, not followed by its ``if``).  With torch, the
+fixture ``fixtures/fix/item_branch/threshold_gate.py`` is fixed, and the original and
+fixed modules are compared on inputs taking every direction of both tests (outputs,
+input and parameter gradients), and the fixed one compiles with ``fullgraph=True``.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from pt2lint.commands.fix import RuleSelection, fix_one
+from pt2lint.diagnostics import Applicability
+from pt2lint.engine import lint_source
+from pt2lint.fixes.apply import fix_text
+from pt2lint.settings import LintSettings, resolve_selection
+
+SETTINGS = LintSettings(enabled=resolve_selection())
+FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "fix" / "item_branch" / "threshold_gate.py"
+HEADER = (
+    "import torch\nimport torch.nn as nn\n\n\nclass M(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+    "        self.a = nn.Linear(4, 4)\n        self.b = nn.Linear(4, 4)\n\n    def forward(self, x, t):\n"
+)
+
+
+def module(body: str) -> str:
+    return HEADER + textwrap.indent(textwrap.dedent(body).strip("\n") + "\n", " " * 8)
+
+
+def fixed(text: str, unsafe: bool = False) -> str:
+    def select(d):
+        f = d.fix
+        return f is not None and f.name == "item-branch" and (f.applicability is Applicability.SAFE or (unsafe and f.applicability is Applicability.UNSAFE))
+
+    return fix_text(text, "m.py", SETTINGS, select_fix=select, names_for=lambda d: ["item-branch"]).text
+
+
+def item_fixes(text: str):
+    diags = lint_source(text, "m.py", SETTINGS, fix_names=lambda d: ["item-branch"]).diagnostics
+    return [d.fix for d in diags if d.fix is not None and d.fix.name == "item-branch"]
+
+
+def test_item_read_only_by_the_next_if_is_inlined_and_handed_to_cond():
+    src = module(
+        """
+        s = t.item()  # read once
+        if s > 0.5:
+            y = self.a(x)
+        else:
+            y = self.b(x)
+        return y
+        """
+    )
+    (fix,) = item_fixes(src)
+    assert fix.applicability is Applicability.SAFE, fix.message
+    assert fix.message.startswith("inline `s = t.item()` into the `if` test") and "then cond:" in fix.message
+    out = fixed(src)
+    assert out == module(
+        """
+        # read once
+        def _true_fn(x):
+            y = self.a(x)
+            return y
+        def _false_fn(x):
+            y = self.b(x)
+            return y
+        y = torch.cond(t > 0.5, _true_fn, _false_fn, (x,))
+        return y
+        """
+    )
+    assert fixed(out) == out
+    assert not [d for d in lint_source(out, "m.py", SETTINGS).diagnostics if d.code in ("PTC101", "PTC103", "PTC104")]
+
+
+def test_float_read_feeding_a_validation_raise_becomes_a_check():
+    src = module(
+        """
+        v = float(x.norm())
+        if v < 1e-6:
+            raise ValueError("zero input")
+        return self.a(x / x.norm())
+        """
+    )
+    (fix,) = item_fixes(src)
+    assert fix.applicability is Applicability.UNSAFE and "then check:" in fix.message
+    out = fixed(src, unsafe=True)
+    assert 'torch._assert_async(torch.logical_not(x.norm().double() < 1e-6), "zero input")' in out
+    assert "v = float" not in out and fixed(out, unsafe=True) == out
+
+
+@pytest.mark.parametrize(
+    "body, reason",
+    [
+        ("s = t.item()\nif s > 0.5:\n    y = self.a(x)\nelse:\n    y = self.b(x)\nreturn y * s", "also used as a Python number"),
+        ("s = t.item()\nif s > 0.5:\n    y = self.a(x)\nelse:\n    y = self.b(x)\ns = 2.0\nreturn y", "bound more than once"),
+        ("s = t.item()\nif s > 0.5:\n    y = self.a(x)\n    print(y)\nelse:\n    y = self.b(x)\nreturn y", "not rewritten"),
+    ],
+)
+def test_refusals_say_why_and_leave_the_code(body, reason):
+    src = module(body)
+    fixes = item_fixes(src)
+    assert fixes and all(f.applicability is Applicability.DISPLAY_ONLY for f in fixes), [f.message for f in fixes]
+    assert reason in fixes[0].message
+    assert fixed(src, unsafe=True) == src
+
+
+def test_near_misses_are_not_claimed():
+    near_misses = [
+        # the if does not come right after the read
+        "s = t.item()\nx = x + 1\nif s > 0.5:\n    y = self.a(x)\nelse:\n    y = self.b(x)\nreturn y",
+        # the read is not a plain assignment of one name
+        "s, u = t.item(), 1\nif s > 0.5:\n    y = self.a(x)\nelse:\n    y = self.b(x)\nreturn y",
+        # the next if does not test s
+        "s = t.item()\nif x.sum() > 0:\n    y = self.a(x)\nelse:\n    y = self.b(x)\nreturn y * s",
+    ]
+    for body in near_misses:
+        assert not item_fixes(module(body)), body
+
+
+def _load(path: Path, name: str):
+    spec = importlib.util.spec_from_file_location(name, path)
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[name] = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def _run(torch, model, inputs):
+    args = [a.detach().clone().requires_grad_(True) for a in inputs]
+    model.zero_grad(set_to_none=True)
+    out = model(*args)
+    out.sum().backward()
+    return out.detach(), [a.grad for a in args], {n: p.grad for n, p in model.named_parameters()}
+
+
+def test_fixture_is_equivalent_on_every_branch_and_compiles_fullgraph(tmp_path):
+    torch = pytest.importorskip("torch")
+    import torch._dynamo as dynamo
+
+    selection = RuleSelection(names=frozenset({"item-branch"}))
+    result = fix_one(str(FIXTURE), FIXTURE.name, SETTINGS, selection, unsafe=False)  # safe fixes only
+    assert result.error is None and result.changed
+    forward = result.text.split("def forward")[1].split("def make_model")[0]
+    assert forward.count("torch.cond(") == 2 and ".item()" not in forward and "float(" not in forward
+    path = tmp_path / "threshold_gate_fixed.py"
+    path.write_text(result.text)
+    again = fix_one(str(path), path.name, SETTINGS, selection, unsafe=True)
+    assert again.error is None and not again.changed
+
+    orig, new = _load(FIXTURE, "_item_orig"), _load(path, "_item_new")
+    m1, m2 = orig.make_model(), new.make_model()
+    m2.load_state_dict(m1.state_dict())
+    directions = set()
+    for inp in orig.branch_inputs():
+        score = inp[1].sigmoid().mean().item() > m1.threshold
+        energy = float(inp[0].pow(2).mean()) < 1e-3
+        directions.add((score, energy))
+        o1, g1, p1 = _run(torch, m1, inp)
+        o2, g2, p2 = _run(torch, m2, inp)
+        torch.testing.assert_close(o2, o1)
+        for a, b in zip(g1, g2):
+            if a is None:
+                assert b is None or not b.any()
+            else:
+                torch.testing.assert_close(b, a)
+        for key, a in p1.items():
+            if a is None:
+                assert p2[key] is None or not p2[key].any(), key
+            else:
+                torch.testing.assert_close(p2[key], a, msg=key)
+    assert {d[0] for d in directions} == {True, False} and {d[1] for d in directions} == {True, False}, directions
+    dynamo.reset()
+    explained = dynamo.explain(m2)(*orig.branch_inputs()[0])
+    assert explained.graph_break_count == 0, [str(r.reason) for r in explained.break_reasons]
+    dynamo.reset()
+    compiled = torch.compile(m2, fullgraph=True, backend="eager")
+    for inp in orig.branch_inputs():
+        torch.testing.assert_close(compiled(*inp), m1(*inp))
