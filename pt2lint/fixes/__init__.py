@@ -21,6 +21,9 @@ codemod                   rewrites                               applicability
 ``item-branch``           ``s = t.item()`` read only by the next as the inner fix
                           ``if`` test: inline, then ``check`` /  (``cond``, ``where``
                           ``cond`` / ``where`` (PTC101, PTC103)  or ``check``)
+``mask-index``            ``x[m].sum()`` -> ``torch.where(m, x,  safe (sum), unsafe
+                          0).sum()``, ``.mean()`` -> sum/count   (mean); only for m
+                          (PTC201)                               built from x
 ``scalar-tensor``         ``x * t.item()`` -> ``x * t.detach()`` unsafe
                           (PTC101)
 ``guard``                 ``print``/logging -> under ``if not    safe
@@ -42,12 +45,13 @@ from typing import Callable, Dict, FrozenSet, List, Optional, Sequence, Tuple
 from pt2lint.diagnostics import Applicability, Diagnostic, Fix
 
 # Preference order: for a finding several codemods could fix, the first that applies wins.
-FIX_NAMES: Tuple[str, ...] = ("check", "cond", "where", "item-branch", "scalar-tensor", "out-of-place", "guard")
+FIX_NAMES: Tuple[str, ...] = ("check", "cond", "where", "item-branch", "mask-index", "scalar-tensor", "out-of-place", "guard")
 CODEMOD_CODES: Dict[str, FrozenSet[str]] = {
     "check": frozenset({"PTC104", "PTC101", "PTC103"}),
     "cond": frozenset({"PTC104", "PTC101", "PTC103"}),
     "where": frozenset({"PTC104", "PTC101", "PTC103"}),
     "item-branch": frozenset({"PTC101", "PTC103"}),
+    "mask-index": frozenset({"PTC201"}),
     "scalar-tensor": frozenset({"PTC101"}),
     "out-of-place": frozenset({"PTC401"}),
     "guard": frozenset({"PTC301", "PTC302"}),
@@ -64,6 +68,8 @@ def _codemod(name: str):
         from pt2lint.fixes import cond as mod
     elif name == "item-branch":
         from pt2lint.fixes import item_branch as mod
+    elif name == "mask-index":
+        from pt2lint.fixes import mask_index as mod
     elif name == "where":
         from pt2lint.fixes import where as mod
     elif name == "scalar-tensor":

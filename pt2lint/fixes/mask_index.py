@@ -1,0 +1,198 @@
+"""The ``mask-index`` codemod: a boolean-mask selection that only feeds a full reduction.
+
+* ``x[mask].sum()``   ->  ``torch.where(mask, x, 0).sum()``                    (safe)
+* ``x[mask].mean()``  ->  ``torch.where(mask, x, 0).sum() / mask.sum()``       (unsafe)
+* ``x[mask].max()`` / ``.min()``: refused (no exact static form)
+
+``x[mask]`` has a data-dependent shape (rule PTC201, a graph break); the reduction of
+it does not.  Measured on torch 2.13 (``tests/test_fix_mask_index.py`` repeats it on
+random, empty, full and NaN-holding inputs, for float16/bfloat16/float32/float64,
+int32/int64/uint8 and bool ``x``):
+
+* ``sum``: same dtype and value for every dtype, empty masks included (0); integer and
+  bool sums are bit-identical, floating sums agree up to the order of summation (the
+  rewrite adds zeros in other places: last-bit differences, within
+  ``torch.testing.assert_close``); gradients are identical.  Safe.
+* ``mean`` as sum over count: floating results agree up to summation order, an empty
+  mask gives NaN in both; but for an integer or bool ``x`` the original raises
+  (``mean()`` needs a floating dtype) and the rewrite returns a float.  The analysis
+  does not track dtypes, so this is unsafe.
+* ``max``/``min``: the original raises on an empty mask, a ``-inf`` filler does not,
+  and integer dtypes have no infinity: refused.
+
+The rewrite needs ``mask`` to have exactly ``x``'s shape: ``torch.where`` broadcasts
+from the right where indexing matches from the left, so a mask of lower rank selects
+rows in the original and fails or selects columns in the rewrite (measured).  The shape
+is proven only for masks built elementwise from ``x`` itself (the same name or
+attribute): comparisons of ``x`` with Python numbers or 0-d tensors, ``isnan``/
+``isfinite``/``isinf``/``signbit`` of ``x``, and ``~``/``&``/``|``/``logical_*`` of such
+masks.  Any other mask is left alone.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import libcst as cst
+
+from pt2lint.analysis.kinds import Kind
+from pt2lint.diagnostics import Applicability, Fix
+from pt2lint.fixes.context import FixContext, Refuse
+from pt2lint.fixes.edits import strip_leading_lines
+from pt2lint.fixes.predicate import ScalarProver, call_qualname, paren_if_needed
+
+NAME = "mask-index"
+TARGET_CODES = frozenset({"PTC201"})
+_ELEMENTWISE_TESTS = frozenset({"isnan", "isfinite", "isinf", "isposinf", "isneginf", "signbit", "isreal"})
+_LOGICAL = frozenset({"logical_and", "logical_or", "logical_xor"})
+_COMPARE = (cst.LessThan, cst.GreaterThan, cst.LessThanEqual, cst.GreaterThanEqual, cst.Equal, cst.NotEqual)
+
+SUM_NOTE = (
+    "exact for integer and bool tensors; floating sums agree up to summation order (measured on torch 2.13, "
+    "empty masks and NaN outside the mask included)"
+)
+MEAN_NOTE = (
+    "if `{x}` is an integer or bool tensor the original raises (mean() needs a floating dtype) and the "
+    "rewrite returns a float; floating results agree up to summation order, an empty mask gives NaN in both"
+)
+
+
+def _same_ref(a: cst.BaseExpression, b: cst.BaseExpression) -> bool:
+    """``a`` and ``b`` are the same name or attribute chain of names (``x``, ``self.buf``)."""
+    if isinstance(a, cst.Name) and isinstance(b, cst.Name):
+        return a.value == b.value
+    if isinstance(a, cst.Attribute) and isinstance(b, cst.Attribute):
+        return a.attr.value == b.attr.value and _same_ref(a.value, b.value)
+    return False
+
+
+def _is_ref(node: cst.BaseExpression) -> bool:
+    while isinstance(node, cst.Attribute):
+        node = node.value
+    return isinstance(node, cst.Name)
+
+
+class _MaskShape:
+    """Proves "``mask`` is a bool tensor of exactly ``x``'s shape" for masks built elementwise from ``x``."""
+
+    def __init__(self, ctx: FixContext, func, x: cst.BaseExpression) -> None:
+        self.ctx = ctx
+        self.x = x
+        self.prover = ScalarProver(ctx, func)
+
+    def _x_or_scalar(self, node: cst.BaseExpression) -> Optional[bool]:
+        """True: ``x``; False: a Python number or 0-d tensor; None: anything else."""
+        if _same_ref(node, self.x):
+            return True
+        if self.prover.is_py_number(node) or self.prover.zero_dim(node):
+            return False
+        return None
+
+    def proves(self, mask: cst.BaseExpression) -> bool:  # noqa: C901 - one case per form
+        if isinstance(mask, cst.Comparison) and len(mask.comparisons) == 1:
+            comp = mask.comparisons[0]
+            if not isinstance(comp.operator, _COMPARE):
+                return False
+            sides = (self._x_or_scalar(mask.left), self._x_or_scalar(comp.comparator))
+            return None not in sides and True in sides
+        if isinstance(mask, cst.UnaryOperation) and isinstance(mask.operator, cst.BitInvert):
+            return self.proves(mask.expression)
+        if isinstance(mask, cst.BinaryOperation) and isinstance(mask.operator, (cst.BitAnd, cst.BitOr, cst.BitXor)):
+            return self.proves(mask.left) and self.proves(mask.right)
+        if isinstance(mask, cst.Call) and not any(a.star or a.keyword is not None for a in mask.args):
+            args = [a.value for a in mask.args]
+            q = call_qualname(self.ctx, mask)
+            if q is not None and q.startswith("torch."):
+                name = q[len("torch."):]
+                if name in _ELEMENTWISE_TESTS and len(args) == 1:
+                    return _same_ref(args[0], self.x)
+                if name == "logical_not" and len(args) == 1:
+                    return self.proves(args[0])
+                if name in _LOGICAL and len(args) == 2:
+                    return self.proves(args[0]) and self.proves(args[1])
+                return False
+            if q is None and isinstance(mask.func, cst.Attribute):
+                method, recv = mask.func.attr.value, mask.func.value
+                if method in _ELEMENTWISE_TESTS and not args:
+                    return _same_ref(recv, self.x)
+                if method == "logical_not" and not args:
+                    return self.proves(recv)
+        return False
+
+
+def propose(ctx: FixContext, finding, diagnostic) -> Optional[Fix]:
+    """The ``torch.where`` fix for ``x[mask].sum()`` / ``.mean()`` (a refusal for ``.max()``/``.min()``); else ``None``."""
+    sub = finding.node
+    stmt = finding.stmt
+    if not isinstance(sub, cst.Subscript) or len(sub.slice) != 1 or not isinstance(sub.slice[0].slice, cst.Index):
+        return None
+    attr = ctx.parent(sub)
+    call = ctx.parent(attr) if isinstance(attr, cst.Attribute) else None
+    if not (isinstance(attr, cst.Attribute) and attr.value is sub and isinstance(call, cst.Call) and call.func is attr):
+        return None
+    method = attr.attr.value
+    if method not in ("sum", "mean", "max", "min"):
+        return None
+    if not isinstance(stmt, cst.SimpleStatementLine):
+        return None
+    key = (NAME, id(call))
+    if key in ctx.cache:
+        return ctx.cache[key]  # type: ignore[return-value]
+    try:
+        fix = _build(ctx, stmt, sub, call, method)
+    except Refuse as exc:
+        fix = Fix(f"not rewritten with torch.where: {exc}", Applicability.DISPLAY_ONLY, (), NAME)
+    ctx.cache[key] = fix
+    return fix
+
+
+def _build(ctx: FixContext, stmt, sub: cst.Subscript, call: cst.Call, method: str) -> Fix:
+    if call.args:
+        raise Refuse(f"`.{method}(...)` with arguments reduces over some dimensions only; the result's shape would change")
+    if method in ("max", "min"):
+        raise Refuse(
+            f"`.{method}()` of an empty selection raises, a filler value (-inf/inf) would not, and integer dtypes have no infinity"
+        )
+    x = sub.value
+    mask = sub.slice[0].slice.value  # type: ignore[union-attr]
+    xv = ctx.facts.value(x)
+    if xv is None or xv.kind is not Kind.TENSOR or xv.maybe_none:
+        raise Refuse("the indexed value is not known to be a tensor")
+    if not _is_ref(x):
+        raise Refuse("the indexed value is not a name or attribute (it would be evaluated in a different order)")
+    func = ctx.enclosing_function(stmt)
+    if not _MaskShape(ctx, func, x).proves(mask):
+        raise Refuse(
+            "the mask is not provably of the indexed tensor's shape (torch.where broadcasts from the right, "
+            "indexing matches from the left)"
+        )
+    torch, import_edits = ctx.torch_name(func)
+    bare_mask = mask.with_changes(lpar=[], rpar=[]) if getattr(mask, "lpar", None) else mask
+    where = cst.Call(
+        func=cst.Attribute(value=cst.Name(torch), attr=cst.Name("where")),
+        args=[cst.Arg(bare_mask), cst.Arg(x), cst.Arg(cst.Integer("0"))],
+    )
+    total = cst.Call(func=cst.Attribute(value=where, attr=cst.Name("sum")))
+    xcode = ctx.module.code_for_node(x).strip()
+    if method == "sum":
+        new: cst.BaseExpression = total
+        applicability, note = Applicability.SAFE, SUM_NOTE
+    else:
+        count = cst.Call(func=cst.Attribute(value=paren_if_needed(bare_mask), attr=cst.Name("sum")))
+        new = cst.BinaryOperation(left=total, operator=cst.Divide(), right=count)
+        new = paren_if_needed(new) if not isinstance(ctx.parent(call), (cst.Assign, cst.Return, cst.Arg, cst.Expr)) else new
+        applicability, note = Applicability.UNSAFE, "unsafe: " + MEAN_NOTE.format(x=xcode)
+    if call.lpar:
+        new = new.with_changes(lpar=call.lpar, rpar=call.rpar)
+    new_stmt = strip_leading_lines(stmt).deep_replace(call, new)
+    edits = ctx.replace_statements([stmt], [new_stmt])  # type: ignore[list-item]
+    text = ctx.module.code_for_node(new)
+    return Fix(
+        f"reduce without selecting: `{text}` (the mask is built elementwise from `{xcode}`, so it has its shape); {note}",
+        applicability,
+        tuple(edits) + tuple(import_edits),
+        NAME,
+    )
+
+
+__all__ = ["NAME", "TARGET_CODES", "propose"]

@@ -1,0 +1,192 @@
+"""The ``mask-index`` codemod: ``x[mask].sum()`` -> ``torch.where(mask, x, 0).sum()``, ``mean`` as sum/count.
+
+Text-level tests (no torch) pin the rewrites, idempotence, the refusals and the masks that
+must not be claimed (not built from ``x``, lower rank).  With torch, each equivalence the
+codemod relies on is measured on random, empty, full and NaN-holding masks for every
+common dtype, and the fixture ``fixtures/fix/mask_index/masked_stats.py`` is fixed and
+compared (outputs and gradients), then compiled with ``fullgraph=True``.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from pt2lint.commands.fix import RuleSelection, fix_one
+from pt2lint.diagnostics import Applicability
+from pt2lint.engine import lint_source
+from pt2lint.fixes.apply import fix_text
+from pt2lint.settings import LintSettings, resolve_selection
+
+SETTINGS = LintSettings(enabled=resolve_selection())
+FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "fix" / "mask_index" / "masked_stats.py"
+HEADER = "import torch\nimport torch.nn as nn\n\n\nclass M(nn.Module):\n    def forward(self, x, y, t):\n"
+
+
+def module(body: str) -> str:
+    return HEADER + textwrap.indent(textwrap.dedent(body).strip("\n") + "\n", " " * 8)
+
+
+def fixed(text: str, unsafe: bool = True) -> str:
+    def select(d):
+        f = d.fix
+        return f is not None and f.name == "mask-index" and (f.applicability is Applicability.SAFE or (unsafe and f.applicability is Applicability.UNSAFE))
+
+    return fix_text(text, "m.py", SETTINGS, select_fix=select, names_for=lambda d: ["mask-index"]).text
+
+
+def mask_fixes(text: str):
+    diags = lint_source(text, "m.py", SETTINGS, fix_names=lambda d: ["mask-index"]).diagnostics
+    return [d.fix for d in diags if d.fix is not None and d.fix.name == "mask-index"]
+
+
+def test_sum_is_safe_and_mean_is_unsafe_with_precedence_kept():
+    src = module(
+        """
+        a = x[x > 0].sum()  # positives
+        b = 2 * x[~torch.isnan(x)].mean()
+        c = x[(x < 1) & (x > t.mean())].sum()
+        return a + b + c
+        """
+    )
+    fixes = mask_fixes(src)
+    assert [f.applicability for f in fixes] == [Applicability.SAFE, Applicability.UNSAFE, Applicability.SAFE]
+    assert "integer or bool tensor the original raises" in fixes[1].message
+    out = fixed(src)
+    assert out == module(
+        """
+        a = torch.where(x > 0, x, 0).sum()  # positives
+        b = 2 * (torch.where(~torch.isnan(x), x, 0).sum() / (~torch.isnan(x)).sum())
+        c = torch.where((x < 1) & (x > t.mean()), x, 0).sum()
+        return a + b + c
+        """
+    )
+    assert fixed(out) == out
+    assert not [d for d in lint_source(out, "m.py", SETTINGS).diagnostics if d.code == "PTC201"]
+    assert fixed(src, unsafe=False).count("torch.where") == 2  # the mean is not applied without --unsafe-fixes
+
+
+@pytest.mark.parametrize(
+    "body, reason",
+    [
+        ("return x[x > 0].max()", "empty selection raises"),
+        ("return x[x > 0].sum(0)", "some dimensions only"),
+        ("return x[y > 0].sum()", "not provably of the indexed tensor's shape"),
+        ("return x[(x > 0) & (y > 0)].sum()", "not provably of the indexed tensor's shape"),
+        ("return x[x > y].sum()", "not provably of the indexed tensor's shape"),
+        ("return (x + 1)[x > 0].sum()", "not a name or attribute"),
+    ],
+)
+def test_refusals_say_why_and_leave_the_code(body, reason):
+    src = module("y = torch.randn(3)\n" + body if "y" in body else body)
+    fixes = mask_fixes(src)
+    assert fixes and all(f.applicability is Applicability.DISPLAY_ONLY for f in fixes), [f.message for f in fixes]
+    assert reason in fixes[0].message
+    assert fixed(src) == src
+
+
+def test_selections_not_reduced_are_not_claimed():
+    for body in ("return x[x > 0]", "return x[x > 0] * 2", "return x[x > 0].abs().sum()"):
+        assert not mask_fixes(module(body)), body
+
+
+def _load(path: Path, name: str):
+    spec = importlib.util.spec_from_file_location(name, path)
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[name] = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_measured_equivalences_on_random_and_edge_inputs():
+    torch = pytest.importorskip("torch")
+    gen = torch.Generator().manual_seed(0)
+    floating = (torch.float16, torch.bfloat16, torch.float32, torch.float64)
+    for dtype in floating + (torch.int32, torch.int64, torch.uint8, torch.bool):
+        x = (torch.randn(6, 9, generator=gen) * 10).abs().to(dtype) if dtype is torch.uint8 else (torch.randn(6, 9, generator=gen) * 10).to(dtype)
+        masks = {
+            "random": torch.randn(6, 9, generator=gen) > 0,
+            "empty": torch.zeros(6, 9, dtype=torch.bool),
+            "full": torch.ones(6, 9, dtype=torch.bool),
+        }
+        for label, mask in masks.items():
+            a, b = x[mask].sum(), torch.where(mask, x, 0).sum()
+            assert a.dtype == b.dtype and a.shape == b.shape, (dtype, label)
+            if dtype in floating:
+                torch.testing.assert_close(b, a, msg=f"{dtype} {label}")
+            else:
+                assert torch.equal(a, b), (dtype, label)
+            new_mean = torch.where(mask, x, 0).sum() / mask.sum()
+            if dtype in floating:
+                old_mean = x[mask].mean()
+                assert old_mean.dtype == new_mean.dtype
+                torch.testing.assert_close(new_mean, old_mean, equal_nan=True, msg=f"{dtype} {label}")
+                assert old_mean.isnan().item() == (label == "empty")
+            else:
+                with pytest.raises(RuntimeError, match="mean"):  # why mean is unsafe
+                    x[mask].mean()
+                assert new_mean.is_floating_point()
+        with pytest.raises(RuntimeError):  # why max is refused
+            x[masks["empty"]].max()
+    # NaN outside the mask is ignored by both; gradients are identical
+    x = torch.randn(5, 7, generator=gen)
+    x[0, 0] = float("nan")
+    torch.testing.assert_close(torch.where(~x.isnan(), x, 0).sum(), x[~x.isnan()].sum())
+    x = torch.randn(5, 7, generator=gen, requires_grad=True)
+    mask = x.detach() > 0
+    (g1,) = torch.autograd.grad(x[mask].sum(), x)
+    (g2,) = torch.autograd.grad(torch.where(mask, x, 0).sum(), x)
+    assert torch.equal(g1, g2)
+    # a mask of lower rank: indexing selects rows, torch.where broadcasts from the right (why shapes must match)
+    rows = torch.randn(5, generator=gen) > 0
+    x[rows].sum()
+    with pytest.raises(RuntimeError):
+        torch.where(rows, x, 0).sum()
+    cols = torch.randn(7, generator=gen) > 0
+    torch.where(cols, x, 0).sum()
+    with pytest.raises(IndexError):
+        x[cols].sum()
+
+
+def test_fixture_is_equivalent_and_compiles_fullgraph(tmp_path):
+    torch = pytest.importorskip("torch")
+    import torch._dynamo as dynamo
+
+    selection = RuleSelection(names=frozenset({"mask-index"}))
+    result = fix_one(str(FIXTURE), FIXTURE.name, SETTINGS, selection, unsafe=True)
+    assert result.error is None and result.changed
+    path = tmp_path / "masked_stats_fixed.py"
+    path.write_text(result.text)
+    assert not [d for d in lint_source(result.text, "f.py", SETTINGS).diagnostics if d.code == "PTC201"]
+    again = fix_one(str(path), path.name, SETTINGS, selection, unsafe=True)
+    assert again.error is None and not again.changed
+    orig, new = _load(FIXTURE, "_mask_orig"), _load(path, "_mask_new")
+    m1, m2 = orig.make_model(), new.make_model()
+    m2.load_state_dict(m1.state_dict())
+    for (x,) in orig.inputs():
+        outs = []
+        for m in (m1, m2):
+            m.zero_grad(set_to_none=True)
+            xi = x.clone().requires_grad_(True)
+            out = m(xi)
+            out.backward()
+            outs.append((out.detach(), xi.grad, {n: p.grad for n, p in m.named_parameters()}))
+        (o1, g1, p1), (o2, g2, p2) = outs
+        torch.testing.assert_close(o2, o1, equal_nan=True)
+        torch.testing.assert_close(g2, g1, equal_nan=True)
+        for key in p1:
+            torch.testing.assert_close(p2[key], p1[key], equal_nan=True, msg=key)
+    dynamo.reset()
+    before = dynamo.explain(m1)(*orig.inputs()[0])
+    assert before.graph_break_count >= 1
+    dynamo.reset()
+    after = dynamo.explain(m2)(*orig.inputs()[0])
+    assert after.graph_break_count == 0, [str(r.reason) for r in after.break_reasons]
+    dynamo.reset()
+    compiled = torch.compile(m2, fullgraph=True, backend="eager")
+    for inp in orig.inputs():
+        torch.testing.assert_close(compiled(*inp), m1(*inp), equal_nan=True)
