@@ -29,6 +29,9 @@ codemod                   rewrites                               applicability
 ``guard``                 ``print``/logging -> under ``if not    safe
                           torch.compiler.is_compiling():``
                           (PTC301, PTC302)
+``print-hop``             ``print("s", t)`` -> ``torch._higher_  unsafe (after
+                          order_ops.print("s {!s}", t)``         ``guard``: only with
+                          (PTC301)                               ``--rule print-hop``)
 ========================  =====================================  ===================
 
 A refused rewrite is a display-only fix with no edits whose message says why.
@@ -45,7 +48,7 @@ from typing import Callable, Dict, FrozenSet, List, Optional, Sequence, Tuple
 from pt2lint.diagnostics import Applicability, Diagnostic, Fix
 
 # Preference order: for a finding several codemods could fix, the first that applies wins.
-FIX_NAMES: Tuple[str, ...] = ("check", "cond", "where", "item-branch", "mask-index", "scalar-tensor", "out-of-place", "guard")
+FIX_NAMES: Tuple[str, ...] = ("check", "cond", "where", "item-branch", "mask-index", "scalar-tensor", "out-of-place", "guard", "print-hop")
 CODEMOD_CODES: Dict[str, FrozenSet[str]] = {
     "check": frozenset({"PTC104", "PTC101", "PTC103"}),
     "cond": frozenset({"PTC104", "PTC101", "PTC103"}),
@@ -55,6 +58,7 @@ CODEMOD_CODES: Dict[str, FrozenSet[str]] = {
     "scalar-tensor": frozenset({"PTC101"}),
     "out-of-place": frozenset({"PTC401"}),
     "guard": frozenset({"PTC301", "PTC302"}),
+    "print-hop": frozenset({"PTC301"}),
 }
 FIXABLE_CODES: FrozenSet[str] = frozenset().union(*CODEMOD_CODES.values())
 
@@ -76,6 +80,8 @@ def _codemod(name: str):
         from pt2lint.fixes import scalar_tensor as mod
     elif name == "out-of-place":
         from pt2lint.fixes import out_of_place as mod
+    elif name == "print-hop":
+        from pt2lint.fixes import print_hop as mod
     else:
         from pt2lint.fixes import guard as mod
     return mod
