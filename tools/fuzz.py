@@ -481,6 +481,31 @@ class TorchProgram:
                 continue
             inner = lambda: self.block(depth - 1, indent + 4)  # noqa: E731
             choice = r.randrange(10)
+            if choice == 9 and r.random() < 0.5:  # what the check/item-branch/mask-index/print-hop codemods rewrite
+                t = r.choice(["x.sum() > 0", "x.max() > 1", "(x > 0).any()", "x.mean().item() > 0.5"])
+                name = r.choice(["y", "x", "out"])
+                pattern = r.randrange(4)
+                if pattern == 0:
+                    lines.append(f"{pad}if {t}:")
+                    lines.append(f"{pad}    raise {r.choice(['ValueError', 'RuntimeError'])}({r.choice(['', repr('bad input'), 'f' + repr('bad {x.shape}')])})")
+                    if r.random() < 0.3:
+                        lines.append(f"{pad}else:")
+                        lines.append(f"{pad}    {name} = {self.expr()}")
+                elif pattern == 1:
+                    lines.append(f"{pad}s = {r.choice(['x.sum().item()', 'float(x.mean())', 'y.max().item()', 'bool(x.any())'])}")
+                    lines.append(f"{pad}if {r.choice(['s > 0.5', 's', 's < 1e-6 or s > 2', 'not s'])}:")
+                    lines.append(f"{pad}    {name} = {self.expr()}")
+                    if r.random() < 0.7:
+                        lines.append(f"{pad}else:")
+                        lines.append(f"{pad}    {name} = {self.expr()}")
+                    if r.random() < 0.3:
+                        lines.append(f"{pad}{name} = {name} * s")
+                elif pattern == 2:
+                    mask = r.choice(["x > 0", "~torch.isnan(x)", "(x > 0) & (x < 1)", "y > 0", "mask"])
+                    lines.append(f"{pad}{name} = x[{mask}].{r.choice(['sum()', 'mean()', 'max()', 'sum(0)'])}")
+                else:
+                    lines.append(f"{pad}print({r.choice(['x', repr('v'), '1'])}, {self.expr()})")
+                continue
             if choice == 9:  # what the codemods rewrite: a tensor branch assigning the same names
                 t = r.choice(["x.sum() > 0", "x.max() > 1", "(x > 0).any()", "x.mean().item() > 0.5"])
                 name = r.choice(["y", "x", "out"])
