@@ -112,6 +112,36 @@ def test_not_applied_to_an_if_that_does_more_than_raise_or_to_an_elif():
         assert not [f for f in check_fixes(src) if f.name == "check"], body
 
 
+EXPORT = LintSettings(enabled=resolve_selection(target="export"), target="export")
+
+
+def test_export_assert_becomes_assert_async_and_computed_messages_are_refused():
+    src = module(
+        """
+        assert (x >= 0).all(), "negative"  # keep
+        assert x.sum() > 0
+        assert torch.isfinite(x).all(), f"bad {x}"
+        return x
+        """
+    )
+
+    def select(d):
+        return d.fix is not None and d.fix.name == "check" and d.fix.applicability is not Applicability.DISPLAY_ONLY
+
+    out = fix_text(src, "m.py", EXPORT, select_fix=select, names_for=lambda d: ["check"])
+    assert out.text == module(
+        """
+        torch._assert_async((x >= 0).all(), "negative")  # keep
+        torch._assert_async(x.sum() > 0, "")
+        assert torch.isfinite(x).all(), f"bad {x}"
+        return x
+        """
+    )
+    left = [d for d in out.remaining if d.code == "PTC602"]
+    assert len(left) == 1 and "computed at run time" in left[0].fix.message
+    assert all("python -O" in f.message for f in out.applied)
+
+
 def _load(path: Path, name: str):
     spec = importlib.util.spec_from_file_location(name, path)
     mod = importlib.util.module_from_spec(spec)
@@ -151,6 +181,15 @@ def test_measured_check_forms_on_torch():
     torch.testing.assert_close(compiled(good), good * 2)
     with pytest.raises(RuntimeError, match="^negative input$"):
         compiled(bad)
+
+    class Checked(torch.nn.Module):
+        def forward(self, x):
+            return assert_async(x)
+
+    exported = torch.export.export(Checked(), (good,)).module()
+    torch.testing.assert_close(exported(good), good * 2)
+    with pytest.raises(RuntimeError, match="negative input"):
+        exported(bad)
 
 
 def test_fixture_is_equivalent_on_valid_inputs_and_raises_runtime_error_with_the_message():

@@ -10,7 +10,8 @@ codemod                   rewrites                               applicability
 ========================  =====================================  ===================
 ``check``                 ``if <tensor test>: raise E("msg")``   unsafe (the type
                           -> ``torch._assert_async(...)``        becomes RuntimeError)
-                          (PTC104, PTC101, PTC103)
+                          (PTC104, PTC101, PTC103); ``assert
+                          <tensor test>, "msg"`` (PTC602)
 ``cond``                  data-dependent ``if``/``elif`` ->      safe when provably
                           ``torch.cond`` (PTC104, and PTC101 /   equivalent, else
                           PTC103 in an ``if`` test)              unsafe or refused
@@ -50,7 +51,7 @@ from pt2lint.diagnostics import Applicability, Diagnostic, Fix
 # Preference order: for a finding several codemods could fix, the first that applies wins.
 FIX_NAMES: Tuple[str, ...] = ("check", "cond", "where", "item-branch", "mask-index", "scalar-tensor", "out-of-place", "guard", "print-hop")
 CODEMOD_CODES: Dict[str, FrozenSet[str]] = {
-    "check": frozenset({"PTC104", "PTC101", "PTC103"}),
+    "check": frozenset({"PTC104", "PTC101", "PTC103", "PTC602"}),
     "cond": frozenset({"PTC104", "PTC101", "PTC103"}),
     "where": frozenset({"PTC104", "PTC101", "PTC103"}),
     "item-branch": frozenset({"PTC101", "PTC103"}),

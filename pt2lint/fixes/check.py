@@ -38,7 +38,7 @@ from pt2lint.fixes.edits import comment_lines
 from pt2lint.fixes.predicate import translate_predicate
 
 NAME = "check"
-TARGET_CODES = frozenset({"PTC104", "PTC101", "PTC103"})
+TARGET_CODES = frozenset({"PTC104", "PTC101", "PTC103", "PTC602"})
 
 UNSAFE_NOTE = (
     "the check raises RuntimeError(msg) instead of {exc} (measured on torch 2.13, eager and compiled), so an "
@@ -102,12 +102,33 @@ def _exception(ctx: FixContext, raise_: cst.Raise):
     return name, msg
 
 
+def _assert_of(ctx: FixContext, finding) -> Optional[cst.Assert]:
+    """The ``assert`` statement whose test is the finding's node (PTC602)."""
+    stmt = finding.stmt
+    if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.Assert):
+        if stmt.body[0].test is finding.node:
+            return stmt.body[0]
+    return None
+
+
 def propose(ctx: FixContext, finding, diagnostic) -> Optional[Fix]:
-    """The ``torch._assert_async`` fix for ``if <tensor test>: raise E("msg")``, else ``None``.
+    """The ``torch._assert_async`` fix for ``if <tensor test>: raise E("msg")`` or for ``assert <tensor test>, "msg"``
+    (PTC602, ``--target export``); else ``None``.
 
     An ``else:`` block (not an ``elif``) is kept: its statements follow the check.
     Returns a display-only fix with the reason when the pattern matches but cannot be rewritten.
     """
+    if diagnostic.code == "PTC602":
+        assert_ = _assert_of(ctx, finding)
+        if assert_ is None:
+            return None
+        key = (NAME, id(assert_))
+        if key not in ctx.cache:
+            try:
+                ctx.cache[key] = _build_assert(ctx, finding.stmt, assert_)
+            except Refuse as exc:
+                ctx.cache[key] = Fix(f"not rewritten as a runtime check: {exc}", Applicability.DISPLAY_ONLY, (), NAME)
+        return ctx.cache[key]  # type: ignore[return-value]
     node = target_if(finding)
     if node is None or (node.orelse is not None and not isinstance(node.orelse, cst.Else)):
         return None
@@ -161,6 +182,35 @@ def _build(ctx: FixContext, node: cst.If, raise_: cst.Raise) -> Fix:
     return Fix(
         "replace the data-dependent `if ...: raise` by `torch._assert_async(...)` (no graph break, compiles with "
         "fullgraph=True and exports, measured on torch 2.13); unsafe: " + "; ".join(notes),
+        Applicability.UNSAFE,
+        tuple(edits) + tuple(import_edits),
+        NAME,
+    )
+
+
+ASSERT_NOTE = (
+    "the check raises RuntimeError(msg) instead of AssertionError, and it also runs under `python -O`, which "
+    "drops asserts; on CUDA it is a device-side assertion, reported asynchronously, that leaves the CUDA context unusable"
+)
+
+
+def _build_assert(ctx: FixContext, stmt: cst.SimpleStatementLine, assert_: cst.Assert) -> Fix:
+    func = ctx.enclosing_function(stmt)
+    if assert_.msg is not None and constant_string(assert_.msg) is None:
+        raise Refuse("the message is computed at run time; torch._assert_async takes a constant string")
+    torch, import_edits = ctx.torch_name(func)
+    pred = translate_predicate(ctx, func, assert_.test, torch)
+    message = assert_.msg if assert_.msg is not None else cst.SimpleString('""')
+    call = cst.Call(
+        func=cst.Attribute(value=cst.Name(torch), attr=cst.Name("_assert_async")),
+        args=[cst.Arg(_strip_parens(pred.expr)), cst.Arg(message)],
+    )
+    new_stmt = stmt.with_changes(leading_lines=(), body=[cst.Expr(call)])
+    edits = ctx.replace_statements([stmt], [new_stmt])
+    notes = [ASSERT_NOTE] + pred.inexact
+    return Fix(
+        "replace the data-dependent `assert` by `torch._assert_async(...)` (exports, measured on torch 2.13); unsafe: "
+        + "; ".join(notes),
         Applicability.UNSAFE,
         tuple(edits) + tuple(import_edits),
         NAME,
