@@ -85,10 +85,25 @@ def test_else_body_follows_the_check_and_item_test_is_compared_in_float64():
     )
 
 
+def test_an_f_string_message_keeps_its_fields_as_text_and_says_so():
+    src = module(
+        """
+        if (x < 0).any():
+            raise ValueError(f"negative input of shape {tuple(x.shape)}: \\"{{x}}\\"")
+        return x
+        """
+    )
+    (fix,) = check_fixes(src)
+    assert fix.applicability is Applicability.UNSAFE and "keeps its `{...}` fields as text" in fix.message
+    out = fixed(src)
+    assert "torch._assert_async(torch.logical_not((x < 0).any()), 'negative input of shape {tuple(x.shape)}: \"{x}\"')" in out
+    assert fixed(out) == out
+
+
 @pytest.mark.parametrize(
     "body, reason",
     [
-        ('if (x < 0).any():\n    raise ValueError(f"bad {x.shape}")\nreturn x', "computed at run time"),
+        ('if (x < 0).any():\n    raise ValueError("bad %s" % x)\nreturn x', "computed at run time"),
         ("if (x < 0).any():\n    raise ValueError('a') from None\nreturn x", "cause"),
         ("if (x < 0).any():\n    raise ValueError('a', 1)\nreturn x", "more than one"),
         ("if x < 0:\n    raise ValueError('a')\nreturn x", "not provably a single value"),
@@ -120,7 +135,7 @@ def test_export_assert_becomes_assert_async_and_computed_messages_are_refused():
         """
         assert (x >= 0).all(), "negative"  # keep
         assert x.sum() > 0
-        assert torch.isfinite(x).all(), f"bad {x}"
+        assert torch.isfinite(x).all(), "bad {}".format(x)
         return x
         """
     )
@@ -133,7 +148,7 @@ def test_export_assert_becomes_assert_async_and_computed_messages_are_refused():
         """
         torch._assert_async((x >= 0).all(), "negative")  # keep
         torch._assert_async(x.sum() > 0, "")
-        assert torch.isfinite(x).all(), f"bad {x}"
+        assert torch.isfinite(x).all(), "bad {}".format(x)
         return x
         """
     )

@@ -22,11 +22,13 @@ So the rewrite uses ``torch._assert_async``.  It is always *unsafe*: the excepti
 becomes ``RuntimeError`` (an ``except ValueError`` no longer catches it), and on CUDA the
 assertion runs on the device, is reported asynchronously at a later synchronisation, and
 leaves the CUDA context unusable.  The message must be a constant string (``_assert_async``
-takes a ``str``); a computed message (f-string, ``%``) is refused.
+takes a ``str``): an f-string message keeps its ``{...}`` fields as text, without their
+values; another computed message (``%``, ``.format``, a variable) is refused.
 """
 
 from __future__ import annotations
 
+import ast
 from typing import Optional
 
 import libcst as cst
@@ -97,9 +99,40 @@ def _exception(ctx: FixContext, raise_: cst.Raise):
     if not args:
         return name, None
     msg = args[0].value
-    if constant_string(msg) is None:
+    if constant_string(msg) is None and template_text(ctx, msg) is None:
         raise Refuse("the message is computed at run time; torch._assert_async takes a constant string")
     return name, msg
+
+
+def template_text(ctx: FixContext, node: cst.BaseExpression) -> Optional[str]:
+    """The text of an f-string with each replacement field kept as written (``f"bad {n}"`` -> ``"bad {n}"``).
+
+    ``torch._assert_async`` needs a constant message: an f-string is evaluated when the
+    line runs (at trace time under Dynamo), and with dynamic shapes an f-string of a
+    shape fails to compile (measured on torch 2.13: "Failed to convert args/kwargs to
+    proxy").  ``None`` for anything but a plain f-string (or concatenation with literals).
+    """
+    if isinstance(node, cst.FormattedString):
+        if "b" in node.prefix.lower():
+            return None
+        out = []
+        prefix = node.prefix.lower().replace("f", "")
+        quote = node.start[len(node.prefix):]
+        for part in node.parts:
+            if isinstance(part, cst.FormattedStringText):
+                try:
+                    text = ast.literal_eval(prefix + quote + part.value + quote)
+                except (SyntaxError, ValueError):
+                    return None
+                out.append(text.replace("{{", "{").replace("}}", "}"))
+            else:
+                out.append(ctx.module.code_for_node(part))
+        return "".join(out)
+    if isinstance(node, cst.ConcatenatedString):
+        left = constant_string(node.left) if constant_string(node.left) is not None else template_text(ctx, node.left)  # type: ignore[arg-type]
+        right = constant_string(node.right) if constant_string(node.right) is not None else template_text(ctx, node.right)  # type: ignore[arg-type]
+        return None if left is None or right is None else left + right
+    return None
 
 
 def _assert_of(ctx: FixContext, finding) -> Optional[cst.Assert]:
@@ -159,6 +192,9 @@ def _build(ctx: FixContext, node: cst.If, raise_: cst.Raise) -> Fix:
         args=[cst.Arg(_strip_parens(pred.expr))],
     )
     message = msg if msg is not None else cst.SimpleString('""')
+    template = msg is not None and constant_string(msg) is None
+    if template:
+        message = cst.SimpleString(_literal(template_text(ctx, msg) or ""))
     call = cst.Call(
         func=cst.Attribute(value=cst.Name(torch), attr=cst.Name("_assert_async")),
         args=[cst.Arg(ok), cst.Arg(message)],
@@ -179,6 +215,8 @@ def _build(ctx: FixContext, node: cst.If, raise_: cst.Raise) -> Fix:
         new_stmt = new_stmt.with_changes(leading_lines=comment_lines(node.with_changes(leading_lines=(), orelse=None)))
     edits = ctx.replace_statements([node], [new_stmt, *rest])
     notes = [UNSAFE_NOTE.format(exc=exc_name)] + pred.inexact
+    if template:
+        notes.append(TEMPLATE_NOTE)
     return Fix(
         "replace the data-dependent `if ...: raise` by `torch._assert_async(...)` (no graph break, compiles with "
         "fullgraph=True and exports, measured on torch 2.13); unsafe: " + "; ".join(notes),
@@ -188,6 +226,10 @@ def _build(ctx: FixContext, node: cst.If, raise_: cst.Raise) -> Fix:
     )
 
 
+TEMPLATE_NOTE = (
+    "the f-string message keeps its `{...}` fields as text, without their values (an f-string is "
+    "evaluated at trace time, and with dynamic shapes one of a shape fails to compile)"
+)
 ASSERT_NOTE = (
     "the check raises RuntimeError(msg) instead of AssertionError, and it also runs under `python -O`, which "
     "drops asserts; on CUDA it is a device-side assertion, reported asynchronously, that leaves the CUDA context unusable"
@@ -196,18 +238,21 @@ ASSERT_NOTE = (
 
 def _build_assert(ctx: FixContext, stmt: cst.SimpleStatementLine, assert_: cst.Assert) -> Fix:
     func = ctx.enclosing_function(stmt)
-    if assert_.msg is not None and constant_string(assert_.msg) is None:
+    template = assert_.msg is not None and constant_string(assert_.msg) is None
+    if template and template_text(ctx, assert_.msg) is None:  # type: ignore[arg-type]
         raise Refuse("the message is computed at run time; torch._assert_async takes a constant string")
     torch, import_edits = ctx.torch_name(func)
     pred = translate_predicate(ctx, func, assert_.test, torch)
     message = assert_.msg if assert_.msg is not None else cst.SimpleString('""')
+    if template:
+        message = cst.SimpleString(_literal(template_text(ctx, assert_.msg) or ""))  # type: ignore[arg-type]
     call = cst.Call(
         func=cst.Attribute(value=cst.Name(torch), attr=cst.Name("_assert_async")),
         args=[cst.Arg(_strip_parens(pred.expr)), cst.Arg(message)],
     )
     new_stmt = stmt.with_changes(leading_lines=(), body=[cst.Expr(call)])
     edits = ctx.replace_statements([stmt], [new_stmt])
-    notes = [ASSERT_NOTE] + pred.inexact
+    notes = [ASSERT_NOTE] + pred.inexact + ([TEMPLATE_NOTE] if template else [])
     return Fix(
         "replace the data-dependent `assert` by `torch._assert_async(...)` (exports, measured on torch 2.13); unsafe: "
         + "; ".join(notes),
@@ -215,6 +260,13 @@ def _build_assert(ctx: FixContext, stmt: cst.SimpleStatementLine, assert_: cst.A
         tuple(edits) + tuple(import_edits),
         NAME,
     )
+
+
+def _literal(text: str) -> str:
+    """A Python string literal for ``text``: double-quoted when that needs no escapes, else ``repr``."""
+    if text.isprintable() and '"' not in text and "\\" not in text:
+        return f'"{text}"'
+    return repr(text)
 
 
 def _strip_parens(node: cst.BaseExpression) -> cst.BaseExpression:
