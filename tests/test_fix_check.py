@@ -197,6 +197,14 @@ def test_measured_check_forms_on_torch():
     with pytest.raises(RuntimeError, match="^negative input$"):
         compiled(bad)
 
+    def computed_message(x):  # why an f-string message is kept as text
+        torch._assert_async(torch.logical_not((x < 0).any()), f"negative input of shape {tuple(x.shape)}")
+        return x * 2
+
+    dynamo.reset()
+    with pytest.raises(Exception, match="Failed to convert args/kwargs to proxy"):
+        torch.compile(computed_message, fullgraph=True, backend="eager", dynamic=True)(good)
+
     class Checked(torch.nn.Module):
         def forward(self, x):
             return assert_async(x)
