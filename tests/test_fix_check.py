@@ -66,6 +66,25 @@ def test_raise_becomes_assert_async_keeping_message_and_comments():
     assert "RuntimeError(msg) instead of ValueError" in fix.message and "CUDA" in fix.message
 
 
+def test_a_negated_test_is_not_negated_twice():
+    src = module(
+        """
+        if not torch.isfinite(x).all():
+            raise ValueError("non-finite")
+        if not x.sum():
+            raise ValueError("zero")
+        return x
+        """
+    )
+    assert fixed(src) == module(
+        """
+        torch._assert_async(torch.isfinite(x).all(), "non-finite")
+        torch._assert_async(x.sum() != 0, "zero")
+        return x
+        """
+    )
+
+
 def test_else_body_follows_the_check_and_item_test_is_compared_in_float64():
     src = module(
         """
@@ -221,7 +240,7 @@ def test_fixture_is_equivalent_on_valid_inputs_and_raises_runtime_error_with_the
 
     result = fix_one(str(FIXTURE), FIXTURE.name, SETTINGS, RuleSelection(names=frozenset({"check"})), unsafe=True)
     assert result.error is None and result.changed
-    assert result.text.count("torch._assert_async(") == 3 and "raise" not in result.text.split("def forward")[1].split("def make_model")[0]
+    assert result.text.count("torch._assert_async(") == 4 and "raise" not in result.text.split("def forward")[1].split("def make_model")[0]
     assert not [d for d in lint_source(result.text, "f.py", SETTINGS).diagnostics if d.code in ("PTC104", "PTC101", "PTC103")]
     fixed_path = Path(pytest.importorskip("tempfile").mkdtemp()) / "validate_inputs_fixed.py"
     fixed_path.write_text(result.text)

@@ -187,10 +187,7 @@ def _build(ctx: FixContext, node: cst.If, raise_: cst.Raise) -> Fix:
     exc_name, msg = _exception(ctx, raise_)
     torch, import_edits = ctx.torch_name(func)
     pred = translate_predicate(ctx, func, node.test, torch)
-    ok = cst.Call(
-        func=cst.Attribute(value=cst.Name(torch), attr=cst.Name("logical_not")),
-        args=[cst.Arg(_strip_parens(pred.expr))],
-    )
+    ok = _negate(pred.expr, torch)
     message = msg if msg is not None else cst.SimpleString('""')
     template = msg is not None and constant_string(msg) is None
     if template:
@@ -259,6 +256,29 @@ def _build_assert(ctx: FixContext, stmt: cst.SimpleStatementLine, assert_: cst.A
         Applicability.UNSAFE,
         tuple(edits) + tuple(import_edits),
         NAME,
+    )
+
+
+def _negate(expr: cst.BaseExpression, torch: str) -> cst.BaseExpression:
+    """``torch.logical_not(expr)``, or the operand ``a`` when ``expr`` is ``torch.logical_not(a)``.
+
+    ``not logical_not(a)`` is true exactly when ``a`` is nonzero, and ``torch._assert_async(a)``
+    passes exactly when its one-element operand is nonzero, whatever its dtype (measured on
+    torch 2.13: a float operand fails only when it is 0).
+    """
+    if (
+        isinstance(expr, cst.Call)
+        and isinstance(expr.func, cst.Attribute)
+        and isinstance(expr.func.value, cst.Name)
+        and expr.func.value.value == torch
+        and expr.func.attr.value == "logical_not"
+        and len(expr.args) == 1
+        and not expr.lpar
+    ):
+        return expr.args[0].value
+    return cst.Call(
+        func=cst.Attribute(value=cst.Name(torch), attr=cst.Name("logical_not")),
+        args=[cst.Arg(_strip_parens(expr))],
     )
 
 
