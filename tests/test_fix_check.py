@@ -85,6 +85,26 @@ def test_a_negated_test_is_not_negated_twice():
     )
 
 
+def test_a_leading_python_test_stays_a_python_if_around_the_check():
+    src = HEADER.replace("def forward(self, x):", "def forward(self, x, labels=None):") + textwrap.indent(
+        textwrap.dedent(
+            """
+            if labels is not None and x.dim() == 2 and labels.max() >= 10:
+                raise ValueError("label out of range")
+            return x
+            """
+        ).strip("\n") + "\n",
+        " " * 8,
+    )
+    out = fixed(src)
+    assert out.endswith(
+        "        if labels is not None and x.dim() == 2:\n"
+        '            torch._assert_async(torch.logical_not(labels.max() >= 10), "label out of range")\n'
+        "        return x\n"
+    ), out
+    assert fixed(out) == out
+
+
 def test_else_body_follows_the_check_and_item_test_is_compared_in_float64():
     src = module(
         """

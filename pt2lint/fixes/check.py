@@ -29,10 +29,12 @@ values; another computed message (``%``, ``.format``, a variable) is refused.
 from __future__ import annotations
 
 import ast
-from typing import Optional
+from typing import List, Optional, Tuple
 
 import libcst as cst
 
+from pt2lint.analysis.kinds import Kind
+from pt2lint.analysis.walk import walk
 from pt2lint.diagnostics import Applicability, Fix
 from pt2lint.fixes.context import FixContext, Refuse
 from pt2lint.fixes.cond import target_if
@@ -186,7 +188,8 @@ def _build(ctx: FixContext, node: cst.If, raise_: cst.Raise) -> Fix:
     func = ctx.enclosing_function(node)
     exc_name, msg = _exception(ctx, raise_)
     torch, import_edits = ctx.torch_name(func)
-    pred = translate_predicate(ctx, func, node.test, torch)
+    guard, test = python_guard(ctx, node.test)
+    pred = translate_predicate(ctx, func, test, torch)
     ok = _negate(pred.expr, torch)
     message = msg if msg is not None else cst.SimpleString('""')
     template = msg is not None and constant_string(msg) is None
@@ -200,6 +203,8 @@ def _build(ctx: FixContext, node: cst.If, raise_: cst.Raise) -> Fix:
         [cst.Expr(call)],
         leading_lines=comment_lines(node.with_changes(leading_lines=())),
     )
+    if guard is not None:
+        new_stmt = cst.If(test=guard, body=cst.IndentedBlock(body=[new_stmt.with_changes(leading_lines=())]), leading_lines=new_stmt.leading_lines)
     rest = []
     if isinstance(node.orelse, cst.Else):
         body = node.orelse.body
@@ -257,6 +262,54 @@ def _build_assert(ctx: FixContext, stmt: cst.SimpleStatementLine, assert_: cst.A
         tuple(edits) + tuple(import_edits),
         NAME,
     )
+
+
+def _conjuncts(test: cst.BaseExpression) -> List[cst.BaseExpression]:
+    """``a and b and c`` -> ``[a, b, c]`` (an unparenthesized ``and`` chain; anything else is one conjunct)."""
+    if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And) and not test.lpar:
+        return _conjuncts(test.left) + _conjuncts(test.right)
+    return [test]
+
+
+def _python_value(ctx: FixContext, node: cst.BaseExpression) -> bool:
+    """``node`` is a Python test per the analysis: every leaf is a known non-tensor value and no rule
+    flags a tensor read in it (``labels is not None``, ``self.training``, ``x.dim() == 3``)."""
+    leaves = [node]
+    while leaves:
+        n = leaves.pop()
+        if isinstance(n, cst.BooleanOperation):
+            leaves += [n.left, n.right]
+            continue
+        if isinstance(n, cst.UnaryOperation) and isinstance(n.operator, cst.Not):
+            leaves.append(n.expression)
+            continue
+        v = ctx.facts.value(n)
+        if v is None or v.kind in (Kind.TENSOR, Kind.DATA, Kind.UNKNOWN):
+            return False
+    ids = {id(m) for m in walk(node)}
+    return not any(f.code in ("PTC104", "PTC101", "PTC103") and id(f.node) in ids for f in ctx.facts.findings)
+
+
+def python_guard(ctx: FixContext, test: cst.BaseExpression) -> Tuple[Optional[cst.BaseExpression], cst.BaseExpression]:
+    """Split ``A and B`` into the leading Python conjuncts ``A`` (``None`` when there are none) and the rest ``B``.
+
+    ``if A and B: raise`` is ``if A: (if B: raise)``: Python evaluates ``B`` only when ``A``
+    holds, so ``if A:`` stays a Python ``if`` around the check of ``B``.
+    """
+    parts = _conjuncts(test)
+    k = 0
+    while k < len(parts) - 1 and _python_value(ctx, parts[k]):
+        k += 1
+    if k == 0:
+        return None, test
+
+    def join(items: List[cst.BaseExpression]) -> cst.BaseExpression:
+        out = items[0]
+        for item in items[1:]:
+            out = cst.BooleanOperation(left=out, operator=cst.And(), right=item)
+        return out
+
+    return join(parts[:k]), join(parts[k:])
 
 
 def _negate(expr: cst.BaseExpression, torch: str) -> cst.BaseExpression:
