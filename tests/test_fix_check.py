@@ -146,6 +146,7 @@ def test_an_f_string_message_keeps_its_fields_as_text_and_says_so():
         ("if (x < 0).any():\n    raise ValueError('a') from None\nreturn x", "cause"),
         ("if (x < 0).any():\n    raise ValueError('a', 1)\nreturn x", "more than one"),
         ("if x < 0:\n    raise ValueError('a')\nreturn x", "not provably a single value"),
+        ("try:\n    if (x < 0).any():\n        raise ValueError('a')\nexcept ValueError:\n    x = x.abs()\nreturn x", "enclosing `try`"),
     ],
 )
 def test_refusals_say_why_and_leave_the_code(body, reason):

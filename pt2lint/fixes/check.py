@@ -184,8 +184,20 @@ def propose(ctx: FixContext, finding, diagnostic) -> Optional[Fix]:
     return fix
 
 
+def _inside_try(ctx: FixContext, node: cst.CSTNode) -> Optional[cst.Try]:
+    """The innermost ``try`` (in the same function) whose body holds ``node`` and that has ``except`` handlers."""
+    child, parent = node, ctx.parent(node)
+    while parent is not None and not isinstance(parent, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+        if isinstance(parent, (cst.Try, cst.TryStar)) and parent.body is child and parent.handlers:
+            return parent  # type: ignore[return-value]
+        child, parent = parent, ctx.parent(parent)
+    return None
+
+
 def _build(ctx: FixContext, node: cst.If, raise_: cst.Raise) -> Fix:
     func = ctx.enclosing_function(node)
+    if _inside_try(ctx, node) is not None:
+        raise Refuse("an enclosing `try` has `except` handlers, and the check raises a different exception (RuntimeError), asynchronously on CUDA")
     exc_name, msg = _exception(ctx, raise_)
     torch, import_edits = ctx.torch_name(func)
     guard, test = python_guard(ctx, node.test)
@@ -240,6 +252,8 @@ ASSERT_NOTE = (
 
 def _build_assert(ctx: FixContext, stmt: cst.SimpleStatementLine, assert_: cst.Assert) -> Fix:
     func = ctx.enclosing_function(stmt)
+    if _inside_try(ctx, stmt) is not None:
+        raise Refuse("an enclosing `try` has `except` handlers, and the check raises a different exception (RuntimeError), asynchronously on CUDA")
     template = assert_.msg is not None and constant_string(assert_.msg) is None
     if template and template_text(ctx, assert_.msg) is None:  # type: ignore[arg-type]
         raise Refuse("the message is computed at run time; torch._assert_async takes a constant string")
