@@ -89,6 +89,33 @@ def test_refusals_say_why_and_leave_the_code(body, reason):
     assert fixed(src) == src
 
 
+def test_a_mask_name_bound_once_from_x_is_proven_unless_x_is_rebound():
+    src = module(
+        """
+        valid = ~torch.isnan(x)
+        return x[valid].sum()
+        """
+    )
+    assert fixed(src, unsafe=False).endswith("        return torch.where(valid, x, 0).sum()\n")
+    rebound = module(
+        """
+        valid = ~torch.isnan(x)
+        x = torch.cat([x, x])
+        return x[valid].sum()
+        """
+    )
+    fixes = mask_fixes(rebound)
+    assert fixes and fixes[0].applicability is Applicability.DISPLAY_ONLY and "not provably" in fixes[0].message
+    twice = module(
+        """
+        valid = x > 0
+        valid = y > 0
+        return x[valid].sum()
+        """
+    )
+    assert all(f.applicability is Applicability.DISPLAY_ONLY for f in mask_fixes(twice))
+
+
 def test_selections_not_reduced_are_not_claimed():
     for body in ("return x[x > 0]", "return x[x > 0] * 2", "return x[x > 0].abs().sum()"):
         assert not mask_fixes(module(body)), body

@@ -25,8 +25,10 @@ from the right where indexing matches from the left, so a mask of lower rank sel
 rows in the original and fails or selects columns in the rewrite (measured).  The shape
 is proven only for masks built elementwise from ``x`` itself (the same name or
 attribute): comparisons of ``x`` with Python numbers or 0-d tensors, ``isnan``/
-``isfinite``/``isinf``/``signbit`` of ``x``, and ``~``/``&``/``|``/``logical_*`` of such
-masks.  Any other mask is left alone.
+``isfinite``/``isinf``/``signbit`` of ``x``, ``~``/``&``/``|``/``logical_*`` of such
+masks, and a local name bound once to such a mask when ``x`` is never rebound in the
+function (a parameter, or ``self.<attr>`` the function does not assign).  Any other mask
+is left alone.
 """
 
 from __future__ import annotations
@@ -36,9 +38,11 @@ from typing import Optional
 import libcst as cst
 
 from pt2lint.analysis.kinds import Kind
+from pt2lint.analysis.walk import walk
 from pt2lint.diagnostics import Applicability, Fix
-from pt2lint.fixes.context import FixContext, Refuse
+from pt2lint.fixes.context import FixContext, Refuse, all_params
 from pt2lint.fixes.edits import strip_leading_lines
+from pt2lint.fixes.names import bound_names
 from pt2lint.fixes.predicate import ScalarProver, call_qualname, paren_if_needed
 
 NAME = "mask-index"
@@ -78,7 +82,9 @@ class _MaskShape:
     def __init__(self, ctx: FixContext, func, x: cst.BaseExpression) -> None:
         self.ctx = ctx
         self.x = x
+        self.func = func
         self.prover = ScalarProver(ctx, func)
+        self._busy: set = set()
 
     def _x_or_scalar(self, node: cst.BaseExpression) -> Optional[bool]:
         """True: ``x``; False: a Python number or 0-d tensor; None: anything else."""
@@ -88,7 +94,46 @@ class _MaskShape:
             return False
         return None
 
+    def _stable_x(self) -> bool:
+        """``x`` names the same tensor everywhere in the function: a name the body never rebinds
+        (a parameter or a closure), or ``self.<attr>`` that the body never assigns."""
+        func = self.func
+        if func is None:
+            return False
+        if isinstance(self.x, cst.Name):
+            return self.x.value not in self.ctx.function_bound(func)
+        for n in walk(func.body):
+            targets = [t.target for t in n.targets] if isinstance(n, cst.Assign) else ([n.target] if isinstance(n, (cst.AnnAssign, cst.AugAssign)) else [])
+            if any(_same_ref(t, self.x) for t in targets):
+                return False
+        return isinstance(self.x, cst.Attribute)
+
+    def _single_value(self, name: str) -> Optional[cst.BaseExpression]:
+        """The value of the only binding of local ``name`` (``name = value``), else ``None``."""
+        func = self.func
+        if func is None or name in {p.name.value for p in all_params(func)}:
+            return None
+        binds = bound_names([func.body]).get(name, [])
+        if len(binds) != 1 or not isinstance(binds[0], cst.Assign):
+            return None
+        assign = binds[0]
+        if len(assign.targets) != 1 or not isinstance(assign.targets[0].target, cst.Name):
+            return None
+        return assign.value
+
     def proves(self, mask: cst.BaseExpression) -> bool:  # noqa: C901 - one case per form
+        if isinstance(mask, cst.Name):
+            # ``m = x > 0`` bound once, ``x`` never rebound: ``m`` has ``x``'s shape wherever it is read
+            if mask.value in self._busy:
+                return False
+            value = self._single_value(mask.value)
+            if value is None or not self._stable_x():
+                return False
+            self._busy.add(mask.value)
+            try:
+                return self.proves(value)
+            finally:
+                self._busy.discard(mask.value)
         if isinstance(mask, cst.Comparison) and len(mask.comparisons) == 1:
             comp = mask.comparisons[0]
             if not isinstance(comp.operator, _COMPARE):
