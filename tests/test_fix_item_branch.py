@@ -79,6 +79,26 @@ def test_item_read_only_by_the_next_if_is_inlined_and_handed_to_cond():
     assert not [d for d in lint_source(out, "m.py", SETTINGS).diagnostics if d.code in ("PTC101", "PTC103", "PTC104")]
 
 
+def test_reads_in_elif_tests_are_inlined_too():
+    src = module(
+        """
+        s = t.item()
+        if s > 1:
+            y = self.a(x)
+        elif s > 0.5:
+            y = self.b(x)
+        else:
+            y = x.clone()
+        return y
+        """
+    )
+    (fix,) = item_fixes(src)
+    assert fix.applicability is not Applicability.DISPLAY_ONLY, fix.message
+    out = fixed(src, unsafe=True)
+    assert "torch.cond(t > 1," in out and "torch.cond(t > 0.5," in out and "t.item()" not in out
+    assert fixed(out, unsafe=True) == out
+
+
 def test_float_read_feeding_a_validation_raise_becomes_a_check():
     src = module(
         """
@@ -98,7 +118,7 @@ def test_float_read_feeding_a_validation_raise_becomes_a_check():
 @pytest.mark.parametrize(
     "body, reason",
     [
-        ("s = t.item()\nif s > 0.5:\n    y = self.a(x)\nelse:\n    y = self.b(x)\nreturn y * s", "also used as a Python number"),
+        ("s = t.item()\nif s > 0.5:\n    y = self.a(x)\nelse:\n    y = self.b(x)\nreturn y * s", "also used as a Python number outside the `if`/`elif` tests"),
         ("s = t.item()\nif s > 0.5:\n    y = self.a(x)\nelse:\n    y = self.b(x)\ns = 2.0\nreturn y", "bound more than once"),
         ("s = t.item()\nif s > 0.5:\n    y = self.a(x)\n    print(y)\nelse:\n    y = self.b(x)\nreturn y", "not rewritten"),
     ],

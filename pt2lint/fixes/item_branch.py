@@ -11,7 +11,8 @@ graph at the assignment, so the ``if`` on ``s`` is not flagged and neither ``con
 ``where`` sees it.  This codemod first *inlines* the value into the test of the ``if``
 that immediately follows, which is exactly equivalent when
 
-* ``s`` is bound once in the function and every read of ``s`` is in that test (the
+* ``s`` is bound once in the function and every read of ``s`` is in that ``if``'s test or its
+  ``elif`` tests (the
   interpreter's names, :func:`pt2lint.fixes.names.loaded_names`, nested scopes included):
   ``s`` is then never used as a Python number anywhere else;
 * the ``if`` is the next statement, so nothing runs between the read and the test;
@@ -95,7 +96,7 @@ def propose(ctx: FixContext, finding, diagnostic) -> Optional[Fix]:
     index = next(i for i, s in enumerate(body) if s is stmt)
     nxt = body[index + 1] if index + 1 < len(body) else None
     name = assign.targets[0].target.value
-    if not isinstance(nxt, cst.If) or name not in {n.value for n in walk(nxt.test) if isinstance(n, cst.Name)}:
+    if not isinstance(nxt, cst.If) or name not in {n.value for t in _chain_tests(nxt) for n in walk(t) if isinstance(n, cst.Name)}:
         return None
     key = (NAME, id(stmt))
     if key in ctx.cache:
@@ -113,13 +114,22 @@ def _uses_in_test(ctx: FixContext, func: cst.FunctionDef, nxt: cst.If, name: str
     if name in _params(func) or len(binds) != 1:
         raise Refuse(f"`{name}` is bound more than once in `{func.name.value}`")
     loads = ctx.function_loads(func).get(name, [])
-    test_ids = {id(n) for n in walk(nxt.test)}
+    test_ids = {id(n) for t in _chain_tests(nxt) for n in walk(t)}
     outside = [n for n in loads if id(n) not in test_ids]
     if outside:
         line = _line_of(ctx, outside[0])
         where = f" (line {line})" if line else ""
-        raise Refuse(f"`{name}` is also used as a Python number outside the `if` test{where}")
+        raise Refuse(f"`{name}` is also used as a Python number outside the `if`/`elif` tests{where}")
     return [n for n in loads if id(n) in test_ids]
+
+
+def _chain_tests(node: cst.If) -> List[cst.BaseExpression]:
+    """The tests of an ``if`` and of its ``elif`` clauses."""
+    out = [node.test]
+    while isinstance(node.orelse, cst.If):
+        node = node.orelse
+        out.append(node.test)
+    return out
 
 
 def _bindings(func: cst.FunctionDef, name: str) -> List[cst.CSTNode]:
@@ -149,9 +159,9 @@ def _build(ctx: FixContext, diagnostic, func, stmt, assign: cst.Assign, nxt: cst
     value = assign.value
     if len(uses) > 1 and not _simple_operand(value):  # type: ignore[arg-type]
         raise Refuse(f"`{name}` is read {len(uses)} times in the test and its value is not a plain read of a tensor")
-    new_test = nxt.test.visit(_Inline(uses, value.with_changes(lpar=[], rpar=[]) if getattr(value, "lpar", None) else value))
+    inlined_if = nxt.visit(_Inline(uses, value.with_changes(lpar=[], rpar=[]) if getattr(value, "lpar", None) else value))
     moved = comment_lines(stmt.with_changes(leading_lines=()))
-    new_if = nxt.with_changes(test=new_test, leading_lines=[*moved, *nxt.leading_lines])
+    new_if = inlined_if.with_changes(leading_lines=[*moved, *nxt.leading_lines])  # type: ignore[union-attr]
     if_index = _if_ordinal(ctx.module, nxt)
     first_edits = ctx.replace_statements([stmt, nxt], [new_if])
     inlined = apply_edits(ctx.source, first_edits)
