@@ -153,6 +153,8 @@ def propose(ctx: FixContext, finding, diagnostic) -> Optional[Fix]:
     An ``else:`` block (not an ``elif``) is kept: its statements follow the check.
     Returns a display-only fix with the reason when the pattern matches but cannot be rewritten.
     """
+    if finding.stmt is None or ctx.parent(finding.stmt) is None:
+        return None  # a finding in another file of the project (its nodes are not this module's)
     if diagnostic.code == "PTC602":
         assert_ = _assert_of(ctx, finding)
         if assert_ is None:

@@ -81,6 +81,8 @@ def propose(ctx: FixContext, finding, diagnostic) -> Optional[Fix]:
     with the reason when it is but the rewrite is not proven or the inner codemods refuse.
     """
     node, stmt = finding.node, finding.stmt
+    if finding.stmt is None or ctx.parent(finding.stmt) is None:
+        return None  # a finding in another file of the project (its nodes are not this module's)
     if not (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.Assign)):
         return None
     assign = stmt.body[0]

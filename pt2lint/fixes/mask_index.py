@@ -168,6 +168,8 @@ class _MaskShape:
 def propose(ctx: FixContext, finding, diagnostic) -> Optional[Fix]:
     """The ``torch.where`` fix for ``x[mask].sum()`` / ``.mean()`` (a refusal for ``.max()``/``.min()``); else ``None``."""
     sub = finding.node
+    if finding.stmt is None or ctx.parent(finding.stmt) is None:
+        return None  # a finding in another file of the project (its nodes are not this module's)
     stmt = finding.stmt
     if not isinstance(sub, cst.Subscript) or len(sub.slice) != 1 or not isinstance(sub.slice[0].slice, cst.Index):
         return None

@@ -48,6 +48,8 @@ UNSAFE_NOTE = (
 def propose(ctx: FixContext, finding, diagnostic) -> Optional[Fix]:
     """The print-operator fix for a ``print(...)`` statement with a tensor argument; ``None`` otherwise."""
     call, stmt = finding.node, finding.stmt
+    if finding.stmt is None or ctx.parent(finding.stmt) is None:
+        return None  # a finding in another file of the project (its nodes are not this module's)
     if not (isinstance(call, cst.Call) and isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1):
         return None
     small = stmt.body[0]
