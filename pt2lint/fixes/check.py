@@ -19,9 +19,9 @@ Measured on torch 2.13.0 (CPU; ``tests/test_fix_check.py`` repeats the measureme
   message about a symbol (``u0 >= 1``) instead of the user's.
 
 So the rewrite uses ``torch._assert_async``.  It is always *unsafe*: the exception type
-becomes ``RuntimeError`` (an ``except ValueError`` no longer catches it), and on CUDA the
-assertion runs on the device, is reported asynchronously at a later synchronisation, and
-leaves the CUDA context unusable.  The message must be a constant string (``_assert_async``
+becomes ``RuntimeError`` (an ``except ValueError`` no longer catches it), and on CUDA,
+per ``torch._assert_async``'s own documentation (not measured here: no GPU), the failure
+is found only at a later kernel launch and "will trash your CUDA context".  The message must be a constant string (``_assert_async``
 takes a ``str``): an f-string message keeps its ``{...}`` fields as text, without their
 values; another computed message (``%``, ``.format``, a variable) is refused.
 """
@@ -46,8 +46,8 @@ TARGET_CODES = frozenset({"PTC104", "PTC101", "PTC103", "PTC602"})
 
 UNSAFE_NOTE = (
     "the check raises RuntimeError(msg) instead of {exc} (measured on torch 2.13, eager and compiled), so an "
-    "`except {exc}` no longer catches it; on CUDA it is a device-side assertion, reported asynchronously, "
-    "that leaves the CUDA context unusable"
+    "`except {exc}` no longer catches it; on CUDA the failure shows up at a later kernel launch and leaves "
+    "the CUDA context unusable (torch's `_assert_async` documentation; not measured here)"
 )
 
 
@@ -248,7 +248,8 @@ TEMPLATE_NOTE = (
 )
 ASSERT_NOTE = (
     "the check raises RuntimeError(msg) instead of AssertionError, and it also runs under `python -O`, which "
-    "drops asserts; on CUDA it is a device-side assertion, reported asynchronously, that leaves the CUDA context unusable"
+    "drops asserts; on CUDA the failure shows up at a later kernel launch and leaves the CUDA context unusable "
+    "(torch's `_assert_async` documentation; not measured here)"
 )
 
 
