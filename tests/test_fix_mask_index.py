@@ -50,11 +50,12 @@ def test_sum_is_safe_and_mean_is_unsafe_with_precedence_kept():
         a = x[x > 0].sum()  # positives
         b = 2 * x[~torch.isnan(x)].mean()
         c = x[(x < 1) & (x > t.mean())].sum()
-        return a + b + c
+        d = torch.sum(x[x != 0])
+        return a + b + c + d
         """
     )
     fixes = mask_fixes(src)
-    assert [f.applicability for f in fixes] == [Applicability.SAFE, Applicability.UNSAFE, Applicability.SAFE]
+    assert [f.applicability for f in fixes] == [Applicability.SAFE, Applicability.UNSAFE, Applicability.SAFE, Applicability.SAFE]
     assert "integer or bool tensor the original raises" in fixes[1].message
     out = fixed(src)
     assert out == module(
@@ -62,12 +63,13 @@ def test_sum_is_safe_and_mean_is_unsafe_with_precedence_kept():
         a = torch.where(x > 0, x, 0).sum()  # positives
         b = 2 * (torch.where(~torch.isnan(x), x, 0).sum() / (~torch.isnan(x)).sum())
         c = torch.where((x < 1) & (x > t.mean()), x, 0).sum()
-        return a + b + c
+        d = torch.where(x != 0, x, 0).sum()
+        return a + b + c + d
         """
     )
     assert fixed(out) == out
     assert not [d for d in lint_source(out, "m.py", SETTINGS).diagnostics if d.code == "PTC201"]
-    assert fixed(src, unsafe=False).count("torch.where") == 2  # the mean is not applied without --unsafe-fixes
+    assert fixed(src, unsafe=False).count("torch.where") == 3  # the mean is not applied without --unsafe-fixes
 
 
 @pytest.mark.parametrize(
@@ -75,6 +77,7 @@ def test_sum_is_safe_and_mean_is_unsafe_with_precedence_kept():
     [
         ("return x[x > 0].max()", "empty selection raises"),
         ("return x[x > 0].sum(0)", "some dimensions only"),
+        ("return torch.sum(x[x > 0], dim=0)", "some dimensions only"),
         ("return x[y > 0].sum()", "not provably of the indexed tensor's shape"),
         ("return x[(x > 0) & (y > 0)].sum()", "not provably of the indexed tensor's shape"),
         ("return x[x > y].sum()", "not provably of the indexed tensor's shape"),

@@ -1,6 +1,6 @@
 """The ``mask-index`` codemod: a boolean-mask selection that only feeds a full reduction.
 
-* ``x[mask].sum()``   ->  ``torch.where(mask, x, 0).sum()``                    (safe)
+* ``x[mask].sum()``, ``torch.sum(x[mask])``  ->  ``torch.where(mask, x, 0).sum()``  (safe)
 * ``x[mask].mean()``  ->  ``torch.where(mask, x, 0).sum() / mask.sum()``       (unsafe)
 * ``x[mask].max()`` / ``.min()``: refused (no exact static form)
 
@@ -173,11 +173,19 @@ def propose(ctx: FixContext, finding, diagnostic) -> Optional[Fix]:
     stmt = finding.stmt
     if not isinstance(sub, cst.Subscript) or len(sub.slice) != 1 or not isinstance(sub.slice[0].slice, cst.Index):
         return None
-    attr = ctx.parent(sub)
-    call = ctx.parent(attr) if isinstance(attr, cst.Attribute) else None
-    if not (isinstance(attr, cst.Attribute) and attr.value is sub and isinstance(call, cst.Call) and call.func is attr):
+    parent = ctx.parent(sub)
+    call = ctx.parent(parent) if isinstance(parent, (cst.Attribute, cst.Arg)) else None
+    if not isinstance(call, cst.Call):
         return None
-    method = attr.attr.value
+    if isinstance(parent, cst.Attribute) and parent.value is sub and call.func is parent:
+        method, extra = parent.attr.value, list(call.args)  # x[mask].sum(...)
+    elif isinstance(parent, cst.Arg) and call.args and call.args[0] is parent and parent.keyword is None and not parent.star:
+        q = call_qualname(ctx, call)  # torch.sum(x[mask], ...)
+        if q is None or not q.startswith("torch."):
+            return None
+        method, extra = q[len("torch."):], list(call.args[1:])
+    else:
+        return None
     if method not in ("sum", "mean", "max", "min"):
         return None
     if not isinstance(stmt, cst.SimpleStatementLine):
@@ -186,15 +194,15 @@ def propose(ctx: FixContext, finding, diagnostic) -> Optional[Fix]:
     if key in ctx.cache:
         return ctx.cache[key]  # type: ignore[return-value]
     try:
-        fix = _build(ctx, stmt, sub, call, method)
+        fix = _build(ctx, stmt, sub, call, method, extra)
     except Refuse as exc:
         fix = Fix(f"not rewritten with torch.where: {exc}", Applicability.DISPLAY_ONLY, (), NAME)
     ctx.cache[key] = fix
     return fix
 
 
-def _build(ctx: FixContext, stmt, sub: cst.Subscript, call: cst.Call, method: str) -> Fix:
-    if call.args:
+def _build(ctx: FixContext, stmt, sub: cst.Subscript, call: cst.Call, method: str, extra) -> Fix:
+    if extra:
         raise Refuse(f"`.{method}(...)` with arguments reduces over some dimensions only; the result's shape would change")
     if method in ("max", "min"):
         raise Refuse(
