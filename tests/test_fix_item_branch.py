@@ -203,3 +203,24 @@ def test_fixture_is_equivalent_on_every_branch_and_compiles_fullgraph(tmp_path):
     compiled = torch.compile(m2, fullgraph=True, backend="eager")
     for inp in orig.branch_inputs():
         torch.testing.assert_close(compiled(*inp), m1(*inp))
+
+
+def test_the_new_codemods_give_the_same_diff_under_any_hash_seed():
+    """``fix --diff`` of the check/item-branch/mask-index/print-hop fixtures is byte-identical for three seeds."""
+    import os
+    import subprocess
+
+    root = Path(__file__).resolve().parent.parent
+    fixtures = [str(p) for d in ("check", "item_branch", "mask_index") for p in sorted((root / "fixtures" / "fix" / d).glob("*.py"))]
+    outputs = set()
+    for seed in ("0", "1", "12345"):
+        env = {**os.environ, "PYTHONHASHSEED": seed, "PYTHONPATH": str(root)}
+        proc = subprocess.run(
+            [sys.executable, "-m", "pt2lint", "fix", "--isolated", "--no-cache", "--unsafe-fixes", "--diff", "-j", "2",
+             "--rule", "check,item-branch,mask-index,print-hop", *fixtures],
+            capture_output=True, text=True, env=env, timeout=300,
+        )
+        assert proc.returncode in (0, 1), proc.stderr
+        assert proc.stdout.count("+++ ") == len(fixtures), proc.stdout
+        outputs.add(proc.stdout)
+    assert len(outputs) == 1
