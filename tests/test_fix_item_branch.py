@@ -121,6 +121,7 @@ def test_float_read_feeding_a_validation_raise_becomes_a_check():
         ("s = t.item()\nif s > 0.5:\n    y = self.a(x)\nelse:\n    y = self.b(x)\nreturn y * s", "also used as a Python number outside the `if`/`elif` tests"),
         ("s = t.item()\nif s > 0.5:\n    y = self.a(x)\nelse:\n    y = self.b(x)\ns = 2.0\nreturn y", "bound more than once"),
         ("s = t.item()\nif s > 0.5:\n    y = self.a(x)\n    print(y)\nelse:\n    y = self.b(x)\nreturn y", "not rewritten"),
+        ("s = t.item()\nif any(s > 0 for s in [1.0]):\n    y = self.a(x)\nelse:\n    y = self.b(x)\nreturn y", "comprehension"),
     ],
 )
 def test_refusals_say_why_and_leave_the_code(body, reason):

@@ -115,6 +115,9 @@ def _uses_in_test(ctx: FixContext, func: cst.FunctionDef, nxt: cst.If, name: str
     binds = _bindings(func, name)
     if name in _params(func) or len(binds) != 1:
         raise Refuse(f"`{name}` is bound more than once in `{func.name.value}`")
+    scoped = (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp, cst.Lambda, cst.NamedExpr)
+    if any(isinstance(n, scoped) for t in _chain_tests(nxt) for n in walk(t)):
+        raise Refuse("the test has a comprehension, lambda or `:=`, where the name may be another binding")
     loads = ctx.function_loads(func).get(name, [])
     test_ids = {id(n) for t in _chain_tests(nxt) for n in walk(t)}
     outside = [n for n in loads if id(n) not in test_ids]
