@@ -132,10 +132,53 @@ def test_refusals_say_why_and_leave_the_code(body, reason):
     assert fixed(src, unsafe=True) == src
 
 
+def test_statements_between_the_read_and_the_if_are_allowed_when_the_number_cannot_change():
+    src = module(
+        """
+        energy = x.pow(2).mean()
+        s = energy.item()
+        h = self.a(x)
+        if s > 0.5:
+            y = self.b(h)
+        else:
+            y = h
+        return y
+        """
+    )
+    (fix,) = item_fixes(src)
+    assert fix.applicability is not Applicability.DISPLAY_ONLY, fix.message
+    out = fixed(src, unsafe=True)
+    assert "torch.cond(energy > 0.5," in out and "energy.item()" not in out
+    assert out.index("h = self.a(x)") < out.index("def _true_fn")
+    assert fixed(out, unsafe=True) == out
+
+
+@pytest.mark.parametrize(
+    "between, reason",
+    [
+        ("x = x + 1", "read is not of a local name"),  # s = t.item() with t a parameter
+        ("energy.add_(1)", "is used between its read"),
+        ("u = energy", "is used between its read"),
+    ],
+)
+def test_statements_between_that_could_change_the_number_are_refused(between, reason):
+    read = "s = t.item()" if reason == "read is not of a local name" else "energy = x.pow(2).mean()\ns = energy.item()"
+    src = module(f"{read}\n{between}\nif s > 0.5:\n    y = self.a(x)\nelse:\n    y = self.b(x)\nreturn y")
+    fixes = item_fixes(src)
+    if reason == "read is not of a local name":
+        reason = "not bound once"  # a parameter is refused by the binding check
+    assert fixes and fixes[0].applicability is Applicability.DISPLAY_ONLY and reason in fixes[0].message, [f.message for f in fixes]
+
+
+def test_a_view_or_a_multi_element_tensor_is_not_moved():
+    for read in ("e = x.view(-1)\ns = e.sum().item()", "e = x.float()\ns = e.item()", "e = x * 2\ns = e.item()"):
+        src = module(f"{read}\nh = self.a(x)\nif s > 0.5:\n    y = self.b(h)\nelse:\n    y = h\nreturn y")
+        fixes = item_fixes(src)
+        assert fixes and all(f.applicability is Applicability.DISPLAY_ONLY for f in fixes), (read, [f.message for f in fixes])
+
+
 def test_near_misses_are_not_claimed():
     near_misses = [
-        # the if does not come right after the read
-        "s = t.item()\nx = x + 1\nif s > 0.5:\n    y = self.a(x)\nelse:\n    y = self.b(x)\nreturn y",
         # the read is not a plain assignment of one name
         "s, u = t.item(), 1\nif s > 0.5:\n    y = self.a(x)\nelse:\n    y = self.b(x)\nreturn y",
         # the next if does not test s

@@ -19,7 +19,7 @@ codemod                   rewrites                               applicability
                           assignment -> ``torch.where``
 ``out-of-place``          ``x.add_(y)`` -> ``x = x.add(y)``,     unsafe
                           ``x += y`` -> ``x = x + y`` (PTC401)
-``item-branch``           ``s = t.item()`` read only by the next as the inner fix
+``item-branch``           ``s = t.item()`` read only by a later as the inner fix
                           ``if`` test: inline, then ``check`` /  (``cond``, ``where``
                           ``cond`` / ``where`` (PTC101, PTC103)  or ``check``)
 ``mask-index``            ``x[m].sum()`` -> ``torch.where(m, x,  safe (sum), unsafe

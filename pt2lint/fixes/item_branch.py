@@ -15,7 +15,10 @@ that immediately follows, which is exactly equivalent when
   ``elif`` tests (the
   interpreter's names, :func:`pt2lint.fixes.names.loaded_names`, nested scopes included):
   ``s`` is then never used as a Python number anywhere else;
-* the ``if`` is the next statement, so nothing runs between the read and the test;
+* the ``if`` is the next statement, so nothing runs between the read and the test; or the
+  statements in between cannot change the number: the read is of a local tensor ``t``
+  assigned once, earlier in the block, to a new tensor, which nothing from there to the
+  ``if`` mentions, and which is provably one element (so ``.item()`` cannot fail first);
 * the value is read at most once in the test, or it is ``t.item()`` / ``float(t)`` of a
   name or attribute (reading it twice computes the same number);
 
@@ -36,7 +39,9 @@ from pt2lint.analysis.walk import walk
 from pt2lint.diagnostics import Applicability, Fix
 from pt2lint.fixes.context import FixContext, Refuse
 from pt2lint.fixes.edits import apply_edits, comment_lines, diff_edits
-from pt2lint.fixes.predicate import call_qualname, paren_if_needed
+from pt2lint.fixes.names import all_names, bound_names
+from pt2lint.fixes.predicate import ScalarProver, call_qualname, paren_if_needed
+from pt2lint.fixes.purity import is_new_tensor
 
 NAME = "item-branch"
 TARGET_CODES = frozenset({"PTC101", "PTC103"})
@@ -96,15 +101,20 @@ def propose(ctx: FixContext, finding, diagnostic) -> Optional[Fix]:
         return None
     body = list(block.body)
     index = next(i for i, s in enumerate(body) if s is stmt)
-    nxt = body[index + 1] if index + 1 < len(body) else None
     name = assign.targets[0].target.value
+    # the first later statement of the block that mentions the name must be an ``if`` testing it
+    later = next((j for j in range(index + 1, len(body)) if name in all_names(body[j])), None)
+    nxt = body[later] if later is not None else None
     if not isinstance(nxt, cst.If) or name not in {n.value for t in _chain_tests(nxt) for n in walk(t) if isinstance(n, cst.Name)}:
         return None
+    between = body[index + 1:later]
     key = (NAME, id(stmt))
     if key in ctx.cache:
         return ctx.cache[key]  # type: ignore[return-value]
     try:
-        fix = _build(ctx, diagnostic, func, stmt, assign, nxt, name)
+        if between:
+            _check_movable(ctx, func, body, index, between, node)
+        fix = _build(ctx, diagnostic, func, stmt, assign, nxt, name, between)
     except Refuse as exc:
         fix = Fix(f"not rewritten: {exc}", Applicability.DISPLAY_ONLY, (), NAME)
     ctx.cache[key] = fix
@@ -138,8 +148,6 @@ def _chain_tests(node: cst.If) -> List[cst.BaseExpression]:
 
 
 def _bindings(func: cst.FunctionDef, name: str) -> List[cst.CSTNode]:
-    from pt2lint.fixes.names import bound_names
-
     return bound_names([func.body]).get(name, [])
 
 
@@ -159,16 +167,51 @@ def _line_of(ctx: FixContext, node: cst.CSTNode) -> Optional[int]:
     return pos.start.line if pos is not None else None
 
 
-def _build(ctx: FixContext, diagnostic, func, stmt, assign: cst.Assign, nxt: cst.If, name: str) -> Fix:
+def _check_movable(ctx: FixContext, func: cst.FunctionDef, body, index: int, between, read: cst.Call) -> None:
+    """Refuse unless reading the value at the ``if`` instead of at ``body[index]`` gives the same number.
+
+    Proven when the read is of a local name ``t`` bound once, by an assignment earlier in the
+    same block to a new tensor (not another name for, or a view of, an existing one); no
+    statement from that assignment to the ``if`` other than the read itself mentions ``t``
+    (so nothing can write to it, through it or an alias); and ``t`` is provably one element,
+    so ``.item()`` cannot fail (the original would fail before the statements in between ran).
+    """
+    inner = read.func.value if isinstance(read.func, cst.Attribute) and read.func.attr.value == "item" else read.args[0].value
+    if not isinstance(inner, cst.Name):
+        raise Refuse("statements run between the read and the `if`, and the read is not of a local name")
+    t = inner.value
+    binds = bound_names([func.body]).get(t, [])
+    if t in _params(func) or len(binds) != 1:
+        raise Refuse(f"statements run between the read and the `if`, and `{t}` is not bound once in the function")
+    home = next((k for k in range(index) if body[k] is binds[0]), None)
+    if home is None:
+        home = next((k for k in range(index) if any(n is binds[0] for n in walk(body[k]))), None)
+    bind = binds[0]
+    if home is None or not isinstance(body[home], cst.SimpleStatementLine) or not isinstance(bind, cst.Assign) or len(bind.targets) != 1 or not isinstance(bind.targets[0].target, cst.Name):
+        raise Refuse(f"statements run between the read and the `if`, and `{t}` is not assigned earlier in the same block")
+    if not is_new_tensor(bind.value):
+        raise Refuse(f"statements run between the read and the `if`, and `{t}` may be another name for an existing tensor")
+    if any(t in all_names(s) for s in list(body[home + 1:index]) + list(between)):
+        raise Refuse(f"`{t}` is used between its read and the `if`")
+    if not ScalarProver(ctx, func).zero_dim(inner):
+        raise Refuse(f"statements run between the read and the `if`, and `{t}` is not provably one element (`.item()` could fail first)")
+
+
+def _build(ctx: FixContext, diagnostic, func, stmt, assign: cst.Assign, nxt: cst.If, name: str, between=()) -> Fix:
     uses = _uses_in_test(ctx, func, nxt, name)
     value = assign.value
     if len(uses) > 1 and not _simple_operand(value):  # type: ignore[arg-type]
         raise Refuse(f"`{name}` is read {len(uses)} times in the test and its value is not a plain read of a tensor")
     inlined_if = nxt.visit(_Inline(uses, value.with_changes(lpar=[], rpar=[]) if getattr(value, "lpar", None) else value))
     moved = comment_lines(stmt.with_changes(leading_lines=()))
-    new_if = inlined_if.with_changes(leading_lines=[*moved, *nxt.leading_lines])  # type: ignore[union-attr]
+    if between:
+        new_if = inlined_if
+        kept = [between[0].with_changes(leading_lines=[*moved, *between[0].leading_lines]), *between[1:]]
+    else:
+        new_if = inlined_if.with_changes(leading_lines=[*moved, *nxt.leading_lines])  # type: ignore[union-attr]
+        kept = []
     if_index = _if_ordinal(ctx.module, nxt)
-    first_edits = ctx.replace_statements([stmt, nxt], [new_if])
+    first_edits = ctx.replace_statements([stmt, *between, nxt], [*kept, new_if])
     inlined = apply_edits(ctx.source, first_edits)
     inner = _inner_fix(ctx, diagnostic, inlined, if_index)
     final = apply_edits(inlined, inner.edits)
