@@ -492,7 +492,12 @@ class TorchProgram:
                         lines.append(f"{pad}else:")
                         lines.append(f"{pad}    {name} = {self.expr()}")
                 elif pattern == 1:
-                    lines.append(f"{pad}s = {r.choice(['x.sum().item()', 'float(x.mean())', 'y.max().item()', 'bool(x.any())'])}")
+                    if r.random() < 0.4:  # a local one-element tensor, read, then unrelated statements before the if
+                        lines.append(f"{pad}e = {r.choice(['x.pow(2).mean()', 'x.sum()', 'x.view(-1)', 'x * 2'])}")
+                        lines.append(f"{pad}s = {r.choice(['e.item()', 'float(e)'])}")
+                        lines.append(pad + self.simple())
+                    else:
+                        lines.append(f"{pad}s = {r.choice(['x.sum().item()', 'float(x.mean())', 'y.max().item()', 'bool(x.any())'])}")
                     lines.append(f"{pad}if {r.choice(['s > 0.5', 's', 's < 1e-6 or s > 2', 'not s'])}:")
                     lines.append(f"{pad}    {name} = {self.expr()}")
                     if r.random() < 0.7:
