@@ -42,6 +42,16 @@ def _instantiate(module, run: str):
     return model, tuple(args)
 
 
+def _bigger_batch(args: tuple, k: int) -> tuple:
+    """``args`` with every tensor of rank >= 1 grown by ``k`` rows along dim 0 (copies of its first row)."""
+    out = []
+    for a in args:
+        if isinstance(a, torch.Tensor) and a.dim() >= 1 and a.shape[0] > 0:
+            a = torch.cat([a, a[:1].expand(k, *a.shape[1:])])
+        out.append(a)
+    return tuple(out)
+
+
 def _cases():
     for code, spec in load_specs().items():
         if spec.category == "internal":
@@ -125,12 +135,20 @@ def test_example_tells_the_truth_under_dynamo(spec, example, tmp_path, monkeypat
         else:
             assert not lines, f"good example writes its input at {sorted(lines)}"
     elif spec.category == "recompile":
-        calls = [_instantiate(module, example.run)[1] for _ in range(3)]
-        reasons = dynamo.recompiles(model, calls)
+        # Six calls: fresh inputs of the example's shapes, then batches one, two and three
+        # larger, then the example's shapes again.  Automatic dynamic shapes make a new
+        # batch size cost one recompile (the dimension becomes symbolic), and a cache filled
+        # once costs one more: at most three graphs.  A hazard keeps recompiling: a graph
+        # per call, or per distinct size (three recompiles or more).
+        base = [_instantiate(module, example.run)[1] for _ in range(2)]
+        calls = base + [_bigger_batch(base[0], k) for k in (1, 2, 3)] + [_instantiate(module, example.run)[1]]
+        run = dynamo.compile_and_call(model, [(c, {}) for c in calls])
+        assert run.error is None, f"a compiled call failed: {run.error!r}"
+        reasons = [r.reason for r in run.recompiles]
         if example.kind == "bad":
-            assert reasons, "no recompile over three calls"
+            assert len(reasons) >= 3, f"fewer than three recompiles over six calls: {reasons}"
         else:
-            assert not reasons, f"good example recompiles: {reasons}"
+            assert len(reasons) <= 2, f"good example keeps recompiling: {reasons}"
     elif spec.category == "export":
         error = dynamo.export_error(model, args)
         if example.kind == "bad":

@@ -84,6 +84,11 @@ class StateWriteEvent:
 
     ``how`` is ``"augassign"`` (``self.n += 1``), ``"reassign"`` (``self.n = self.n + 1``),
     ``"container"`` (``self.cache.append(x)``, ``self.cache[k] = v``) or ``"assign"``.
+    ``fill_once`` is True for ``self.cache[k] = v`` run only when ``k not in self.cache``
+    (a membership test of the same key in the same container guards it) and the key is
+    not a tensor, a value read out of tensor data or a tensor size: such a cache gets
+    each key once, so it changes the guarded container once per distinct key.
+    ``key`` is the value of ``k`` for item writes.
     """
 
     node: cst.CSTNode
@@ -91,6 +96,26 @@ class StateWriteEvent:
     value: Value
     how: str
     detail: str = ""
+    fill_once: bool = False
+    key: Optional[Value] = None
+
+
+@dataclass
+class GlobalWriteEvent:
+    """A module-level (global) Python variable changed inside a compiled region.
+
+    ``how`` is ``"augassign"`` (``global STEP; STEP += 1``), ``"reassign"``
+    (``global STEP; STEP = STEP + 1``) or ``"container"`` (``CACHE[k] = v``,
+    ``HISTORY.append(x)`` on a module-level list/dict/set).  ``fill_once`` as in
+    :class:`StateWriteEvent`.
+    """
+
+    node: cst.CSTNode
+    name: str
+    value: Value
+    how: str
+    detail: str = ""
+    fill_once: bool = False
 
 
 @dataclass
@@ -107,3 +132,22 @@ class AttrStoreEvent:
 class AssertEvent:
     node: cst.Assert
     value: Value
+
+
+@dataclass
+class KeyEvent:
+    """A value hashed as a dict key in a compiled region: ``{k: v}``, ``d[k]``, ``d[k] = v``, ``k in d``.
+
+    ``container`` is the dict's value (``None`` for a literal), ``key`` the key's value and
+    ``key_node`` its expression; ``container_node`` the dict expression (``None`` for a
+    literal).  ``how`` is ``"literal"``, ``"read"``, ``"write"`` or ``"in"``.  Emitted for
+    dicts whose value the analysis knows is a dict (a literal, ``{}`` assigned in
+    ``__init__``), and not for an unguarded write into ``self``/module state, which is a
+    state write (see :class:`StateWriteEvent`).
+    """
+
+    node: cst.CSTNode
+    key: Value
+    key_node: cst.BaseExpression
+    how: str
+    container_node: Optional[cst.BaseExpression] = None

@@ -26,7 +26,9 @@ from pt2lint.analysis.events import (
     AssertEvent,
     AttrStoreEvent,
     CallEvent,
+    GlobalWriteEvent,
     IndexEvent,
+    KeyEvent,
     StateWriteEvent,
     TestEvent,
     WriteEvent,
@@ -92,7 +94,7 @@ class Frame:
 
     __slots__ = (
         "func", "env", "parent", "self_value", "chain", "returns", "yields", "cls", "imports", "loop_depth", "skipped",
-        "sites", "calling", "log",
+        "sites", "calling", "log", "globals_declared", "sized",
     )
 
     def __init__(self, func, env, parent, self_value, chain, cls, imports):
@@ -113,6 +115,9 @@ class Frame:
         # every name written in ``env``, in order: two environments that both descend from
         # one taken when the log had length ``m`` differ only in names of ``log[m:]``
         self.log: List[str] = []
+        self.globals_declared: set = set()  # names of a ``global`` statement in this function
+        # local names bound to a tensor size (``n = x.shape[0]``, ``b, t, c = x.size()``)
+        self.sized: set = set()
 
     def assign(self, name: str, value: "Value") -> None:
         """Bind ``name`` in this frame's environment (and log the write for joins)."""
@@ -176,6 +181,10 @@ class Interpreter:
         self.frames: List[Frame] = []  # the call stack of frames being analysed
         self.gb_events = 0  # graph breaks seen so far (recorded or not)
         self.memo_breaks: Dict[tuple, bool] = {}  # did a memoised call break the graph?
+        # ``(key source, container source)`` of the membership tests guarding the code being
+        # interpreted: ``if k not in c:`` around its body, ``if k in c: return ...`` for the
+        # rest of the block (see :meth:`fill_guarded`)
+        self.fill_guards: List[Tuple[str, str]] = []
         from pt2lint.specs import load_specs
 
         self._gb_codes = frozenset(c for c, spec in load_specs().items() if spec.is_graph_break)
@@ -553,15 +562,19 @@ class Interpreter:
 
     # ------------------------------------------------------------ statements
     def exec_block(self, body) -> None:
-        if isinstance(body, cst.SimpleStatementSuite):
-            saved = self.stmt, self.header
-            self.stmt, self.header = body, None
-            for small in body.body:
-                self.exec_small(small)
-            self.stmt, self.header = saved
-            return
-        for stmt in body.body:
-            self.exec_stmt(stmt)
+        guards = len(self.fill_guards)
+        try:
+            if isinstance(body, cst.SimpleStatementSuite):
+                saved = self.stmt, self.header
+                self.stmt, self.header = body, None
+                for small in body.body:
+                    self.exec_small(small)
+                self.stmt, self.header = saved
+                return
+            for stmt in body.body:
+                self.exec_stmt(stmt)
+        finally:
+            del self.fill_guards[guards:]
 
     def exec_stmt(self, stmt: cst.CSTNode) -> None:
         if isinstance(stmt, cst.SimpleStatementLine):
@@ -691,7 +704,18 @@ class Interpreter:
         if narrowed:
             self.frame.env.update(narrowed[0])
             self.frame.log.extend(narrowed[0])
-        body_ends = self._exec_branch(stmt.body)
+        membership = self._membership_test(stmt.test)
+        if membership is not None and membership[0] == "not in":
+            self.fill_guards.append(membership[1])
+            try:
+                body_ends = self._exec_branch(stmt.body)
+            finally:
+                self.fill_guards.remove(membership[1])
+        else:
+            body_ends = self._exec_branch(stmt.body)
+        if membership is not None and membership[0] == "in" and body_ends and stmt.orelse is None:
+            # ``if k in c: return c[k]``: what follows in this block runs only for a new key
+            self.fill_guards.append(membership[1])
         after_body = self.frame.env
         self.frame.env = dict(before)
         if narrowed:
@@ -867,6 +891,8 @@ class Interpreter:
             self.index.imports.add_import_from(small)
         elif isinstance(small, cst.Del):
             pass
+        elif isinstance(small, cst.Global):
+            self.frame.globals_declared.update(n.name.value for n in small.names)
 
     def exec_augassign(self, node: cst.AugAssign) -> None:
         target = node.target
@@ -874,7 +900,10 @@ class Interpreter:
         op = _aug_symbol(node.operator)
         if isinstance(target, cst.Name):
             name = identifier(target.value)
-            cur = self.frame.lookup(name) or UNKNOWN
+            declared = name in self.frame.globals_declared
+            cur = self.frame.lookup(name) or (self.global_value(name) if declared else UNKNOWN)
+            if declared and cur.kind is not Kind.TENSOR:
+                self.emit("on_global_write", GlobalWriteEvent(node, name, cur, "augassign", op))
             if cur.kind is Kind.TENSOR:
                 self.emit("on_write", WriteEvent(node, cur, f"`{target.value} {op}` (in-place {op})"))
                 self.frame.assign(name, replace(cur, bool_tensor=cur.bool_tensor and rhs.bool_tensor))
@@ -897,12 +926,21 @@ class Interpreter:
                 self.emit("on_write", WriteEvent(node, base, f"`[...] {op}` (in-place {op} into a slice)"))
             elif base.kind is Kind.CONTAINER and self._is_self_attr(target.value):
                 self.emit("on_state_write", StateWriteEvent(node, self._self_attr_name(target.value), base, "container", f"[...] {op}"))
+            elif base.kind is Kind.CONTAINER and self.is_module_global(target.value):
+                self.emit("on_global_write", GlobalWriteEvent(node, target.value.value, base, "container", f"[...] {op}"))
 
     # ------------------------------------------------------------------ store
     def store(self, target: cst.BaseExpression, value: Value, stmt: cst.CSTNode) -> None:
         if isinstance(target, cst.Name):
-            name = target.value
-            self.frame.assign(name if name.isascii() else identifier(name), value)
+            name = target.value if target.value.isascii() else identifier(target.value)
+            if name in self.frame.globals_declared and value.kind is not Kind.TENSOR and _reads_name(stmt, name):
+                self.emit("on_global_write", GlobalWriteEvent(stmt, name, self.global_value(name), "reassign"))
+            rhs = getattr(stmt, "value", None)
+            if value.kind is Kind.SHAPE and isinstance(stmt, (cst.Assign, cst.AnnAssign)) and rhs is not None and self.size_derived(rhs):
+                self.frame.sized.add(name)
+            else:
+                self.frame.sized.discard(name)
+            self.frame.assign(name, value)
         elif isinstance(target, (cst.Tuple, cst.List)):
             self._unpack(target.elements, value, stmt)
         elif isinstance(target, cst.Attribute):
@@ -919,14 +957,29 @@ class Interpreter:
         elif isinstance(target, cst.Subscript):
             base = self.eval(target.value)
             index = self._eval_slices(target)
-            if base.kind is Kind.CONTAINER and base.keys is not None and isinstance(target.value, cst.Name):
+            is_global = base.kind is Kind.CONTAINER and self.is_module_global(target.value)
+            if base.kind is Kind.CONTAINER and base.keys is not None and isinstance(target.value, cst.Name) and not is_global:
                 self.frame.assign(target.value.value, _dict_with(base, index, value))
             # A guessed tensor (``cache=None`` parameter) is as likely a list or dict:
             # item assignment into those writes no tensor.
             if base.kind is Kind.TENSOR and not base.weak:
                 self.emit("on_write", WriteEvent(target, base, "`[...] =` (index assignment writes in place)"))
             elif base.kind is Kind.CONTAINER and self._is_self_attr(target.value):
-                self.emit("on_state_write", StateWriteEvent(stmt, self._self_attr_name(target.value), base, "container", "[...] ="))
+                key_node = self._subscript_key(target)
+                self.emit("on_state_write", StateWriteEvent(
+                    stmt, self._self_attr_name(target.value), base, "container", "[...] =",
+                    fill_once=self.fill_guarded(key_node, target.value, index), key=index,
+                ))
+                self._key_store(target, base, index, key_node)
+            elif is_global:
+                key_node = self._subscript_key(target)
+                self.emit("on_global_write", GlobalWriteEvent(
+                    stmt, target.value.value, base, "container", "[...] =",
+                    fill_once=self.fill_guarded(key_node, target.value, index),
+                ))
+                self._key_store(target, base, index, key_node)
+            elif base.kind is Kind.CONTAINER:
+                self._key_store(target, base, index, self._subscript_key(target), state=False)
         elif isinstance(target, cst.StarredElement):
             self.store(target.value, container(elt=value.element()), stmt)
 
@@ -946,6 +999,93 @@ class Interpreter:
 
     def bind(self, target: cst.BaseExpression, value: Value) -> None:
         self.store(target, value, self.stmt)
+
+    # ------------------------------------------------- recompile-hazard helpers
+    def _key_store(self, target: cst.Subscript, base: Value, index: Value, key_node, state: bool = True) -> None:
+        """A ``KeyEvent`` for ``d[k] = v`` with a size key into a known dict: a local one, or
+        ``self``/module state when a membership test guards the write (an unguarded write is
+        a state write, reported as such)."""
+        if key_node is None or index.kind is not Kind.SHAPE or base.keys is None:
+            return
+        if state and (self._source(key_node), self._source(target.value)) not in self.fill_guards:
+            return
+        self.emit("on_key", KeyEvent(target, index, key_node, "write", target.value))
+
+    @staticmethod
+    def _subscript_key(target: cst.Subscript) -> Optional[cst.BaseExpression]:
+        """The key expression of ``c[k]`` (``None`` for slices and ``c[a, b]``)."""
+        if len(target.slice) == 1 and isinstance(target.slice[0].slice, cst.Index):
+            return target.slice[0].slice.value
+        return None
+
+    @staticmethod
+    def _source(node: cst.CSTNode) -> str:
+        return cst.Module(body=[]).code_for_node(node).strip()
+
+    def _membership_test(self, test: cst.BaseExpression) -> Optional[Tuple[str, Tuple[str, str]]]:
+        """``("not in", (key, container))`` for ``if k not in c`` (``"in"`` for ``if k in c``), else None."""
+        if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1):
+            return None
+        op = test.comparisons[0].operator
+        if isinstance(op, cst.NotIn):
+            how = "not in"
+        elif isinstance(op, cst.In):
+            how = "in"
+        else:
+            return None
+        return how, (self._source(test.left), self._source(test.comparisons[0].comparator))
+
+    def fill_guarded(self, key_node: Optional[cst.BaseExpression], container_node: cst.BaseExpression, key: Value):
+        """True when ``container[key] = v`` fills a cache once per key; ``"sized"`` when it does
+        so with a tensor size as the key (once per distinct size: reported by PTC504, not as a
+        state write); False otherwise.
+
+        That is: a membership test of the same key expression in the same container
+        expression guards the write (``if k not in c: c[k] = v``, or ``if k in c: return
+        c[k]`` earlier in the block), and the key stays the same from call to call as far
+        as the analysis knows: not a tensor (hashed by identity), not a value read out of
+        tensor data, not a tensor size (a new key, so a new entry and a recompile, for
+        each distinct size; see :meth:`size_derived`).  Measured on torch 2.13 with
+        ``if "mask" not in self.cache: self.cache["mask"] = ...``: two graphs over six
+        calls of one shape (the guard ``not ___dict_contains('mask', self.cache)`` fails
+        once).
+        """
+        if key_node is None or not self.fill_guards:
+            return False
+        if key.kind in (Kind.TENSOR, Kind.DATA):
+            return False
+        if (self._source(key_node), self._source(container_node)) not in self.fill_guards:
+            return False
+        # a size key: once per distinct size, which the size-keyed-dict rule reports (PTC504)
+        return not self.size_derived(key_node) or "sized"
+
+    def size_derived(self, node: Optional[cst.BaseExpression]) -> bool:
+        """The expression reads a tensor's size: ``x.shape``, ``x.size(...)``, or a local bound to one.
+
+        Dynamo specialises a size that ends up as a Python dict key or a constructor
+        argument, so such a value varies with the inputs' shapes (``x.dim()``/``x.ndim``
+        do not count: the rank seldom changes between calls).
+        """
+        if node is None or self.frame is None:
+            return False
+        sized = self.frame.sized
+        for n in walk(node):
+            if isinstance(n, cst.Attribute) and n.attr.value == "shape":
+                return True
+            if isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute) and n.func.attr.value == "size":
+                return True
+            if isinstance(n, cst.Name) and n.value in sized:
+                return True
+        return False
+
+    def is_module_global(self, expr: cst.BaseExpression) -> bool:
+        """``expr`` is a bare name of a module-level variable of the analysed module, not shadowed by a local."""
+        if not isinstance(expr, cst.Name) or self.frame is None:
+            return False
+        name = expr.value
+        if self.frame.is_bound(name) and name not in self.frame.globals_declared:
+            return False
+        return name in self.index.global_exprs
 
     @staticmethod
     def _is_self_attr(expr: cst.BaseExpression) -> bool:
@@ -1214,7 +1354,9 @@ class Interpreter:
         items: Optional[List[Tuple[str, Value]]] = []  # while every key is a known string
         for el in node.elements:
             if isinstance(el, cst.DictElement):
-                self.eval(el.key)
+                key_value = self.eval(el.key)
+                if key_value.kind is Kind.SHAPE:
+                    self.emit("on_key", KeyEvent(el.key, key_value, el.key, "literal"))
                 v = self.eval(el.value)
                 vals.append(v)
                 key = el.key.evaluated_value if isinstance(el.key, cst.SimpleString) else None
@@ -1353,6 +1495,8 @@ class Interpreter:
             if isinstance(op, (cst.Is, cst.IsNot)):
                 r = CONST
             elif isinstance(op, (cst.In, cst.NotIn)):
+                if left.kind is Kind.SHAPE and right.kind is Kind.CONTAINER and right.keys is not None and len(node.comparisons) == 1:
+                    self.emit("on_key", KeyEvent(node, left, node.left, "in", comp.comparator))
                 r = DATA if right.kind is Kind.TENSOR and not right.weak else (CONST if right.kind in (Kind.CONST, Kind.CONTAINER) else UNKNOWN)
             elif left.kind is Kind.TENSOR or right.kind is Kind.TENSOR:
                 weak = (left.kind is not Kind.TENSOR or left.weak) and (right.kind is not Kind.TENSOR or right.weak)
@@ -1407,6 +1551,8 @@ class Interpreter:
             return DATA
         if base.kind is Kind.CONTAINER:
             if base.keys is not None:
+                if index.kind is Kind.SHAPE and index_node is not None:
+                    self.emit("on_key", KeyEvent(node, index, index_node, "read", node.value))
                 if index.kind is Kind.CONST and isinstance(index.const, str):
                     hit = base.item(index.const)
                     return hit if hit is not None else UNKNOWN
@@ -2212,6 +2358,14 @@ def _aug_symbol(op) -> str:
         cst.MatrixMultiplyAssign: "@=", cst.BitAndAssign: "&=", cst.BitOrAssign: "|=",
         cst.BitXorAssign: "^=", cst.LeftShiftAssign: "<<=", cst.RightShiftAssign: ">>=",
     }.get(type(op), "?=")
+
+
+def _reads_name(stmt: cst.CSTNode, name: str) -> bool:
+    """True when the statement's value reads the bare name ``name`` (``STEP = STEP + 1``)."""
+    value = getattr(stmt, "value", None)
+    if value is None:
+        return False
+    return any(isinstance(node, cst.Name) and node.value == name for node in walk(value))
 
 
 def _reads_self_attr(stmt: cst.CSTNode, name: str) -> bool:

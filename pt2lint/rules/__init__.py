@@ -20,7 +20,7 @@ from pt2lint.rules.data_dependent import (
 from pt2lint.rules.dynamic_shape import BooleanMaskIndex, DynamicShapeOp
 from pt2lint.rules.export import DataDependentAssert, TensorNumpy
 from pt2lint.rules.mutation import InputMutation
-from pt2lint.rules.recompile import ModuleStateMutation, TensorId
+from pt2lint.rules.recompile import GlobalStateMutation, ModuleFromSize, ModuleStateMutation, SizeKeyedDict, TensorId
 from pt2lint.rules.side_effects import (
     AutogradInForward,
     DebuggerCall,
@@ -61,6 +61,9 @@ RULES: Dict[str, Type[Rule]] = {
         InputMutation,
         ModuleStateMutation,
         TensorId,
+        GlobalStateMutation,
+        SizeKeyedDict,
+        ModuleFromSize,
         TensorNumpy,
         DataDependentAssert,
     )

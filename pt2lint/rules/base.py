@@ -12,12 +12,15 @@ class Rule:
 
     Subclasses set ``code`` (matching a spec in ``rules/``) and implement any of
     ``on_call``, ``on_test``, ``on_index``, ``on_write``, ``on_state_write`` and
-    ``on_assert``, ``on_attr_store``; each receives the interpreter (``interp.settings``,
+    ``on_assert``, ``on_attr_store``, ``on_global_write``, ``on_key``; each receives the interpreter (``interp.settings``,
     ``interp.report``) and the event (:mod:`pt2lint.analysis.events`).
     """
 
     code: str = ""
-    HANDLERS = ("on_call", "on_test", "on_index", "on_write", "on_state_write", "on_assert", "on_attr_store")
+    HANDLERS = (
+        "on_call", "on_test", "on_index", "on_write", "on_state_write", "on_assert", "on_attr_store",
+        "on_global_write", "on_key",
+    )
 
     def __init__(self, settings) -> None:
         self.settings = settings

@@ -1,9 +1,12 @@
 """PTC5xx: Python state that changes between calls and so fails Dynamo's guards (recompiles).
 
-Dynamo guards on the values of Python ints/floats/lists read from ``self``; when
-forward changes them, the next call fails the guard and recompiles, until
-``torch._dynamo.config.recompile_limit`` is hit (measured on torch 2.13: the
-``recompiles`` log artifact reports the failed guard, see the specs).
+Dynamo guards on the values of Python ints/floats/lists read from ``self`` or from
+module globals, and on the Python ints it specialises (a tensor size used as a dict
+key or a constructor argument); when forward changes them, or a call brings a new
+size, the next call fails the guard and recompiles, until
+``torch._dynamo.config.recompile_limit`` (8 on torch 2.13) is hit and the frame runs
+eagerly from then on, silently (measured on torch 2.13: the ``recompiles`` log
+artifact reports the failed guard, see the specs).
 """
 
 from __future__ import annotations
@@ -18,6 +21,8 @@ class ModuleStateMutation(Rule):
     code = "PTC501"
 
     def on_state_write(self, interp, ev) -> None:
+        if ev.fill_once:
+            return  # ``if k not in self.cache: self.cache[k] = ...``: once per key (see fill_guarded)
         if ev.how == "augassign":
             what = f"`self.{ev.attr} {ev.detail}`"
         elif ev.how == "reassign":
@@ -27,7 +32,8 @@ class ModuleStateMutation(Rule):
         interp.report(
             self.code,
             ev.node,
-            f"{what} changes Python state Dynamo guards on: recompiles on later calls "
+            f"{what} changes Python state Dynamo guards on: recompiles on later calls, and after "
+            f"`torch._dynamo.config.recompile_limit` (8) recompiles runs eagerly "
             f"(keep the state in a registered buffer tensor, or outside the compiled module)",
         )
 
@@ -65,3 +71,131 @@ class TensorId(Rule):
                 "`id()` of a tensor is a new Python int on every call: guards on it recompile each time "
                 "(key caches on shapes/dtypes, not object identity)",
             )
+
+
+_LIMIT = "after `torch._dynamo.config.recompile_limit` (8 by default) recompiles Dynamo stops compiling the frame and runs it eagerly, silently"
+
+
+class GlobalStateMutation(Rule):
+    """PTC503: a module-level variable written in a compiled region.
+
+    ``global STEP; STEP += 1`` (or ``STEP = STEP + 1``), and mutating a module-level list,
+    dict or set (``HISTORY.append(x)``, ``SEEN[k] = v``).  Dynamo guards on the globals it
+    reads (``G['STEP'] == 0``, ``not G['HISTORY']``), so the next call fails the guard.  A
+    fill-once cache (``if k not in CACHE: CACHE[k] = ...`` with a key that does not vary)
+    is not reported.  Facts: rules/PTC503-global-state-mutation.toml (torch 2.13).
+    """
+
+    code = "PTC503"
+
+    def on_global_write(self, interp, ev) -> None:
+        if ev.fill_once:
+            return
+        if ev.how == "augassign":
+            what, guard = f"`{ev.name} {ev.detail}` on a global", f"G['{ev.name}'] == <value>"
+        elif ev.how == "reassign":
+            what, guard = f"reassigning the global `{ev.name}` from its own value", f"G['{ev.name}'] == <value>"
+        else:
+            what, guard = f"writing into the module-level container `{ev.name}` ({ev.detail})", f"not G['{ev.name}']` / `len(G['{ev.name}']) == <n>"
+        interp.report(
+            self.code,
+            ev.node,
+            f"{what} changes a global Dynamo guards on (`{guard}`): every call recompiles, and {_LIMIT} "
+            f"(move the state out of forward, or keep it in a registered buffer tensor)",
+        )
+
+    def on_call(self, interp, ev) -> None:
+        from pt2lint.analysis.interp import _CONTAINER_MUTATORS  # the interpreter's list
+
+        recv = ev.receiver_node
+        if (
+            ev.method in _CONTAINER_MUTATORS
+            and ev.receiver is not None
+            and ev.receiver.kind is Kind.CONTAINER
+            and recv is not None
+            and interp.is_module_global(recv)
+        ):
+            name = recv.value
+            interp.report(
+                self.code,
+                ev.node,
+                f"`{name}.{ev.method}()` mutates a module-level container Dynamo guards on "
+                f"(`not G['{name}']` / `len(G['{name}']) == <n>`): every call recompiles, and {_LIMIT} "
+                f"(collect it outside the compiled region)",
+            )
+
+
+class SizeKeyedDict(Rule):
+    """PTC504: a tensor size used as a Python dict key in a compiled region.
+
+    Hashing the size makes Dynamo specialise it: automatic dynamic shapes cannot keep
+    it symbolic, so every distinct size compiles a new graph (``{x.shape[0]: v}``,
+    ``d[n]`` with ``n = x.shape[0]``, a cache filled per size).  Facts:
+    rules/PTC504-size-keyed-dict.toml (torch 2.13).
+    """
+
+    code = "PTC504"
+
+    def __init__(self, settings) -> None:
+        super().__init__(settings)
+        self._seen: set = set()
+
+    def on_key(self, interp, ev) -> None:
+        if not interp.size_derived(ev.key_node):
+            return
+        key = interp._source(ev.key_node)
+        where = interp._source(ev.container_node) if ev.container_node is not None else None
+        scope = (id(interp.frame.func) if interp.frame is not None else None, key, where)
+        if where is not None:
+            if scope in self._seen:
+                return  # one finding per (function, key, dict): the first use
+            self._seen.add(scope)
+        target = f"the dict `{where}`" if where else "a dict literal"
+        interp.report(
+            self.code,
+            ev.node,
+            f"the tensor size `{key}` is used as a key of {target}: Dynamo specialises it (automatic dynamic "
+            f"shapes cannot keep a hashed size symbolic) and compiles a new graph for every distinct size; {_LIMIT} "
+            f"(key on something that does not vary with the input shape, or build the dict outside the compiled region)",
+        )
+
+
+class ModuleFromSize(Rule):
+    """PTC505: an ``nn`` module constructed in a compiled region from a tensor size.
+
+    ``nn.Linear(x.shape[-1], d)`` in ``forward``: the size becomes a constructor argument
+    (a Python int), Dynamo specialises it and compiles a new graph for every distinct
+    size.  Facts: rules/PTC505-module-from-size.toml (torch 2.13).
+    """
+
+    code = "PTC505"
+
+    def on_call(self, interp, ev) -> None:
+        qual = ev.qualname or ""
+        if not (qual.startswith("torch.nn.") and qual.rsplit(".", 1)[-1][:1].isupper()):
+            return
+        if ev.result.kind is not Kind.MODULE or ".functional." in qual:
+            return
+        sized = None
+        pos = 0
+        for a in ev.node.args:
+            if a.star:
+                return  # ``*args``: which value lands where is unknown
+            if a.keyword is None:
+                v = ev.args[pos] if pos < len(ev.args) else None
+                pos += 1
+            else:
+                v = ev.kwargs.get(a.keyword.value)
+            if v is not None and v.kind is Kind.SHAPE and interp.size_derived(a.value):
+                sized = a.value
+                break
+        if not sized:
+            return
+        interp.report(
+            self.code,
+            ev.node,
+            f"`{qual.replace('torch.nn.', 'nn.')}` is built in the compiled region from the tensor size "
+            f"`{interp._source(sized)}`: Dynamo specialises the size and compiles a new graph for every distinct "
+            f"size (and the module gets fresh parameters each call); {_LIMIT} "
+            f"(build the module in `__init__`, or use the functional form with `torch._dynamo.mark_dynamic` on the input)",
+        )

@@ -1,0 +1,192 @@
+"""Recompile hazards (PTC501-PTC505): what is flagged, and the near misses that are not.
+
+The Dynamo measurements behind each case are in the rules' specs (rules/PTC50*.toml,
+checked by tests/test_spec_evidence.py); these tests pin the static side.
+"""
+
+from __future__ import annotations
+
+import textwrap
+
+from pt2lint.engine import lint_source
+from pt2lint.settings import LintSettings, resolve_selection
+
+DEFAULT = LintSettings(enabled=resolve_selection())
+
+
+def found(code: str):
+    result = lint_source(textwrap.dedent(code).lstrip("\n"), "m.py", DEFAULT)
+    return sorted((d.start.line, d.code) for d in result.diagnostics if d.code.startswith("PTC5"))
+
+
+def messages(code: str):
+    result = lint_source(textwrap.dedent(code).lstrip("\n"), "m.py", DEFAULT)
+    return {d.code: d.message for d in result.diagnostics}
+
+
+def test_global_counter_and_module_level_containers_are_flagged():
+    code = """
+        import torch
+        from torch import nn
+        STEP = 0
+        LOG = []
+        SEEN = {}
+        class M(nn.Module):
+            def forward(self, x):
+                global STEP
+                STEP += 1
+                LOG.append(x.shape[0])
+                SEEN[len(SEEN)] = 1
+                return x + 1
+        """
+    assert found(code) == [(9, "PTC503"), (10, "PTC503"), (11, "PTC503")]
+    result = lint_source(textwrap.dedent(code).lstrip("\n"), "m.py", DEFAULT)
+    by_line = {d.start.line: d.message for d in result.diagnostics}
+    assert "G['STEP'] == <value>" in by_line[9] and "recompile_limit" in by_line[9]
+    assert "not G['LOG']" in by_line[10] and "not G['SEEN']" in by_line[11]
+
+
+def test_global_reassigned_from_itself_is_flagged_but_a_constant_store_is_not():
+    assert found(
+        """
+        import torch
+        from torch import nn
+        STEP = 0
+        MODE = "a"
+        class M(nn.Module):
+            def forward(self, x):
+                global STEP, MODE
+                STEP = STEP + 1
+                MODE = "b"
+                return x
+        """
+    ) == [(8, "PTC503")]
+
+
+def test_near_misses_of_globals_are_not_flagged():
+    # a local shadowing the global name, reading a global, writing it outside the compiled region
+    assert found(
+        """
+        import torch
+        from torch import nn
+        LOG = []
+        STEP = 0
+        def train_step(model, x):
+            global STEP
+            STEP += 1
+            LOG.append(STEP)
+            return model(x)
+        class M(nn.Module):
+            def forward(self, x):
+                LOG = [x]
+                LOG.append(x * 2)
+                return LOG[-1] + STEP
+        """
+    ) == []
+
+
+def test_a_cache_filled_once_is_silent_in_every_spelling():
+    assert found(
+        """
+        import torch
+        from torch import nn
+        CACHE = {}
+        class M(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.cache = {}
+            def forward(self, x):
+                key = "mask"
+                if key not in self.cache:
+                    self.cache[key] = torch.ones(8)
+                if "g" not in CACHE:
+                    CACHE["g"] = torch.zeros(8)
+                return x + self.cache[key] + CACHE["g"] + self.other(x)
+            def other(self, x):
+                if "w" in self.cache:
+                    return self.cache["w"]
+                self.cache["w"] = x.new_ones(8)
+                return self.cache["w"]
+        """
+    ) == []
+
+
+def test_a_guarded_fill_with_a_varying_key_is_still_flagged():
+    # the guard tests another key; the key is a tensor (hashed by identity)
+    assert found(
+        """
+        import torch
+        from torch import nn
+        class M(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.cache = {}
+            def forward(self, x, y):
+                if "a" not in self.cache:
+                    self.cache["b"] = 1
+                if x not in self.cache:
+                    self.cache[x] = y
+                return y
+        """
+    ) == [(9, "PTC501"), (11, "PTC501")]
+
+
+def test_a_size_keyed_cache_is_reported_once_as_size_keyed():
+    code = """
+        import torch
+        from torch import nn
+        class M(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.cache = {}
+            def forward(self, x):
+                n = x.shape[0]
+                if n not in self.cache:
+                    self.cache[n] = torch.ones(n, 1)
+                return x + self.cache[n]
+        """
+    assert found(code) == [(9, "PTC504")]
+    assert "`n`" in messages(code)["PTC504"] and "self.cache" in messages(code)["PTC504"]
+
+
+def test_size_keys_of_local_dicts_and_their_near_misses():
+    assert found(
+        """
+        import torch
+        from torch import nn
+        class M(nn.Module):
+            def forward(self, x):
+                b, t = x.shape
+                scales = {x.shape[0]: 2.0}
+                table = {2: 1.0, 3: 0.5}
+                by_name = {"a": 1.0}
+                y = x * table[x.dim()] * by_name["a"]
+                if x.shape[0] > 1:
+                    y = y + 1
+                lut = {}
+                lut[t] = 1.0
+                return y * scales[b]
+        """
+    ) == [(6, "PTC504"), (13, "PTC504")]
+
+
+def test_modules_built_from_sizes_in_forward():
+    assert found(
+        """
+        import torch
+        from torch import nn
+        class M(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.width = 8
+                self.proj = nn.Linear(8, 8)
+            def forward(self, x):
+                n = x.size(0)
+                mix = nn.Linear(n, 8)
+                norm = nn.LayerNorm(normalized_shape=x.shape[-1])
+                act = nn.GELU()
+                drop = nn.Dropout(0.1)
+                same = nn.Linear(self.width, 8)
+                return act(mix(x.t())) + norm(drop(same(x))).sum()
+        """
+    ) == [(10, "PTC505"), (11, "PTC505")]
