@@ -190,3 +190,31 @@ def test_modules_built_from_sizes_in_forward():
                 return act(mix(x.t())) + norm(drop(same(x))).sum()
         """
     ) == [(10, "PTC505"), (11, "PTC505")]
+
+
+def test_len_of_a_container_grown_elsewhere_and_its_near_misses():
+    assert found(
+        """
+        import torch
+        from torch import nn
+        SEEN = []
+        NAMES = ["a", "b"]
+        def remember(v):
+            SEEN.append(v)
+        class M(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.hist = []
+                self.sizes = [1, 2]
+                self.sizes.append(3)
+                self.layers = nn.ModuleList([nn.Linear(8, 8)])
+            def observe(self, v):
+                self.hist.append(v)
+            def forward(self, x):
+                parts = [x]
+                parts.append(x)
+                n = len(self.hist) + len(SEEN)
+                m = len(self.sizes) + len(NAMES) + len(self.layers) + len(parts)
+                return x * n * m
+        """
+    ) == [(19, "PTC506"), (19, "PTC506")]

@@ -20,7 +20,14 @@ from pt2lint.rules.data_dependent import (
 from pt2lint.rules.dynamic_shape import BooleanMaskIndex, DynamicShapeOp
 from pt2lint.rules.export import DataDependentAssert, TensorNumpy
 from pt2lint.rules.mutation import InputMutation
-from pt2lint.rules.recompile import GlobalStateMutation, ModuleFromSize, ModuleStateMutation, SizeKeyedDict, TensorId
+from pt2lint.rules.recompile import (
+    GlobalStateMutation,
+    GrowingContainerLen,
+    ModuleFromSize,
+    ModuleStateMutation,
+    SizeKeyedDict,
+    TensorId,
+)
 from pt2lint.rules.side_effects import (
     AutogradInForward,
     DebuggerCall,
@@ -64,6 +71,7 @@ RULES: Dict[str, Type[Rule]] = {
         GlobalStateMutation,
         SizeKeyedDict,
         ModuleFromSize,
+        GrowingContainerLen,
         TensorNumpy,
         DataDependentAssert,
     )

@@ -199,3 +199,95 @@ class ModuleFromSize(Rule):
             f"size (and the module gets fresh parameters each call); {_LIMIT} "
             f"(build the module in `__init__`, or use the functional form with `torch._dynamo.mark_dynamic` on the input)",
         )
+
+
+_GROWERS = frozenset("append extend insert add update setdefault appendleft extendleft".split())
+
+
+def _grown_in(fn_node, is_target) -> bool:
+    """Whether the function body grows the container ``is_target`` accepts (``c.append(...)``,
+    ``c[k] = v``, ``c += [...]``)."""
+    import libcst as cst
+
+    from pt2lint.analysis.walk import walk
+
+    for n in walk(fn_node.body if isinstance(fn_node, cst.FunctionDef) else fn_node):
+        if isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute) and n.func.attr.value in _GROWERS:
+            if is_target(n.func.value):
+                return True
+        elif isinstance(n, cst.Assign):
+            if any(isinstance(t.target, cst.Subscript) and is_target(t.target.value) for t in n.targets):
+                return True
+        elif isinstance(n, cst.AugAssign) and is_target(n.target):
+            return True
+    return False
+
+
+class GrowingContainerLen(Rule):
+    """PTC506: ``len()`` of a ``self`` or module-level container that the code grows.
+
+    Dynamo guards on the length it read (``len(self.history) == 3``,
+    ``len(G['SEEN']) == 3``); each time another method (or forward itself) appends to the
+    container, the next call recompiles.  A container only filled in ``__init__`` (or a
+    ``ModuleList``) keeps its length and is not reported.  Facts:
+    rules/PTC506-growing-container-len.toml (torch 2.13).
+    """
+
+    code = "PTC506"
+
+    def __init__(self, settings) -> None:
+        super().__init__(settings)
+        self._memo: dict = {}
+
+    def _grower(self, key, functions, is_target):
+        if key not in self._memo:
+            self._memo[key] = next((f.name for f in functions if _grown_in(f.node, is_target)), None)
+        return self._memo[key]
+
+    def on_call(self, interp, ev) -> None:
+        import libcst as cst
+
+        from pt2lint.analysis.index import ClassInfo
+
+        if ev.qualname != "builtins.len" or len(ev.node.args) != 1 or not ev.args or ev.args[0].kind is not Kind.CONTAINER:
+            return
+        arg = ev.node.args[0].value
+        frame = interp.frame
+        if frame is None:
+            return
+        if (
+            isinstance(arg, cst.Attribute) and isinstance(arg.value, cst.Name) and arg.value.value == "self"
+            and frame.self_value is not None and isinstance(frame.self_value.ref, ClassInfo)
+        ):
+            attr = arg.attr.value
+            cls = frame.self_value.ref
+            methods = [m for c in cls.mro() for name, m in c.methods.items() if name not in ("__init__", "__post_init__")]
+
+            def is_target(e, attr=attr):
+                return isinstance(e, cst.Attribute) and e.attr.value == attr and isinstance(e.value, cst.Name) and e.value.value == "self"
+
+            grower = self._grower((id(cls), attr), methods, is_target)
+            shown, guard = f"self.{attr}", f"len(self.{attr}) == <n>"
+        elif interp.is_module_global(arg):
+            name = arg.value
+            idx = interp.index
+
+            def is_target(e, name=name):
+                return isinstance(e, cst.Name) and e.value == name
+
+            grower = self._grower((id(idx), name), list(idx.all_functions), is_target)
+            shown, guard = name, f"len(G['{name}']) == <n>"
+        else:
+            return
+        if grower is None:
+            return
+        stmt = interp.stmt
+        if isinstance(stmt, cst.SimpleStatementLine) and _grown_in(stmt, is_target):
+            return  # ``SEEN[len(SEEN)] = v``: the write on this line is the state mutation reported
+        interp.report(
+            self.code,
+            ev.node,
+            f"`len({shown})` reads the length of a container that `{grower}()` grows: Dynamo guards "
+            f"`{guard}` and recompiles every time it grows; {_LIMIT} "
+            f"(pass the count in as a tensor, or keep it in a registered buffer)",
+        )
