@@ -215,7 +215,8 @@ def summary_text(
     from pt2lint.confirm import outcome as oc
 
     mods = join_result.modules
-    failed = [m for m in mods if m.failure not in (None, oc.GRAPH_BREAK, oc.EXPORT_FAILURE)]
+    failed = [m for m in mods if m.failure not in (None, oc.GRAPH_BREAK, oc.EXPORT_FAILURE, oc.RECOMPILE)]
+    recompiling = [m for m in mods if m.failure == oc.RECOMPILE]
     broke = [m for m in mods if m.result and m.result.get("graph_breaks")]
     clean = [m for m in mods if m.failure is None and m.compiled]
     device = settings.device or next((m.result.get("device") for m in mods if m.result and m.result.get("device")), "auto")
@@ -227,12 +228,23 @@ def summary_text(
     lines = [
         f"Confirm: {len(mods)} module{'s' if len(mods) != 1 else ''}{where} on {device} (backend {settings.backend}, target "
         f"{settings.target}) in {seconds:.1f}s: {len(clean)} compiled in one graph, "
-        f"{len(broke)} with graph breaks{export}, {len(failed)} failed."
+        f"{len(broke)} with graph breaks{export}, {len(recompiling)} recompiling, {len(failed)} failed."
     ]
     for m in failed:
         lines.append(f"  {m.label}: {oc.FAILURE_TITLES.get(m.failure or '', m.failure)} (see its PTC091 finding)")
         if m.next_step:
             lines.append(f"      next: {m.next_step}")
+    for m in recompiling:
+        lines.append(f"  {m.label}: recompile: {m.detail}")
+        if m.next_step:
+            lines.append(f"      next: {m.next_step}")
+    counted = [(m, m.result["graphs"]) for m in mods if m.result and m.result.get("graphs")]
+    if any(graphs[-1] > 1 for _, graphs in counted):
+        # how the count of compiled graphs grew over the calls (varying values and batch sizes)
+        lines.append("Graphs after each call:")
+        for m, graphs in counted:
+            if graphs[-1] > 1:
+                lines.append(f"  {m.label}: {', '.join(str(g) for g in graphs)}")
     notes = list(skipped) + [(m.label, m.skipped) for m in getattr(join_result, "skipped", [])]
     if notes:
         lines.append(f"Skipped {len(notes)}:")

@@ -17,11 +17,15 @@ see :mod:`pt2lint.confirm.outcome`):
 4. ``eager``: call a copy of the module eagerly while recording the executed
    user lines and instructions (:mod:`pt2lint.confirm.coverage`).
 5. ``mutations``: :func:`pt2lint.confirm.dynamo.input_mutations` on another copy.
-6. ``compile``: :func:`pt2lint.confirm.dynamo.compile_and_call` with three calls:
+6. ``compile``: :func:`pt2lint.confirm.dynamo.compile_and_call` with six calls:
    the example inputs (the RNG restored to its state after step 3, so the first
    call sees what ``graph_breaks(make_model(), example_inputs())`` sees), fresh
-   inputs of the same shapes (recompiles caused by values or module state), and
-   those with a batch one larger (recompiles caused by shapes).
+   inputs of the same shapes (recompiles caused by values or module state), those
+   with a batch one, two and three larger (the first new size is the one recompile
+   automatic dynamic shapes costs; a recompile on the later ones is a graph per
+   size), and fresh inputs of the first shapes again.  The graphs compiled after
+   each call are counted; a module that recompiles for values or for each new size
+   gets the ``recompile`` failure class.
 7. ``recompile-limit``: when step 6 recompiled for a reason other than shapes,
    call a copy ``recompile_limit + 2`` times with fresh inputs (eager backend)
    to see whether Dynamo gives up.
@@ -426,6 +430,8 @@ def new_result(job: Job) -> Dict[str, Any]:
         "graph_breaks": [],
         "recompiles": [],
         "recompile_limit": False,
+        "graphs": [],
+        "call_inputs": [],
         "second_call_error": None,
         "mutations": [],
         "executed": {},
@@ -634,11 +640,20 @@ def run_job(job: Job, report: Callable[[str, Any], None] = lambda kind, payload:
     except Exception as exc:
         second = None
         result["notes"].append(f"second inputs could not be made: {_first_line(exc)}")
+    size_calls: List[int] = []  # indexes of the calls with a batch size not seen before (after the first one)
     if second is not None:
         calls.append(second)
         bigger = with_bigger_batch(*_copy_inputs(*second))
-        if bigger is not None:
+        for _ in range(3):
+            if bigger is None:
+                break
+            size_calls.append(len(calls))
             calls.append(bigger)
+            bigger = with_bigger_batch(*_copy_inputs(*bigger))
+        try:
+            calls.append(fresh_inputs())
+        except Exception as exc:
+            result["notes"].append(f"last inputs could not be made: {_first_line(exc)}")
 
     def before_call(index: int) -> None:
         if index == 0:
@@ -664,8 +679,29 @@ def run_job(job: Job, report: Callable[[str, Any], None] = lambda kind, payload:
         for p in reversed(patches):
             p.__exit__(None, None, None)
     result["graph_breaks"] = [_gb_dict(gb, i) for i, per_call in enumerate(run.graph_breaks) for gb in per_call]
-    result["recompiles"] = [_recompile_dict(r) for r in run.recompiles]
+    # A recompile on a new size after the first new size: automatic dynamic shapes had made
+    # the dimension symbolic, so something specialised it again (a graph per size).
+    result["recompiles"] = [
+        dict(_recompile_dict(r), size_hazard=r.call in size_calls[1:]) for r in run.recompiles
+    ]
+    # A recompile on call 2 (new values, same shapes) is a hazard when it comes back on a
+    # later call; once only, it is a cache filled on the first call (``if k not in cache``).
+    if len(run.graphs) > 2:
+        def where(r: Dict[str, Any]) -> Any:
+            return (r["filename"], r["lineno"]) if r["filename"] else re.sub(r"\d+", "N", guard_text(r["reason"]))
+
+        # judged by the newest failed guard (the last graph's): older graphs' guards are listed
+        # again on every later recompile, a cache's filled key among them
+        later = {
+            where(r) for r in result["recompiles"]
+            if (r["call"] or 0) >= 2 and not dynamo.is_tensor_guard(guard_text(r["reason"]))
+        }
+        for r in result["recompiles"]:
+            if r["call"] == 1 and not r["tensor_only"]:
+                r["repeats"] = where(r) in later
     result["recompile_limit"] = run.recompile_limit_hit
+    result["graphs"] = list(run.graphs)
+    result["call_inputs"] = [describe(*c) for c in calls_made[: len(run.graphs)]]
     result["compiled"] = run.failed_call != 0
     result["calls"] = len(run.outputs)
     if run.error is not None:
@@ -690,10 +726,20 @@ def run_job(job: Job, report: Callable[[str, Any], None] = lambda kind, payload:
         )
     if run.recompile_limit_hit:
         result["failure"] = oc.RECOMPILE_LIMIT
+    hazard_recompiles = [
+        r for r in result["recompiles"] if (r["call"] == 1 and not r["tensor_only"] and r.get("repeats", True)) or r["size_hazard"]
+    ]
+    if hazard_recompiles and result["failure"] is None:
+        result["failure"] = oc.RECOMPILE
+        result["detail"] = (
+            f"{run.graphs[-1]} graphs over {len(run.graphs)} calls with varying inputs "
+            f"({', '.join(result['call_inputs'])}); the first failed guard: `{guard_text(hazard_recompiles[0]['reason'])}`"
+        )
 
     # 7. recompile limit
     # Call 2 has new values of the same shapes: what recompiles there recompiles on every step.
-    hazards = [r for r in run.recompiles if not r.tensor_only and r.call == 1]
+    repeating = {(r["reason"], r["call"]) for r in result["recompiles"] if r.get("repeats", True)}
+    hazards = [r for r in run.recompiles if not r.tensor_only and r.call == 1 and (r.reason, r.call) in repeating]
     if hazards and not run.recompile_limit_hit:
         stage("recompile-limit")
         import torch._dynamo

@@ -779,6 +779,8 @@ class CompiledCalls:
         outputs: the return value of each call that finished.
         error: the exception a call raised (calls stop there), or None.
         failed_call: 0-based index of that call, or None.
+        graphs: after each call made, how many graphs Dynamo had compiled so far
+            (``torch._dynamo.utils.counters["stats"]["unique_graphs"]``, all frames).
     """
 
     graph_breaks: list[list[GraphBreak]]
@@ -787,6 +789,7 @@ class CompiledCalls:
     outputs: list[Any]
     error: BaseException | None = None
     failed_call: int | None = None
+    graphs: list[int] = dataclasses.field(default_factory=list)
 
     def all_graph_breaks(self) -> list[GraphBreak]:
         """Every break of every call, in order."""
@@ -795,6 +798,12 @@ class CompiledCalls:
 
 _RECOMPILE_STACK_RE = re.compile(r'File "(?P<file>[^"]+)", line (?P<line>\d+), in ')
 _TENSOR_GUARD_RE = re.compile(r"^tensor '[^']*' .*mismatch|___check_tensors|check_tensor", re.I)
+
+
+def is_tensor_guard(guard: str) -> bool:
+    """Whether one failed guard is about a tensor's metadata (size, stride, dtype, ...), as
+    Dynamo words it in the ``recompiles`` log (``tensor 'x' size mismatch at index 0``)."""
+    return bool(_TENSOR_GUARD_RE.search(guard.strip()))
 
 
 def _parse_recompile(msg: str) -> Recompile | None:
@@ -868,6 +877,10 @@ def compile_and_call(
     import torch
 
     _reset_dynamo()
+    from torch._dynamo.utils import counters
+
+    graphs_before = counters["stats"]["unique_graphs"]
+    graphs: list[int] = []
     per_call: list[list[GraphBreak]] = []
     recompiled: list[Recompile] = []
     outputs: list[Any] = []
@@ -888,6 +901,7 @@ def compile_and_call(
                     outputs.append(compiled(*call_args, **dict(call_kwargs or {})))
                 except Exception as exc:  # the caller classifies it
                     error, failed = exc, index
+                graphs.append(counters["stats"]["unique_graphs"] - graphs_before)
                 found: list[GraphBreak] = []
                 for msg, exc in recorder.records[start:]:
                     if msg.lstrip().startswith("Recompiling"):
@@ -909,4 +923,4 @@ def compile_and_call(
         limit_logger.removeHandler(watcher)
         _reset_dynamo()
     limit_hit = watcher.hit or type(error).__name__ in ("FailOnRecompileLimitHit", "RecompileLimitExceeded")
-    return CompiledCalls(per_call, recompiled, limit_hit, outputs, error, failed)
+    return CompiledCalls(per_call, recompiled, limit_hit, outputs, error, failed, graphs)

@@ -218,6 +218,9 @@ class Facts:
     other_shard_files: Set[str] = field(default_factory=set)
     spans: Dict[str, Set[Tuple[int, int, int, int]]] = field(default_factory=dict)
     compiled_spans: Dict[str, Tuple[Optional[Set[Tuple[int, int, int, int]]], List[str]]] = field(default_factory=dict)
+    #: per module file: the recompiles on new batch sizes after the first one (a graph per
+    #: size) that no user line could be named for, with the report that measured them
+    size_hazards: Dict[str, List[Tuple[str, ModuleReport]]] = field(default_factory=dict)
 
     def add(self, fact: _Fact) -> None:
         """Index one fact."""
@@ -247,8 +250,12 @@ def gather(reports: Sequence[ModuleReport]) -> Facts:
     """Index the graph breaks, mutations, recompiles, export failures and executed lines of every run.
 
     Recompiles count when they happened on the second call (new values, same
-    shapes: they would happen on every step) and a guard other than tensor
-    metadata failed. A recompile of a resume function
+    shapes: they would happen on every step), a guard other than tensor
+    metadata failed and the child did not see it stop there (``repeats``: a cache
+    filled once fails its guard on call 2 and never again), or on a new batch size after the first new one (automatic
+    dynamic shapes had made the size symbolic: something specialised it again).
+    A size recompile Dynamo names no user line for is kept per module file
+    (``size_hazards``). A recompile of a resume function
     (``torch_dynamo_resume_in_forward_at_13``) is filed under the graph break it
     resumes from (line 13), as its consequence.
     """
@@ -284,8 +291,13 @@ def gather(reports: Sequence[ModuleReport]) -> Facts:
         for m in res.get("mutations") or []:
             ev = (("line", m["lineno"]), ("op", m["op"]), ("argument", m["argument"]))
             facts.add(_Fact("mutation", m["filename"], int(m["lineno"]), f"{m['op']} writes into input `{m['argument']}`", rep, ev))
+        graphs = res.get("graphs") or []
         for r in res.get("recompiles") or []:
-            if r.get("tensor_only") or r.get("call") not in (1, None):
+            size_hazard = bool(r.get("size_hazard"))
+            if not size_hazard and (r.get("tensor_only") or r.get("call") not in (1, None) or r.get("repeats") is False):
+                continue  # a shape change, a later call, or a cache filled once on call 2
+            if size_hazard and not r.get("filename"):
+                facts.size_hazards.setdefault(_real(rep.job.path), []).append((r["reason"], rep))
                 continue
             resumed = _RESUME_RE.match(r["reason"])
             if resumed:
@@ -295,7 +307,7 @@ def gather(reports: Sequence[ModuleReport]) -> Facts:
                 continue
             if not r.get("filename") or not r.get("lineno"):
                 continue
-            ev = (("line", r["lineno"]), ("reason", r["reason"]))
+            ev = (("line", r["lineno"]), ("reason", r["reason"]), ("call", (r.get("call") or 0) + 1), ("graphs", list(graphs)))
             facts.add(_Fact("recompile", r["filename"], int(r["lineno"]), f"recompiled: {r['reason']}", rep, ev))
         exp = res.get("export")
         if exp is not None:
@@ -335,6 +347,11 @@ def _lines_of(d: Diagnostic) -> List[int]:
         lines += [ln for ln in range(first, last + 1) if ln not in lines]
     return lines
 
+
+#: Recompile rules whose hazard is a graph per distinct input size: confirmed by the count of
+#: graphs growing with new batch sizes even when Dynamo's guard names no user line
+#: (``tensor 'x' size mismatch``, the guard of a size Dynamo specialised).
+SIZE_RULES = frozenset({"PTC504", "PTC505"})
 
 _KIND_OF_CATEGORY = {
     "data-dependent": "break",
@@ -448,6 +465,26 @@ def confirm_static(d: Diagnostic, facts: Facts, target: str, earlier_breaks: Map
             "the line ran, but this expression never did with the example inputs "
             "(a short-circuit `and`/`or`, or a branch of a conditional not taken)",
         )
+    if kind == "recompile" and d.code in SIZE_RULES and any(ln in facts.compiled_lines.get(real, set()) for ln in lines):
+        hazards = []
+        for measured in facts.size_hazards.values():
+            for reason, rep in measured:
+                executed = (rep.result or {}).get("executed") or {}
+                ran_here = {ln for f, ls in executed.items() if _real(f) == real for ln in ls}
+                if rep.compiled and any(ln in ran_here for ln in lines):
+                    hazards.append((reason, rep))
+        if hazards:
+            reason, rep = hazards[0]
+            graphs = (rep.result or {}).get("graphs") or []
+            return Confirmation(
+                "confirmed",
+                f"a new graph for each new batch size: {graphs[-1] if graphs else '?'} graphs over {len(graphs)} calls; "
+                f"recompiled: {reason}",
+                module=rep.label,
+                failure=rep.failure,
+                next_step=oc.next_step(oc.RECOMPILE, repro_for(rep.job)),
+                evidence=(("reason", reason), ("graphs", list(graphs))),
+            )
     needs_compile = kind in ("break", "recompile")
     if kind == "mutation":
         measured = real in facts.mutation_files
@@ -471,6 +508,10 @@ def confirm_static(d: Diagnostic, facts: Facts, target: str, earlier_breaks: Map
             "export": "the line ran and torch.export.export did not fail there",
         }[kind]
         earlier = [ln for ln in earlier_breaks.get((real, d.symbol), []) if ln < d.start.line]
+        if kind == "recompile":
+            counted = [r.result.get("graphs") for r in facts.reports_by_file.get(real, []) if r.result and r.result.get("graphs")]
+            if counted:
+                detail += f" ({counted[0][-1]} graph(s) over {len(counted[0])} calls with varying inputs)"
         if kind == "break" and earlier:
             detail += f" (Dynamo may have run the rest of {d.symbol} eagerly after the break at line {earlier[-1]}: fix that one and confirm again)"
         if kind == "export":
@@ -654,8 +695,8 @@ def join(
     modules = [r for r in reports if not r.skipped]
     reported: Set[Tuple[Any, ...]] = set()
     for rep in modules:
-        if rep.failure is None or rep.failure in (oc.GRAPH_BREAK, oc.EXPORT_FAILURE):
-            continue
+        if rep.failure is None or rep.failure in (oc.GRAPH_BREAK, oc.EXPORT_FAILURE, oc.RECOMPILE):
+            continue  # reported through the findings they confirm
         filename, line = rep.location
         display = _display(filename, displays, cwd)
         if CONFIRM_FAILED not in enabled_for(display):

@@ -30,6 +30,10 @@ DYNAMO_INTERNAL_ERROR = "dynamo-internal-error"
 BACKEND_COMPILER_FAILURE = "backend-compiler-failure"
 ACCURACY_MISMATCH = "accuracy-mismatch"
 RECOMPILE_LIMIT = "recompile-limit"
+#: recompiled on calls that changed nothing Dynamo should care about (new values of the same
+#: shapes), or on every new size after automatic dynamic shapes made the size symbolic,
+#: without reaching the recompile limit over the calls made
+RECOMPILE = "recompile"
 EXPORT_FAILURE = "export-failure"
 GRAPH_BREAK = "graph-break"
 
@@ -42,6 +46,7 @@ FAILURE_CLASSES: Tuple[str, ...] = (
     BACKEND_COMPILER_FAILURE,
     ACCURACY_MISMATCH,
     RECOMPILE_LIMIT,
+    RECOMPILE,
     EXPORT_FAILURE,
     GRAPH_BREAK,
 )
@@ -56,6 +61,7 @@ FAILURE_TITLES: Dict[str, str] = {
     BACKEND_COMPILER_FAILURE: "backend compiler failure",
     ACCURACY_MISMATCH: "accuracy mismatch",
     RECOMPILE_LIMIT: "recompile limit",
+    RECOMPILE: "recompile",
     EXPORT_FAILURE: "torch.export failure",
     GRAPH_BREAK: "graph break",
 }
@@ -138,7 +144,7 @@ def next_step(failure: Optional[str], repro: Repro, *, cuda_error: bool = False)
         return None
     if failure == GRAPH_BREAK:
         return repro.command("TORCH_LOGS=graph_breaks")
-    if failure == RECOMPILE_LIMIT:
+    if failure in (RECOMPILE_LIMIT, RECOMPILE):
         return repro.command("TORCH_LOGS=recompiles")
     if failure == BACKEND_COMPILER_FAILURE:
         after = "aot" if repro.backend == "inductor" else "dynamo"
