@@ -218,3 +218,30 @@ def test_len_of_a_container_grown_elsewhere_and_its_near_misses():
                 return x * n * m
         """
     ) == [(19, "PTC506"), (19, "PTC506")]
+
+
+def test_new_rules_show_in_statistics_the_html_report_and_the_rule_docs(tmp_path):
+    from pathlib import Path
+
+    from clitools import cli_runner
+
+    from pt2lint.cli import cli
+    from pt2lint.specs import load_specs
+
+    specs = load_specs()
+    codes = ("PTC503", "PTC504", "PTC505", "PTC506")
+    for code in codes:
+        (tmp_path / f"{code}.py").write_text(specs[code].examples[0].code)
+    runner = cli_runner()
+    stats = runner.invoke(cli, ["check", "--isolated", "--no-cache", "--statistics", str(tmp_path)])
+    assert stats.exit_code == 1, stats.stderr
+    for code in codes:
+        assert f"{code}  [ ] {specs[code].name}" in stats.stdout
+    report = tmp_path / "report.html"
+    html = runner.invoke(cli, ["check", "--isolated", "--no-cache", "--output-format", "html", "-o", str(report), str(tmp_path)])
+    assert html.exit_code == 1, html.stderr
+    text = report.read_text()
+    docs = Path(__file__).resolve().parent.parent / "docs" / "rules"
+    for code in codes:
+        assert f"{code}.py:" in text and specs[code].name in text
+        assert specs[code].name in (docs / f"{code}.md").read_text()

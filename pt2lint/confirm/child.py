@@ -684,21 +684,18 @@ def run_job(job: Job, report: Callable[[str, Any], None] = lambda kind, payload:
     result["recompiles"] = [
         dict(_recompile_dict(r), size_hazard=r.call in size_calls[1:]) for r in run.recompiles
     ]
-    # A recompile on call 2 (new values, same shapes) is a hazard when it comes back on a
-    # later call; once only, it is a cache filled on the first call (``if k not in cache``).
+    # A recompile on call 2 (new values, same shapes) is a hazard when the module goes on
+    # recompiling for something other than a shape on a later call; once only, it was a
+    # cache filled on the first call (``if k not in cache``).  Judged by the newest failed
+    # guard of each recompile (the last graph's): older graphs' guards are listed again on
+    # every later recompile, a cache's filled key among them.
     if len(run.graphs) > 2:
-        def where(r: Dict[str, Any]) -> Any:
-            return (r["filename"], r["lineno"]) if r["filename"] else re.sub(r"\d+", "N", guard_text(r["reason"]))
-
-        # judged by the newest failed guard (the last graph's): older graphs' guards are listed
-        # again on every later recompile, a cache's filled key among them
-        later = {
-            where(r) for r in result["recompiles"]
-            if (r["call"] or 0) >= 2 and not dynamo.is_tensor_guard(guard_text(r["reason"]))
-        }
+        goes_on = any(
+            (r["call"] or 0) >= 2 and not dynamo.is_tensor_guard(guard_text(r["reason"])) for r in result["recompiles"]
+        )
         for r in result["recompiles"]:
             if r["call"] == 1 and not r["tensor_only"]:
-                r["repeats"] = where(r) in later
+                r["repeats"] = goes_on
     result["recompile_limit"] = run.recompile_limit_hit
     result["graphs"] = list(run.graphs)
     result["call_inputs"] = [describe(*c) for c in calls_made[: len(run.graphs)]]
