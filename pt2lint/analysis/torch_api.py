@@ -200,3 +200,17 @@ def is_inplace_method(name: str) -> bool:
         and name not in NON_MUTATING_UNDERSCORE
         and name != "_"
     )
+
+#: ``torch.nn`` layers whose constructor allocates parameters (or buffers) shaped by its
+#: size arguments (``in_features``, ``num_embeddings``, ``normalized_shape``, channels,
+#: ``hidden_size``): a Python int from a tensor size passed there becomes a tensor shape,
+#: which Dynamo specialises (torch/nn/modules/{linear,sparse,conv,normalization,batchnorm,
+#: instancenorm,rnn,activation}.py).  Modules that only keep a size as a hyper-parameter
+#: (a loss's ``ignore_index``, a pooling ``output_size``) are not listed: measured on torch
+#: 2.13, ``CrossEntropyLoss(ignore_index=logits.size(1))`` in forward stayed symbolic.
+PARAMETRISED_MODULES = frozenset(
+    """Linear Bilinear Embedding EmbeddingBag Conv1d Conv2d Conv3d ConvTranspose1d ConvTranspose2d
+    ConvTranspose3d LayerNorm GroupNorm RMSNorm LocalResponseNorm BatchNorm1d BatchNorm2d BatchNorm3d
+    SyncBatchNorm InstanceNorm1d InstanceNorm2d InstanceNorm3d RNN LSTM GRU RNNCell LSTMCell GRUCell
+    MultiheadAttention PReLU Transformer TransformerEncoderLayer TransformerDecoderLayer""".split()
+)

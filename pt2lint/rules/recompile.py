@@ -161,21 +161,24 @@ class SizeKeyedDict(Rule):
 
 
 class ModuleFromSize(Rule):
-    """PTC505: an ``nn`` module constructed in a compiled region from a tensor size.
+    """PTC505: an ``nn`` layer with parameters constructed in a compiled region from a tensor size.
 
-    ``nn.Linear(x.shape[-1], d)`` in ``forward``: the size becomes a constructor argument
-    (a Python int), Dynamo specialises it and compiles a new graph for every distinct
-    size.  Facts: rules/PTC505-module-from-size.toml (torch 2.13).
+    ``nn.Linear(x.shape[-1], d)`` in ``forward``: the size becomes the shape of a new
+    parameter, Dynamo specialises it and compiles a new graph for every distinct size.
+    Only layers that allocate parameters from their size arguments count
+    (:data:`pt2lint.analysis.torch_api.PARAMETRISED_MODULES`).  Facts: rules/PTC505-module-from-size.toml (torch 2.13).
     """
 
     code = "PTC505"
 
     def on_call(self, interp, ev) -> None:
+        from pt2lint.analysis import torch_api as api
+
         qual = ev.qualname or ""
-        if not (qual.startswith("torch.nn.") and qual.rsplit(".", 1)[-1][:1].isupper()):
+        if not qual.startswith("torch.nn.") or ev.result.kind is not Kind.MODULE:
             return
-        if ev.result.kind is not Kind.MODULE or ".functional." in qual:
-            return
+        if qual.rsplit(".", 1)[-1] not in api.PARAMETRISED_MODULES:
+            return  # a size kept as a hyper-parameter (``ignore_index``) stays symbolic
         sized = None
         pos = 0
         for a in ev.node.args:
@@ -196,7 +199,7 @@ class ModuleFromSize(Rule):
             ev.node,
             f"`{qual.replace('torch.nn.', 'nn.')}` is built in the compiled region from the tensor size "
             f"`{interp._source(sized)}`: Dynamo specialises the size and compiles a new graph for every distinct "
-            f"size (and the module gets fresh parameters each call); {_LIMIT} "
+            f"size (and the layer gets freshly initialised parameters on every call); {_LIMIT} "
             f"(build the module in `__init__`, or use the functional form with `torch._dynamo.mark_dynamic` on the input)",
         )
 
@@ -204,14 +207,42 @@ class ModuleFromSize(Rule):
 _GROWERS = frozenset("append extend insert add update setdefault appendleft extendleft".split())
 
 
-def _grown_in(fn_node, is_target) -> bool:
-    """Whether the function body grows the container ``is_target`` accepts (``c.append(...)``,
-    ``c[k] = v``, ``c += [...]``)."""
+def _bounds(test, is_target) -> bool:
+    """The ``if`` test bounds the container's growth: it reads ``len(c)`` (``if self.count >=
+    len(c):``) or tests a key's membership (``if k not in c:``)."""
     import libcst as cst
 
     from pt2lint.analysis.walk import walk
 
-    for n in walk(fn_node.body if isinstance(fn_node, cst.FunctionDef) else fn_node):
+    for n in walk(test):
+        if isinstance(n, cst.Call) and isinstance(n.func, cst.Name) and n.func.value == "len" and n.args and is_target(n.args[0].value):
+            return True
+        if isinstance(n, cst.Comparison) and any(
+            isinstance(c.operator, (cst.In, cst.NotIn)) and is_target(c.comparator) for c in n.comparisons
+        ):
+            return True
+    return False
+
+
+def _grown_in(fn_node, is_target) -> bool:
+    """Whether the function body grows the container ``is_target`` accepts (``c.append(...)``,
+    ``c[k] = v``, ``c += [...]``) without a bound: growth under an ``if`` that compares
+    against ``len(c)`` or tests membership in ``c`` fills the container up to a size (or
+    once per key) and then stops, which costs a bounded number of recompiles (measured on
+    torch 2.13 with sew_d's ``if self.count >= len(self.context_stack): ....append(...)``:
+    3 graphs over 8 calls, one of them for a new batch size)."""
+    import libcst as cst
+
+    from pt2lint.analysis.walk import walk
+
+    body = fn_node.body if isinstance(fn_node, cst.FunctionDef) else fn_node
+    bounded = set()
+    for n in walk(body):
+        if isinstance(n, cst.If) and _bounds(n.test, is_target):
+            bounded.update(id(m) for m in walk(n.body))
+    for n in walk(body):
+        if id(n) in bounded:
+            continue
         if isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute) and n.func.attr.value in _GROWERS:
             if is_target(n.func.value):
                 return True
