@@ -155,7 +155,8 @@ class SizeKeyedDict(Rule):
             self.code,
             ev.node,
             f"the tensor size `{key}` is used as a key of {target}: Dynamo specialises it (automatic dynamic "
-            f"shapes cannot keep a hashed size symbolic) and compiles a new graph for every distinct size; {_LIMIT} "
+            f"shapes cannot keep a hashed size symbolic; each graph guards the exact size, and a new one fails with "
+            f"`tensor '...' size mismatch`) and compiles a new graph for every distinct size; {_LIMIT} "
             f"(key on something that does not vary with the input shape, or build the dict outside the compiled region)",
         )
 
@@ -198,7 +199,8 @@ class ModuleFromSize(Rule):
             self.code,
             ev.node,
             f"`{qual.replace('torch.nn.', 'nn.')}` is built in the compiled region from the tensor size "
-            f"`{interp._source(sized)}`: Dynamo specialises the size and compiles a new graph for every distinct "
+            f"`{interp._source(sized)}`: Dynamo specialises the size (each graph guards it exactly: `tensor '...' size "
+            f"mismatch` on a new one) and compiles a new graph for every distinct "
             f"size (and the layer gets freshly initialised parameters on every call); {_LIMIT} "
             f"(build the module in `__init__`, or use the functional form with `torch._dynamo.mark_dynamic` on the input)",
         )
