@@ -300,6 +300,15 @@ def check(paths: Tuple[str, ...], **options: Any) -> int:
         raise CliError("--diff-base needs files in a git working tree, not stdin")
     if options.get("diff_base") and options.get("fix"):
         raise CliError("--diff-base cannot be combined with --fix (it would fix unchanged lines too)")
+    if options.get("verify") and not options.get("fix"):  # --verify too
+        raise CliError("--verify checks the rewrites of --fix; give --fix as well (or use `pt2lint fix --verify`)")
+    if options.get("verify"):
+        from pt2lint.confirm.verify import VerifyUnavailable, require_torch
+
+        try:
+            require_torch()
+        except VerifyUnavailable as exc:
+            raise CliError(str(exc)) from None
     if options.get("fix") and use_stdin:  # --fix is added by pt2lint.commands.fix
         raise CliError("--fix does not rewrite stdin; use `pt2lint fix -`, which prints the fixed code")
     if options["hook"]:

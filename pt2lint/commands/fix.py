@@ -25,6 +25,8 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import json
+import os
 import time
 from dataclasses import dataclass
 from typing import Any, Dict, FrozenSet, Iterator, List, Optional, Sequence, Tuple
@@ -120,6 +122,8 @@ class FileFix:
     remaining: Tuple[Diagnostic, ...] = ()
     unsafe_left: int = 0
     error: Optional[str] = None
+    verify_units: Any = None
+    verify_fixes: Any = None
 
     @property
     def changed(self) -> bool:
@@ -233,6 +237,100 @@ def fix_files(
         yield known[f.path] if f.path in known else next(computed)
 
 
+def _fixes_by_unit(result: FileFix, settings, relpath: str, selection: RuleSelection, unsafe: bool) -> Dict[str, List[str]]:
+    """``{unit: ["PTC104:22", ...]}``: the selected fixable findings of the original text, by function."""
+    from pt2lint.confirm.verify import unit_of_symbol
+    from pt2lint.engine import lint_source
+
+    select = _selector(selection, unsafe)
+    out: Dict[str, List[str]] = {}
+    try:
+        found = lint_source(result.src.text, result.path, settings, relpath=relpath, fix_names=selection.names_for)
+    except Exception:  # the counts are for the report only
+        return out
+    for d in found.diagnostics:
+        unit = unit_of_symbol(d.symbol)
+        if unit and d.fix is not None and d.fix.edits and select(d):
+            out.setdefault(unit, []).append(f"{d.code}:{d.start.line}")
+    return out
+
+
+def verify_fixes(results: Sequence[FileFix], files, project, options: Dict[str, Any], selection: RuleSelection, unsafe: bool):
+    """``--verify``: run each rewritten function against the original in child processes with torch,
+    and keep only the rewrites that pass (:mod:`pt2lint.confirm.verify`).
+
+    Changes ``results`` in place: a file's ``text`` loses every rewrite not verified, and
+    ``applied`` counts the fixes kept.
+
+    Returns:
+        The :class:`~pt2lint.confirm.verify.Verdict` objects, sorted by path and line.
+
+    Raises:
+        CliError: torch is not installed, or a configured factory / inputs name no file defines.
+        SystemExit: SIGTERM/SIGHUP stopped the children.
+    """
+    from pt2lint.cli import CliError
+    from pt2lint.commands.confirm import _settings
+    from pt2lint.confirm.plan import PlanError
+    from pt2lint.confirm.runner import Terminated, run_jobs
+    from pt2lint.confirm.verify import (
+        UNVERIFIABLE, Verdict, VerifyUnavailable, keep_verified, plan_verify_jobs, require_torch, rewritten_units, run_verify_job, verdicts,
+    )
+
+    try:
+        require_torch()
+    except VerifyUnavailable as exc:
+        raise CliError(str(exc)) from None
+    relpaths = {f.path: f.relpath for f in files}
+    changed = [r for r in results if r.error is None and r.changed]
+    out: List[Verdict] = []
+    planned = []
+    for r in changed:
+        try:
+            units, problems = rewritten_units(r.src.text, r.text)
+        except SyntaxError:
+            units, problems = [], ["the fixed text does not parse"]
+        r.verify_units = units
+        r.verify_fixes = _fixes_by_unit(r, project.settings, relpaths.get(r.path, r.path), selection, unsafe)
+        if problems:
+            out.append(Verdict(r.path, "<module>", 1, UNVERIFIABLE, problems[0] + "; the file is not fixed", problems[1:]))
+            r.verify_units = []
+            r.text, r.applied = r.src.text, 0
+            continue
+        if units:
+            planned.append((os.path.abspath(r.path), r.path, relpaths.get(r.path, r.path), r.src.text, tuple(units)))
+    settings = _settings(project, options)
+    try:
+        jobs, unplanned = plan_verify_jobs(planned, settings, project.settings)
+    except PlanError as exc:
+        raise CliError(str(exc)) from None
+    try:
+        outcomes = run_jobs(jobs, parallel=settings.jobs, run=run_verify_job)
+    except Terminated as exc:
+        click.echo(f"error: --verify stopped by {exc}: its child processes were killed", err=True)
+        raise SystemExit(128 + exc.signum) from None
+    by_path: Dict[str, list] = {}
+    for o in outcomes:
+        by_path.setdefault(o.job.path, []).append(o)
+    for r in changed:
+        units = getattr(r, "verify_units", [])
+        if not units:
+            continue
+        path = os.path.abspath(r.path)
+        found = verdicts(path, r.path, units, by_path.get(path, []), r.verify_fixes, unplanned.get(path, []))
+        out.extend(found)
+        kept = keep_verified(r.src.text, r.text, found)
+        if kept != r.text:  # the reverted functions' findings are left again
+            from pt2lint.engine import lint_source
+
+            r.text = kept
+            again = lint_source(kept, r.path, project.settings, relpath=relpaths.get(r.path, r.path), fix_names=selection.names_for)
+            r.remaining = tuple(d for d in again.diagnostics if selection.in_scope(d))
+            r.unsafe_left = 0
+        r.applied = sum(max(1, len(v.fixes)) for v in found if v.status == "verified")
+    return sorted(out, key=lambda v: (v.path, v.line, v.unit))
+
+
 def _on_original_lines(d: Diagnostic, old: str, new: str) -> Diagnostic:
     """``d``, found in the fixed text ``new``, moved to the matching lines of ``old`` (a line of a
     rewritten block maps to the first line of the block it replaced)."""
@@ -271,14 +369,20 @@ def unified_diff(path: str, old: str, new: str) -> str:
     return "".join(out)
 
 
-def describe(d: Diagnostic, unsafe: bool) -> str:
-    """A remaining finding as text: the ``check`` line, then why its fix was not applied."""
+def describe(d: Diagnostic, unsafe: bool, verdict: Optional[str] = None) -> str:
+    """A remaining finding as text: the ``check`` line, then why its fix was not applied.
+
+    ``verdict`` is the ``--verify`` status of the finding's function (``rejected``,
+    ``unverifiable``), when that is why its fix was not kept.
+    """
     from pt2lint.reporters.text import format_line
 
     line = format_line(d)
     fix = d.fix
     if fix is None:
         return line + "\n"
+    if verdict is not None and fix.edits and fix.applicability is not Applicability.DISPLAY_ONLY:
+        return f"{line}\n  = {fix.name}: {fix.message} (not applied: --verify found the rewrite of this function {verdict})\n"
     if fix.applicability is Applicability.DISPLAY_ONLY or not fix.edits:
         return f"{line}\n  = {fix.name}: {fix.message}\n"
     if fix.applicability is Applicability.UNSAFE and not unsafe:
@@ -309,6 +413,20 @@ def run_fix(paths: Tuple[str, ...], options: Dict[str, Any]) -> int:
     if STDIN in paths and len(paths) > 1:
         raise CliError("'-' (stdin) cannot be combined with other paths")
     use_stdin = paths == (STDIN,) or (not paths and stdin_filename is not None)
+    verify = bool(options.get("verify"))
+    as_json = options.get("output_format") == "json"
+    verified: List[Any] = []
+    if verify:
+        from pt2lint.confirm.verify import VerifyUnavailable, require_torch
+
+        if use_stdin:
+            raise CliError("--verify imports the fixed module, so it needs files, not stdin")
+        try:
+            require_torch()
+        except VerifyUnavailable as exc:
+            raise CliError(str(exc)) from None
+    if as_json and use_stdin:
+        raise CliError("--output-format json reports on files; with stdin the fixed code is the output")
 
     errors: List[str] = []
     results: List[FileFix] = []
@@ -335,7 +453,11 @@ def run_fix(paths: Tuple[str, ...], options: Dict[str, Any]) -> int:
         errors.extend(found.errors)
         if not found.files and not found.errors and not quiet:
             click.echo("warning: no Python files found under the given paths", err=True)
-        for result in fix_files(found.files, project, selection, unsafe, options.get("jobs"), cache_dir_for(project, options)):
+        fixed_files = fix_files(found.files, project, selection, unsafe, options.get("jobs"), cache_dir_for(project, options))
+        if verify:  # nothing is written until the rewrites are proven
+            fixed_files = list(fixed_files)
+            verified = verify_fixes(fixed_files, found.files, project, options, selection, unsafe)
+        for result in fixed_files:
             results.append(result)
             if result.error is not None:
                 errors.append(result.error)
@@ -343,7 +465,8 @@ def run_fix(paths: Tuple[str, ...], options: Dict[str, Any]) -> int:
             if not result.changed:
                 continue
             if show_diff:
-                click.echo(unified_diff(result.path, result.src.text, result.text), nl=False)
+                if not as_json:
+                    click.echo(unified_diff(result.path, result.src.text, result.text), nl=False)
                 continue
             try:
                 write_fixed(result.path, result.src, result.text, project.root)
@@ -358,13 +481,27 @@ def run_fix(paths: Tuple[str, ...], options: Dict[str, Any]) -> int:
             if r.error is None and r.changed:
                 r.remaining = [_on_original_lines(d, r.src.text, r.text) for d in r.remaining]
     remaining = sorted((d for r in results if r.error is None for d in r.remaining), key=Diagnostic.sort_key)
-    report = "".join(describe(d, unsafe) for d in remaining)
-    if report:
-        click.echo(report, nl=False, err=use_stdin or report_stream_err)
-    for message in errors:
-        echo_error(message)
     changed = [r for r in results if r.error is None and r.changed]
     applied = sum(r.applied for r in changed)
+    if as_json:
+        click.echo(json_report(results, remaining, verified if verify else None, project, show_diff))
+    else:
+        from pt2lint.confirm.verify import unit_of_symbol
+
+        unproven = {(v.path, v.unit): v.status for v in verified if v.status != "verified"}
+        report = "".join(describe(d, unsafe, unproven.get((d.filename, unit_of_symbol(d.symbol) or ""))) for d in remaining)
+        if report:
+            click.echo(report, nl=False, err=use_stdin or report_stream_err)
+        if verify:
+            from pt2lint.confirm.verify import format_verdict
+
+            click.echo("".join(format_verdict(v) for v in verified), nl=False, err=True)
+    for message in errors:
+        echo_error(message)
+    if verify and not quiet:
+        from pt2lint.confirm.verify import summary_line
+
+        click.echo(summary_line(verified), err=True)
     if not quiet:
         verb = "Would fix" if show_diff else "Fixed"
         head = f"{verb} {_plural(applied, 'finding')} in {_plural(len(changed), 'file')}"
@@ -380,6 +517,31 @@ def run_fix(paths: Tuple[str, ...], options: Dict[str, Any]) -> int:
     return EXIT_FINDINGS if remaining else EXIT_CLEAN
 
 
+def json_report(results: Sequence[FileFix], remaining: Sequence[Diagnostic], verified: Optional[Sequence[Any]], project, show_diff: bool) -> str:
+    """``fix --output-format json``: files changed, findings left and, with ``--verify``, one entry per
+    rewritten function and the counts (keys sorted, so the same run gives the same bytes)."""
+    from pt2lint.reporters import ReportContext
+    from pt2lint.reporters.json import diagnostic_to_dict
+
+    context = ReportContext()
+    doc: Dict[str, Any] = {
+        "mode": "diff" if show_diff else "write",
+        "files": [
+            {"path": r.path, "fixes_applied": r.applied} for r in results if r.error is None and r.changed
+        ],
+        "errors": [r.error for r in results if r.error is not None],
+        "remaining": [diagnostic_to_dict(d, context) for d in remaining],
+    }
+    if verified is not None:
+        from pt2lint.confirm.verify import STATUSES
+
+        doc["verify"] = {
+            "functions": [v.as_dict() for v in verified],
+            "counts": {s: sum(1 for v in verified if v.status == s) for s in STATUSES},
+        }
+    return json.dumps(doc, indent=2, sort_keys=True)
+
+
 def fix_before_check(files, project, options: Dict[str, Any]) -> List[str]:
     """``check --fix``: apply the selected fixes to ``files`` and write them; returns error lines.
 
@@ -390,7 +552,15 @@ def fix_before_check(files, project, options: Dict[str, Any]) -> List[str]:
     errors: List[str] = []
     selection = RuleSelection()
     cache_dir = cache_dir_for(project, options)
-    for result in fix_files(files, project, selection, bool(options.get("unsafe_fixes")), options.get("jobs"), cache_dir):
+    unsafe = bool(options.get("unsafe_fixes"))
+    fixed_files = fix_files(files, project, selection, unsafe, options.get("jobs"), cache_dir)
+    if options.get("verify"):
+        from pt2lint.confirm.verify import format_verdict, summary_line
+
+        fixed_files = list(fixed_files)
+        verified = verify_fixes(fixed_files, files, project, options, selection, unsafe)
+        click.echo("".join(format_verdict(v) for v in verified) + summary_line(verified), err=True)
+    for result in fixed_files:
         if result.error is not None:
             errors.append(result.error)
         elif result.changed:
@@ -411,6 +581,7 @@ def _install() -> None:
         check.params.extend([
             click.Option(["--fix"], is_flag=True, default=False, help="Apply safe fixes (and unsafe ones with --unsafe-fixes), then report what is left."),
             click.Option(["--unsafe-fixes"], is_flag=True, default=False, help="With --fix: apply unsafe fixes too."),
+            click.Option(["--verify"], is_flag=True, default=False, help="With --fix: run each rewritten function against the original under torch and keep only the rewrites proven equivalent (needs the confirm extra)."),
         ])
     if "fix" in cli_module.cli.commands:
         return
@@ -420,6 +591,9 @@ def _install() -> None:
     @click.option("--rule", multiple=True, metavar="SEL", help="Only these fixes: a codemod (cond, where, out-of-place, scalar-tensor, guard), a rule code, prefix or name; comma-separated, repeatable.")
     @click.option("--diff", is_flag=True, help="Print a unified diff of the fixes and write nothing (exit 1 when there would be changes).")
     @click.option("--unsafe-fixes", is_flag=True, help="Also apply fixes that can change behaviour for some caller.")
+    @click.option("--verify", is_flag=True, help="Run each rewritten function and the original under torch (child processes) on inputs that take each branch; write only the rewrites whose outputs, gradients and buffers match and that compile without the break (needs the confirm extra).")
+    @click.option("--timeout", type=click.FloatRange(min=1), default=None, metavar="SECONDS", help="[--verify] seconds per model (default: [tool.pt2lint.confirm] timeout, else confirm's default).")
+    @click.option("--output-format", type=click.Choice(["text", "json"]), default="text", show_default=True, help="json: one object with the files fixed, the findings left and the --verify verdicts.")
     @selection_options
     @discovery_options
     @config_options

@@ -826,8 +826,11 @@ def _limit_memory(megabytes: Optional[int], device: Optional[str]) -> Optional[s
     return None
 
 
-def process_main(job: Job, conn: Any) -> None:
+def process_main(job: Job, conn: Any, run: Optional[Callable[..., Dict[str, Any]]] = None) -> None:
     """Entry point of the child process (``multiprocessing`` target).
+
+    ``run(job, report)`` does the work (default :func:`run_job`; ``pt2lint fix --verify``
+    passes :func:`pt2lint.confirm.verify.run_verify_job`); everything around it is the same.
 
     Starts a new session (so the parent can kill the whole process group),
     puts the job's token in the environment (see :mod:`pt2lint.confirm.runner`), sends stdout/stderr and ``faulthandler`` crash reports to ``job.log_path``,
@@ -862,7 +865,7 @@ def process_main(job: Job, conn: Any) -> None:
 
     note = _limit_memory(job.memory_limit_mb, job.device)
     try:
-        result = run_job(job, report)
+        result = (run or run_job)(job, report)
     except BaseException as exc:  # a bug of ours, or an exception escaping user __del__ etc.
         result = new_result(job)
         result["failure"] = oc.RUNTIME_CRASH

@@ -429,6 +429,7 @@ def run_jobs(
     parallel: int = 1,
     on_start: Optional[Callable[[Job], None]] = None,
     on_done: Optional[Callable[[JobOutcome], None]] = None,
+    run: Optional[Callable[..., Dict[str, Any]]] = None,
 ) -> List[JobOutcome]:
     """Run ``jobs`` in child processes, at most ``parallel`` at a time, each within its ``timeout``.
 
@@ -437,6 +438,8 @@ def run_jobs(
         parallel: children at once (>= 1).
         on_start: called when a job's child has started.
         on_done: called with each outcome as it finishes (for a progress bar).
+        run: what the child does with its job, ``run(job, report) -> result dict``, a
+            module-level function (picklable); default :func:`pt2lint.confirm.child.run_job`.
 
     Returns:
         One :class:`JobOutcome` per job, in the order of ``jobs``.
@@ -471,7 +474,7 @@ def run_jobs(
                     from pt2lint.confirm.child import process_main
 
                     parent_conn, child_conn = ctx.Pipe(duplex=False)
-                    process = ctx.Process(target=process_main, args=(job, child_conn), daemon=True, name=f"pt2lint-confirm-{index}")
+                    process = ctx.Process(target=process_main, args=(job, child_conn, run), daemon=True, name=f"pt2lint-confirm-{index}")
                     with _NoMainModule():
                         process.start()
                     reaper.keep.update(_helper_pids())

@@ -1,0 +1,319 @@
+"""``pt2lint fix --verify``: rewrites are proven by running them against the original.
+
+The parent side (units, reverting, verdicts) is tested without torch. The runs
+share one ``run_jobs`` call (one fork server that imports torch once, one child
+per model) made by the module-scoped ``measured`` fixture; the CLI test makes
+one more.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from pt2lint.confirm import verify as vf
+
+ROOT = Path(__file__).resolve().parent.parent
+
+HEAD = "import torch\nfrom torch import nn\n\n\n"
+
+#: name -> (source of the file, the finding's function); each file defines make_model/example_inputs.
+CASES = {
+    "correct": """
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(4, 4)
+
+    def forward(self, x):
+        h = self.lin(x)
+        if h.sum() > 0:
+            y = h * 2
+        else:
+            y = h - 1
+        return y
+""",
+    # parameters used only in the branch not taken: torch.cond gives zeros, eager gives None
+    "two_heads": """
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.a = nn.Linear(4, 4)
+        self.b = nn.Linear(4, 4)
+
+    def forward(self, x):
+        if x.sum() > 0:
+            y = self.a(x)
+        else:
+            y = self.b(x)
+        return y
+""",
+    # no input makes a sum of absolute values negative: the true branch is never taken
+    "never": """
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(4, 4)
+
+    def forward(self, x):
+        h = self.lin(x)
+        if h.abs().sum() < -1.0:
+            h = h * 0
+        else:
+            h = h + 1
+        return h
+""",
+    # a module that updates its buffers in train mode, called in a branch
+    "batchnorm": """
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(4, 4)
+        self.bn = nn.BatchNorm1d(4)
+
+    def forward(self, x):
+        h = self.lin(x)
+        if h.mean() > 0:
+            h = self.bn(h)
+        else:
+            h = h * 2
+        return h
+""",
+    # a branch that changes the dtype of its output
+    "dtype": """
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(4, 4)
+
+    def forward(self, x):
+        h = self.lin(x)
+        if h.sum() > 0:
+            h = h.double()
+        else:
+            h = h * 2
+        return h
+""",
+}
+
+FACTORY = """
+
+def make_model():
+    return Net()
+
+
+def example_inputs():
+    return (torch.randn(3, 4),)
+"""
+
+#: A hand-made rewrite of "correct" that is wrong in its false branch (- 2 instead of - 1).
+WRONG_FIXED = """
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(4, 4)
+
+    def forward(self, x):
+        h = self.lin(x)
+        def _true_fn(h):
+            return h * 2
+        def _false_fn(h):
+            return h - 2
+        y = torch.cond(h.sum() > 0, _true_fn, _false_fn, (h,))
+        return y
+"""
+
+
+def _fixed_text(path: Path) -> str:
+    """The file fixed by the real codemods, unsafe fixes included."""
+    from pt2lint.fixes.apply import applicable, fix_text
+    from pt2lint.settings import LintSettings
+
+    settings = LintSettings()
+    return fix_text(path.read_text(), str(path), settings, select_fix=lambda d: d.fix is not None and applicable(d.fix, True)).text
+
+
+@pytest.fixture(scope="module")
+def measured(tmp_path_factory):
+    """``{case: [Verdict]}`` for every case, plus ``"wrong"``, from one run of the children."""
+    from pt2lint.confirm.runner import run_jobs
+    from pt2lint.confirm.settings import build_settings
+
+    base = tmp_path_factory.mktemp("verify")
+    files = {}
+    for name, body in CASES.items():
+        path = base / f"{name}.py"
+        path.write_text(HEAD + body.lstrip("\n") + FACTORY)
+        files[name] = (path, path.read_text(), _fixed_text(path))
+    wrong = base / "wrong.py"
+    wrong.write_text(HEAD + CASES["correct"].lstrip("\n") + FACTORY)
+    files["wrong"] = (wrong, wrong.read_text(), HEAD + WRONG_FIXED.lstrip("\n") + FACTORY)
+    planned, units = [], {}
+    for name, (path, orig, fixed) in files.items():
+        found, problems = vf.rewritten_units(orig, fixed)
+        assert not problems, (name, problems)
+        units[name] = found
+        planned.append((str(path), str(path), path.name, orig, tuple(found)))
+    settings = build_settings({}, config_path=None, root=str(base), jobs=2, timeout=240)
+    jobs, unplanned = vf.plan_verify_jobs(planned, settings)
+    assert not unplanned
+    outcomes = run_jobs(jobs, parallel=2, run=vf.run_verify_job)
+    out = {}
+    for name, (path, orig, fixed) in files.items():
+        mine = [o for o in outcomes if o.job.path == str(path)]
+        out[name] = vf.verdicts(str(path), str(path), units[name], mine)
+    return out, files
+
+
+def _one(measured, name):
+    results, _files = measured
+    assert len(results[name]) == 1, results[name]
+    return results[name][0]
+
+
+def test_a_correct_fix_is_verified(measured):
+    v = _one(measured, "correct")
+    assert (v.unit, v.status) == ("Net.forward", vf.VERIFIED), v
+    assert "both branches" in v.reason
+
+
+def test_a_wrong_rewrite_is_rejected_with_evidence(measured):
+    v = _one(measured, "wrong")
+    assert v.status == vf.REJECTED, v
+    # the evidence names the input, the tensor and the difference
+    assert "input '" in v.reason and "output" in v.reason and "max abs diff" in v.reason, v.reason
+
+
+def test_none_and_zero_gradients_are_told_apart(measured):
+    v = _one(measured, "two_heads")
+    assert v.status == vf.REJECTED, v
+    assert "None in the original, zeros in the fixed" in v.reason, v
+
+
+def test_a_branch_never_taken_is_unverifiable(measured):
+    v = _one(measured, "never")
+    assert v.status == vf.UNVERIFIABLE, v
+    assert "true branch was never taken" in v.reason, v
+
+
+@pytest.mark.parametrize("name", ["batchnorm", "dtype"])
+def test_rewrites_that_break_working_code_are_rejected(measured, name):
+    v = _one(measured, name)
+    assert v.status == vf.REJECTED, v
+    assert "the fixed code raised" in v.reason, v
+
+
+def test_only_verified_functions_are_kept(measured):
+    results, files = measured
+    for name, (_path, orig, fixed) in files.items():
+        kept = vf.keep_verified(orig, fixed, results[name])
+        assert kept == (fixed if name == "correct" else orig), name
+
+
+# ---------------------------------------------------------------------------
+# parent side, no torch
+
+
+TWO = """import torch
+
+
+class A:
+    def f(self, x):
+        if x.sum() > 0:
+            y = x
+        else:
+            y = -x
+        return y
+
+    def g(self, x):
+        return x
+
+
+def h(x):
+    if x.max() > 1: return x
+    return x + 1
+"""
+
+
+def test_units_are_functions_and_methods_rewritten_alone():
+    fixed = TWO.replace("    def f(self, x):\n        if x.sum() > 0:\n            y = x\n        else:\n            y = -x\n",
+                        "    def f(self, x):\n        def _t(x):\n            return x\n        def _f(x):\n            return -x\n        y = torch.cond(x.sum() > 0, _t, _f, (x,))\n")
+    fixed = fixed.replace("    if x.max() > 1: return x\n    return x + 1\n", "    return torch.where(x.max() > 1, x, x + 1)\n")
+    units, problems = vf.rewritten_units(TWO, fixed)
+    assert problems == []
+    assert [u.qualname for u in units] == ["A.f", "h"]
+    f, h = units
+    assert f.tests == (vf.BranchTest(6, 6, 7),) and f.tests[0].observable
+    assert h.tests == (vf.BranchTest(17, 17, 17),) and not h.tests[0].observable
+    # each unit's text holds its own rewrite only
+    assert "torch.cond" in f.alone_text and "torch.where" not in f.alone_text
+    assert "torch.where" in h.alone_text and "torch.cond" not in h.alone_text
+    assert vf.revert_units(fixed, TWO, ["A.f", "h"]) == TWO
+
+
+def test_module_level_rewrites_are_not_verifiable():
+    _units, problems = vf.rewritten_units("X = 1\n\n\ndef f(x):\n    return x\n", "X = 2\n\n\ndef f(x):\n    return x\n")
+    assert problems == ["module-level code outside any function was rewritten"]
+    _units, problems = vf.rewritten_units("def f(x):\n    return x\n", "import torch\n\n\ndef f(x):\n    return x\n")
+    assert problems == []  # an added import is not a rewrite
+
+
+def test_unit_of_symbol():
+    assert vf.unit_of_symbol("Net.forward.<locals>.inner") == "Net.forward"
+    assert vf.unit_of_symbol("helper") == "helper"
+    assert vf.unit_of_symbol(None) is None
+
+
+def test_verdicts_without_a_job_are_unverifiable():
+    units, _ = vf.rewritten_units("def f(x):\n    if x:\n        y = 1\n    else:\n        y = 2\n    return y\n",
+                                  "def f(x):\n    y = 1 if x else 2\n    return y\n")
+    (v,) = vf.verdicts("/p.py", "p.py", units, [], unplanned=["no model factory: p.py defines none"])
+    assert (v.status, v.reason) == (vf.UNVERIFIABLE, "no model factory: p.py defines none")
+    assert vf.summary_line([v]) == "Verify: 1 function rewritten: 0 verified, 0 rejected, 1 unverifiable."
+
+
+def test_verify_without_torch_is_a_clear_error(tmp_path):
+    (tmp_path / "m.py").write_text(HEAD + CASES["correct"].lstrip("\n") + FACTORY)
+    code = textwrap.dedent(
+        f"""
+        import sys
+        sys.modules["torch"] = None  # as if torch were not installed
+        from pt2lint.cli import main
+        main(["fix", "--verify", "--isolated", "--no-cache", {str(tmp_path)!r}])
+        """
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert "`confirm` extra" in proc.stderr and "Traceback" not in proc.stderr, proc.stderr
+    assert (tmp_path / "m.py").read_text() == HEAD + CASES["correct"].lstrip("\n") + FACTORY  # untouched
+
+
+def test_fix_verify_cli_writes_only_proven_rewrites_and_reports_json(tmp_path):
+    good, bad = tmp_path / "good.py", tmp_path / "bad.py"
+    good.write_text(HEAD + CASES["correct"].lstrip("\n") + FACTORY)
+    bad.write_text(HEAD + CASES["two_heads"].lstrip("\n") + FACTORY)
+    before_bad = bad.read_text()
+    code = textwrap.dedent(
+        f"""
+        from pt2lint.cli import main
+        main(["fix", "--verify", "--isolated", "--no-cache", "--output-format", "json", {str(tmp_path)!r}])
+        """
+    )
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT)] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]))
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, cwd=tmp_path, env=env)
+    assert proc.returncode == 1, proc.stdout + proc.stderr  # the rejected function's finding is left
+    doc = json.loads(proc.stdout)
+    statuses = {(Path(f["path"]).name, f["function"]): f["status"] for f in doc["verify"]["functions"]}
+    assert statuses == {("bad.py", "Net.forward"): "rejected", ("good.py", "Net.forward"): "verified"}, doc
+    assert doc["verify"]["counts"] == {"rejected": 1, "unverifiable": 0, "verified": 1}
+    assert [Path(f["path"]).name for f in doc["files"]] == ["good.py"]
+    assert "torch.cond" in good.read_text()
+    assert bad.read_text() == before_bad
+    assert [d["code"] for d in doc["remaining"]] == ["PTC104"]
+    assert "Verify: 2 functions rewritten: 1 verified, 1 rejected, 0 unverifiable." in proc.stderr
