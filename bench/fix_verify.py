@@ -1,0 +1,144 @@
+"""``pt2lint fix --verify`` over real model code: how many rewrites are proven, rejected, unverifiable, refused.
+
+Setup: the libraries installed in the environment (nothing is downloaded); torch for
+``--verify``.  Run::
+
+    python bench/fix_verify.py                         # prints the table
+    python bench/fix_verify.py --files 40 --markdown   # the table for bench/RESULTS.md
+    python bench/fix_verify.py --json out.json         # every verdict, for a closer look
+
+For each library (:data:`LIBRARIES`: the ``models`` folders of transformers, timm and
+diffusers, and the packages x_transformers and vector_quantize_pytorch) the first
+``--files`` Python files in sorted path order (transformers: ``modeling_*.py`` only;
+``__init__.py`` never) are fixed twice with ``pt2lint fix --verify --diff
+--output-format json --isolated --no-cache`` — safe fixes only, then with
+``--unsafe-fixes`` too.  ``--diff`` writes nothing: the installed libraries stay as they are.
+
+Columns, per run: files, fixes proposed (findings with a fix that the run would apply,
+before verification), rewritten functions, and of those verified (proven: outputs,
+gradients and buffers equal on inputs that took every rewritten branch both ways, no
+graph break left), rejected (a check failed: the evidence is in ``--json``),
+unverifiable (no model factory, inputs that cannot be built, a branch never taken);
+refused (findings whose codemod refused to rewrite, with a reason); seconds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any, Dict, List, Optional
+
+ROOT = Path(__file__).resolve().parent.parent
+
+#: ``(package, sub-folder or "", file name prefix or "")``.
+LIBRARIES = (
+    ("transformers", "models", "modeling_"),
+    ("timm", "models", ""),
+    ("diffusers", "models", ""),
+    ("x_transformers", "", ""),
+    ("vector_quantize_pytorch", "", ""),
+)
+
+
+def library_files(package: str, folder: str, prefix: str, limit: int) -> List[Path]:
+    """The first ``limit`` files of one library (sorted paths); ``[]`` when it is not installed."""
+    spec = importlib.util.find_spec(package)
+    if spec is None or not spec.submodule_search_locations:
+        return []
+    base = Path(list(spec.submodule_search_locations)[0])
+    root = base / folder if folder else base
+    files = sorted(p for p in root.rglob("*.py") if p.name != "__init__.py" and p.name.startswith(prefix))
+    return files[:limit]
+
+
+def run_fix(files: List[Path], unsafe: bool, timeout: float) -> Dict[str, Any]:
+    """One ``pt2lint fix --verify --diff --output-format json`` run; its JSON and wall time."""
+    cmd = [sys.executable, "-m", "pt2lint", "fix", "--verify", "--diff", "--isolated", "--no-cache",
+           "--output-format", "json", "--timeout", str(timeout)]
+    if unsafe:
+        cmd.append("--unsafe-fixes")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT)] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]))
+    started = time.perf_counter()
+    proc = subprocess.run(cmd + [str(f) for f in files], capture_output=True, text=True, env=env, cwd=ROOT)
+    seconds = time.perf_counter() - started
+    try:
+        doc = json.loads(proc.stdout)
+    except json.JSONDecodeError:
+        raise SystemExit(f"pt2lint fix failed (exit {proc.returncode}):\n{proc.stderr[-3000:]}")
+    doc["seconds"] = seconds
+    doc["stderr_tail"] = proc.stderr[-2000:]
+    return doc
+
+
+def proposed(doc: Dict[str, Any]) -> int:
+    """Fixes the run would have applied before verification: those of the rewritten functions."""
+    return sum(len(f["fixes"]) for f in doc.get("verify", {}).get("functions", []))
+
+
+def refused(doc: Dict[str, Any]) -> int:
+    """Findings left whose codemod refused (a display-only fix with a reason)."""
+    return sum(1 for d in doc.get("remaining", []) if (d.get("fix") or {}).get("applicability") == "display-only")
+
+
+def row(name: str, files: int, doc: Dict[str, Any]) -> Dict[str, Any]:
+    counts = doc.get("verify", {}).get("counts", {})
+    return {
+        "library": name, "files": files, "fixes": proposed(doc),
+        "functions": len(doc.get("verify", {}).get("functions", [])),
+        "verified": counts.get("verified", 0), "rejected": counts.get("rejected", 0),
+        "unverifiable": counts.get("unverifiable", 0), "refused": refused(doc), "seconds": round(doc["seconds"], 1),
+    }
+
+
+def markdown(rows: List[Dict[str, Any]]) -> str:
+    head = "| library | run | files | fixes | functions | verified | rejected | unverifiable | refused | s |\n|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n"
+    body = "".join(
+        f"| {r['library']} | {r['run']} | {r['files']} | {r['fixes']} | {r['functions']} | {r['verified']} | {r['rejected']} | "
+        f"{r['unverifiable']} | {r['refused']} | {r['seconds']} |\n"
+        for r in rows
+    )
+    return head + body
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--files", type=int, default=40, help="files per library (first in sorted order; default 40)")
+    parser.add_argument("--timeout", type=float, default=60.0, help="seconds per model in --verify (default 60)")
+    parser.add_argument("--only", action="append", default=[], help="only this library (repeatable)")
+    parser.add_argument("--markdown", action="store_true", help="print a Markdown table")
+    parser.add_argument("--json", metavar="PATH", help="write every run's verdicts here")
+    args = parser.parse_args(argv)
+    rows: List[Dict[str, Any]] = []
+    dump: Dict[str, Any] = {}
+    for package, folder, prefix in LIBRARIES:
+        if args.only and package not in args.only:
+            continue
+        files = library_files(package, folder, prefix, args.files)
+        if not files:
+            print(f"{package}: not installed, skipped", file=sys.stderr)
+            continue
+        for unsafe in (False, True):
+            doc = run_fix(files, unsafe, args.timeout)
+            r = row(package, len(files), doc)
+            r["run"] = "safe + unsafe" if unsafe else "safe"
+            rows.append(r)
+            dump[f"{package} {r['run']}"] = {"files": [str(f) for f in files], "verify": doc.get("verify"), "errors": doc.get("errors")}
+            print(json.dumps(r), file=sys.stderr)
+    if args.json:
+        Path(args.json).write_text(json.dumps(dump, indent=2, sort_keys=True) + "\n")
+    if args.markdown:
+        print(markdown(rows), end="")
+    else:
+        for r in rows:
+            print(json.dumps(r))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
