@@ -376,12 +376,19 @@ def verdicts(
         executed = fixed_executed = False
         seen: Dict[int, Set[bool]] = {t.start: set() for t in unit.tests}
         inputs = 0
+        blockers: List[str] = []
+        returned = 0
+        first_error: Optional[str] = None
         for o in outcomes:
             r = (o.result or {}).get("units", {}).get(unit.qualname)
             if r is None:
                 continue
+            if r.get("blocker"):
+                blockers.append(r["blocker"])
             mism.extend(r.get("mismatches", []))
             notes.extend(r.get("notes", []))
+            returned += int(r.get("returned", 0))
+            first_error = first_error or r.get("first_error")
             executed = executed or bool(r.get("executed"))
             fixed_executed = fixed_executed or bool(r.get("fixed_executed"))
             inputs += int(r.get("inputs", 0))
@@ -392,12 +399,16 @@ def verdicts(
             status, reason, evidence = REJECTED, mism[0], mism[1:MAX_EVIDENCE]
         elif not outcomes:
             status, reason = UNVERIFIABLE, "; ".join(unplanned) or "no model factory for this file"
+        elif blockers and not executed:
+            status, reason = UNVERIFIABLE, blockers[0]
         elif not executed:
             status = UNVERIFIABLE
             reason = "the original function was never reached by the model's inputs" if not problems else problems[0]
             evidence = problems[1:MAX_EVIDENCE]
         elif not fixed_executed:
             status, reason = UNVERIFIABLE, "the fixed function was never reached (the model calls it through another module)"
+        elif not returned:
+            status, reason = UNVERIFIABLE, f"the original raised on every input that reached the function: {first_error}"
         else:
             missing = []
             for t in unit.tests:
@@ -811,10 +822,16 @@ def run_verify_job(job: VerifyJob, report: Callable[[str, Any], None] = lambda k
             try:
                 fixed_mods[unit.qualname] = _fixed_module(job, unit, original, workdir, index)
             except BaseException as exc:
-                result["units"][unit.qualname] = {
-                    "executed": False, "fixed_executed": False, "outcomes": {}, "inputs": 0,
-                    "mismatches": [f"importing the fixed module failed: {_exc_text(exc)}"], "notes": [],
-                }
+                rec = {"executed": False, "fixed_executed": False, "outcomes": {}, "inputs": 0, "mismatches": [], "notes": []}
+                try:  # does the unchanged file survive a second import the same way?
+                    with open(job.path, encoding="utf-8") as fh:
+                        again = UnitSpec(unit.qualname, unit.orig_span, unit.orig_span, fh.read())
+                    _fixed_module(job, again, original, workdir, f"{index}-original")
+                except BaseException as again_exc:
+                    rec["blocker"] = f"the file cannot be imported a second time, as --verify needs: {_exc_text(again_exc)}"
+                else:
+                    rec["mismatches"].append(f"importing the fixed module failed: {_exc_text(exc)}")
+                result["units"][unit.qualname] = rec
 
         stage("build")
         try:
@@ -898,6 +915,10 @@ def run_verify_job(job: VerifyJob, report: Callable[[str, Any], None] = lambda k
                 rec["fixed_executed"] = rec["fixed_executed"] or f_reached
                 if reached or f_reached:
                     rec["inputs"] += 1
+                    if o_run.error is None:
+                        rec["returned"] = rec.get("returned", 0) + 1
+                    elif not rec.get("first_error"):
+                        rec["first_error"] = _exc_text(o_run.error)
                     for t in unit.tests:
                         got = o_run.outcomes.get(t.start)
                         if got:
