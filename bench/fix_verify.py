@@ -8,7 +8,9 @@ Setup: the libraries installed in the environment (nothing is downloaded); torch
     python bench/fix_verify.py --json out.json         # every verdict, for a closer look
 
 For each library (:data:`LIBRARIES`: the ``models`` folders of transformers, timm and
-diffusers, and the packages x_transformers and vector_quantize_pytorch) the first
+diffusers, and the packages x_transformers and vector_quantize_pytorch; and, in rows of
+their own, this repository's model fixtures, :data:`FIXTURES`, which define model
+factories) the first
 ``--files`` Python files in sorted path order (transformers: ``modeling_*.py`` only;
 ``__init__.py`` never) are fixed twice with ``pt2lint fix --verify --diff
 --output-format json --isolated --no-cache`` — safe fixes only, then with
@@ -44,10 +46,19 @@ LIBRARIES = (
     ("x_transformers", "", ""),
     ("vector_quantize_pytorch", "", ""),
 )
+#: This repository's own model fixtures, which define ``make_model()`` / ``example_inputs()``
+#: (so, unlike the libraries' classes, they can be built without a config): a corpus where
+#: ``--verify`` can decide.  Not third-party code; reported in rows of their own.
+FIXTURES = ("fixtures/models", "fixtures/fix")
 
 
 def library_files(package: str, folder: str, prefix: str, limit: int) -> List[Path]:
-    """The first ``limit`` files of one library (sorted paths); ``[]`` when it is not installed."""
+    """The first ``limit`` files of one library (sorted paths); ``[]`` when it is not installed.
+
+    A ``package`` of :data:`FIXTURES` is a folder of this repository (every file, no limit).
+    """
+    if package in FIXTURES:
+        return sorted(p for p in (ROOT / package).rglob("*.py") if p.name != "__init__.py")
     spec = importlib.util.find_spec(package)
     if spec is None or not spec.submodule_search_locations:
         return []
@@ -116,7 +127,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     args = parser.parse_args(argv)
     rows: List[Dict[str, Any]] = []
     dump: Dict[str, Any] = {}
-    for package, folder, prefix in LIBRARIES:
+    for package, folder, prefix in LIBRARIES + tuple((f, "", "") for f in FIXTURES):
         if args.only and package not in args.only:
             continue
         files = library_files(package, folder, prefix, args.files)

@@ -100,6 +100,20 @@ class Net(nn.Module):
             h = h * 2
         return h
 """,
+    # the guard fix of the print is proven although the refused tensor `if` around it still breaks
+    "guard_in_refused_branch": """
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(4, 4)
+
+    def forward(self, x):
+        h = self.lin(x)
+        if h.sum() > 0:
+            print("positive batch")
+            h = h * 2
+        return h
+""",
 }
 
 FACTORY = """
@@ -202,6 +216,12 @@ def test_a_branch_never_taken_is_unverifiable(measured):
     assert "true branch was never taken" in v.reason, v
 
 
+def test_a_graph_break_the_fix_did_not_touch_does_not_reject_it(measured):
+    v = _one(measured, "guard_in_refused_branch")
+    assert v.status == vf.VERIFIED, v
+    assert "no graph break left on the rewritten lines" in v.reason
+
+
 @pytest.mark.parametrize("name", ["batchnorm", "dtype"])
 def test_rewrites_that_break_working_code_are_rejected(measured, name):
     v = _one(measured, name)
@@ -213,7 +233,7 @@ def test_only_verified_functions_are_kept(measured):
     results, files = measured
     for name, (_path, orig, fixed) in files.items():
         kept = vf.keep_verified(orig, fixed, results[name])
-        assert kept == (fixed if name == "correct" else orig), name
+        assert kept == (fixed if name in ("correct", "guard_in_refused_branch") else orig), name
 
 
 # ---------------------------------------------------------------------------
@@ -254,6 +274,9 @@ def test_units_are_functions_and_methods_rewritten_alone():
     # each unit's text holds its own rewrite only
     assert "torch.cond" in f.alone_text and "torch.where" not in f.alone_text
     assert "torch.where" in h.alone_text and "torch.cond" not in h.alone_text
+    # the lines the fix wrote, in the unit's own text: a graph break is looked for there
+    assert f.rewritten == (6, 7, 8, 9, 10) and h.rewritten == (17,)
+    assert f.replaced == (6, 7, 8, 9) and h.replaced == (17, 18)
     assert vf.revert_units(fixed, TWO, ["A.f", "h"]) == TWO
 
 

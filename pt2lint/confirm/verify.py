@@ -36,8 +36,9 @@ gradients of the parameters after ``backward`` of a fixed random projection of
 the outputs (``None`` and zeros reported distinctly), the buffers after the
 call (running statistics) and raised exceptions (type) must agree. Finally the
 fixed module is compiled (:func:`pt2lint.confirm.dynamo.graph_breaks`): a graph
-break left inside the rewritten function, or a compile error the original does
-not have, rejects the fix.
+break left on a line the fix wrote, or a compile error the original does not
+have, rejects the fix (a break elsewhere in the function, at a finding the fix
+did not touch, does not).
 
 A unit is *verified* when it passed on every input, was reached by the
 original and by the fixed code, and every rewritten ``if`` took both branches;
@@ -153,6 +154,10 @@ class UnitSpec:
         alone_text: the file with this unit's rewrite only (other units as in the original,
             module-level additions such as ``import torch`` kept).
         tests: the rewritten ``if`` statements of the original unit.
+        rewritten: the lines of ``alone_text`` the fix wrote (inserted or replaced), where a
+            graph break left means the fix did not do its job.
+        replaced: the lines of the original unit the fix replaced (or inserted before): the
+            original must execute one of them for the rewrite to count as reached.
     """
 
     qualname: str
@@ -160,6 +165,8 @@ class UnitSpec:
     fixed_span: Tuple[int, int]
     alone_text: str
     tests: Tuple[BranchTest, ...] = ()
+    rewritten: Tuple[int, ...] = ()
+    replaced: Tuple[int, ...] = ()
 
 
 def _lines(text: str) -> List[str]:
@@ -177,6 +184,16 @@ def _changed_original_lines(orig: str, fixed: str) -> Set[int]:
             continue
         out.update(range(i1 + 1, i2 + 1) if i2 > i1 else {i1 + 1})
     return out
+
+
+def _written_lines(orig: str, fixed: str, span: Tuple[int, int]) -> Tuple[int, ...]:
+    """1-based lines of ``fixed`` within ``span`` that are not lines of ``orig`` kept as they were."""
+    out: Set[int] = set()
+    matcher = difflib.SequenceMatcher(None, _lines(orig), _lines(fixed), autojunk=False)
+    for tag, _i1, _i2, j1, j2 in matcher.get_opcodes():
+        if tag in ("replace", "insert"):
+            out.update(j for j in range(j1 + 1, j2 + 1) if span[0] <= j <= span[1])
+    return tuple(sorted(out))
 
 
 def _branch_tests(orig: str, span: Tuple[int, int], changed: Set[int]) -> Tuple[BranchTest, ...]:
@@ -239,13 +256,16 @@ def rewritten_units(orig: str, fixed: str) -> Tuple[List[UnitSpec], List[str]]:
     units: List[UnitSpec] = []
     for name in sorted(changed, key=lambda n: o_units[n][0]):
         alone = revert_units(fixed, orig, [n for n in changed if n != name])
+        span = function_units(alone)[name]
         units.append(
             UnitSpec(
                 qualname=name,
                 orig_span=o_units[name],
-                fixed_span=function_units(alone)[name],
+                fixed_span=span,
                 alone_text=alone,
                 tests=_branch_tests(orig, o_units[name], marks),
+                rewritten=_written_lines(orig, alone, span),
+                replaced=tuple(sorted(n for n in _changed_original_lines(orig, alone) if o_units[name][0] <= n <= o_units[name][1])),
             )
         )
     return units, problems
@@ -403,7 +423,7 @@ def verdicts(
             status, reason = UNVERIFIABLE, blockers[0]
         elif not executed:
             status = UNVERIFIABLE
-            reason = "the original function was never reached by the model's inputs" if not problems else problems[0]
+            reason = "the rewritten lines of the original were never executed on the model's inputs" if not problems else problems[0]
             evidence = problems[1:MAX_EVIDENCE]
         elif not fixed_executed:
             status, reason = UNVERIFIABLE, "the fixed function was never reached (the model calls it through another module)"
@@ -424,7 +444,7 @@ def verdicts(
                 status = VERIFIED
                 reason = f"equal outputs, gradients and buffers on {inputs} inputs" + (
                     f"; both branches of {len(unit.tests)} rewritten if taken" if unit.tests else ""
-                ) + "; no graph break left in the function"
+                ) + "; no graph break left on the rewritten lines"
         evidence = (evidence + [n for n in notes if n not in evidence])[:MAX_EVIDENCE]
         out.append(Verdict(display, unit.qualname, unit.orig_span[0], status, reason, evidence, sorted(fixes.get(unit.qualname, [])), inputs))
     return out
@@ -906,7 +926,8 @@ def run_verify_job(job: VerifyJob, report: Callable[[str, Any], None] = lambda k
                 if rec["mismatches"]:
                     continue  # rejected already: one input's evidence is enough
                 lo, hi = unit.orig_span
-                reached = any(lo <= ln <= hi for ln in o_run.lines)
+                wanted = set(unit.replaced)
+                reached = any(ln in wanted for ln in o_run.lines) if wanted else any(lo <= ln <= hi for ln in o_run.lines)
                 f_path = fixed_mods[unit.qualname][1]
                 f_run = _run_model(copy.deepcopy(fixed_models[unit.qualname]), *copy.deepcopy(made), _Tracer(f_path))
                 f_lo, f_hi = unit.fixed_span
@@ -959,8 +980,9 @@ def run_verify_job(job: VerifyJob, report: Callable[[str, Any], None] = lambda k
                         rec["notes"].append(f"compile check not possible: the original does not compile either ({orig_compiles})")
                     continue
                 lo, hi = unit.fixed_span
+                written = set(unit.rewritten)
                 for gb in breaks:
-                    if os.path.abspath(gb.filename) == f_path and lo <= gb.lineno <= hi:
+                    if os.path.abspath(gb.filename) == f_path and gb.lineno in written:
                         rec["mismatches"].append(
                             f"graph break left in the fixed function, at its line {gb.lineno - lo + 1} "
                             f"(line {gb.lineno} of the fixed file): {gb.reason}"
