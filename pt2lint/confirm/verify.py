@@ -69,10 +69,11 @@ MAX_EVIDENCE = 5
 #: Inputs run at least before stopping early (when every rewritten branch was taken both ways).
 MIN_VARIANTS = 3
 
-#: How ``--verify`` says torch is missing.
+#: How ``--verify`` says torch is missing (the ``confirm`` extra only requires torch; the
+#: hint is confirm mode's, which names the CPU index and where the CUDA builds are listed).
 NO_TORCH = (
-    "--verify runs the original and the fixed code under torch, which is not installed; "
-    "install pt2lint's `confirm` extra (pip install 'pt2lint[confirm]') after the torch build you want"
+    "--verify runs the original and the fixed code under torch, which is not installed "
+    "(it is pt2lint's `confirm` extra): "
 )
 
 
@@ -89,9 +90,11 @@ def torch_available() -> bool:
 
 
 def require_torch() -> None:
-    """Raise :class:`VerifyUnavailable` (message: :data:`NO_TORCH`) when torch is not installed."""
+    """Raise :class:`VerifyUnavailable` (message: :data:`NO_TORCH` and how to install torch) when torch is not installed."""
     if not torch_available():
-        raise VerifyUnavailable(NO_TORCH)
+        from pt2lint.commands.confirm import TORCH_INSTALL_HINT
+
+        raise VerifyUnavailable(NO_TORCH + TORCH_INSTALL_HINT)
 
 
 # ---------------------------------------------------------------------------
