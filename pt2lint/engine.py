@@ -373,9 +373,9 @@ def _may_have_findings(source: str) -> bool:
 
     (Its syntax has been judged by CPython already: :func:`cpython_syntax_error`.)
     """
-    from pt2lint.analysis.driver import may_contain_region
+    from pt2lint.analysis.driver import may_contain_region, may_need_module_rules
 
-    return may_contain_region(source) or any(m in source for m in _SUPPRESSION_MARKERS)
+    return may_contain_region(source) or may_need_module_rules(source) or any(m in source for m in _SUPPRESSION_MARKERS)
 
 
 def read_source(path: str) -> str:

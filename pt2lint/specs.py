@@ -28,6 +28,7 @@ CATEGORIES = (
     "recompile",
     "export",
     "sync",
+    "amp-distributed",
 )
 SEVERITIES = ("error", "warning", "info")
 TARGETS = ("compile", "export", "cudagraphs")

@@ -89,6 +89,7 @@ def test_category_matches_code_range():
         "5": {"recompile"},
         "6": {"export"},
         "7": {"sync"},
+        "8": {"amp-distributed"},
     }
     for code, spec in SPECS.items():
         assert spec.category in ranges[code[3]], (code, spec.category)

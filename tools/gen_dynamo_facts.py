@@ -65,6 +65,21 @@ Where each part comes from (torch 2.13 names):
 * ``skip_modules`` -- ``trace_rules.BUILTIN_SKIPLIST`` and ``THIRDPARTY_SKIPLIST``.
 * ``graph_breaks`` -- ``torch/_dynamo/graph_break_registry.json``: id -> ``Gb_type``
   and ``Explanation`` of its first entry (contexts and hints dropped).
+* ``amp_deprecated`` -- the deprecated mixed-precision APIs, by every name they can be
+  imported under, with the warning torch gives: public callables of ``torch.amp``,
+  ``torch.cuda.amp`` and ``torch.cpu.amp`` (and their submodules) that carry a
+  ``typing_extensions.deprecated`` marker (``__deprecated__`` on the function, the
+  class, or the class's own ``__init__``): a ``FutureWarning`` at the caller's line;
+  and the ``torch.*autocast*`` functions that warn when called (C++ deprecations,
+  ``torch.is_autocast_cpu_enabled()``: a ``DeprecationWarning``), found by calling each
+  getter with no argument and each setter ``set_X`` with the current value of its
+  getter ``get_X``/``is_X`` (so no state changes).
+* ``collectives`` -- the ``torch.distributed`` functions that take ``async_op`` (the
+  collectives and ``barrier``), whether Dynamo rewrites them into functional
+  collectives (keys of ``torch.distributed._functional_collectives.
+  traceable_collective_remaps``: traced; any other is not) and what
+  ``trace_rules.lookup`` says. These need a process group to probe; the probe is
+  ``tools/probe_distributed.py`` (two ranks, gloo), not this tool.
 """
 
 from __future__ import annotations
@@ -517,6 +532,105 @@ def tensor_attributes() -> List[str]:
     return sorted(n for n in dir(torch.Tensor) if not n.startswith("_"))
 
 
+AMP_PACKAGES = ("torch.amp", "torch.cuda.amp", "torch.cpu.amp")
+
+
+def _deprecation_marker(obj: Any) -> Optional[str]:
+    """The ``typing_extensions.deprecated`` message on a function, a class or its own ``__init__``."""
+    msg = getattr(obj, "__deprecated__", None)
+    if msg is None and isinstance(obj, type):
+        init = obj.__dict__.get("__init__")
+        msg = getattr(init, "__deprecated__", None)
+    return str(msg) if msg is not None else None
+
+
+def _amp_modules() -> List[types.ModuleType]:
+    import pkgutil
+
+    mods = []
+    for name in AMP_PACKAGES:
+        pkg = importlib.import_module(name)
+        mods.append(pkg)
+        for info in pkgutil.iter_modules(getattr(pkg, "__path__", [])):
+            if not info.name.startswith("_"):
+                mods.append(importlib.import_module(f"{name}.{info.name}"))
+    return mods
+
+
+def _call_warning(fn: Any, args: tuple) -> Optional[Tuple[str, str]]:
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        try:
+            fn(*args)
+        except Exception:  # noqa: BLE001 - a function that needs arguments says nothing here
+            return None
+    for w in seen:
+        if issubclass(w.category, (DeprecationWarning, FutureWarning)):
+            text = str(w.message).split(" (Triggered internally", 1)[0]
+            return w.category.__name__, " ".join(text.split())
+    return None
+
+
+def amp_deprecated() -> Dict[str, Dict[str, str]]:
+    """Deprecated mixed-precision names (see the module docstring): name -> category, message, how."""
+    out: Dict[str, Dict[str, str]] = {}
+    for mod in _amp_modules():
+        for name in sorted(vars(mod)):
+            if name.startswith("_"):
+                continue
+            msg = _deprecation_marker(getattr(mod, name))
+            if msg is not None:
+                out[f"{mod.__name__}.{name}"] = {"category": "FutureWarning", "message": " ".join(msg.split()), "how": "typing_extensions.deprecated"}
+    for name in sorted(dir(torch)):
+        if "autocast" not in name or name.startswith("_"):
+            continue
+        fn = getattr(torch, name)
+        if not callable(fn) or isinstance(fn, type):
+            continue
+        args: tuple = ()
+        if name.startswith("set_"):
+            getter = next((getattr(torch, p + name[4:]) for p in ("get_", "is_") if hasattr(torch, p + name[4:])), None)
+            try:
+                args = (getter(),)
+            except Exception:  # noqa: BLE001 - no getter, or one that needs a device: not probed
+                continue
+        elif not name.startswith(("get_", "is_")):
+            continue
+        found = _call_warning(fn, args)
+        if found is not None:
+            out[f"torch.{name}"] = {"category": found[0], "message": found[1], "how": "warns when called"}
+    return out
+
+
+def collectives() -> Dict[str, Dict[str, Any]]:
+    """``torch.distributed`` functions with an ``async_op`` parameter: traced as functional collectives or not."""
+    if not torch.distributed.is_available():
+        return {}
+    import torch.distributed as dist
+    from torch.distributed import _functional_collectives as funcol
+    from torch.distributed import distributed_c10d as c10d
+
+    remapped = set(map(id, funcol.traceable_collective_remaps))
+    out: Dict[str, Dict[str, Any]] = {}
+    for name in sorted(vars(c10d)):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # ``reduce_op`` warns when read
+            fn = getattr(c10d, name)
+        if name.startswith("_") or not inspect.isfunction(fn):
+            continue
+        try:
+            params = inspect.signature(fn).parameters
+        except (TypeError, ValueError):
+            continue
+        if "async_op" not in params:
+            continue
+        entry = {"functional": id(fn) in remapped, "lookup": trace_rules.lookup(fn).__name__}
+        out[f"torch.distributed.distributed_c10d.{name}"] = entry
+        if getattr(dist, name, None) is fn:
+            out[f"torch.distributed.{name}"] = entry
+    return out
+
+
 def stamp() -> Dict[str, str]:
     return {
         "torch": torch.__version__,
@@ -540,6 +654,8 @@ def derive_static() -> Dict[str, Any]:
         "skip_modules": skip_modules(),
         "graph_breaks": registry_subset(),
         "tensor": {"attributes": tensor_attributes()},
+        "amp_deprecated": amp_deprecated(),
+        "collectives": collectives(),
     }
 
 

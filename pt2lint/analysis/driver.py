@@ -36,6 +36,14 @@ COMPILE_CALL = re.compile(r"\b(?:compile|optimize)\s*\(\s*[A-Za-z_]")
 
 # A class with a base may inherit ``forward`` from a class in another module.
 _CLASS_WITH_BASE = re.compile(r"^[ \t]*class[ \t]+\w+[ \t]*\([ \t]*[^)\s]", re.MULTILINE)
+# Whole-file rules (``on_module``) look for mixed-precision APIs, which need one of these
+# words; FSDP wrapping matters only in a file that calls ``torch.compile`` (a region marker).
+_MODULE_RULE_MARKERS = re.compile(r"\bamp\b|autocast")
+
+
+def may_need_module_rules(source: str) -> bool:
+    """Cheap, lossless prefilter for the whole-file rules: False only when none can fire."""
+    return _MODULE_RULE_MARKERS.search(source) is not None
 
 
 def may_contain_region(source: str) -> bool:
@@ -205,10 +213,11 @@ def analyse_project(
     Returns:
         An :class:`Analysis`.
     """
-    if not may_contain_region(source):
+    regions = may_contain_region(source)
+    if not regions and not may_need_module_rules(source):
         return Analysis([], {}, (), False)
     dispatch = build_dispatch(enabled, settings)
-    if not dispatch.handlers:
+    if not dispatch.handlers or (not regions and "on_module" not in dispatch.handlers):
         return Analysis([], {}, (), False)
     path, project = _project_for(filename, settings, overlay)
     with ANALYSIS_LOCK:  # indexes of imported modules are shared between analyses in a process
@@ -216,7 +225,15 @@ def analyse_project(
         project.link(index)
         has_regions = bool(index.module_classes() or index.entry_functions())
         interp = Interpreter(index, dispatch, settings)
-        interp.run()
+        if regions:
+            interp.run()
+        if "on_module" in dispatch.handlers:
+
+            def report(code, node, message, stmt, header) -> None:
+                dispatch.findings.record(code, node, message, (), stmt, header, {}, module=index)
+
+            for handler in dispatch.handlers["on_module"]:
+                handler(index, report)
         submodules = tuple(sorted({(c.module.path, c.name) for c in interp.instantiated if c.module is not None and c.module.path}))
     deps = tuple(sorted((p, h) for p, h in project.deps.items() if p != path))
     raw = dispatch.findings.items

@@ -257,3 +257,33 @@ def gb_explanation(gb_id: str) -> Optional[str]:
     """The registry's ``Explanation`` template for ``gb_id`` (placeholders kept)."""
     entry = facts()["graph_breaks"].get(gb_id)
     return entry["explanation"] if entry else None
+
+
+def amp_deprecation(qualname: Optional[str]) -> Optional[Tuple[str, str]]:
+    """``(warning category, torch's message)`` when ``qualname`` is a deprecated mixed-precision API.
+
+    From the ``amp_deprecated`` section (``tools/gen_dynamo_facts.py``): callables of
+    ``torch.amp``/``torch.cuda.amp``/``torch.cpu.amp`` marked ``typing_extensions.deprecated``
+    (``"FutureWarning"``), and ``torch.*autocast*`` functions that warned when called
+    (``"DeprecationWarning"``). ``None`` for any other name, or a table without the section.
+    """
+    if not qualname:
+        return None
+    entry = facts().get("amp_deprecated", {}).get(qualname)
+    if entry is None:
+        return None
+    return str(entry["category"]), str(entry["message"])
+
+
+def collective(qualname: Optional[str]) -> Optional[bool]:
+    """For a ``torch.distributed`` collective (a function with ``async_op``): whether Dynamo
+    rewrites it into a functional collective (``True``: traced into the graph; ``False``: not
+    rewritten). ``None`` when ``qualname`` is not such a collective. From the ``collectives``
+    section, read from ``traceable_collective_remaps``; measured by ``tools/probe_distributed.py``.
+    """
+    if not qualname:
+        return None
+    entry = facts().get("collectives", {}).get(qualname)
+    if entry is None:
+        return None
+    return bool(entry["functional"])

@@ -178,9 +178,16 @@ NUMPY_NON_ARRAY = (
 )
 
 
+#: Lower-case torch classes whose instances are context managers, not tensors.
+CONTEXT_MANAGER_CLASSES = frozenset(
+    """torch.autocast torch.amp.autocast torch.amp.autocast_mode.autocast torch.cuda.amp.autocast
+    torch.cuda.amp.autocast_mode.autocast torch.cpu.amp.autocast torch.cpu.amp.autocast_mode.autocast""".split()
+)
+
+
 def is_tensor_function(qualname: str) -> bool:
     """True when ``qualname`` names a torch function that returns a tensor."""
-    if qualname in CONST_FUNCTIONS or qualname in SHAPE_FUNCTIONS or qualname in DATA_FUNCTIONS:
+    if qualname in CONST_FUNCTIONS or qualname in CONTEXT_MANAGER_CLASSES or qualname in SHAPE_FUNCTIONS or qualname in DATA_FUNCTIONS:
         return False
     if qualname in THIRD_PARTY_TENSOR_FUNCTIONS:
         return True

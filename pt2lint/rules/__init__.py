@@ -9,6 +9,15 @@ from __future__ import annotations
 
 from typing import Dict, FrozenSet, Type
 
+from pt2lint.rules.amp_distributed import (
+    AutocastManualEnter,
+    CollectiveGraphBreak,
+    DeprecatedAmpApi,
+    FsdpFlatParamsUnderCompile,
+    GradScalerInCompiledRegion,
+    OptimizerInCompiledRegion,
+    RankDependentBranch,
+)
 from pt2lint.rules.base import Dispatch, Rule
 from pt2lint.rules.data_dependent import (
     DataDependentBranch,
@@ -74,6 +83,13 @@ RULES: Dict[str, Type[Rule]] = {
         GrowingContainerLen,
         TensorNumpy,
         DataDependentAssert,
+        DeprecatedAmpApi,
+        AutocastManualEnter,
+        GradScalerInCompiledRegion,
+        OptimizerInCompiledRegion,
+        CollectiveGraphBreak,
+        RankDependentBranch,
+        FsdpFlatParamsUnderCompile,
     )
 }
 

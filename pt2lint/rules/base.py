@@ -14,12 +14,17 @@ class Rule:
     ``on_call``, ``on_test``, ``on_index``, ``on_write``, ``on_state_write`` and
     ``on_assert``, ``on_attr_store``, ``on_global_write``, ``on_key``; each receives the interpreter (``interp.settings``,
     ``interp.report``) and the event (:mod:`pt2lint.analysis.events`).
+
+    ``on_module(index, report)`` is the one handler that is not about compiled regions:
+    it is called once per linted file with its :class:`~pt2lint.analysis.index.ModuleIndex`
+    and ``report(code, node, message, stmt, header)``, for rules about code that runs
+    outside ``forward`` (deprecated APIs, how a model is wrapped before it is compiled).
     """
 
     code: str = ""
     HANDLERS = (
         "on_call", "on_test", "on_index", "on_write", "on_state_write", "on_assert", "on_attr_store",
-        "on_global_write", "on_key",
+        "on_global_write", "on_key", "on_module",
     )
 
     def __init__(self, settings) -> None:

@@ -1,0 +1,317 @@
+"""PTC8xx: mixed precision and distributed code under ``torch.compile``.
+
+What each rule claims was measured on torch 2.13 (CPU; two gloo ranks for the
+collectives, ``tools/probe_distributed.py``); the specs in ``rules/PTC8*.toml`` carry the
+evidence. Which names are deprecated and which collectives Dynamo rewrites into
+functional collectives is read from torch by ``tools/gen_dynamo_facts.py``
+(:func:`pt2lint.analysis.dynamo_facts.amp_deprecation`,
+:func:`~pt2lint.analysis.dynamo_facts.collective`), not listed here.
+
+Two rules look at the whole file rather than at compiled regions (``on_module``):
+a deprecated API warns wherever it is called, and how a model is wrapped for FSDP is
+written in the training script, outside any ``forward``.
+"""
+
+from __future__ import annotations
+
+from typing import Iterator, Optional, Tuple
+
+import libcst as cst
+
+from pt2lint.analysis import dynamo_facts as facts
+from pt2lint.analysis import torch_api as api
+from pt2lint.analysis.kinds import Kind
+from pt2lint.rules.base import Rule
+
+#: The autocast context-manager classes, by the names they are imported under.
+AUTOCAST_CLASSES = api.CONTEXT_MANAGER_CLASSES
+GRAD_SCALER_CLASSES = frozenset(
+    """torch.amp.GradScaler torch.amp.grad_scaler.GradScaler torch.cuda.amp.GradScaler
+    torch.cuda.amp.grad_scaler.GradScaler torch.cpu.amp.GradScaler torch.cpu.amp.grad_scaler.GradScaler""".split()
+)
+#: ``dist.get_rank()`` and friends: a different value on every rank.
+RANK_FUNCTIONS = frozenset(
+    """torch.distributed.get_rank torch.distributed.distributed_c10d.get_rank torch.distributed.get_node_local_rank
+    torch.distributed.distributed_c10d.get_node_local_rank""".split()
+)
+FSDP_CLASSES = frozenset(
+    """torch.distributed.fsdp.FullyShardedDataParallel
+    torch.distributed.fsdp.fully_sharded_data_parallel.FullyShardedDataParallel""".split()
+)
+
+
+def _constructed(value, classes) -> Optional[str]:
+    """The class name when ``value`` is an instance built by calling one of ``classes`` (``ref`` ``"C()"``)."""
+    ref = getattr(value, "ref", None) if value is not None else None
+    if isinstance(ref, str) and ref.endswith("()") and ref[:-2] in classes:
+        return ref[:-2]
+    return None
+
+
+def _method_on(ev, classes) -> Optional[str]:
+    """For ``obj.method(...)`` on an instance of one of ``classes``: the class name."""
+    if ev.method is None:
+        return None
+    found = _constructed(ev.receiver, classes)
+    if found:
+        return found
+    q = ev.qualname or ""
+    head, _, method = q.rpartition(".")
+    if method == ev.method and head.endswith("()") and head[:-2] in classes:
+        return head[:-2]
+    return None
+
+
+def module_calls(index) -> Iterator[Tuple[cst.CSTNode, Optional[str], cst.CSTNode, Optional[cst.CSTNode]]]:
+    """Every call and decorator in a module: ``(node, qualified callee, statement, header)``.
+
+    ``statement`` is the innermost statement holding ``node``; ``header`` the decorator or
+    ``with`` item / test of a compound statement when ``node`` is in one (for positions).
+    Callees are qualified through the module's imports (``None`` when not an imported name).
+    """
+    out = []
+
+    class _Visitor(cst.CSTVisitor):
+        def __init__(self) -> None:
+            self.stmts = []
+            self.headers = []
+
+        def visit_SimpleStatementLine(self, node) -> None:
+            self.stmts.append(node)
+
+        def leave_SimpleStatementLine(self, node) -> None:
+            self.stmts.pop()
+
+        def visit_FunctionDef(self, node) -> None:
+            self.stmts.append(node)
+
+        def leave_FunctionDef(self, node) -> None:
+            self.stmts.pop()
+
+        def visit_ClassDef(self, node) -> None:
+            self.stmts.append(node)
+
+        def leave_ClassDef(self, node) -> None:
+            self.stmts.pop()
+
+        def visit_With(self, node) -> None:
+            self.stmts.append(node)
+
+        def leave_With(self, node) -> None:
+            self.stmts.pop()
+
+        def visit_Decorator(self, node) -> None:
+            self.headers.append(node)
+            expr = node.decorator
+            if not isinstance(expr, cst.Call):
+                out.append((expr, index.imports.qualify(expr), self.stmts[-1] if self.stmts else None, node))
+
+        def leave_Decorator(self, node) -> None:
+            self.headers.pop()
+
+        def visit_WithItem(self, node) -> None:
+            self.headers.append(node)
+
+        def leave_WithItem(self, node) -> None:
+            self.headers.pop()
+
+        def visit_Call(self, node) -> None:
+            stmt = self.stmts[-1] if self.stmts else None
+            header = self.headers[-1] if self.headers and not isinstance(stmt, cst.SimpleStatementLine) else None
+            out.append((node, index.imports.qualify(node.func), stmt, header))
+
+    index.module.visit(_Visitor())
+    return iter(out)
+
+
+class DeprecatedAmpApi(Rule):
+    """PTC801: a deprecated mixed-precision API (``torch.cuda.amp.autocast``, ``torch.cpu.amp.GradScaler``...).
+
+    Anywhere in the file: torch warns at every call, compiled or not. The names and
+    torch's own warning text come from the Dynamo facts table (``amp_deprecated``).
+    """
+
+    code = "PTC801"
+
+    def on_module(self, index, report) -> None:
+        for node, q, stmt, header in module_calls(index):
+            found = facts.amp_deprecation(q)
+            if found is None:
+                continue
+            category, message = found
+            report(self.code, node, f"`{q}` is deprecated: torch warns \"{message}\" ({category})", stmt, header)
+
+
+class AutocastManualEnter(Rule):
+    """PTC802: an autocast object entered by hand (``ctx.__enter__()``, ``ExitStack().enter_context(ctx)``) in a compiled region.
+
+    Dynamo models ``with torch.autocast(...)`` and the decorator form; a call of the
+    context manager's dunder methods, or an ``ExitStack`` holding one, it does not.
+    """
+
+    code = "PTC802"
+
+    def on_call(self, interp, ev) -> None:
+        if ev.method == "__enter__":  # Dynamo fails here; the matching ``__exit__`` is not reported again
+            cls = _method_on(ev, AUTOCAST_CLASSES)
+            if cls:
+                interp.report(
+                    self.code,
+                    ev.node,
+                    f"`{cls}` entered by calling `.{ev.method}()`: Dynamo only models autocast used in a `with` "
+                    f"statement or as a decorator (write `with {cls}(...):`)",
+                )
+        elif ev.method == "enter_context" and ev.args and _constructed(ev.args[0], AUTOCAST_CLASSES):
+            interp.report(
+                self.code,
+                ev.node,
+                f"`{_constructed(ev.args[0], AUTOCAST_CLASSES)}` entered through `ExitStack.enter_context()`: "
+                f"Dynamo cannot trace the ExitStack (write `with torch.autocast(...):`)",
+            )
+
+
+class GradScalerInCompiledRegion(Rule):
+    """PTC803: building or using a ``GradScaler`` inside a compiled region (Dynamo skips its methods)."""
+
+    code = "PTC803"
+
+    def on_call(self, interp, ev) -> None:
+        if isinstance(ev.callee, str) and ev.callee in GRAD_SCALER_CLASSES or ev.qualname in GRAD_SCALER_CLASSES:
+            name = ev.qualname if ev.qualname in GRAD_SCALER_CLASSES else ev.callee
+            interp.report(
+                self.code,
+                ev.node,
+                f"`{name}(...)` inside a compiled region: Dynamo does not trace GradScaler: graph break "
+                f"(create the scaler once, outside the compiled code)",
+            )
+            return
+        cls = _method_on(ev, GRAD_SCALER_CLASSES)
+        if cls:
+            interp.report(
+                self.code,
+                ev.node,
+                f"`GradScaler.{ev.method}()` inside a compiled region: Dynamo marks GradScaler's methods as skipped: "
+                f"graph break (compile the forward and loss only; call the scaler in the eager training loop)",
+            )
+
+
+class OptimizerInCompiledRegion(Rule):
+    """PTC804: ``optimizer.step()`` / ``optimizer.zero_grad()`` of a ``torch.optim`` optimizer in a compiled region."""
+
+    code = "PTC804"
+    METHODS = frozenset({"step", "zero_grad"})
+
+    def on_call(self, interp, ev) -> None:
+        if ev.method not in self.METHODS:
+            return
+        ref = getattr(ev.receiver, "ref", None) if ev.receiver is not None else None
+        q = ev.qualname or ""
+        head = ref if isinstance(ref, str) else q.rpartition(".")[0]
+        if not (head.startswith("torch.optim.") and head.endswith("()")) or head.startswith("torch.optim.lr_scheduler."):
+            return
+        cls = head[:-2]
+        what = (
+            "`Optimizer.step()` breaks the graph before and after the step (torch.optim graph-breaks on purpose, "
+            "so the step becomes a graph of its own)"
+            if ev.method == "step"
+            else "`Optimizer.zero_grad()` is marked as skipped by Dynamo: graph break"
+        )
+        interp.report(
+            self.code,
+            ev.node,
+            f"{what} [{cls}] (compile the forward and loss; run the optimizer outside, or compile `opt.step` on its own)",
+        )
+
+
+class CollectiveGraphBreak(Rule):
+    """PTC805: a ``torch.distributed`` collective Dynamo does not rewrite, or any collective with ``async_op=True``."""
+
+    code = "PTC805"
+
+    def on_call(self, interp, ev) -> None:
+        q = ev.qualname
+        functional = facts.collective(q)
+        if functional is None:
+            return
+        async_op = ev.kwargs.get("async_op")
+        if async_op is not None and async_op.kind is Kind.CONST and async_op.const is True:
+            interp.report(
+                self.code,
+                ev.node,
+                f"`{q}(..., async_op=True)` in a compiled region: Dynamo does not trace asynchronous collectives: "
+                f"graph break (GB0172; use async_op=False, or torch.distributed._functional_collectives)",
+            )
+        elif functional is False:
+            interp.report(
+                self.code,
+                ev.node,
+                f"`{q}()` is not rewritten into a functional collective by Dynamo: graph break (GB0007) "
+                f"(move it out of forward, or use a collective Dynamo traces: all_reduce, all_gather_into_tensor, "
+                f"reduce_scatter_tensor, all_to_all_single, or torch.distributed._functional_collectives)",
+            )
+
+
+class RankDependentBranch(Rule):
+    """PTC806: a branch on ``dist.get_rank()`` in a compiled region: every rank traces a different graph."""
+
+    code = "PTC806"
+    CONSTRUCTS = frozenset({"if", "elif", "ifexp", "while"})
+
+    def on_test(self, interp, ev) -> None:
+        if ev.construct not in self.CONSTRUCTS:
+            return
+        for node in _calls_in(ev.node):
+            q = interp.index.imports.qualify(node.func)
+            if q in RANK_FUNCTIONS:
+                interp.report(
+                    self.code,
+                    node,
+                    f"branch on `{q}()` in a compiled region: the rank is a constant to Dynamo, so each rank "
+                    f"compiles a different graph, and a collective under the branch leaves the ranks out of step "
+                    f"(compute both sides and select with torch.where, or move rank-specific work out of forward)",
+                )
+                return
+
+
+def _calls_in(expr: cst.CSTNode) -> Iterator[cst.Call]:
+    stack = [expr]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.Call):
+            yield node
+        if isinstance(node, (cst.Lambda, cst.FunctionDef)):
+            continue
+        stack.extend(node.children)
+
+
+class FsdpFlatParamsUnderCompile(Rule):
+    """PTC807: ``FullyShardedDataParallel(...)`` without ``use_orig_params=True`` in a file that calls ``torch.compile``.
+
+    Module construction is outside ``forward``, so this reads the whole file: the FSDP
+    docs say ``use_orig_params=True`` "is required to use torch.compile()" (its default is
+    ``False``). A file that wraps with FSDP but never compiles is not flagged.
+    """
+
+    code = "PTC807"
+
+    def on_module(self, index, report) -> None:
+        calls = list(module_calls(index))
+        if not any(q in api.COMPILE_FUNCTIONS for _, q, _, _ in calls):
+            return
+        for node, q, stmt, header in calls:
+            if q not in FSDP_CLASSES or not isinstance(node, cst.Call):
+                continue
+            kw = next((a for a in node.args if a.keyword is not None and a.keyword.value == "use_orig_params"), None)
+            if kw is not None and not (isinstance(kw.value, cst.Name) and kw.value.value == "False"):
+                continue  # True, or a value decided elsewhere: not known to be False
+            if any(a.star == "**" for a in node.args):
+                continue  # ``**fsdp_kwargs`` may set it
+            how = "use_orig_params=False" if kw is not None else "the default use_orig_params=False"
+            report(
+                self.code,
+                node,
+                f"FSDP with {how} in a file that calls torch.compile: the FSDP docs require use_orig_params=True "
+                f"to use torch.compile (pass use_orig_params=True)",
+                stmt,
+                header,
+            )
