@@ -6,6 +6,7 @@ does not.  Measured with :mod:`pt2lint.confirm.dynamo` (the ``graph_breaks`` and
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import io
 import itertools
@@ -155,5 +156,103 @@ def test_example_tells_the_truth_under_dynamo(spec, example, tmp_path, monkeypat
             assert error is not None, "torch.export.export accepted the bad example"
         else:
             assert error is None, f"good example fails export: {error}"
+    elif spec.category == "amp-distributed":
+        with _process_group(example.code):
+            _check_amp_distributed(spec, example, model, args, path)
     else:  # pragma: no cover - a new category needs a measurement here
         pytest.fail(f"no Dynamo check for category {spec.category}")
+
+
+@contextlib.contextmanager
+def _process_group(code: str):
+    """A one-rank gloo process group around examples that use ``torch.distributed`` (what two
+    ranks do is measured by tools/probe_distributed.py, bench/distributed-2.13.md)."""
+    import tempfile
+
+    import torch.distributed as dist
+
+    if "torch.distributed" not in code or dist.is_initialized():
+        yield
+        return
+    with tempfile.TemporaryDirectory() as tmp:
+        dist.init_process_group("gloo", init_method=f"file://{tmp}/rendezvous", rank=0, world_size=1)
+        try:
+            yield
+        finally:
+            dist.destroy_process_group()
+
+
+def _deprecation_lines(model, args, path: str) -> set:
+    """Lines of ``path`` where an eager call warned with a DeprecationWarning or FutureWarning."""
+    import warnings
+
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        model(*args)
+    return {w.lineno for w in seen if w.filename == path and issubclass(w.category, (DeprecationWarning, FutureWarning))}
+
+
+def _graph_code_per_rank(model, args, ranks=(0, 1)) -> list:
+    """The graph Dynamo captures with ``dist.get_rank()`` answering each of ``ranks`` in turn."""
+    import torch.distributed as dist
+
+    codes = []
+    for rank in ranks:
+        graphs = []
+
+        def backend(gm, example_inputs):
+            graphs.append(gm.code)
+            return gm.forward
+
+        torch._dynamo.reset()
+        saved = dist.get_rank
+        dist.get_rank = lambda *a, **k: rank  # what Dynamo reads on that rank
+        try:
+            torch.compile(model, backend=backend)(*args)
+        finally:
+            dist.get_rank = saved
+            torch._dynamo.reset()
+        codes.append(graphs)
+    return codes
+
+
+def _fullgraph_error_lines(model, args, path: str) -> set:
+    """Lines of ``path`` named by the error ``fullgraph=True`` raises (empty when it compiles)."""
+    import re
+
+    torch._dynamo.reset()
+    try:
+        torch.compile(model, backend="eager", fullgraph=True)(*args)
+    except Exception as exc:  # noqa: BLE001 - the error is the measurement
+        return {int(n) for n in re.findall(re.escape(path) + r'", line (\d+)', str(exc))} or {-1}
+    finally:
+        torch._dynamo.reset()
+    return set()
+
+
+def _check_amp_distributed(spec, example, model, args, path: str) -> None:
+    flagged = set(example.flag)
+    if spec.code == "PTC801":  # a deprecated API: torch warns at the call
+        lines = _deprecation_lines(model, args, path)
+        if example.kind == "bad":
+            assert flagged <= lines, f"deprecation warnings at {sorted(lines)}, the spec flags {sorted(flagged)}"
+        else:
+            assert not lines, f"good example warns at {sorted(lines)}"
+    elif spec.code == "PTC806":  # ranks compile different graphs
+        rank0, rank1 = _graph_code_per_rank(model, args)
+        if example.kind == "bad":
+            assert rank0 != rank1, "rank 0 and rank 1 compiled the same graphs"
+        else:
+            assert rank0 == rank1, "good example compiles a different graph per rank"
+    elif spec.code == "PTC802":  # autocast entered by hand: fullgraph=True fails at the line
+        lines = _fullgraph_error_lines(model, args, path)
+        if example.kind == "bad":
+            assert flagged <= lines, f"fullgraph=True failed at {sorted(lines)}, the spec flags {sorted(flagged)}"
+        else:
+            assert not lines, f"good example fails with fullgraph=True at {sorted(lines)}"
+    else:  # graph breaks
+        lines = _break_lines(dynamo.graph_breaks(model, args), path)
+        if example.kind == "bad":
+            assert flagged <= lines, f"Dynamo broke at {sorted(lines)}, the spec flags {sorted(flagged)}"
+        else:
+            assert not lines, f"good example breaks at {sorted(lines)}"
