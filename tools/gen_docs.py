@@ -46,6 +46,7 @@ CATEGORY_TEXT = {
     "recompile": "recompilation hazards",
     "export": "`torch.export` only",
     "sync": "host-device syncs",
+    "amp-distributed": "mixed precision and distributed code (AMP, collectives, DDP/FSDP)",
 }
 
 

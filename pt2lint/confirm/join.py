@@ -363,8 +363,15 @@ _KIND_OF_CATEGORY = {
 }
 
 
+def _kind_of(d: Diagnostic) -> Optional[str]:
+    """What confirm mode measures for ``d``: a ``break``, ``mutation``, ``recompile``, ``export``, or None."""
+    if d.category == "amp-distributed":
+        return "break" if oc.finding_failure(d.category, d.gb_types) == oc.GRAPH_BREAK else None
+    return _KIND_OF_CATEGORY.get(d.category)
+
+
 def _facts_for(d: Diagnostic, real: str, facts: Facts, target: str) -> List[_Fact]:
-    kind = _KIND_OF_CATEGORY.get(d.category)
+    kind = _kind_of(d)
     kinds = {kind} if kind else set()
     if target == "export" and kind is not None:
         kinds.add("export")  # under --target export, an export failure at the line confirms any rule
@@ -428,7 +435,7 @@ def confirm_static(d: Diagnostic, facts: Facts, target: str, earlier_breaks: Map
     if d.category == "internal":
         return None
     real = _real(d.filename)
-    kind = _KIND_OF_CATEGORY.get(d.category)
+    kind = _kind_of(d)
     if kind is None:
         return Confirmation("not-confirmed", f"confirm mode does not measure {d.category} findings")
     if kind == "export" and target != "export":

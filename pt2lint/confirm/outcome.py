@@ -66,6 +66,38 @@ FAILURE_TITLES: Dict[str, str] = {
     GRAPH_BREAK: "graph break",
 }
 
+#: The failure class each rule category's findings are confirmed as (``None``: confirm mode
+#: does not measure the category, its evidence is the specs'). Mixed precision and distributed
+#: rules (PTC8xx) are split by what they predict: those whose spec names graph-break ids
+#: (GradScaler and optimizer calls, collectives Dynamo does not trace, autocast entered by hand)
+#: are confirmed as graph breaks; deprecation warnings, rank-dependent graphs and FSDP options
+#: are not something one process compiling one module can show.
+CATEGORY_FAILURES: Dict[str, Optional[str]] = {
+    "data-dependent": GRAPH_BREAK,
+    "dynamic-shape": GRAPH_BREAK,
+    "side-effect": GRAPH_BREAK,
+    "recompile": RECOMPILE_LIMIT,
+    "export": EXPORT_FAILURE,
+    "amp-distributed": GRAPH_BREAK,
+}
+
+
+def finding_failure(category: str, gb_types: Sequence[str] = ()) -> Optional[str]:
+    """The failure class that confirms a finding of ``category`` (see :data:`CATEGORY_FAILURES`).
+
+    Args:
+        category: the rule's spec category.
+        gb_types: the Dynamo graph-break ids the rule predicts (its spec's ``gb_types``).
+
+    Returns:
+        One of :data:`FAILURE_CLASSES`, or None when confirm mode does not measure it.
+    """
+    failure = CATEGORY_FAILURES.get(category)
+    if category == "amp-distributed" and not gb_types:
+        return None
+    return failure
+
+
 #: Classes that make the module "not confirmed" (its findings could not be measured).
 NOT_RUN_CLASSES = frozenset({IMPORT_ERROR, TIMEOUT, RUNTIME_CRASH, NO_INPUTS})
 

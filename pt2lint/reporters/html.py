@@ -1,7 +1,7 @@
 """The ``html`` output format: one self-contained page for reading a run's findings in a browser.
 
-The page has no scripts, fonts or links to fetch: a summary per rule and per
-file, then for every finding the flagged source region with its lines
+The page has no scripts, fonts or links to fetch: a summary per rule, per rule
+category and per file, then for every finding the flagged source region with its lines
 highlighted (the flagged columns marked), where it is reached from, the rule's
 explanation from its spec, and the fix as a unified diff when there is one.
 Write it with ``--output-format html --output-file report.html``.
@@ -202,6 +202,17 @@ def render_page(diagnostics: Sequence[Diagnostic], context: ReportContext, title
             out.append(
                 f'<tr data-code="{_e(code)}"><td><span class="badge sev-{_e(d0.severity)}">{_e(code)}</span></td>'
                 f"<td>{_e(d0.name)}</td><td>{_e(d0.severity)}</td><td class=\"num\">{count}</td><td>{_e(summary)}</td></tr>"
+            )
+        out.append("</tbody></table>")
+        per_category: "OrderedDict[str, List[str]]" = OrderedDict()
+        for code in sorted(per_rule):
+            per_category.setdefault(names[code].category, []).append(code)
+        out.append('<h2>By category</h2><table id="by-category"><thead><tr><th>Category</th>'
+                   '<th class="num">Findings</th><th>Rules</th></tr></thead><tbody>')
+        for category, codes in sorted(per_category.items(), key=lambda kv: (-sum(per_rule[c] for c in kv[1]), kv[0])):
+            out.append(
+                f'<tr data-category="{_e(category)}"><td>{_e(category)}</td>'
+                f'<td class="num">{sum(per_rule[c] for c in codes)}</td><td>{_e(", ".join(codes))}</td></tr>'
             )
         out.append("</tbody></table>")
         out.append('<h2>By file</h2><table id="by-file"><thead><tr><th>File</th><th class="num">Findings</th>'
