@@ -591,7 +591,9 @@ def amp_deprecated() -> Dict[str, Dict[str, str]]:
         if name.startswith("set_"):
             getter = next((getattr(torch, p + name[4:]) for p in ("get_", "is_") if hasattr(torch, p + name[4:])), None)
             try:
-                args = (getter(),)
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")  # the getter may be deprecated too; its own turn comes
+                    args = (getter(),)
             except Exception:  # noqa: BLE001 - no getter, or one that needs a device: not probed
                 continue
         elif not name.startswith(("get_", "is_")):
@@ -616,8 +618,8 @@ def collectives() -> Dict[str, Dict[str, Any]]:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # ``reduce_op`` warns when read
             fn = getattr(c10d, name)
-        if name.startswith("_") or not inspect.isfunction(fn):
-            continue
+            if name.startswith("_") or not inspect.isfunction(fn):
+                continue
         try:
             params = inspect.signature(fn).parameters
         except (TypeError, ValueError):
