@@ -173,7 +173,9 @@ def render_index(specs: Mapping[str, RuleSpec]) -> str:
         "",
         "Code ranges: `PTC0xx` parse errors, suppressions and confirm mode, `PTC1xx` data-dependent values, "
         "`PTC2xx` dynamic output shapes, `PTC3xx` untraceable calls and side effects, `PTC4xx` input mutation, "
-        "`PTC5xx` recompilation hazards, `PTC6xx` `torch.export` only.",
+        "`PTC5xx` recompilation hazards, `PTC6xx` `torch.export` only, `PTC8xx` mixed precision and distributed "
+        "code (the distributed rules are measured with two gloo ranks by `tools/probe_distributed.py`, output in "
+        "`bench/distributed-2.13.md`).",
         "",
         "| code | name | category | severity | Dynamo GB | summary |",
         "|---|---|---|---|---|---|",
