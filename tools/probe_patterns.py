@@ -750,7 +750,7 @@ SPEC_KEYS = {"code", "name", "category", "severity", "targets", "gb_types", "kno
 REQUIRED_KEYS = SPEC_KEYS - {"knob"}
 EXAMPLE_KEYS = {"kind", "flag", "code", "run", "config", "note"}
 CATEGORIES = {"internal", "data-dependent", "dynamic-shape", "side-effect", "input-mutation",
-              "recompile", "export", "sync"}
+              "recompile", "export", "sync", "amp-distributed"}
 BREAK_CATEGORIES = {"data-dependent", "dynamic-shape", "side-effect"}
 CONFIG_KNOBS = {"capture-scalar-outputs": "capture_scalar_outputs",
                 "capture-dynamic-output-shape-ops": "capture_dynamic_output_shape_ops"}
@@ -855,6 +855,10 @@ def _check_example(spec: dict, ex: dict) -> tuple[bool, str]:
         return ok, f"LibCST parse error at line {line}, CPython at line {py_line}"
     if cat == "internal":
         return True, "not executable (internal rule)"
+    if cat == "amp-distributed":
+        # needs a process group or a deprecation-warning check: tests/test_spec_evidence.py
+        # measures these examples, tools/probe_distributed.py the two-rank behaviour
+        return True, "measured by tests/test_spec_evidence.py (and tools/probe_distributed.py)"
     run = ex.get("run")
     knobs = _knobs_of(ex)
     mod, path = load_snippet(code)
