@@ -86,6 +86,8 @@ def test_rank_branch_only_in_compiled_code_and_only_on_the_rank():
                     x = x * 2
                 while dist.get_rank() > 99:
                     x = x + 1
+                if dist.is_initialized() and dist.get_rank() > -1 and 0 <= dist.get_rank():
+                    x = x - 1
                 return x
 
 
@@ -93,7 +95,7 @@ def test_rank_branch_only_in_compiled_code_and_only_on_the_rank():
             if dist.get_rank() == 0:
                 print(x)
         """
-    )
+    )  # ranks are never negative: `get_rank() > -1` holds on every rank
     assert [(d.start.line, d.code) for d in lint_source(source, "net.py", PTC8).diagnostics] == [(10, "PTC806")]
 
 

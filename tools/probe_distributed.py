@@ -150,6 +150,35 @@ class Model(nn.Module):
 ''',
 }
 
+#: Every other collective with an ``async_op`` parameter, one call each (graph breaks only):
+#: the split between those Dynamo rewrites and those it does not (``collectives`` in
+#: pt2lint/data/dynamo_facts.json) is checked call by call.
+SWEEP = {
+    "reduce": "dist.reduce(y, dst=0)",
+    "scatter": "dist.scatter(y, [y.clone() for _ in range(dist.get_world_size())] if dist.get_rank() == 0 else None, src=0)",
+    "gather": "dist.gather(y, [torch.empty_like(y) for _ in range(dist.get_world_size())] if dist.get_rank() == 0 else None, dst=0)",
+    "all_to_all": "dist.all_to_all([torch.empty_like(y) for _ in range(dist.get_world_size())], [y.clone() for _ in range(dist.get_world_size())])",
+    "reduce_scatter": "dist.reduce_scatter(y, [y.clone() for _ in range(dist.get_world_size())])",
+    "all_gather": "dist.all_gather([torch.empty_like(y) for _ in range(dist.get_world_size())], y)",
+    "all_reduce_coalesced": "dist.all_reduce_coalesced([y])",
+    "all_gather_coalesced": "dist.all_gather_coalesced([[torch.empty_like(y) for _ in range(dist.get_world_size())]], [y])",
+    "reduce_scatter_tensor": "dist.reduce_scatter_tensor(torch.empty_like(y)[: y.shape[0] // dist.get_world_size()], y)",
+    "all_to_all_single": "dist.all_to_all_single(torch.empty_like(y), y)",
+}
+for _name, _call in SWEEP.items():
+    CASES[f"sweep_{_name}"] = f"""
+import torch
+import torch.distributed as dist
+from torch import nn
+
+
+class Model(nn.Module):
+    def forward(self, x):
+        y = x * 2
+        {_call}
+        return y + 1
+"""
+
 
 def _load(path: Path, name: str):
     spec = importlib.util.spec_from_file_location(name, path)

@@ -260,9 +260,10 @@ class RankDependentBranch(Rule):
     def on_test(self, interp, ev) -> None:
         if ev.construct not in self.CONSTRUCTS:
             return
+        invariant = _rank_invariant_calls(ev.node)
         for node in _calls_in(ev.node):
             q = interp.index.imports.qualify(node.func)
-            if q in RANK_FUNCTIONS:
+            if q in RANK_FUNCTIONS and id(node) not in invariant:
                 interp.report(
                     self.code,
                     node,
@@ -271,6 +272,37 @@ class RankDependentBranch(Rule):
                     f"(compute both sides and select with torch.where, or move rank-specific work out of forward)",
                 )
                 return
+
+
+def _int_const(expr: cst.BaseExpression) -> Optional[int]:
+    if isinstance(expr, cst.Integer):
+        return int(expr.value, 0)
+    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus) and isinstance(expr.expression, cst.Integer):
+        return -int(expr.expression.value, 0)
+    return None
+
+
+def _rank_invariant_calls(test: cst.CSTNode) -> set:
+    """ids of rank calls in comparisons that hold on every rank (``get_rank() > -1``,
+    ``get_rank() >= 0``, ``-1 < get_rank()``): ranks are never negative."""
+    out = set()
+    stack = [test]
+    while stack:
+        node = stack.pop()
+        stack.extend(node.children)
+        if not isinstance(node, cst.Comparison) or len(node.comparisons) != 1:
+            continue
+        op, right = node.comparisons[0].operator, node.comparisons[0].comparator
+        left = node.left
+        if isinstance(left, cst.Call) and _int_const(right) is not None:
+            c = _int_const(right)
+            if (isinstance(op, cst.GreaterThan) and c < 0) or (isinstance(op, cst.GreaterThanEqual) and c <= 0):
+                out.add(id(left))
+        elif isinstance(right, cst.Call) and _int_const(left) is not None:
+            c = _int_const(left)
+            if (isinstance(op, cst.LessThan) and c < 0) or (isinstance(op, cst.LessThanEqual) and c <= 0):
+                out.add(id(right))
+    return out
 
 
 def _calls_in(expr: cst.CSTNode) -> Iterator[cst.Call]:
