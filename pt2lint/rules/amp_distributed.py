@@ -62,12 +62,32 @@ def _method_on(ev, classes) -> Optional[str]:
     return None
 
 
-def module_calls(index) -> Iterator[Tuple[cst.CSTNode, Optional[str], cst.CSTNode, Optional[cst.CSTNode]]]:
+#: Exceptions a version-compatibility fallback catches (``try: new_api() except AttributeError: old_api()``).
+COMPAT_EXCEPTIONS = frozenset({"AttributeError", "TypeError", "ImportError", "ModuleNotFoundError", "NameError"})
+
+
+def _catches_compat(handler: cst.ExceptHandler) -> bool:
+    """An ``except`` clause that catches one of :data:`COMPAT_EXCEPTIONS` (by name, maybe in a tuple)."""
+    kind = handler.type
+    if kind is None:
+        return False
+    names = kind.elements if isinstance(kind, cst.Tuple) else [kind]
+    for el in names:
+        expr = el.value if isinstance(el, cst.Element) else el
+        if isinstance(expr, cst.Name) and expr.value in COMPAT_EXCEPTIONS:
+            return True
+    return False
+
+
+def module_calls(index, skip_compat_fallbacks: bool = False) -> Iterator[Tuple[cst.CSTNode, Optional[str], cst.CSTNode, Optional[cst.CSTNode]]]:
     """Every call and decorator in a module: ``(node, qualified callee, statement, header)``.
 
     ``statement`` is the innermost statement holding ``node``; ``header`` the decorator or
     ``with`` item / test of a compound statement when ``node`` is in one (for positions).
     Callees are qualified through the module's imports (``None`` when not an imported name).
+    With ``skip_compat_fallbacks``, calls inside an ``except AttributeError``/``TypeError``/
+    ``ImportError``/... handler are left out: code that runs only when a newer API failed
+    (an older torch).
     """
     out = []
 
@@ -75,6 +95,15 @@ def module_calls(index) -> Iterator[Tuple[cst.CSTNode, Optional[str], cst.CSTNod
         def __init__(self) -> None:
             self.stmts = []
             self.headers = []
+            self.fallback = 0
+
+        def visit_ExceptHandler(self, node) -> None:
+            if skip_compat_fallbacks and _catches_compat(node):
+                self.fallback += 1
+
+        def leave_ExceptHandler(self, node) -> None:
+            if skip_compat_fallbacks and _catches_compat(node):
+                self.fallback -= 1
 
         def visit_SimpleStatementLine(self, node) -> None:
             self.stmts.append(node)
@@ -103,7 +132,7 @@ def module_calls(index) -> Iterator[Tuple[cst.CSTNode, Optional[str], cst.CSTNod
         def visit_Decorator(self, node) -> None:
             self.headers.append(node)
             expr = node.decorator
-            if not isinstance(expr, cst.Call):
+            if not isinstance(expr, cst.Call) and not self.fallback:
                 out.append((expr, index.imports.qualify(expr), self.stmts[-1] if self.stmts else None, node))
 
         def leave_Decorator(self, node) -> None:
@@ -116,6 +145,8 @@ def module_calls(index) -> Iterator[Tuple[cst.CSTNode, Optional[str], cst.CSTNod
             self.headers.pop()
 
         def visit_Call(self, node) -> None:
+            if self.fallback:
+                return
             stmt = self.stmts[-1] if self.stmts else None
             header = self.headers[-1] if self.headers and not isinstance(stmt, cst.SimpleStatementLine) else None
             out.append((node, index.imports.qualify(node.func), stmt, header))
@@ -128,13 +159,17 @@ class DeprecatedAmpApi(Rule):
     """PTC801: a deprecated mixed-precision API (``torch.cuda.amp.autocast``, ``torch.cpu.amp.GradScaler``...).
 
     Anywhere in the file: torch warns at every call, compiled or not. The names and
-    torch's own warning text come from the Dynamo facts table (``amp_deprecated``).
+    torch's own warning text come from the Dynamo facts table (``amp_deprecated``). A call in
+    an ``except AttributeError``/``TypeError``/``ImportError`` handler is a fallback for older
+    torch versions (``try: torch.get_autocast_dtype(d) except AttributeError:
+    torch.get_autocast_gpu_dtype()``) that does not run on a torch where the new API exists:
+    not flagged.
     """
 
     code = "PTC801"
 
     def on_module(self, index, report) -> None:
-        for node, q, stmt, header in module_calls(index):
+        for node, q, stmt, header in module_calls(index, skip_compat_fallbacks=True):
             found = facts.amp_deprecation(q)
             if found is None:
                 continue
