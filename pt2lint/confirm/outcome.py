@@ -76,7 +76,7 @@ CATEGORY_FAILURES: Dict[str, Optional[str]] = {
     "data-dependent": GRAPH_BREAK,
     "dynamic-shape": GRAPH_BREAK,
     "side-effect": GRAPH_BREAK,
-    "recompile": RECOMPILE_LIMIT,
+    "recompile": RECOMPILE,
     "export": EXPORT_FAILURE,
     "amp-distributed": GRAPH_BREAK,
 }
