@@ -162,6 +162,7 @@ class Interpreter:
         self.project = getattr(index, "project", None)
         self.dispatch = dispatch
         self.settings = settings
+        self._base_settings = settings
         self.frame: Optional[Frame] = None
         self.silent = 0  # >0 while collecting attributes (no events)
         self.stmt: Optional[cst.CSTNode] = None
@@ -197,6 +198,7 @@ class Interpreter:
             self._run_module_entry(cls)
         for fn in self.entry.entry_functions():
             if id(fn) not in self.analysed:
+                self._use_region(fn.symbol)
                 self.call_function(fn, None, self._entry_params(fn), {}, chain=())
         # A module class that no analysed code reached (built by a factory, stored
         # in a dict, ...) is still compiled as somebody's submodule: analyse it alone.
@@ -204,6 +206,32 @@ class Interpreter:
             fwd = cls.lookup_method("forward")
             if fwd is not None and id(fwd) not in self.analysed:
                 self._run_module_entry(cls)
+        self._use_region(None)
+
+    def _use_region(self, symbol: Optional[str]) -> None:
+        """Analyse the region entered at ``symbol`` with the Dynamo knobs its code sets.
+
+        A ``torch._dynamo.config.patch(...)`` on the region's function, or around the
+        ``torch.compile`` call that compiles it, changes the knobs for that region only
+        (:mod:`pt2lint.analysis.code_config`); every rule then sees those settings.
+        """
+        base = self._base_settings
+        settings = base
+        if symbol is not None and getattr(base, "regions", ()):
+            name = getattr(self.entry, "name", "") or ""
+            region = base.region(f"{name}.{symbol}" if name else symbol)
+            if region is not None and region.knobs:
+                modelled = base.knobs()
+                changes = {k: v for k, v in region.knobs if k in modelled and isinstance(v, bool) and k not in base.explicit_knobs}
+                if changes:
+                    settings = replace(base, **changes)
+        if settings is self.settings:
+            return
+        self.settings = settings
+        for rule in self.dispatch.rules:
+            rule.settings = settings
+        self.memo.clear()  # values computed under other knobs
+        self.memo_breaks.clear()
 
     def _run_module_entry(self, cls: ClassInfo) -> None:
         fwd = cls.lookup_method("forward") or cls.lookup_method("__call__")
@@ -212,6 +240,7 @@ class Interpreter:
         self_value = Value(Kind.SELF, ref=cls)
         params = self._entry_params(fwd)
         fwd.link_decorators()
+        self._use_region(f"{cls.name}.{fwd.name}")
         if fwd.local_decorators:
             self.invoke(fwd, self_value, list(params.values()), {}, ())
         else:

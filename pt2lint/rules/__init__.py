@@ -28,6 +28,7 @@ from pt2lint.rules.recompile import (
     SizeKeyedDict,
     TensorId,
 )
+from pt2lint.rules.sync import HostSync, HostTensorCreation
 from pt2lint.rules.side_effects import (
     AutogradInForward,
     DebuggerCall,
@@ -74,6 +75,8 @@ RULES: Dict[str, Type[Rule]] = {
         GrowingContainerLen,
         TensorNumpy,
         DataDependentAssert,
+        HostSync,
+        HostTensorCreation,
     )
 }
 
