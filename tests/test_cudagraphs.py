@@ -371,3 +371,23 @@ def test_sync_findings_show_in_statistics_and_html(tmp_path, monkeypatch):
     run = cli_runner().invoke(cli, ["check", "--no-cache", "--isolated", "--exit-zero", "--target", "cudagraphs", "--output-format", "html", "-o", str(out), str(tmp_path)])
     html = out.read_text()
     assert "PTC701" in html and "sync &middot; warning" in html
+
+
+def test_device_type_tests_are_constant_under_cudagraphs():
+    src = textwrap.dedent(
+        """\
+        import torch
+        from torch import nn
+
+
+        class Rope(nn.Module):
+            def forward(self, ids):
+                if ids.device.type == "mps":
+                    ids = ids.to("cpu")
+                if ids.device.type in ("cuda", "xpu"):
+                    ids = ids.cpu()
+                return ids
+        """
+    )
+    assert [(line, code) for line, code, _ in _found(_lint(src, "cudagraphs"))] == [(10, "PTC701")]
+    assert [(line, code) for line, code, _ in _found(_lint(src, "compile"))] == [(8, "PTC701"), (10, "PTC701")]

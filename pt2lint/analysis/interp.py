@@ -1149,7 +1149,8 @@ class Interpreter:
         if isinstance(expr, cst.Attribute) and expr.attr.value == "TYPE_CHECKING":
             return False
         if isinstance(expr, cst.Comparison) and len(expr.comparisons) == 1:
-            return self._dtype_guard(expr)
+            found = self._dtype_guard(expr)
+            return found if found is not None else self._device_guard(expr)
         if isinstance(expr, cst.Call) and expr.args:
             return self._isinstance_truth(expr)
         if isinstance(expr, cst.Call) and not expr.args:
@@ -1165,6 +1166,42 @@ class Interpreter:
                 if last in api.COMPILING_GUARD_NAMES and (q is None or not q.startswith("torch.") or q in api.COMPILING_GUARDS):
                     if not (isinstance(expr.func, cst.Name) and self.frame.is_bound(expr.func.value)):
                         return api.COMPILING_GUARD_NAMES[last]
+        return None
+
+    def _device_guard(self, expr: cst.Comparison) -> Optional[bool]:
+        """``x.device.type == "mps"`` under ``--target cudagraphs``: a constant.
+
+        CUDA graphs run on CUDA devices only, and Dynamo guards on a tensor's device, so with
+        the ``cudagraphs`` target ``t.device.type`` is ``"cuda"`` and the test is decided
+        (``==``, ``!=``, ``in``/``not in`` a literal tuple, list or set of strings).
+        """
+        if self.settings.target != "cudagraphs":
+            return None
+        comp = expr.comparisons[0]
+        left, right = expr.left, comp.comparator
+
+        def is_device_type(node) -> bool:
+            return (
+                isinstance(node, cst.Attribute) and node.attr.value == "type"
+                and isinstance(node.value, cst.Attribute) and node.value.attr.value == "device"
+            )
+
+        if not is_device_type(left):
+            if isinstance(comp.operator, (cst.Equal, cst.NotEqual)):
+                left, right = right, left
+            if not is_device_type(left):
+                return None
+        if isinstance(comp.operator, (cst.Equal, cst.NotEqual)):
+            if not isinstance(right, cst.SimpleString):
+                return None
+            same = right.evaluated_value == "cuda"
+            return same if isinstance(comp.operator, cst.Equal) else not same
+        if isinstance(comp.operator, (cst.In, cst.NotIn)) and isinstance(right, (cst.Tuple, cst.List, cst.Set)):
+            values = [e.value for e in right.elements]
+            if not values or not all(isinstance(v, cst.SimpleString) for v in values):
+                return None
+            inside = any(v.evaluated_value == "cuda" for v in values)
+            return inside if isinstance(comp.operator, cst.In) else not inside
         return None
 
     _LOW_PRECISION = {

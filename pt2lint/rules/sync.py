@@ -32,6 +32,10 @@ FACTORIES = frozenset(
 SYNC_FUNCTIONS = frozenset({"torch.cuda.synchronize", "torch.accelerator.synchronize", "torch.xpu.synchronize"})
 
 
+#: kinds of data that ``torch.tensor(data)`` can only put on the host: Python numbers, lists, shapes.
+_HOST_DATA = frozenset({Kind.CONST, Kind.CONTAINER, Kind.SHAPE, Kind.DATA, Kind.NONE})
+
+
 def _is_sure_tensor(value) -> bool:
     return value is not None and value.kind is Kind.TENSOR and not value.weak
 
@@ -89,8 +93,8 @@ class HostTensorCreation(Rule):
         device = ev.kwargs.get("device")
         if device is not None and not _is_cpu(device):
             return  # device=x.device, device=self.device, ...: not the host (or not known to be)
-        if ev.qualname in ("torch.tensor", "torch.as_tensor") and ev.args and ev.args[0].kind is Kind.TENSOR:
-            return  # a copy of a tensor keeps its device
+        if ev.qualname in ("torch.tensor", "torch.as_tensor") and ev.args and ev.args[0].kind not in _HOST_DATA:
+            return  # a copy of a tensor keeps its device; of an unknown value, it may be a tensor
         name = ev.qualname
         where = "with `device=\"cpu\"`" if device is not None else "without `device=`"
         interp.report(
