@@ -19,13 +19,14 @@ are read here, from every linted file, before any file is analysed:
 
 Only constants are read (``True``, ``"reduce-overhead"``); a value computed at run
 time is unknown and ignored.  The scan uses :mod:`ast` (no LibCST parse, no import
-of the code), and reads only files that mention ``compile`` or ``_dynamo``.
+of the code), and reads only files that mention ``compile(`` or ``_dynamo``.
 """
 
 from __future__ import annotations
 
 import ast
 import os
+import re
 from dataclasses import dataclass, field
 from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
@@ -316,9 +317,9 @@ class _Scanner(ast.NodeVisitor):
         self.generic_visit(node)
 
 
-#: Words a file must contain to hold anything :func:`scan_source` reads (a knob assignment or
-#: a patch needs ``_dynamo`` in an import or in the dotted name itself).
-_MARKERS = ("compile", "_dynamo")
+#: What a file must contain to hold anything :func:`scan_source` reads: a knob assignment or a
+#: patch needs ``_dynamo`` (in an import or in the dotted name itself), a compile call ``compile(``.
+_MARKER = re.compile(r"_dynamo|compile\s*\(")
 
 
 def scan_source(text: str, display: str, module: str = "", is_package: bool = False) -> CodeConfig:
@@ -334,7 +335,7 @@ def scan_source(text: str, display: str, module: str = "", is_package: bool = Fa
         A :class:`CodeConfig`; empty for a file that does not parse (its syntax error is
         reported by the lint itself).
     """
-    if not any(m in text for m in _MARKERS):
+    if _MARKER.search(text) is None:
         return CodeConfig()
     try:
         tree = ast.parse(text)
@@ -366,7 +367,7 @@ def scan_files(files: Iterable[Tuple[str, str]], project_root: str = "", src: Se
             text = decode_source(data)
         except (OSError, DecodeError):
             continue
-        if not any(m in text for m in _MARKERS):
+        if _MARKER.search(text) is None:
             continue
         roots = import_roots(os.path.abspath(path), project_root, src)
         module, is_package = module_name_for(path, roots)
