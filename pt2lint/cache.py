@@ -329,6 +329,7 @@ class ResultCache:
             f"{__version__}|{_code_fingerprint()}|{settings.capture_scalar_outputs}|"
             f"{settings.capture_dynamic_output_shape_ops}|{settings.target}|{getattr(settings, 'compute_dtype', 'float32')}|"
             f"{','.join(getattr(settings, 'src', ()))}|{','.join(getattr(settings, 'follow_imports', ()))}"
+            f"|{settings.fingerprint() if hasattr(settings, 'fingerprint') else ''}"
         )
         self._prepared: Optional[bool] = None
         self._known: Optional[FrozenSet[str]] = None

@@ -145,6 +145,10 @@ def selection_options(fn: Callable) -> Callable:
                 help="Assume torch._dynamo.config.capture_dynamic_output_shape_ops=True (nonzero, unique, mask indexing are traced).",
             ),
             click.option(
+                "--allow-rnn/--no-allow-rnn", default=None,
+                help="Assume torch._dynamo.config.allow_rnn=True (nn.RNN/LSTM/GRU are traced).",
+            ),
+            click.option(
                 "--follow-imports", multiple=True, metavar="MODULES",
                 help="Installed packages to follow calls into (comma-separated, repeatable; adds to the config's follow-imports).",
             ),
@@ -178,6 +182,7 @@ def project_from_options(paths: Sequence[str], options: Dict[str, Any]) -> Proje
         extend_exclude=split_csv(options.get("extend_exclude", ())),
         capture_scalar_outputs=options.get("capture_scalar_outputs"),
         capture_dynamic_output_shape_ops=options.get("capture_dynamic_output_shape_ops"),
+        allow_rnn=options.get("allow_rnn"),
         target=options.get("target"),
         compute_dtype=options.get("compute_dtype"),
         follow_imports=split_csv(options.get("follow_imports", ())),
@@ -507,13 +512,29 @@ def _lint_files(
 
     return lint_paths(
         [f.path for f in files],
-        project.settings,
+        with_code_config(project, files),
         jobs=jobs or None,
         relpaths=[f.relpath for f in files],
         keep_source=keep_source,
         cache_dir=cache_dir,
         merge=merge,
     )
+
+
+def with_code_config(project: Project, files: Sequence[SourceFile]):
+    """The project's settings with the Dynamo config its linted files write applied.
+
+    ``torch._dynamo.config.<knob> = ...`` anywhere in ``files`` applies project-wide;
+    compile options and ``config.patch`` apply to the regions they govern (see
+    :mod:`pt2lint.analysis.code_config`).
+    """
+    from pt2lint.analysis.code_config import apply_to_settings, scan_files
+
+    settings = project.settings
+    found = scan_files(
+        ((f.path, f.path) for f in files), settings.project_root, settings.src, getattr(settings, "max_file_size", None)
+    )
+    return apply_to_settings(settings, found, settings.explicit_knobs)
 
 
 def find_rule(query: str, specs: Dict[str, RuleSpec]) -> RuleSpec:

@@ -36,7 +36,7 @@ CONFIG_FILES: Tuple[str, ...] = (".pt2lint.toml", "pt2lint.toml", "pyproject.tom
 
 _SELECTOR_KEYS = ("select", "extend-select", "ignore")
 _PATTERN_KEYS = ("exclude", "extend-exclude")
-_BOOL_KEYS = ("capture-scalar-outputs", "capture-dynamic-output-shape-ops")
+_BOOL_KEYS = ("capture-scalar-outputs", "capture-dynamic-output-shape-ops", "allow-rnn")
 #: Every key ``[tool.pt2lint]`` accepts.  ``confirm`` is a table kept raw for the confirm mode.
 _IMPORT_KEYS = ("src", "follow-imports")
 KNOWN_KEYS: Tuple[str, ...] = (
@@ -91,7 +91,8 @@ class FileConfig:
         select, extend_select, ignore: rule selectors.
         per_file_ignores: ``(glob, selectors)`` pairs, in file order.
         exclude, extend_exclude: gitignore-style patterns relative to the project root.
-        capture_scalar_outputs, capture_dynamic_output_shape_ops: Dynamo knobs.
+        capture_scalar_outputs, capture_dynamic_output_shape_ops, allow_rnn: Dynamo knobs
+            (``torch._dynamo.config`` names); an assignment in the project's code overrides them.
         target: ``"compile"``, ``"export"`` or ``"cudagraphs"``.
         compute_dtype: ``"float32"``, ``"float16"`` or ``"bfloat16"``.
         src: extra import roots, relative to the project root (like ruff's ``src``).
@@ -112,6 +113,7 @@ class FileConfig:
     extend_exclude: Tuple[str, ...] = ()
     capture_scalar_outputs: Optional[bool] = None
     capture_dynamic_output_shape_ops: Optional[bool] = None
+    allow_rnn: Optional[bool] = None
     target: Optional[str] = None
     compute_dtype: Optional[str] = None
     src: Tuple[str, ...] = ()
@@ -136,6 +138,7 @@ class Overrides:
     extend_exclude: Tuple[str, ...] = ()
     capture_scalar_outputs: Optional[bool] = None
     capture_dynamic_output_shape_ops: Optional[bool] = None
+    allow_rnn: Optional[bool] = None
     target: Optional[str] = None
     compute_dtype: Optional[str] = None
     follow_imports: Tuple[str, ...] = ()
@@ -463,6 +466,10 @@ def resolve_project(
         ),
         capture_scalar_outputs=pick(overrides.capture_scalar_outputs, config.capture_scalar_outputs),
         capture_dynamic_output_shape_ops=pick(overrides.capture_dynamic_output_shape_ops, config.capture_dynamic_output_shape_ops),
+        allow_rnn=pick(overrides.allow_rnn, config.allow_rnn),
+        explicit_knobs=frozenset(
+            k for k in ("capture_scalar_outputs", "capture_dynamic_output_shape_ops", "allow_rnn") if getattr(overrides, k) is not None
+        ),
         target=target,
         compute_dtype=overrides.compute_dtype or config.compute_dtype or "float32",
         project_root=root,

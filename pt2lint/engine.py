@@ -285,6 +285,13 @@ def lint_source(
     except RecursionError:
         diag = syntax_error(filename, "SyntaxError: expression nested too deeply to parse", Position(1, 1))
         return FileResult(filename, (diag,) if "PTC001" in enabled else (), source=source if keep_source else None)
+    if not getattr(settings, "code_scanned", True):
+        # linted alone (stdin, the language server, the API): the file's own Dynamo config counts
+        from pt2lint.analysis.code_config import apply_to_settings, scan_source
+
+        found = scan_source(source, filename, _module_name(filename, settings))
+        if found.knobs or found.regions:
+            settings = apply_to_settings(settings, found, settings.explicit_knobs)
     findings = None
     dependencies: tuple = ()
     has_regions = False
@@ -313,6 +320,15 @@ def lint_source(
         filename, tuple(diags), source=source if keep_source else None,
         dependencies=dependencies, has_regions=has_regions, submodules=submodules,
     )
+
+
+def _module_name(filename: str, settings) -> str:
+    """The dotted module name of ``filename`` as the project analysis names it (stdin: ``<stdin>``)."""
+    from pt2lint.analysis.project import import_roots, module_name_for
+
+    path = os.path.abspath(filename) if filename and filename != "-" else os.path.join(os.getcwd(), "<stdin>.py")
+    roots = import_roots(path, getattr(settings, "project_root", "") or "", getattr(settings, "src", ()) or ())
+    return module_name_for(path, roots)[0]
 
 
 def _suppress(diags, source: str, filename: str, enabled, others, has_regions: bool) -> List[Diagnostic]:

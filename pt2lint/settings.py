@@ -15,6 +15,9 @@ from pt2lint.reading import DEFAULT_MAX_BYTES
 from pt2lint.specs import RuleSpec, load_specs
 
 
+#: settings.regions -> key -> options (built once per distinct tuple).
+_REGIONS: Dict[Tuple[Any, ...], Dict[str, Any]] = {}
+
 #: per-file-ignores table -> its globs, each compiled once (one entry per config, whatever its size).
 _COMPILED: Dict[Tuple[Tuple[str, FrozenSet[str]], ...], List[Tuple[Any, FrozenSet[str]]]] = {}
 
@@ -136,6 +139,8 @@ class LintSettings:
         capture_dynamic_output_shape_ops: mirrors
             ``torch._dynamo.config.capture_dynamic_output_shape_ops``: ``nonzero``,
             ``unique`` and boolean-mask indexing are traced with unbacked sizes.
+        allow_rnn: mirrors ``torch._dynamo.config.allow_rnn``: ``nn.RNN``/``LSTM``/``GRU``
+            modules are traced instead of breaking the graph (measured on torch 2.13).
         target: ``"compile"``, ``"export"`` or ``"cudagraphs"``.
         compute_dtype: the floating dtype the compiled model runs in (``"float32"``,
             ``"float16"``, ``"bfloat16"``).  Dynamo specialises on dtypes, so a
@@ -147,18 +152,51 @@ class LintSettings:
             (dotted names; a package name covers its submodules).
         max_file_size: largest file read, in bytes (the ``max-file-size`` setting); a
             larger one is an error, not read (see :mod:`pt2lint.reading`).
+        explicit_knobs: knob names the command line set (code in the project does not override them).
+        code_knobs: ``(knob, value, "file:line")`` of the knobs the project's code assigns
+            (:mod:`pt2lint.analysis.code_config`); already folded into the knob fields.
+        code_scanned: the project's files were scanned for such config already (the engine
+            then does not scan the linted file again).
+        regions: :class:`~pt2lint.analysis.code_config.RegionOptions` of the compile calls and
+            config patches found in the project (mode, fullgraph, dynamic, knobs per region).
     """
 
     enabled: FrozenSet[str] = field(default_factory=lambda: resolve_selection())
     per_file_ignores: Tuple[Tuple[str, FrozenSet[str]], ...] = ()
     capture_scalar_outputs: bool = False
     capture_dynamic_output_shape_ops: bool = False
+    allow_rnn: bool = False
     target: str = "compile"
     compute_dtype: str = "float32"
     project_root: str = ""
     src: Tuple[str, ...] = ()
     follow_imports: Tuple[str, ...] = ()
     max_file_size: int = DEFAULT_MAX_BYTES
+    explicit_knobs: FrozenSet[str] = frozenset()
+    code_knobs: Tuple[Tuple[str, object, str], ...] = ()
+    code_scanned: bool = False
+    regions: Tuple[Any, ...] = ()
+
+    def region(self, key: str):
+        """The :class:`~pt2lint.analysis.code_config.RegionOptions` of the region ``key``
+        (``"<module>.<Class>.forward"``, ``"<module>.<function>"``), or ``None``."""
+        if not self.regions:
+            return None
+        table = _REGIONS.get(self.regions)
+        if table is None:
+            table = {r.key: r for r in self.regions}
+            if len(_REGIONS) > 16:
+                _REGIONS.clear()
+            _REGIONS[self.regions] = table
+        return table.get(key)
+
+    def knobs(self) -> Dict[str, bool]:
+        """The Dynamo knobs pt2lint models, by ``torch._dynamo.config`` name."""
+        return {
+            "capture_scalar_outputs": self.capture_scalar_outputs,
+            "capture_dynamic_output_shape_ops": self.capture_dynamic_output_shape_ops,
+            "allow_rnn": self.allow_rnn,
+        }
 
     def enabled_for(self, relpath: str) -> FrozenSet[str]:
         """Codes enabled for a file, after per-file ignores (``relpath`` uses ``/``)."""
@@ -178,6 +216,8 @@ class LintSettings:
                 "pfi": [[p, sorted(c)] for p, c in self.per_file_ignores],
                 "cso": self.capture_scalar_outputs,
                 "cdso": self.capture_dynamic_output_shape_ops,
+                "rnn": self.allow_rnn,
+                "regions": [[r.key, r.mode, r.fullgraph, r.dynamic, [list(k) for k in r.knobs]] for r in self.regions],
                 "target": self.target,
                 "dtype": self.compute_dtype,
                 "src": list(self.src),

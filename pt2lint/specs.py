@@ -32,10 +32,13 @@ CATEGORIES = (
 )
 SEVERITIES = ("error", "warning", "info")
 TARGETS = ("compile", "export", "cudagraphs")
-EXAMPLE_CONFIG_KEYS = ("capture-scalar-outputs", "capture-dynamic-output-shape-ops", "target", "compute-dtype")
+#: Devices a spec's ``needs_device`` may name: the ``bad`` examples show what the rule
+#: says only on that device (the evidence test skips them elsewhere).
+DEVICES = ("cuda",)
+EXAMPLE_CONFIG_KEYS = ("capture-scalar-outputs", "capture-dynamic-output-shape-ops", "allow-rnn", "target", "compute-dtype")
 
 _REQUIRED = ("code", "name", "category", "severity", "summary", "why", "fix")
-_OPTIONAL = ("targets", "gb_types", "knob", "references", "evidence", "examples")
+_OPTIONAL = ("targets", "target_severity", "gb_types", "knob", "references", "evidence", "examples", "needs_device")
 _EXAMPLE_KEYS = ("kind", "code", "flag", "run", "config", "note")
 
 
@@ -81,6 +84,15 @@ class RuleSpec:
     evidence: str = ""
     examples: Tuple[Example, ...] = ()
     path: str = ""
+    target_severity: Tuple[Tuple[str, str], ...] = ()
+    needs_device: Optional[str] = None
+
+    def severity_for(self, target: str) -> str:
+        """The severity findings get under ``target`` (``target_severity``, else ``severity``)."""
+        for t, sev in self.target_severity:
+            if t == target:
+                return sev
+        return self.severity
 
     @property
     def is_graph_break(self) -> bool:
@@ -94,6 +106,10 @@ class RuleSpec:
         if self.knob:
             lines.append(f"Made compilable by: torch._dynamo.config.{self.knob} = True")
         lines.append("Targets: " + ", ".join(self.targets))
+        if self.target_severity:
+            lines.append("Severity by target: " + ", ".join(f"{t}: {s}" for t, s in self.target_severity))
+        if self.needs_device:
+            lines.append(f"Measured on: {self.needs_device} (the evidence needs that device)")
         lines += ["", "## What it does", self.summary.strip(), "", "## Why is this bad?", self.why.strip()]
         bad = [e for e in self.examples if e.kind == "bad"]
         good = [e for e in self.examples if e.kind == "good"]
@@ -174,6 +190,17 @@ def parse_spec(data: Mapping, where: str) -> RuleSpec:
     examples = tuple(
         _parse_example(raw, f"{where} example {i + 1}") for i, raw in enumerate(data.get("examples", ()))
     )
+    by_target = data.get("target_severity", {})
+    if not isinstance(by_target, dict):
+        raise SpecError(f"{where}: 'target_severity' must be a table of target = severity")
+    for t, sev in by_target.items():
+        if t not in targets:
+            raise SpecError(f"{where}: target_severity names {t!r}, which is not one of the rule's targets")
+        if sev not in SEVERITIES:
+            raise SpecError(f"{where}: target_severity.{t} {sev!r} is not one of {', '.join(SEVERITIES)}")
+    device = data.get("needs_device")
+    if device is not None and device not in DEVICES:
+        raise SpecError(f"{where}: needs_device {device!r} is not one of {', '.join(DEVICES)}")
     return RuleSpec(
         code=data["code"],
         name=data["name"],
@@ -189,6 +216,8 @@ def parse_spec(data: Mapping, where: str) -> RuleSpec:
         evidence=data.get("evidence", ""),
         examples=examples,
         path=where,
+        target_severity=tuple(sorted(by_target.items())),
+        needs_device=device,
     )
 
 

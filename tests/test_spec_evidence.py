@@ -20,7 +20,11 @@ torch = pytest.importorskip("torch")
 from pt2lint.confirm import dynamo  # noqa: E402  (needs torch)
 
 _counter = itertools.count()
-_KNOBS = {"capture-scalar-outputs": "capture_scalar_outputs", "capture-dynamic-output-shape-ops": "capture_dynamic_output_shape_ops"}
+_KNOBS = {
+    "capture-scalar-outputs": "capture_scalar_outputs",
+    "capture-dynamic-output-shape-ops": "capture_dynamic_output_shape_ops",
+    "allow-rnn": "allow_rnn",
+}
 
 
 def _load(code: str, tmp_path):
@@ -159,6 +163,21 @@ def test_example_tells_the_truth_under_dynamo(spec, example, tmp_path, monkeypat
     elif spec.category == "amp-distributed":
         with _process_group(example.code):
             _check_amp_distributed(spec, example, model, args, path)
+    elif spec.category == "sync":
+        # What a CPU shows: no graph break, and the flagged line is a host node of the graph
+        # (traced on the meta device: a CPU tensor, a scalar read or a synchronisation).  The
+        # CUDA-graph skip itself is measured on a CUDA machine (test_device_evidence below).
+        if not torch.cuda.is_available():
+            # the traced synchronisation would run in the eager backend and fail without a device
+            monkeypatch.setattr(torch.accelerator, "synchronize", lambda *a, **k: None)
+        breaks = _break_lines(dynamo.graph_breaks(model, args, config=config), path)
+        assert not breaks & flagged, f"a sync rule's line breaks the graph: {sorted(breaks)}"
+        hosts = {h.lineno for h in dynamo.host_ops(model, args, config=config) if h.filename == path}
+        if example.kind == "bad":
+            assert not breaks, f"bad example breaks at {sorted(breaks)}"
+            assert flagged <= hosts, f"host nodes at {sorted(hosts)}, the spec flags {sorted(flagged)}"
+        else:
+            assert not breaks and not hosts, f"good example: breaks at {sorted(breaks)}, host nodes at {sorted(hosts)}"
     else:  # pragma: no cover - a new category needs a measurement here
         pytest.fail(f"no Dynamo check for category {spec.category}")
 
@@ -256,3 +275,30 @@ def _check_amp_distributed(spec, example, model, args, path: str) -> None:
             assert flagged <= lines, f"Dynamo broke at {sorted(lines)}, the spec flags {sorted(flagged)}"
         else:
             assert not lines, f"good example breaks at {sorted(lines)}"
+def _device_cases():
+    for code, spec in load_specs().items():
+        if spec.needs_device:
+            for i, ex in enumerate(spec.examples):
+                if ex.run:
+                    yield pytest.param(spec, ex, id=f"{code}-{ex.kind}-{i + 1}-{spec.needs_device}")
+
+
+@pytest.mark.parametrize("spec,example", list(_device_cases()))
+def test_device_evidence(spec, example, tmp_path):
+    """On the device a spec names (``needs_device``): compiled with ``mode="reduce-overhead"``,
+    a bad example skips CUDA graphs and a good one does not (``bench/cudagraphs_evidence.py``)."""
+    if spec.needs_device == "cuda" and not torch.cuda.is_available():
+        pytest.skip("needs a CUDA device: run python bench/cudagraphs_evidence.py on one")
+    from pathlib import Path
+
+    bench = Path(__file__).resolve().parent.parent / "bench" / "cudagraphs_evidence.py"
+    loader = importlib.util.spec_from_file_location("cudagraphs_evidence", bench)
+    tool = importlib.util.module_from_spec(loader)
+    loader.loader.exec_module(tool)
+    config = {_KNOBS[k]: v for k, v in example.config if k in _KNOBS}
+    got = tool.measure(example.code, example.run, config, str(tmp_path))
+    assert got["error"] is None, got["error"]
+    if example.kind == "bad":
+        assert got["skips"] or got["syncs"], f"no CUDA-graph skip and no sync seen: {got}"
+    else:
+        assert not got["skips"], f"good example skipped CUDA graphs: {got['skips']}"

@@ -26,6 +26,7 @@ def _settings_for(example, code):
         enabled=frozenset(enabled),
         capture_scalar_outputs=bool(cfg.get("capture-scalar-outputs", False)),
         capture_dynamic_output_shape_ops=bool(cfg.get("capture-dynamic-output-shape-ops", False)),
+        allow_rnn=bool(cfg.get("allow-rnn", False)),
         target=target,
         compute_dtype=str(cfg.get("compute-dtype", "float32")),
     )

@@ -94,7 +94,6 @@ import inspect
 import io
 import json
 import os
-import platform
 import sys
 import tempfile
 import textwrap
@@ -633,6 +632,84 @@ def collectives() -> Dict[str, Dict[str, Any]]:
     return out
 
 
+#: Inductor modules whose source holds the "skipping cudagraphs due to ..." messages.
+CUDAGRAPH_SOURCES = ("cudagraph_utils.py", "compile_fx.py")
+
+
+def _literal_head(node: Any, assigned: Dict[str, Any]) -> Optional[str]:
+    """The literal text a message expression starts with (an f-string up to its first field).
+
+    A name is looked up among the string assignments of the enclosing function.
+    """
+    import ast
+
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    if isinstance(node, ast.JoinedStr):
+        head = ""
+        for part in node.values:
+            if isinstance(part, ast.Constant) and isinstance(part.value, str):
+                head += part.value
+            elif isinstance(part, ast.FormattedValue) and isinstance(part.value, ast.Name) and not head:
+                inner = _literal_head(assigned.get(part.value.id), assigned)
+                if inner is None:
+                    return None
+                head += inner
+            else:
+                break
+        return head
+    if isinstance(node, ast.BinOp):  # "a" "b" split over lines is one Constant; "a" + "b" is not
+        left = _literal_head(node.left, assigned)
+        right = _literal_head(node.right, assigned) if left is not None else None
+        return left + right if right is not None else left
+    if isinstance(node, ast.Name):
+        return _literal_head(assigned.get(node.id), assigned)
+    return None
+
+
+def cudagraph_skip_reasons() -> List[str]:
+    """Reasons Inductor gives when ``mode="reduce-overhead"`` runs a graph without CUDA graphs.
+
+    Read from the installed ``torch/_inductor`` source (:data:`CUDAGRAPH_SOURCES`): the
+    literal head of every argument of ``format_default_skip_message(...)`` (which prefixes
+    "skipping cudagraphs due to "), e.g. ``"mutated inputs"``, ``"cpu device"``, with the
+    f-string's fields and counts cut off.
+    """
+    import ast
+
+    base = Path(torch._inductor.__file__).parent
+    reasons = set()
+    for name in CUDAGRAPH_SOURCES:
+        tree = ast.parse((base / name).read_text(encoding="utf-8"))
+        for fn in ast.walk(tree):
+            if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            assigned: Dict[str, Any] = {}
+            for node in ast.walk(fn):
+                if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+                    assigned.setdefault(node.targets[0].id, node.value)
+            for node in ast.walk(fn):
+                if (
+                    isinstance(node, ast.Call)
+                    and isinstance(node.func, ast.Name)
+                    and node.func.id == "format_default_skip_message"
+                    and node.args
+                ):
+                    head = _literal_head(node.args[0], assigned)
+                    if head:
+                        reasons.add(" ".join(head.split(".")[0].split("(")[0].split()).rstrip(" :"))
+    return sorted(r for r in reasons if r)
+
+
+def cudagraph_modes() -> Dict[str, bool]:
+    """``torch.compile`` mode -> whether it turns on CUDA graphs (``triton.cudagraphs``),
+    from ``torch._inductor.list_mode_options()``."""
+    import torch._inductor
+
+    options = torch._inductor.list_mode_options()
+    return {mode: bool(opts.get("triton.cudagraphs", False)) for mode, opts in sorted(options.items())}
+
+
 def stamp() -> Dict[str, str]:
     return {
         "torch": torch.__version__,
@@ -658,6 +735,9 @@ def derive_static() -> Dict[str, Any]:
         "tensor": {"attributes": tensor_attributes()},
         "amp_deprecated": amp_deprecated(),
         "collectives": collectives(),
+
+
+        "cudagraphs": {"modes": cudagraph_modes(), "skip_reasons": cudagraph_skip_reasons()},
     }
 
 

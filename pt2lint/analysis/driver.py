@@ -324,6 +324,9 @@ def analyse_project(
             start_pos, end_pos = Position(start.line, start.column + 1), Position(end.line, end.column + 1)
         if mod is not index:
             sources[fname] = mod.full_source or mod.source  # comments, for suppressions
+        severity, note = _severity(spec, settings, _region_of(settings, index, f.chain))
+        if note:
+            message = f"{message} ({note})"
         out.append(Finding(
             Diagnostic(
                 code=f.code,
@@ -332,7 +335,7 @@ def analyse_project(
                 filename=fname,
                 start=start_pos,
                 end=end_pos,
-                severity=spec.severity if spec else "error",
+                severity=severity,
                 category=spec.category if spec else "internal",
                 gb_types=spec.gb_types if spec else (),
                 symbol=chain[-1] if chain else None,
@@ -344,6 +347,46 @@ def analyse_project(
             f.stmt if start is not None else None,
         ))
     return Analysis(out, sources, deps, has_regions, submodules)
+
+
+def _region_of(settings, index, chain):
+    """The compile options of the region a finding's chain starts in (``None``: none known).
+
+    The chain's first entry is the region's entry point (``Net.forward``, a compiled
+    function's symbol), in the entry module; submodules' code runs in their parent's region.
+    """
+    if not chain or not getattr(settings, "regions", ()):
+        return None
+    name = getattr(index, "name", "") or ""
+    return settings.region(f"{name}.{chain[0]}" if name else chain[0])
+
+
+def _severity(spec, settings, region) -> Tuple[str, str]:
+    """``(severity, note)`` of a finding of ``spec`` in ``region``.
+
+    The severity is the spec's for the effective target: ``cudagraphs`` when the region is
+    compiled with a mode that turns CUDA graphs on (``reduce-overhead``, ``max-autotune``:
+    the Dynamo facts table), else the configured target.  A graph break in a region compiled
+    with ``fullgraph=True`` is an error (Dynamo raises instead of splitting the graph).  The
+    note says which compile call decided it.
+    """
+    from pt2lint.analysis import dynamo_facts
+
+    if spec is None:
+        return "error", ""
+    target = settings.target
+    notes = []
+    if region is not None and dynamo_facts.cudagraph_mode(region.mode) and target != "cudagraphs":
+        if "cudagraphs" in spec.targets:
+            target = "cudagraphs"
+            if spec.severity_for("cudagraphs") != spec.severity_for(settings.target):
+                notes.append(f"the region is compiled with mode={region.mode!r} at {region.where}: CUDA graphs")
+    severity = spec.severity_for(target)
+    if region is not None and region.fullgraph and spec.is_graph_break:
+        if severity != "error":
+            notes.append(f"fullgraph=True at {region.where}: Dynamo raises here")
+        severity = "error"
+    return severity, "; ".join(notes)
 
 
 def _shifted(rng, lines: int):

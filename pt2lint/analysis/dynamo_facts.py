@@ -45,6 +45,9 @@ __all__ = [
     "breaks",
     "call_fact",
     "confirmed_count",
+    "cudagraph_mode",
+    "cudagraph_skip_reason",
+    "cudagraph_skip_reasons",
     "facts",
     "gb_explanation",
     "gb_type",
@@ -287,3 +290,32 @@ def collective(qualname: Optional[str]) -> Optional[bool]:
     if entry is None:
         return None
     return bool(entry["functional"])
+
+
+def cudagraph_skip_reasons() -> Tuple[str, ...]:
+    """The reasons Inductor logs as "skipping cudagraphs due to <reason>" (torch 2.13 names:
+    ``"mutated inputs"``, ``"cpu device"``, ``"multiple devices"``, ...), read by
+    ``tools/gen_dynamo_facts.py`` from ``torch/_inductor/cudagraph_utils.py`` and ``compile_fx.py``."""
+    return tuple(facts().get("cudagraphs", {}).get("skip_reasons", ()))
+
+
+def cudagraph_skip_reason(prefix: str) -> str:
+    """The one skip reason that starts with ``prefix``, as torch words it.
+
+    Raises:
+        KeyError: no reason of the installed table starts with it (the table and a rule
+            that cites it disagree: regenerate the table or fix the rule).
+    """
+    for reason in cudagraph_skip_reasons():
+        if reason.startswith(prefix):
+            return reason
+    raise KeyError(f"no cudagraph skip reason starts with {prefix!r} in {_RESOURCE}")
+
+
+def cudagraph_mode(mode: Optional[str]) -> bool:
+    """Whether ``torch.compile(mode=mode)`` turns CUDA graphs on (``reduce-overhead``,
+    ``max-autotune``), from ``torch._inductor.list_mode_options()``; False for ``None``
+    and for a mode the table does not know."""
+    if mode is None:
+        return False
+    return bool(facts().get("cudagraphs", {}).get("modes", {}).get(mode, False))

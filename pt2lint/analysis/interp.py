@@ -162,6 +162,7 @@ class Interpreter:
         self.project = getattr(index, "project", None)
         self.dispatch = dispatch
         self.settings = settings
+        self._base_settings = settings
         self.frame: Optional[Frame] = None
         self.silent = 0  # >0 while collecting attributes (no events)
         self.stmt: Optional[cst.CSTNode] = None
@@ -197,6 +198,7 @@ class Interpreter:
             self._run_module_entry(cls)
         for fn in self.entry.entry_functions():
             if id(fn) not in self.analysed:
+                self._use_region(fn.symbol)
                 self.call_function(fn, None, self._entry_params(fn), {}, chain=())
         # A module class that no analysed code reached (built by a factory, stored
         # in a dict, ...) is still compiled as somebody's submodule: analyse it alone.
@@ -204,6 +206,32 @@ class Interpreter:
             fwd = cls.lookup_method("forward")
             if fwd is not None and id(fwd) not in self.analysed:
                 self._run_module_entry(cls)
+        self._use_region(None)
+
+    def _use_region(self, symbol: Optional[str]) -> None:
+        """Analyse the region entered at ``symbol`` with the Dynamo knobs its code sets.
+
+        A ``torch._dynamo.config.patch(...)`` on the region's function, or around the
+        ``torch.compile`` call that compiles it, changes the knobs for that region only
+        (:mod:`pt2lint.analysis.code_config`); every rule then sees those settings.
+        """
+        base = self._base_settings
+        settings = base
+        if symbol is not None and getattr(base, "regions", ()):
+            name = getattr(self.entry, "name", "") or ""
+            region = base.region(f"{name}.{symbol}" if name else symbol)
+            if region is not None and region.knobs:
+                modelled = base.knobs()
+                changes = {k: v for k, v in region.knobs if k in modelled and isinstance(v, bool) and k not in base.explicit_knobs}
+                if changes:
+                    settings = replace(base, **changes)
+        if settings is self.settings:
+            return
+        self.settings = settings
+        for rule in self.dispatch.rules:
+            rule.settings = settings
+        self.memo.clear()  # values computed under other knobs
+        self.memo_breaks.clear()
 
     def _run_module_entry(self, cls: ClassInfo) -> None:
         fwd = cls.lookup_method("forward") or cls.lookup_method("__call__")
@@ -212,6 +240,7 @@ class Interpreter:
         self_value = Value(Kind.SELF, ref=cls)
         params = self._entry_params(fwd)
         fwd.link_decorators()
+        self._use_region(f"{cls.name}.{fwd.name}")
         if fwd.local_decorators:
             self.invoke(fwd, self_value, list(params.values()), {}, ())
         else:
@@ -1120,7 +1149,8 @@ class Interpreter:
         if isinstance(expr, cst.Attribute) and expr.attr.value == "TYPE_CHECKING":
             return False
         if isinstance(expr, cst.Comparison) and len(expr.comparisons) == 1:
-            return self._dtype_guard(expr)
+            found = self._dtype_guard(expr)
+            return found if found is not None else self._device_guard(expr)
         if isinstance(expr, cst.Call) and expr.args:
             return self._isinstance_truth(expr)
         if isinstance(expr, cst.Call) and not expr.args:
@@ -1136,6 +1166,42 @@ class Interpreter:
                 if last in api.COMPILING_GUARD_NAMES and (q is None or not q.startswith("torch.") or q in api.COMPILING_GUARDS):
                     if not (isinstance(expr.func, cst.Name) and self.frame.is_bound(expr.func.value)):
                         return api.COMPILING_GUARD_NAMES[last]
+        return None
+
+    def _device_guard(self, expr: cst.Comparison) -> Optional[bool]:
+        """``x.device.type == "mps"`` under ``--target cudagraphs``: a constant.
+
+        CUDA graphs run on CUDA devices only, and Dynamo guards on a tensor's device, so with
+        the ``cudagraphs`` target ``t.device.type`` is ``"cuda"`` and the test is decided
+        (``==``, ``!=``, ``in``/``not in`` a literal tuple, list or set of strings).
+        """
+        if self.settings.target != "cudagraphs":
+            return None
+        comp = expr.comparisons[0]
+        left, right = expr.left, comp.comparator
+
+        def is_device_type(node) -> bool:
+            return (
+                isinstance(node, cst.Attribute) and node.attr.value == "type"
+                and isinstance(node.value, cst.Attribute) and node.value.attr.value == "device"
+            )
+
+        if not is_device_type(left):
+            if isinstance(comp.operator, (cst.Equal, cst.NotEqual)):
+                left, right = right, left
+            if not is_device_type(left):
+                return None
+        if isinstance(comp.operator, (cst.Equal, cst.NotEqual)):
+            if not isinstance(right, cst.SimpleString):
+                return None
+            same = right.evaluated_value == "cuda"
+            return same if isinstance(comp.operator, cst.Equal) else not same
+        if isinstance(comp.operator, (cst.In, cst.NotIn)) and isinstance(right, (cst.Tuple, cst.List, cst.Set)):
+            values = [e.value for e in right.elements]
+            if not values or not all(isinstance(v, cst.SimpleString) for v in values):
+                return None
+            inside = any(v.evaluated_value == "cuda" for v in values)
+            return inside if isinstance(comp.operator, cst.In) else not inside
         return None
 
     _LOW_PRECISION = {

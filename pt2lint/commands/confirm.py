@@ -304,7 +304,10 @@ def run_confirm(
         raise CliError(f"confirm mode needs torch, which is not installed: {TORCH_INSTALL_HINT}")
     triples = [(f.path, f.path, f.relpath) for f in files]
     try:
-        jobs, skipped = plan_jobs(triples, settings, project.settings, only=options.get("confirm_targets") or None)
+        from pt2lint.cli import with_code_config
+
+        lint_settings = with_code_config(project, files)  # knobs the code sets are measured with too
+        jobs, skipped = plan_jobs(triples, settings, lint_settings, only=options.get("confirm_targets") or None)
     except PlanError as exc:
         raise CliError(str(exc)) from None
     shard = options.get("shard")

@@ -19,6 +19,13 @@ Where each fact comes from (measured on torch 2.13):
   whose schema marks an argument as written (``alias_info.is_write``) and whose
   argument shares storage with a forward input is an input mutation.
 * Recompile reasons come from the ``recompiles`` logging artifact.
+* Host operations in a graph (:func:`host_ops`) come from the FX graphs Dynamo hands
+  a recording backend when the model and its inputs live on the ``meta`` device: a
+  node whose value is on the CPU there was put on the host by the code itself (a
+  factory without ``device=``, ``.cpu()``, ``.to("cpu")``), which is what Inductor's
+  "skipping cudagraphs due to cpu device" check finds on a CUDA machine; scalar reads
+  (``item``, ``tolist``, ``_local_scalar_dense``) and device synchronisations are
+  recorded by their targets.
 """
 
 from __future__ import annotations
@@ -36,6 +43,8 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterator
 
 __all__ = [
+    "HostOp",
+    "host_ops",
     "CompiledCalls",
     "ExportFailure",
     "GraphBreak",
@@ -924,3 +933,126 @@ def compile_and_call(
         _reset_dynamo()
     limit_hit = watcher.hit or type(error).__name__ in ("FailOnRecompileLimitHit", "RecompileLimitExceeded")
     return CompiledCalls(per_call, recompiled, limit_hit, outputs, error, failed, graphs)
+
+
+@dataclass(frozen=True)
+class HostOp:
+    """One node of a Dynamo graph that runs on, or waits for, the host (see :func:`host_ops`).
+
+    Attributes:
+        filename, lineno: the innermost user frame the node was traced from.
+        kind: ``"cpu-tensor"`` (the node's value is a CPU tensor although every input is on
+            another device), ``"scalar-read"`` (``item``/``tolist``: the value is copied to
+            Python) or ``"synchronize"`` (a device synchronisation).
+        target: the node's target, as text.
+    """
+
+    filename: str
+    lineno: int
+    kind: str
+    target: str
+
+
+_SCALAR_READS = frozenset({"item", "tolist", "_local_scalar_dense"})
+
+
+def _node_location(node: Any) -> tuple[str, int] | None:
+    trace = node.meta.get("stack_trace") or ""
+    found = re.findall(r'File "([^"]+)", line (\d+)', trace)
+    for filename, line in reversed(found):
+        if not _is_internal(filename):
+            return _abspath(filename), int(line)
+    return None
+
+
+def _to_meta(value: Any) -> Any:
+    import torch
+
+    if isinstance(value, torch.Tensor):
+        return value.to("meta")
+    if isinstance(value, (list, tuple)):
+        return type(value)(_to_meta(v) for v in value)
+    if isinstance(value, dict):
+        return {k: _to_meta(v) for k, v in value.items()}
+    return value
+
+
+def host_ops(
+    fn: Callable[..., Any],
+    args: tuple = (),
+    kwargs: dict[str, Any] | None = None,
+    *,
+    config: dict[str, Any] | None = None,
+) -> list[HostOp]:
+    """Trace ``fn`` with Dynamo on the ``meta`` device and return the nodes that put work on the host.
+
+    The model (a deep copy, for an ``nn.Module``) and the tensors among ``args`` are moved to
+    the ``meta`` device, so every tensor the code derives from them is on ``meta``; a node
+    whose value is a CPU tensor was created on the host by the code itself.  The backend
+    only records the graphs (nothing runs), so a device synchronisation can be traced on a
+    machine without a GPU.  Dynamo is reset before and after.
+
+    Args:
+        fn: an ``nn.Module`` or a plain function.
+        args, kwargs: the call's arguments (CPU tensors are fine: they are moved).
+        config: ``torch._dynamo.config`` overrides, e.g. ``{"capture_scalar_outputs": True}``.
+
+    Returns:
+        The host operations in graph order (an empty list for a graph that stays on the device).
+
+    Raises:
+        ImportError: torch is not installed.
+        Exception: whatever Dynamo raises while tracing.
+    """
+    import copy
+
+    import torch
+
+    graphs: list[Any] = []
+
+    def record(gm: Any, example_inputs: Any) -> Callable[..., Any]:
+        graphs.append(gm)
+
+        def run(*_a: Any, **_k: Any) -> Any:
+            raise _Traced()
+
+        return run
+
+    target = fn
+    if isinstance(fn, torch.nn.Module):
+        target = copy.deepcopy(fn).to("meta")
+    meta_args = _to_meta(tuple(args))
+    meta_kwargs = _to_meta(dict(kwargs or {}))
+    _reset_dynamo()
+    try:
+        with _dynamo_config(config):
+            try:
+                torch.compile(target, backend=record)(*meta_args, **meta_kwargs)
+            except _Traced:
+                pass
+    finally:
+        _reset_dynamo()
+    out: list[HostOp] = []
+    for gm in graphs:
+        for node in gm.graph.nodes:
+            if node.op not in ("call_function", "call_method"):
+                continue
+            where = _node_location(node)
+            if where is None:
+                continue
+            name = node.target if isinstance(node.target, str) else getattr(node.target, "__name__", str(node.target))
+            value = node.meta.get("example_value")
+            if name in _SCALAR_READS:
+                kind = "scalar-read"
+            elif "synchronize" in str(name):
+                kind = "synchronize"
+            elif isinstance(value, torch.Tensor) and value.device.type == "cpu":
+                kind = "cpu-tensor"
+            else:
+                continue
+            out.append(HostOp(where[0], where[1], kind, str(name)))
+    return out
+
+
+class _Traced(Exception):
+    """Raised by the recording backend's compiled function: the graph was recorded, nothing runs."""

@@ -225,7 +225,7 @@ def _dynamo_config(lint_settings) -> Tuple[Tuple[str, object], ...]:
     if lint_settings is None:
         return ()
     out = []
-    for knob in ("capture_scalar_outputs", "capture_dynamic_output_shape_ops"):
+    for knob in ("capture_scalar_outputs", "capture_dynamic_output_shape_ops", "allow_rnn"):
         if getattr(lint_settings, knob, False):
             out.append((knob, True))
     return tuple(out)

@@ -112,7 +112,13 @@ class BranchChecker:
     def _findings_by_node(self):
         if self._finding_nodes is None:
             index = {}
+            from pt2lint.specs import load_specs
+
+            specs = load_specs()
             for f in self.ctx.facts.findings:
+                spec = specs.get(f.code)
+                if spec is not None and spec.category == "sync":
+                    continue  # a host sync costs speed but traces (in a torch.cond branch too)
                 index.setdefault(id(f.node), []).append(f)
             self._finding_nodes = index
         return self._finding_nodes

@@ -37,6 +37,7 @@ from pt2lint.rules.recompile import (
     SizeKeyedDict,
     TensorId,
 )
+from pt2lint.rules.sync import HostSync, HostTensorCreation
 from pt2lint.rules.side_effects import (
     AutogradInForward,
     DebuggerCall,
@@ -90,6 +91,8 @@ RULES: Dict[str, Type[Rule]] = {
         CollectiveGraphBreak,
         RankDependentBranch,
         FsdpFlatParamsUnderCompile,
+        HostSync,
+        HostTensorCreation,
     )
 }
 
