@@ -64,7 +64,7 @@ HAZARDS = [
         pre="CACHE = []\n\n\ndef helper(t):\n    CACHE.append(t)\n    return t * 3\n\n\n"), Applicability.DISPLAY_ONLY, "`CACHE.append()`"),
     ("helper-writes-global-item", module(
         "if x.sum() > 0:\n    y = helper(x)\nelse:\n    y = x * 2\nreturn y",
-        pre="STATS = {'calls': 0}\n\n\ndef helper(t):\n    STATS['calls'] += 1\n    return t * 3\n\n\n"), Applicability.DISPLAY_ONLY, "`STATS[...]`"),
+        pre="STATS = {'calls': 0}\n\n\ndef helper(t):\n    STATS['calls'] += 1\n    return t * 3\n\n\n"), Applicability.DISPLAY_ONLY, "module-level container `STATS`"),
     ("helper-writes-global-tensor", module(
         "if x.sum() > 0:\n    y = helper(x)\nelse:\n    y = x * 2\nreturn y",
         pre="TOTAL = torch.zeros(4)\n\n\ndef helper(t):\n    TOTAL.add_(t)\n    return t * 3\n\n\n"), Applicability.DISPLAY_ONLY, "did not create"),
