@@ -407,6 +407,7 @@ def check(paths: Tuple[str, ...], **options: Any) -> int:
             errors=len(errors),
             seconds=time.perf_counter() - started,
             bytes_checked=bytes_checked,
+            info=sum(1 for d in diagnostics if d.severity == "info"),
         )
         if confirm_summary:
             click.echo(confirm_summary, err=True)
@@ -416,11 +417,13 @@ def check(paths: Tuple[str, ...], **options: Any) -> int:
             click.echo(f"wrote {n} finding{'s' if n != 1 else ''} to {options['output_file']}", err=True)
     if errors:
         return EXIT_ERROR
-    failing = diagnostics
+    # Info findings (host syncs under --target compile) are shown but never fail the run:
+    # they cost speed, they do not break a graph.
+    failing = [d for d in diagnostics if d.severity != "info"]
     if options.get("confirm"):
         from pt2lint.commands.confirm import failing_findings
 
-        failing = failing_findings(diagnostics, options)  # --fail-on
+        failing = failing_findings(failing, options)  # --fail-on
     if failing and not options["exit_zero"]:
         return EXIT_FINDINGS
     return EXIT_CLEAN

@@ -391,3 +391,29 @@ def test_device_type_tests_are_constant_under_cudagraphs():
     )
     assert [(line, code) for line, code, _ in _found(_lint(src, "cudagraphs"))] == [(10, "PTC701")]
     assert [(line, code) for line, code, _ in _found(_lint(src, "compile"))] == [(8, "PTC701"), (10, "PTC701")]
+
+
+def test_info_findings_are_shown_but_do_not_fail_the_run(tmp_path):
+    """A host sync under --target compile is info: printed, counted, exit 0; under cudagraphs it fails."""
+    import subprocess
+    import sys
+
+    from clitools import repo_pythonpath
+
+    src = tmp_path / "m.py"
+    src.write_text("import torch\nfrom torch import nn\n\n\nclass M(nn.Module):\n    def forward(self, x):\n        return x + torch.arange(4)\n")
+    repo = str(__import__("pathlib").Path(__file__).resolve().parent.parent)
+    env = {**__import__("os").environ, "PYTHONPATH": repo_pythonpath(repo)}
+
+    def run(*args):
+        return subprocess.run([sys.executable, "-m", "pt2lint", "check", "--no-cache", *args, str(src)],
+                              capture_output=True, text=True, env=env, cwd=tmp_path)
+
+    compile_run = run()
+    assert compile_run.returncode == 0, compile_run.stderr
+    assert "PTC702" in compile_run.stdout and "1 at info severity" in compile_run.stderr
+    graphs = run("--target", "cudagraphs")
+    assert graphs.returncode == 1 and "PTC702" in graphs.stdout and "info severity" not in graphs.stderr
+    mixed = tmp_path / "m.py"
+    mixed.write_text(mixed.read_text() + "\n    def helper(self, x):\n        pass\n\n\nclass N(nn.Module):\n    def forward(self, x):\n        return x.item()\n")
+    assert run().returncode == 1

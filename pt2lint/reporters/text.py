@@ -42,6 +42,7 @@ class RunStats:
         errors: files or paths that could not be checked.
         seconds: wall-clock time of the run (discovery to last result).
         bytes_checked: total size of the checked files, in bytes.
+        info: how many of the findings are at info severity (they do not fail the run).
     """
 
     findings: int
@@ -50,6 +51,7 @@ class RunStats:
     errors: int
     seconds: float
     bytes_checked: int
+    info: int = 0
 
 
 def summary_line(stats: RunStats) -> str:
@@ -66,6 +68,8 @@ def summary_line(stats: RunStats) -> str:
     )
     if stats.findings:
         head = f"Found {_plural(stats.findings, 'finding')} in {_plural(stats.files_with_findings, 'file')}"
+        if stats.info:
+            head += f" ({stats.info} at info severity, which do not fail the run)"
     elif stats.errors:
         head = "No findings"
     else:
