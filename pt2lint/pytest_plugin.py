@@ -337,7 +337,7 @@ class _StaticFindings:
         if real in self._linted or path.startswith("<") or not os.path.isfile(path):
             return
         self._linted.add(real)
-        from pt2lint.confirm.join import _lines_of
+        from pt2lint.confirm.join import lines_of
         from pt2lint.engine import lint_path
 
         try:
@@ -349,21 +349,21 @@ class _StaticFindings:
             self.notes.append(f"pt2lint could not lint {result.error}")
         for d in result.diagnostics:
             target = _real(d.filename)
-            for line in _lines_of(d):
+            for line in lines_of(d):
                 found = self._by_line.setdefault((target, line), [])
                 if d not in found:
                     found.append(d)
 
     def finding_at(self, stack_files: Sequence[str], filename: str, lineno: int, kinds: frozenset) -> Any:
         """The first finding of ``kinds`` covering ``filename:lineno``, linting ``stack_files`` in turn."""
-        from pt2lint.confirm.join import _KIND_OF_CATEGORY
+        from pt2lint.confirm.join import KIND_OF_CATEGORY
 
         real = _real(filename)
         for path in list(dict.fromkeys(stack_files)) + [filename]:
             self._lint(path)
             found = self._by_line.get((real, lineno), [])
-            exact = [d for d in found if _KIND_OF_CATEGORY.get(d.category) in kinds and d.start.line == lineno]
-            near = [d for d in found if _KIND_OF_CATEGORY.get(d.category) in kinds]
+            exact = [d for d in found if KIND_OF_CATEGORY.get(d.category) in kinds and d.start.line == lineno]
+            near = [d for d in found if KIND_OF_CATEGORY.get(d.category) in kinds]
             if exact or near:
                 return (exact or near)[0]
         return None
@@ -384,7 +384,7 @@ def _rules_by_gb() -> Dict[str, Tuple[str, ...]]:
 def _build_report(subject: str, backend: Any, raw_breaks: Sequence[Any], raw_recompiles: Sequence[Any],
                   include_library_frames: bool) -> CompileReport:
     """Place the breaks in user code and give each break and recompile its pt2lint rule."""
-    from pt2lint.confirm.join import _RESUME_RE
+    from pt2lint.confirm.join import RESUME_RE
 
     static = _StaticFindings()
     breaks: List[BreakReport] = []
@@ -414,7 +414,7 @@ def _build_report(subject: str, backend: Any, raw_breaks: Sequence[Any], raw_rec
         )
     recompiles: List[RecompileReport] = []
     for rc in raw_recompiles:
-        resumed = _RESUME_RE.match(rc.reason)
+        resumed = RESUME_RE.match(rc.reason)
         after = (os.path.abspath(resumed.group("file")), int(resumed.group("line"))) if resumed else None
         d = None
         if rc.filename and rc.lineno and after is None:
@@ -640,24 +640,24 @@ def _watch() -> Iterator[Tuple[List[Any], List[Any]]]:
     The same artifacts and parsers as :func:`pt2lint.confirm.dynamo.compile_and_call`;
     the lists are filled when the block ends.
     """
-    from pt2lint.confirm.dynamo import _capture_artifacts, _parse_graph_break, _parse_recompile, _reset_dynamo
+    from pt2lint.confirm.dynamo import capture_artifacts, parse_graph_break, parse_recompile, reset_dynamo
 
     breaks: List[Any] = []
     recompiles: List[Any] = []
-    _reset_dynamo()
+    reset_dynamo()
     try:
-        with _no_foreign_trace_handlers(), _capture_artifacts("graph_breaks", "recompiles") as recorder:
+        with _no_foreign_trace_handlers(), capture_artifacts("graph_breaks", "recompiles") as recorder:
             yield breaks, recompiles
     finally:
-        _reset_dynamo()
+        reset_dynamo()
         seen = set()
         for msg, exc in recorder.records:
             if msg.lstrip().startswith("Recompiling"):
-                rc = _parse_recompile(msg)
+                rc = parse_recompile(msg)
                 if rc is not None:
                     recompiles.append(rc)
                 continue
-            gb = _parse_graph_break(msg, exc)
+            gb = parse_graph_break(msg, exc)
             if gb is not None and (gb.filename, gb.lineno, gb.reason) not in seen:
                 seen.add((gb.filename, gb.lineno, gb.reason))
                 breaks.append(gb)

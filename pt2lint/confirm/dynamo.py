@@ -56,6 +56,10 @@ __all__ = [
     "graph_breaks",
     "input_mutations",
     "recompiles",
+    "capture_artifacts",
+    "parse_graph_break",
+    "parse_recompile",
+    "reset_dynamo",
 ]
 
 _THIS_FILE = os.path.normcase(os.path.abspath(__file__))
@@ -183,7 +187,7 @@ class _Recorder(logging.Handler):
 
 
 @contextlib.contextmanager
-def _capture_artifacts(*artifacts: str) -> Iterator[_Recorder]:
+def capture_artifacts(*artifacts: str) -> Iterator[_Recorder]:
     """Route the named torch logging artifacts into a recorder, then restore.
 
     This turns the artifacts on the way ``TORCH_LOGS=<artifact>`` does (the
@@ -310,7 +314,7 @@ def _user_frames(text: str) -> list[tuple[str, int, str]]:
     return [f for f in frames[last_own + 1 :] if not _is_internal(f[0])]
 
 
-def _parse_graph_break(msg: str, exc: BaseException | None) -> GraphBreak | None:
+def parse_graph_break(msg: str, exc: BaseException | None) -> GraphBreak | None:
     """Turn one ``graph_breaks`` log record into a GraphBreak (None if unparseable)."""
     header = _HEADER_RE.search(msg)
     if header:
@@ -354,7 +358,9 @@ def _parse_graph_break(msg: str, exc: BaseException | None) -> GraphBreak | None
     )
 
 
-def _reset_dynamo() -> None:
+def reset_dynamo() -> None:
+    """Forget every compiled frame, guard and graph-break record (``torch._dynamo.reset()``,
+    plus the de-duplication of graph-break log records), so the next compile starts afresh."""
     import torch._dynamo
 
     torch._dynamo.reset()
@@ -415,18 +421,18 @@ def graph_breaks(
     import torch
 
     kwargs = dict(kwargs or {})
-    _reset_dynamo()
+    reset_dynamo()
     try:
-        with _capture_artifacts("graph_breaks") as recorder, _dynamo_config(config):
+        with capture_artifacts("graph_breaks") as recorder, _dynamo_config(config):
             compiled = torch.compile(fn, backend=backend, dynamic=dynamic)
             compiled(*args, **kwargs)
     finally:
-        _reset_dynamo()
+        reset_dynamo()
 
     found: list[GraphBreak] = []
     seen: set[tuple[str, int, str]] = set()
     for msg, exc in recorder.records:
-        gb = _parse_graph_break(msg, exc)
+        gb = parse_graph_break(msg, exc)
         if gb is None:
             continue
         key = (gb.filename, gb.lineno, gb.reason)
@@ -603,14 +609,14 @@ def recompiles(fn: Callable[..., Any], calls: list[tuple], *, backend: str = "ea
     """
     import torch
 
-    _reset_dynamo()
+    reset_dynamo()
     try:
-        with _capture_artifacts("recompiles") as recorder:
+        with capture_artifacts("recompiles") as recorder:
             compiled = torch.compile(fn, backend=backend)
             for call_args in calls:
                 compiled(*call_args)
     finally:
-        _reset_dynamo()
+        reset_dynamo()
     return [r for r in (_recompile_reason(msg) for msg, _ in recorder.records) if r]
 
 
@@ -733,7 +739,7 @@ def export_failure(
 
         module = _Wrapped()
 
-    _reset_dynamo()
+    reset_dynamo()
     try:
         torch.export.export(module, tuple(args), kwargs=dict(kwargs) if kwargs else None)
     except Exception as exc:  # any failure is the answer, not an error of ours
@@ -742,7 +748,7 @@ def export_failure(
         filename, lineno = _export_location(exc)
         return ExportFailure(message, filename, lineno)
     finally:
-        _reset_dynamo()
+        reset_dynamo()
     return None
 
 
@@ -815,7 +821,7 @@ def is_tensor_guard(guard: str) -> bool:
     return bool(_TENSOR_GUARD_RE.search(guard.strip()))
 
 
-def _parse_recompile(msg: str) -> Recompile | None:
+def parse_recompile(msg: str) -> Recompile | None:
     """A :class:`Recompile` from one ``recompiles`` record (None when it carries no reason)."""
     reason = _recompile_reason(msg)
     if not reason:
@@ -885,7 +891,7 @@ def compile_and_call(
     """
     import torch
 
-    _reset_dynamo()
+    reset_dynamo()
     from torch._dynamo.utils import counters
 
     graphs_before = counters["stats"]["unique_graphs"]
@@ -900,7 +906,7 @@ def compile_and_call(
     limit_logger = logging.getLogger("torch._dynamo.convert_frame")
     limit_logger.addHandler(watcher)
     try:
-        with _capture_artifacts("graph_breaks", "recompiles") as recorder, _dynamo_config(config):
+        with capture_artifacts("graph_breaks", "recompiles") as recorder, _dynamo_config(config):
             compiled = torch.compile(fn, backend=backend, dynamic=dynamic)
             for index, (call_args, call_kwargs) in enumerate(calls):
                 if before_call is not None:
@@ -914,11 +920,11 @@ def compile_and_call(
                 found: list[GraphBreak] = []
                 for msg, exc in recorder.records[start:]:
                     if msg.lstrip().startswith("Recompiling"):
-                        rec = _parse_recompile(msg)
+                        rec = parse_recompile(msg)
                         if rec is not None:
                             recompiled.append(dataclasses.replace(rec, call=index))
                         continue
-                    gb = _parse_graph_break(msg, exc)
+                    gb = parse_graph_break(msg, exc)
                     if gb is None:
                         continue
                     key = (gb.filename, gb.lineno, gb.reason)
@@ -930,7 +936,7 @@ def compile_and_call(
                     break
     finally:
         limit_logger.removeHandler(watcher)
-        _reset_dynamo()
+        reset_dynamo()
     limit_hit = watcher.hit or type(error).__name__ in ("FailOnRecompileLimitHit", "RecompileLimitExceeded")
     return CompiledCalls(per_call, recompiled, limit_hit, outputs, error, failed, graphs)
 
@@ -1023,7 +1029,7 @@ def host_ops(
         target = copy.deepcopy(fn).to("meta")
     meta_args = _to_meta(tuple(args))
     meta_kwargs = _to_meta(dict(kwargs or {}))
-    _reset_dynamo()
+    reset_dynamo()
     try:
         with _dynamo_config(config):
             try:
@@ -1031,7 +1037,7 @@ def host_ops(
             except _Traced:
                 pass
     finally:
-        _reset_dynamo()
+        reset_dynamo()
     out: list[HostOp] = []
     for gm in graphs:
         for node in gm.graph.nodes:

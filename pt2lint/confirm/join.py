@@ -232,7 +232,9 @@ class Facts:
         return [f for ln in lines for f in self.by_line.get((real, ln), []) if f.kind in wanted]
 
 
-_RESUME_RE = re.compile(r"^torch_dynamo_resume_in_\w+?_at_(?P<line>\d+) \((?P<file>.+):\d+\)")
+#: The name Dynamo gives the resume function after a graph break (``torch_dynamo_resume_in_forward_at_12``),
+#: with the file it was compiled from: where a break inside a resumed frame really is.
+RESUME_RE = re.compile(r"^torch_dynamo_resume_in_\w+?_at_(?P<line>\d+) \((?P<file>.+):\d+\)")
 
 
 def _break_location(gb: Mapping[str, Any], is_user: Callable[[str], bool]) -> Tuple[str, int]:
@@ -299,7 +301,7 @@ def gather(reports: Sequence[ModuleReport]) -> Facts:
             if size_hazard and not r.get("filename"):
                 facts.size_hazards.setdefault(_real(rep.job.path), []).append((r["reason"], rep))
                 continue
-            resumed = _RESUME_RE.match(r["reason"])
+            resumed = RESUME_RE.match(r["reason"])
             if resumed:
                 line = int(resumed.group("line"))
                 ev = (("line", line), ("reason", r["reason"]))
@@ -338,7 +340,7 @@ def _fact_next_step(fact: _Fact) -> Optional[str]:
     return oc.next_step(failure, repro_for(fact.report.job))
 
 
-def _lines_of(d: Diagnostic) -> List[int]:
+def lines_of(d: Diagnostic) -> List[int]:
     """The finding's own line first, then the rest of its range and statement."""
     lines = [d.start.line]
     lines += [ln for ln in range(d.start.line + 1, d.end.line + 1)]
@@ -353,7 +355,8 @@ def _lines_of(d: Diagnostic) -> List[int]:
 #: (``tensor 'x' size mismatch``, the guard of a size Dynamo specialised).
 SIZE_RULES = frozenset({"PTC504", "PTC505"})
 
-_KIND_OF_CATEGORY = {
+#: What Dynamo does that confirms a finding of each rule category (``break``, ``mutation``, ...).
+KIND_OF_CATEGORY = {
     "data-dependent": "break",
     "dynamic-shape": "break",
     "side-effect": "break",
@@ -367,7 +370,7 @@ def _kind_of(d: Diagnostic) -> Optional[str]:
     """What confirm mode measures for ``d``: a ``break``, ``mutation``, ``recompile``, ``export``, or None."""
     if d.category == "amp-distributed":
         return "break" if oc.finding_failure(d.category, d.gb_types) == oc.GRAPH_BREAK else None
-    return _KIND_OF_CATEGORY.get(d.category)
+    return KIND_OF_CATEGORY.get(d.category)
 
 
 def _facts_for(d: Diagnostic, real: str, facts: Facts, target: str) -> List[_Fact]:
@@ -376,7 +379,7 @@ def _facts_for(d: Diagnostic, real: str, facts: Facts, target: str) -> List[_Fac
     if target == "export" and kind is not None:
         kinds.add("export")  # under --target export, an export failure at the line confirms any rule
     exact = facts.at(real, [d.start.line], kinds)
-    return exact or facts.at(real, _lines_of(d)[1:], kinds)
+    return exact or facts.at(real, lines_of(d)[1:], kinds)
 
 
 def _not_confirmed_reason(real: str, facts: Facts) -> Tuple[str, Optional[ModuleReport]]:
@@ -464,7 +467,7 @@ def confirm_static(d: Diagnostic, facts: Facts, target: str, earlier_breaks: Map
             next_step=_fact_next_step(first),
             evidence=evidence,
         )
-    lines = _lines_of(d)
+    lines = lines_of(d)
     ran = facts.executed.get(real, set())
     if any(ln in ran for ln in lines) and expression_executed(d, real, facts) is False:
         return Confirmation(
@@ -630,7 +633,7 @@ def join(
     earlier: Dict[Tuple[str, Optional[str]], List[int]] = {}
     static_lines: Dict[Tuple[str, int], List[Diagnostic]] = {}
     for d in diagnostics:
-        for ln in _lines_of(d):
+        for ln in lines_of(d):
             static_lines.setdefault((_real(d.filename), ln), []).append(d)
     for (real, ln), found in facts.by_line.items():
         for f in found:
@@ -741,4 +744,7 @@ def join(
     return JoinResult(out, modules, counts, [r for r in reports if r.skipped])
 
 
-__all__ = ["CONFIRM_FAILED", "DYNAMIC_ONLY", "Facts", "JoinResult", "ModuleReport", "config_snippet", "gather", "join", "summarize"]
+__all__ = [
+    "CONFIRM_FAILED", "DYNAMIC_ONLY", "KIND_OF_CATEGORY", "RESUME_RE", "Facts", "JoinResult", "ModuleReport",
+    "config_snippet", "gather", "join", "lines_of", "summarize",
+]
