@@ -1,4 +1,4 @@
-"""Persistent result cache: ``lint_path`` results keyed by file content, pt2lint version and effective config.
+"""Persistent result cache: ``lint_path`` results keyed by file content and place, pt2lint version and effective config.
 
 Layout (like ruff's ``.ruff_cache``): ``<dir>/<version>/<key[:2]>/<key>.json``, with a
 ``CACHEDIR.TAG`` and a ``.gitignore`` so backup tools and git skip it.  Entries are
@@ -7,10 +7,13 @@ half-written entry.
 
 Nothing read from the cache is trusted: an entry is used only when it has exactly the
 shape :func:`valid_entry` checks (known rule codes, positions of at least 1, no control
-characters in text meant for a terminal); anything else -- unreadable, not JSON, the
-wrong shape, larger than :data:`MAX_ENTRY_BYTES`, a FIFO or a link -- is a miss and is
-rewritten.  Entries are keyed by the exact bytes that were analysed (the worker that
-linted a file stores its result under the key of the bytes it read).  The cache
+characters in text meant for a terminal); anything else --
+unreadable, not JSON, the wrong shape, larger than :data:`MAX_ENTRY_BYTES`, a FIFO or a
+link -- is a miss and is rewritten.  Entries are keyed by the exact bytes that were
+analysed (the worker that linted a file stores its result under the key of the bytes it
+read) and by what else the result depends on: the file's absolute path and import roots,
+and every setting (:meth:`ResultCache.key`).  The files and directories its analysis
+read or looked for are recorded in the entry and must be unchanged for it to be used.  The cache
 directory is only written when it is a real directory (no symbolic link) that pt2lint
 created (it holds our ``CACHEDIR.TAG``) or an empty one; see :func:`cache_dir_problem`.
 """
@@ -129,7 +132,9 @@ class DependencyHashes:
     """sha256 of files' current bytes, each read at most once per run (``None``: absent, unreadable or refused).
 
     Files are read with :func:`pt2lint.reading.read_bytes` and the analysis' own size limit,
-    so a dependency that the analysis could not read hashes to ``None`` here too.
+    so a dependency that the analysis could not read hashes to ``None`` here too.  A path
+    ending in ``os.sep`` stands for a directory the analysis looked for: it "hashes" to
+    :data:`pt2lint.analysis.project.DIRECTORY` while it is one, else ``None``.
     """
 
     def __init__(self) -> None:
@@ -138,6 +143,11 @@ class DependencyHashes:
     def get(self, path: str) -> Optional[str]:
         """The sha256 hex digest of ``path``'s bytes, or ``None``."""
         if path not in self._memo:
+            if path.endswith(os.sep):
+                from pt2lint.analysis.project import DIRECTORY
+
+                self._memo[path] = DIRECTORY if os.path.isdir(path) else None
+                return self._memo[path]
             from pt2lint.reading import read_bytes
 
             try:
@@ -325,33 +335,60 @@ class ResultCache:
         self.root = os.path.join(directory, __version__)
         self.directory = directory
         self.settings = settings
-        self._base = (
-            f"{__version__}|{_code_fingerprint()}|{settings.capture_scalar_outputs}|"
-            f"{settings.capture_dynamic_output_shape_ops}|{settings.target}|{getattr(settings, 'compute_dtype', 'float32')}|"
-            f"{','.join(getattr(settings, 'src', ()))}|{','.join(getattr(settings, 'follow_imports', ()))}"
-            f"|{settings.fingerprint() if hasattr(settings, 'fingerprint') else ''}"
-        )
+        # Every setting (LintSettings.fingerprint covers each field), the version and the code.
+        fingerprint = settings.fingerprint() if hasattr(settings, "fingerprint") else repr(settings)
+        self._base = f"{__version__}|{_code_fingerprint()}|{fingerprint}"
         self._prepared: Optional[bool] = None
         self._known: Optional[FrozenSet[str]] = None
         self._dir_ok: Optional[bool] = None
 
-    def key(self, data: bytes, enabled: FrozenSet[str]) -> str:
-        """Content key: sha256 of the bytes, the version, the knobs and the codes enabled for the file."""
+    def key(self, data: bytes, enabled: FrozenSet[str], path: str) -> str:
+        """The key of the result of linting ``data`` as the file at ``path``.
+
+        Args:
+            data: the exact bytes analysed.
+            enabled: the codes enabled for the file.
+            path: the file (made absolute).
+
+        A result depends on more than the bytes: which files its imports resolve to depends
+        on where the file is (its module name, the import roots of
+        :func:`pt2lint.analysis.project.import_context`), so the key holds the absolute path
+        and those roots too, besides every setting, the version and the code.  Two
+        identical files in different packages (or a copied tree) never share an entry.
+        """
+        from pt2lint.analysis.project import import_context
+
+        absolute = os.path.abspath(path)
+        roots, library_roots = import_context(absolute, self.settings)
         h = hashlib.sha256()
-        h.update(self._base.encode())
-        h.update(",".join(sorted(enabled)).encode())
-        h.update(b"\0")
+        for part in (self._base, ",".join(sorted(enabled)), absolute, *roots, "|", *library_roots):
+            h.update(part.encode("utf-8", "surrogatepass"))
+            h.update(b"\0")
         h.update(data)
         return h.hexdigest()
+
+    def key_for(self, data: bytes, path: str, relpath: str) -> str:
+        """:meth:`key` of ``data`` read from ``path``, with the codes enabled for its project-relative ``relpath``.
+
+        The one key every reader and writer of entries uses (``check``, ``--diff-base``, ``fix``).
+        """
+        return self.key(data, self.settings.enabled_for(relpath.replace(os.sep, "/")), path)
 
     def _path(self, key: str) -> str:
         return os.path.join(self.root, key[:2], key + ".json")
 
-    def get(self, key: str, filename: str) -> Optional[FileResult]:
+    def get(self, key: str, filename: str, data: bytes, current: Optional[DependencyHashes] = None) -> Optional[FileResult]:
         """The cached result for ``key`` with ``filename`` re-attached, or ``None``.
 
+        Args:
+            key: :meth:`key` of ``data`` as ``filename``.
+            filename: the file, as the user named it.
+            data: the bytes of it that were read (the key's).
+            current: the run's :class:`DependencyHashes` (a fresh one when omitted).
+
         ``None`` for a miss and for every entry that is not exactly what :meth:`put`
-        writes (see :func:`valid_entry`): a bad entry is never an error and never trusted.
+        writes (see :func:`valid_entry`) or whose dependencies changed: a bad entry is
+        never an error and never trusted.
         """
         from pt2lint.reading import read_bytes
 
@@ -360,18 +397,21 @@ class ResultCache:
             return None
         try:
             raw = read_bytes(path, max_bytes=MAX_ENTRY_BYTES)
-            data = json.loads(raw.decode("utf-8"))
+            entry = json.loads(raw.decode("utf-8"))
         except (OSError, ValueError, RecursionError):
             return None
-        if not valid_entry(data, self._codes()):
+        if not valid_entry(entry, self._codes()):
+            return None
+        current = current if current is not None else DependencyHashes()
+        deps = tuple((p, h) for p, h in entry["dependencies"])
+        if not current.unchanged(deps):
             return None
         try:
-            diags = tuple(diagnostic_from_dict(d, filename) for d in data["diagnostics"])
+            diags = tuple(diagnostic_from_dict(d, filename) for d in entry["diagnostics"])
         except (KeyError, TypeError, ValueError, IndexError):
             return None
-        deps = tuple((p, h) for p, h in data["dependencies"])
-        submodules = tuple((p, c) for p, c in data["submodules"])
-        return FileResult(filename, diags, dependencies=deps, has_regions=data["has_regions"], submodules=submodules)
+        submodules = tuple((p, c) for p, c in entry["submodules"])
+        return FileResult(filename, diags, dependencies=deps, has_regions=entry["has_regions"], submodules=submodules)
 
     def _codes(self) -> FrozenSet[str]:
         if self._known is None:

@@ -470,7 +470,7 @@ def _worker(args):
         cache = ResultCache(cache_dir, settings)
         # Keyed by the bytes this result was computed from: a file edited during the run
         # gets an entry for its new content, never the old content's key with new findings.
-        cache.put(cache.key(analysed[0], settings.enabled_for(relpath.replace(os.sep, "/"))), result)
+        cache.put(cache.key_for(analysed[0], path, relpath), result)
     return result
 
 
@@ -576,8 +576,8 @@ def _lint_each(paths, settings, jobs, relpaths, keep_source, cache_dir) -> Itera
             except OSError:
                 data = None
             if data is not None:
-                hit = cache.get(cache.key(data, settings.enabled_for(r.replace(os.sep, "/"))), p)
-                if hit is not None and current.unchanged(hit.dependencies):
+                hit = cache.get(cache.key_for(data, p, r), p, data, current)
+                if hit is not None:
                     plan.append(hit)
                     continue
         plan.append((p, r, settings, keep_source, cache_dir if cache is not None else None))

@@ -209,20 +209,26 @@ class LintSettings:
         return self.enabled - dropped
 
     def fingerprint(self) -> str:
-        """A stable hash of every setting that can change findings (for the cache key)."""
+        """A stable hash of every setting (for the cache key): each field of this class, so none is forgotten.
+
+        Sets are sorted and nested dataclasses (the ``regions`` options) taken field by field,
+        so the hash is the same in every process; it is the first 32 hex digits of a sha256
+        of their JSON.
+        """
+        import dataclasses
+
+        def plain(value: Any) -> Any:
+            if dataclasses.is_dataclass(value) and not isinstance(value, type):
+                return {f.name: plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
+            if isinstance(value, (set, frozenset)):
+                return sorted((plain(v) for v in value), key=repr)
+            if isinstance(value, (tuple, list)):
+                return [plain(v) for v in value]
+            if isinstance(value, dict):
+                return {str(k): plain(v) for k, v in value.items()}
+            return value
+
         payload = json.dumps(
-            {
-                "enabled": sorted(self.enabled),
-                "pfi": [[p, sorted(c)] for p, c in self.per_file_ignores],
-                "cso": self.capture_scalar_outputs,
-                "cdso": self.capture_dynamic_output_shape_ops,
-                "rnn": self.allow_rnn,
-                "regions": [[r.key, r.mode, r.fullgraph, r.dynamic, [list(k) for k in r.knobs]] for r in self.regions],
-                "target": self.target,
-                "dtype": self.compute_dtype,
-                "src": list(self.src),
-                "follow": list(self.follow_imports),
-            },
-            sort_keys=True,
+            {f.name: plain(getattr(self, f.name)) for f in dataclasses.fields(self)}, sort_keys=True, default=repr,
         )
-        return hashlib.sha256(payload.encode()).hexdigest()[:16]
+        return hashlib.sha256(payload.encode()).hexdigest()[:32]

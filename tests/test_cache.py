@@ -38,11 +38,16 @@ def test_warm_run_equals_cold_run(tmp_path):
 def test_cache_key_depends_on_content_and_effective_config(tmp_path):
     cache = ResultCache(str(tmp_path), SETTINGS)
     data = b"x = 1\n"
-    base = cache.key(data, SETTINGS.enabled)
-    assert cache.key(data + b" ", SETTINGS.enabled) != base
-    assert cache.key(data, SETTINGS.enabled - {"PTC101"}) != base
+    here = str(tmp_path / "m.py")
+    base = cache.key(data, SETTINGS.enabled, here)
+    assert cache.key(data, SETTINGS.enabled, here) == base
+    assert cache.key(data + b" ", SETTINGS.enabled, here) != base
+    assert cache.key(data, SETTINGS.enabled - {"PTC101"}, here) != base
+    assert cache.key(data, SETTINGS.enabled, str(tmp_path / "n.py")) != base
     knob = ResultCache(str(tmp_path), LintSettings(enabled=SETTINGS.enabled, capture_scalar_outputs=True))
-    assert knob.key(data, SETTINGS.enabled) != base
+    assert knob.key(data, SETTINGS.enabled, here) != base
+    (tmp_path / "__init__.py").write_text("")  # m.py is now module <dir>.m, with other import roots
+    assert cache.key(data, SETTINGS.enabled, here) != base
 
 
 def test_corrupt_entry_is_a_miss_and_is_rewritten(tmp_path):
@@ -135,3 +140,110 @@ def test_prefilter_is_lossless_on_every_prefiltered_corpus_file():
         checked += 1
         assert _key(lint_source(source, path, SETTINGS, prefilter=False)) == [], path
     assert checked > 0
+
+
+# ------------------------------------------------- what an entry depends on, what it may name
+
+MODEL_IMPORTING_H = "import torch\nfrom .helpers import h\n\n\n@torch.compile\ndef f(x):\n    return h(x) + 1\n"
+BREAKING_H = "def h(x):\n    return x.sum().item()\n"
+CLEAN_H = "def h(x):\n    return x * 2\n"
+
+
+def _findings(paths, cache_dir):
+    return [(d.code, d.filename, d.start.line) for r in lint_paths([str(p) for p in paths], SETTINGS, jobs=1, cache_dir=cache_dir) for d in r.diagnostics]
+
+
+def _write(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    return path
+
+
+def test_identical_files_in_two_packages_do_not_share_an_entry(tmp_path):
+    """Same bytes, different package: `from .helpers import h` means another file, so another result."""
+    for pkg, helper in (("a", BREAKING_H), ("b", CLEAN_H)):
+        _write(tmp_path / pkg / "__init__.py", "")
+        _write(tmp_path / pkg / "model.py", MODEL_IMPORTING_H)
+        _write(tmp_path / pkg / "helpers.py", helper)
+    cache = str(tmp_path / "cache")
+    a, b = tmp_path / "a" / "model.py", tmp_path / "b" / "model.py"
+    assert _findings([b], cache) == []
+    assert _findings([a], cache) == [("PTC101", str(tmp_path / "a" / "helpers.py"), 2)]
+    assert _findings([b], cache) == []  # and the other way round
+    assert _findings([a], None) == [("PTC101", str(tmp_path / "a" / "helpers.py"), 2)]
+
+
+def test_a_copied_tree_answers_from_its_own_files(tmp_path):
+    """`cp -r proj copy` copies the cache too; the copy's findings lie in the copy's files."""
+    import shutil
+
+    proj = tmp_path / "proj"
+    _write(proj / ".git" / "HEAD", "ref: refs/heads/main\n")
+    _write(proj / "model.py", MODEL_IMPORTING_H.replace("from .helpers", "from helpers"))
+    _write(proj / "helpers.py", BREAKING_H)
+    assert _findings([proj / "model.py"], str(proj / ".pt2lint_cache")) == [("PTC101", str(proj / "helpers.py"), 2)]
+    copy = tmp_path / "copy"
+    shutil.copytree(str(proj), str(copy))
+    cache = str(copy / ".pt2lint_cache")
+    assert _findings([copy / "model.py"], cache) == [("PTC101", str(copy / "helpers.py"), 2)]
+    _write(copy / "helpers.py", CLEAN_H)  # the copy's helper is fixed
+    assert _findings([copy / "model.py"], cache) == []
+    assert _findings([proj / "model.py"], str(proj / ".pt2lint_cache")) == [("PTC101", str(proj / "helpers.py"), 2)]
+
+
+def test_a_package_directory_that_appears_later_invalidates_the_entry(tmp_path):
+    """An import that found no directory is a dependency too: creating `utils/helpers.py` must count."""
+    model = _write(tmp_path / "model.py", MODEL_IMPORTING_H.replace("from .helpers", "from utils.helpers"))
+    cache = str(tmp_path / "cache")
+    assert _findings([model], cache) == []
+    _write(tmp_path / "utils" / "helpers.py", BREAKING_H)  # a namespace package: no __init__.py, no utils.py
+    assert _findings([model], cache) == [("PTC101", str(tmp_path / "utils" / "helpers.py"), 2)]
+
+
+def test_every_setting_is_part_of_the_key(tmp_path):
+    """A per-file ignore of a helper changes the findings its callers report, so it changes their key."""
+    import dataclasses
+
+    data = b"x = 1\n"
+    base = ResultCache(str(tmp_path), SETTINGS).key(data, SETTINGS.enabled, str(tmp_path / "m.py"))
+    variants = {
+        "per_file_ignores": (("helpers.py", frozenset({"PTC101"})),),
+        "project_root": str(tmp_path),
+        "compute_dtype": "bfloat16",
+        "max_file_size": 10,
+    }
+    for name, value in variants.items():
+        other = dataclasses.replace(SETTINGS, **{name: value})
+        assert ResultCache(str(tmp_path), other).key(data, SETTINGS.enabled, str(tmp_path / "m.py")) != base, name
+
+
+def test_a_helper_ignored_per_file_is_not_reported_from_a_warm_entry(tmp_path):
+    import dataclasses
+
+    for pkg in ("a",):
+        _write(tmp_path / pkg / "__init__.py", "")
+        _write(tmp_path / pkg / "model.py", MODEL_IMPORTING_H)
+        _write(tmp_path / pkg / "helpers.py", BREAKING_H)
+    cache, model = str(tmp_path / "cache"), tmp_path / "a" / "model.py"
+    assert [f[0] for f in _findings([model], cache)] == ["PTC101"]
+    ignoring = dataclasses.replace(SETTINGS, project_root=str(tmp_path), per_file_ignores=(("helpers.py", frozenset({"PTC101"})),))
+    results = list(lint_paths([str(model)], ignoring, jobs=1, cache_dir=cache))
+    assert [d.code for r in results for d in r.diagnostics] == []
+
+
+def test_a_warm_entry_with_a_finding_in_another_file_is_used(tmp_path, monkeypatch):
+    """Checking what an entry names must not turn every good entry into a miss."""
+    import pt2lint.engine as engine
+
+    _write(tmp_path / "a" / "__init__.py", "")
+    model = _write(tmp_path / "a" / "model.py", MODEL_IMPORTING_H)
+    _write(tmp_path / "a" / "helpers.py", BREAKING_H)
+    own = _write(tmp_path / "own.py", "import torch\n\n\n@torch.compile\ndef f(x):\n    return x.sum().item()\n")
+    cache = str(tmp_path / "cache")
+    cold = _findings([model, own], cache)
+    assert len(cold) == 2
+    calls = []
+    real = engine.lint_path
+    monkeypatch.setattr(engine, "lint_path", lambda *a, **k: calls.append(a[0]) or real(*a, **k))
+    assert _findings([model, own], cache) == cold
+    assert calls == []

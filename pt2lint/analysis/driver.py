@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import re
-import sys
 import threading
 from collections import OrderedDict
 from typing import Dict, FrozenSet, List, NamedTuple, Optional, Tuple
@@ -183,13 +182,12 @@ def analyse_findings(
 
 
 def _project_for(filename: str, settings, overlay=None):
-    from pt2lint.analysis.project import ProjectModel, import_roots, module_name_for
+    from pt2lint.analysis.project import ProjectModel, import_context, module_name_for
 
     path = os.path.abspath(filename) if filename and filename != "-" else os.path.join(os.getcwd(), "<stdin>.py")
-    roots = import_roots(path, getattr(settings, "project_root", "") or "", getattr(settings, "src", ()) or ())
+    roots, library_roots = import_context(path, settings)  # the result cache keys by the same
     top = module_name_for(path, roots)[0].split(".", 1)[0]
     follow = tuple(getattr(settings, "follow_imports", ()) or ())
-    library_roots = [p for p in sys.path if p and os.path.isdir(p)] if follow else []
     return path, ProjectModel(roots, settings.target, overlay, entry_package=top, follow=follow, library_roots=library_roots)
 
 

@@ -24,8 +24,9 @@ to no file under the roots stays what it was (a qualified name such as
 ``torch.nn.functional.relu``).
 
 Every file the model reads or looks for is recorded in :attr:`ProjectModel.deps`
-(path -> sha256 of its bytes, or ``None`` when absent), so a cached result can be
-reused only while none of them changed.
+(path -> sha256 of its bytes, or ``None`` when absent), and so is every directory it
+looks for (the path with a trailing separator -> :data:`DIRECTORY`, or ``None``), so a
+cached result can be reused only while none of them changed.
 """
 
 from __future__ import annotations
@@ -44,6 +45,9 @@ ROOT_MARKERS: Tuple[str, ...] = ("pyproject.toml", "setup.cfg", "setup.py", ".gi
 EXTERNAL_HEADS = frozenset({"torch", "numpy", "math", "builtins", "typing", "functools", "collections", "itertools"})
 #: Largest file the project model reads (bytes); bigger ones are left unresolved.
 MAX_MODULE_BYTES = 4 * 1024 * 1024
+
+#: The :attr:`ProjectModel.deps` value of a path ending in ``os.sep`` that is a directory.
+DIRECTORY = hashlib.sha256(b"pt2lint: a directory").hexdigest()
 
 # LibCST modules kept between entry files in one process: path -> (sha256 of the bytes, Module).
 _PARSED: "OrderedDict[str, Tuple[str, cst.Module]]" = OrderedDict()
@@ -134,6 +138,27 @@ def import_roots(path: str, project_root: str = "", src: Sequence[str] = ()) -> 
         add(os.path.join(base, "src"))
     add(os.path.dirname(os.path.abspath(path)))
     return roots
+
+
+def import_context(path: str, settings) -> Tuple[List[str], List[str]]:
+    """``(import roots, library roots)`` that the analysis of the file at ``path`` resolves imports against.
+
+    Args:
+        path: the entry file (made absolute).
+        settings: its :class:`~pt2lint.settings.LintSettings` (``project_root``, ``src``,
+            ``follow_imports``).
+
+    The roots depend on the file's place in the tree (``__init__.py`` files above it, the
+    nearest root marker); the library roots (``sys.path``) count only when
+    ``follow-imports`` names packages.  The result cache keys entries by them, so an
+    identical file elsewhere, or one whose package changed shape, never shares an entry.
+    """
+    import sys
+
+    roots = import_roots(os.path.abspath(path), getattr(settings, "project_root", "") or "", getattr(settings, "src", ()) or ())
+    follow = tuple(getattr(settings, "follow_imports", ()) or ())
+    library_roots = [p for p in sys.path if p and os.path.isdir(p)] if follow else []
+    return roots, library_roots
 
 
 def module_name_for(path: str, roots: Sequence[str]) -> Tuple[str, bool]:
@@ -262,9 +287,13 @@ class ProjectModel:
 
     # -- files ------------------------------------------------------------
     def _isdir(self, path: str) -> bool:
+        """Whether ``path`` is a directory; the answer joins :attr:`deps` (``path`` + ``os.sep``:
+        :data:`DIRECTORY` or ``None``), since a package directory appearing or going changes
+        what an import resolves to."""
         hit = self._dirs.get(path)
         if hit is None:
             hit = self._dirs[path] = os.path.isdir(path)
+            self.deps.setdefault(path.rstrip(os.sep) + os.sep, DIRECTORY if hit else None)
         return hit
 
     def _probe(self, path: str) -> bool:

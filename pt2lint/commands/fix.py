@@ -189,7 +189,7 @@ def cache_dir_for(project, options: Dict[str, Any]) -> Optional[str]:
 def _unfixable_from_cache(files, project, selection: RuleSelection, cache_dir: str) -> Dict[str, FileFix]:
     """Files the result cache shows to have nothing any codemod could rewrite, as finished results.
 
-    A cached result (keyed by the file's bytes, pt2lint's version and the settings, and valid
+    A cached result (keyed by the file's bytes and place, pt2lint's version and the settings, and valid
     while every file its analysis read is unchanged, as for ``check``) whose findings are all
     of rules no codemod handles cannot change under ``fix``, whatever ``--rule`` says; its
     in-scope findings are reported as left.  Any other file is fixed as usual.
@@ -208,8 +208,8 @@ def _unfixable_from_cache(files, project, selection: RuleSelection, cache_dir: s
             data = read_bytes(f.path, max_bytes=getattr(settings, "max_file_size", DEFAULT_MAX_BYTES))
         except OSError:
             continue
-        hit = cache.get(cache.key(data, settings.enabled_for(f.relpath)), f.path)
-        if hit is None or not current.unchanged(hit.dependencies):
+        hit = cache.get(cache.key_for(data, f.path, f.relpath), f.path, data, current)
+        if hit is None:
             continue
         if any(d.code in FIXABLE_CODES for d in hit.diagnostics):
             continue
