@@ -7,7 +7,8 @@ half-written entry.
 
 Nothing read from the cache is trusted: an entry is used only when it has exactly the
 shape :func:`valid_entry` checks (known rule codes, positions of at least 1, no control
-characters in text meant for a terminal); anything else --
+characters in text meant for a terminal) and names only files and positions that exist
+in the sources it was computed from (:func:`positions_hold`); anything else --
 unreadable, not JSON, the wrong shape, larger than :data:`MAX_ENTRY_BYTES`, a FIFO or a
 link -- is a miss and is rewritten.  Entries are keyed by the exact bytes that were
 analysed (the worker that linted a file stores its result under the key of the bytes it
@@ -139,6 +140,7 @@ class DependencyHashes:
 
     def __init__(self) -> None:
         self._memo: Dict[str, Optional[str]] = {}
+        self._lines: Dict[str, Any] = {}
 
     def get(self, path: str) -> Optional[str]:
         """The sha256 hex digest of ``path``'s bytes, or ``None``."""
@@ -159,6 +161,71 @@ class DependencyHashes:
     def unchanged(self, dependencies) -> bool:
         """True when every ``(path, sha256 or None)`` still holds."""
         return all(self.get(p) == h for p, h in dependencies)
+
+    def lines(self, path: str, digest: str):
+        """The :class:`~pt2lint.lines.SourceLines` of the file at ``path`` if its bytes still have sha256 ``digest``, else ``None``."""
+        key = path + "\0" + digest
+        if key not in self._lines:
+            from pt2lint.reading import read_bytes
+
+            try:
+                data = read_bytes(path, max_bytes=DEPENDENCY_MAX_BYTES)
+            except OSError:
+                data = None
+            self._lines[key] = _lines_of(data) if data is not None and hashlib.sha256(data).hexdigest() == digest else None
+        return self._lines[key]
+
+
+def _lines_of(data: bytes):
+    """The :class:`~pt2lint.lines.SourceLines` of Python source bytes, or ``None`` when they do not decode."""
+    from pt2lint.engine import DecodeError, decode_source
+    from pt2lint.lines import SourceLines
+
+    try:
+        return SourceLines(decode_source(data))
+    except DecodeError:
+        return None
+
+
+def _within(lines, position) -> bool:
+    """Whether 1-based ``[line, column]`` lies in the text of ``lines`` (a :class:`~pt2lint.lines.SourceLines`).
+
+    A position may point at a line's end, and an exclusive end one past it (a syntax error
+    at the end of a line); the line after the last is the end of the file.
+    """
+    line, column = position
+    if line > len(lines) + 1:
+        return False
+    return column <= len(lines.text(line)) + 2
+
+
+def positions_hold(data: Dict[str, Any], path: str, own, dependency_lines) -> bool:
+    """Whether every file and position an entry names exists in the sources it was computed from.
+
+    Args:
+        data: a decoded entry that passed :func:`valid_entry`.
+        path: the cached file's absolute path.
+        own: the :class:`~pt2lint.lines.SourceLines` of the cached file (``None``: undecodable).
+        dependency_lines: ``dependency_lines(abs path)`` gives the lines of a file the entry
+            lists as read (with a digest), or ``None`` for any other path.
+
+    A finding in another file must lie in one of the entry's dependencies (as resolved for
+    this file), each call site in this file or in one of them, and lines and columns must
+    fall within those files' text (see :func:`_within`).
+    """
+    def lines_of(name: str):
+        return own if name == path else dependency_lines(name)
+
+    for d in data["diagnostics"]:
+        points = [d["start"], d["end"]] + [[n, 1] for n in d["statement_lines"] or ()]
+        if "fix" in d:
+            points += [p for e in d["fix"]["edits"] for p in e[:2]]
+        checks = [(lines_of(d["file"]) if "file" in d else own, points)]
+        checks += [(lines_of(s[1]), [[s[2], s[3]], [s[4], 1], [s[5], 1]]) for s in d.get("call_sites", ())]
+        for lines, where in checks:
+            if lines is None or not all(_within(lines, p) for p in where):
+                return False
+    return True
 
 
 _SEVERITIES = frozenset({"error", "warning", "info"})
@@ -387,8 +454,9 @@ class ResultCache:
             current: the run's :class:`DependencyHashes` (a fresh one when omitted).
 
         ``None`` for a miss and for every entry that is not exactly what :meth:`put`
-        writes (see :func:`valid_entry`) or whose dependencies changed: a bad entry is
-        never an error and never trusted.
+        writes (see :func:`valid_entry`), whose dependencies changed, or that names a file
+        or position the analysed sources do not have (:func:`positions_hold`): a bad entry
+        is never an error and never trusted.
         """
         from pt2lint.reading import read_bytes
 
@@ -406,6 +474,18 @@ class ResultCache:
         deps = tuple((p, h) for p, h in entry["dependencies"])
         if not current.unchanged(deps):
             return None
+        if entry["diagnostics"]:
+            read = {p: h for p, h in deps if h is not None and not p.endswith(os.sep)}
+
+            def dependency_lines(name: str):
+                return current.lines(name, read[name]) if name in read else None
+
+            if not positions_hold(entry, os.path.abspath(filename), _lines_of(data), dependency_lines):
+                return None
+        if entry["submodules"]:
+            known = {os.path.abspath(filename)} | {p for p, h in deps if h is not None}
+            if any(p not in known for p, _ in entry["submodules"]):
+                return None  # a class in a file this analysis never read
         try:
             diags = tuple(diagnostic_from_dict(d, filename) for d in entry["diagnostics"])
         except (KeyError, TypeError, ValueError, IndexError):

@@ -247,3 +247,65 @@ def test_a_warm_entry_with_a_finding_in_another_file_is_used(tmp_path, monkeypat
     monkeypatch.setattr(engine, "lint_path", lambda *a, **k: calls.append(a[0]) or real(*a, **k))
     assert _findings([model, own], cache) == cold
     assert calls == []
+
+
+def _forge(tmp_path, edit):
+    """Lint a 6-line file with a finding, change its cache entry with ``edit``, lint again."""
+    f = _write(tmp_path / "m.py", "import torch\n\n\n@torch.compile\ndef f(x):\n    return x.sum().item()\n")
+    _write(tmp_path / "other.py", "x = 1\n")
+    cache = str(tmp_path / "cache")
+    first = _findings([f], cache)
+    (entry,) = list((tmp_path / "cache").rglob("*.json"))
+    data = json.loads(entry.read_text())
+    edit(data["diagnostics"][0], data)
+    entry.write_text(json.dumps(data))
+    again = list(lint_paths([str(f)], SETTINGS, jobs=1, cache_dir=cache))
+    return first, [(d.code, d.filename, d.start.line) for r in again for d in r.diagnostics], [d for r in again for d in r.diagnostics]
+
+
+def _set(**fields):
+    def edit(d, data):
+        d.update(fields)
+    return edit
+
+
+@pytest.mark.parametrize(
+    "edit",
+    [
+        _set(start=[9999, 50], end=[10000, 3], statement_lines=[9999, 10000]),  # lines past the end of a 6-line file
+        _set(start=[6, 200], end=[6, 201]),  # a column past the end of the line
+        _set(statement_lines=[6, 7000]),
+    ],
+    ids=["line", "column", "statement"],
+)
+def test_a_cached_position_outside_the_file_is_a_miss(tmp_path, edit):
+    first, again, diags = _forge(tmp_path, edit)
+    assert again == first and first[0][2] == 6
+    assert [(d.start.line, d.start.column, d.statement_lines) for d in diags] == [(6, 20, (6, 6))]
+
+
+def test_a_cached_finding_in_a_file_the_analysis_never_read_is_a_miss(tmp_path):
+    def elsewhere(d, data):
+        d["file"] = str(tmp_path / "other.py")  # exists, has line 1, but the entry did not read it
+        d["start"], d["end"], d["statement_lines"] = [1, 1], [1, 2], [1, 1]
+
+    first, again, _ = _forge(tmp_path, elsewhere)
+    assert again == first == [("PTC101", str(tmp_path / "m.py"), 6)]
+
+
+def test_a_cached_submodule_in_a_file_the_analysis_never_read_is_a_miss(tmp_path, monkeypatch):
+    import pt2lint.engine as engine
+
+    f = _write(tmp_path / "m.py", "import torch\n\n\n@torch.compile\ndef f(x):\n    return x.sum().item()\n")
+    cache = str(tmp_path / "cache")
+    first = _findings([f], cache)
+    (entry,) = list((tmp_path / "cache").rglob("*.json"))
+    data = json.loads(entry.read_text())
+    data["submodules"] = [[str(tmp_path / "other.py"), "Net"]]  # would hide Net's input-mutation findings
+    entry.write_text(json.dumps(data))
+    calls = []
+    real = engine.lint_path
+    monkeypatch.setattr(engine, "lint_path", lambda *a, **k: calls.append(a[0]) or real(*a, **k))
+    assert _findings([f], cache) == first
+    assert calls == [str(f)]
+    assert json.loads(entry.read_text())["submodules"] == []  # rewritten
