@@ -309,3 +309,25 @@ def test_a_cached_submodule_in_a_file_the_analysis_never_read_is_a_miss(tmp_path
     assert _findings([f], cache) == first
     assert calls == [str(f)]
     assert json.loads(entry.read_text())["submodules"] == []  # rewritten
+
+
+def test_fix_reads_entries_under_the_same_key(tmp_path, monkeypatch):
+    """`fix` reuses check's entries for files nothing can rewrite; a copy's must be its own."""
+    import shutil
+
+    from clitools import cli_runner
+    from pt2lint.cli import cli
+
+    proj = tmp_path / "proj"
+    _write(proj / ".git" / "HEAD", "ref: refs/heads/main\n")
+    _write(proj / "model.py", "import torch\nfrom helpers import h\n\n\n@torch.compile\ndef f(x):\n    return h(x)\n")
+    _write(proj / "helpers.py", "def h(x):\n    return x.tolist()\n")  # PTC102: no codemod
+    monkeypatch.delenv("PT2LINT_CACHE_DIR", raising=False)
+    monkeypatch.chdir(proj)
+    assert cli_runner().invoke(cli, ["check", "-q", "-j", "1", "."], catch_exceptions=False).exit_code == 1
+    shutil.copytree(str(proj), str(tmp_path / "copy"))
+    _write(tmp_path / "copy" / "helpers.py", CLEAN_H)
+    monkeypatch.chdir(tmp_path / "copy")
+    res = cli_runner().invoke(cli, ["fix", "--diff", "-j", "1", "."], catch_exceptions=False)
+    assert res.exit_code == 0 and "proj" not in res.stdout + res.stderr, (res.stdout, res.stderr)
+    assert "nothing left" in res.stderr + res.stdout

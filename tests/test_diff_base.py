@@ -275,3 +275,20 @@ def test_cached_results_are_judged_per_route_too(repo, tmp_path):
     assert (tmp_path / "cache").is_dir()
     assert cold.exit_code == warm.exit_code == 1
     assert json.loads(cold.stdout) == json.loads(warm.stdout) and len(json.loads(warm.stdout)) == 1
+
+
+def test_a_copied_tree_with_its_cache_reports_its_own_changed_helper(repo, tmp_path, monkeypatch):
+    """The cache entry of the original's caller (same bytes) must not answer for the copy's."""
+    (repo / "helpers.py").write_text(HELPERS.replace("x * x.max().item()", "x * x.max()"))
+    (repo / "caller.py").write_text(CALLER.replace("return y\n", "return scale(y)\n"))
+    commit(repo)
+    (repo / "helpers.py").write_text(HELPERS)  # the original gains .item() in scale
+    warm = cli_runner().invoke(cli, ["check", "-q", "."], catch_exceptions=False)  # fills the cache
+    assert warm.exit_code == 1
+    copy = tmp_path / "copy"
+    shutil.copytree(str(repo), str(copy))
+    (copy / "helpers.py").write_text(HELPERS.replace("def shift", "# moved\ndef shift"))  # changed again, .item() kept
+    monkeypatch.chdir(copy)
+    result = cli_runner().invoke(cli, ["check", "--output-format", "json", "--diff-base", "HEAD", "."], catch_exceptions=False)
+    assert result.exit_code == 1, result.stdout
+    assert [(d["filename"], d["location"]["row"]) for d in json.loads(result.stdout)] == [(str(copy / "helpers.py"), 5)]
