@@ -44,24 +44,43 @@ MAX_ENTRY_BYTES = 64 * 1024 * 1024
 DEPENDENCY_MAX_BYTES = 4 * 1024 * 1024
 
 
-@functools.lru_cache(maxsize=1)
-def _code_fingerprint() -> str:
-    """Size and mtime of every module and spec of this pt2lint, so a changed install never reads stale entries."""
-    from pt2lint.specs import specs_dir
+#: Files whose change makes every entry stale: the code, the rule specs and the data tables
+#: (the Dynamo facts of ``pt2lint/data``).
+_FINGERPRINTED = (".py", ".toml", ".json")
 
-    here = os.path.dirname(os.path.abspath(__file__))
-    h = hashlib.sha256()
-    for folder in (here, str(specs_dir())):
+
+def _fingerprinted_files(folders):
+    """``(name, path)`` of every file under ``folders`` whose change makes entries stale, in a stable order."""
+    for folder in folders:
         for dirpath, dirnames, filenames in os.walk(folder):
             dirnames.sort()
             for name in sorted(filenames):
-                if name.endswith((".py", ".toml")):
-                    try:
-                        st = os.stat(os.path.join(dirpath, name))
-                    except OSError:
-                        continue
-                    h.update(f"{name}:{st.st_size}:{st.st_mtime_ns};".encode())
+                if name.endswith(_FINGERPRINTED):
+                    yield name, os.path.join(dirpath, name)
+
+
+def _tree_fingerprint(folders) -> str:
+    """Size and mtime of every file :func:`_fingerprinted_files` lists, hashed (16 hex digits)."""
+    h = hashlib.sha256()
+    for name, path in _fingerprinted_files(folders):
+        try:
+            st = os.stat(path)
+        except OSError:
+            continue
+        h.update(f"{name}:{st.st_size}:{st.st_mtime_ns};".encode())
     return h.hexdigest()[:16]
+
+
+def _code_folders():
+    from pt2lint.specs import specs_dir
+
+    return (os.path.dirname(os.path.abspath(__file__)), str(specs_dir()))
+
+
+@functools.lru_cache(maxsize=1)
+def _code_fingerprint() -> str:
+    """The fingerprint of this pt2lint's modules, specs and data tables, so a changed install never reads stale entries."""
+    return _tree_fingerprint(_code_folders())
 
 
 def default_cache_dir(project_root: str) -> str:

@@ -331,3 +331,15 @@ def test_fix_reads_entries_under_the_same_key(tmp_path, monkeypatch):
     res = cli_runner().invoke(cli, ["fix", "--diff", "-j", "1", "."], catch_exceptions=False)
     assert res.exit_code == 0 and "proj" not in res.stdout + res.stderr, (res.stdout, res.stderr)
     assert "nothing left" in res.stderr + res.stdout
+
+
+def test_the_code_fingerprint_covers_the_dynamo_facts_table(tmp_path):
+    """Regenerating pt2lint/data/dynamo_facts.json changes what the analysis knows: entries must go stale."""
+    from pt2lint.cache import _code_folders, _fingerprinted_files, _tree_fingerprint
+
+    counted = {os.path.normpath(p) for _, p in _fingerprinted_files(_code_folders())}
+    assert os.path.normpath(str(ROOT / "pt2lint" / "data" / "dynamo_facts.json")) in counted
+    table = _write(tmp_path / "data" / "facts.json", "{}")
+    before = _tree_fingerprint([str(tmp_path)])
+    table.write_text('{"skip": []}')
+    assert _tree_fingerprint([str(tmp_path)]) != before
