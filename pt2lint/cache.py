@@ -26,6 +26,7 @@ import hashlib
 import json
 import os
 import stat
+import sys
 from typing import Any, Dict, FrozenSet, Optional
 
 from pt2lint import __version__
@@ -421,9 +422,12 @@ class ResultCache:
         self.root = os.path.join(directory, __version__)
         self.directory = directory
         self.settings = settings
-        # Every setting (LintSettings.fingerprint covers each field), the version and the code.
+        # Every setting (LintSettings.fingerprint covers each field), the version and the code,
+        # and the interpreter: CPython's own compiler judges syntax (PTC001), and its grammar
+        # changes between versions (a cache directory may be shared by two environments).
         fingerprint = settings.fingerprint() if hasattr(settings, "fingerprint") else repr(settings)
-        self._base = f"{__version__}|{_code_fingerprint()}|{fingerprint}"
+        interpreter = f"{sys.implementation.name}-{sys.version_info[0]}.{sys.version_info[1]}"
+        self._base = f"{__version__}|{_code_fingerprint()}|{fingerprint}|{interpreter}"
         self._prepared: Optional[bool] = None
         self._known: Optional[FrozenSet[str]] = None
         self._dir_ok: Optional[bool] = None

@@ -343,3 +343,11 @@ def test_the_code_fingerprint_covers_the_dynamo_facts_table(tmp_path):
     before = _tree_fingerprint([str(tmp_path)])
     table.write_text('{"skip": []}')
     assert _tree_fingerprint([str(tmp_path)]) != before
+
+
+def test_the_key_depends_on_the_interpreter_that_judges_syntax(tmp_path, monkeypatch):
+    """`match x:` or a PEP 701 f-string is PTC001 on one CPython and fine on the next."""
+    data, here = b'x = f"{"a"}"\n', str(tmp_path / "m.py")
+    base = ResultCache(str(tmp_path), SETTINGS).key(data, SETTINGS.enabled, here)
+    monkeypatch.setattr(sys, "version_info", (3, 99, 0, "final", 0))
+    assert ResultCache(str(tmp_path), SETTINGS).key(data, SETTINGS.enabled, here) != base
