@@ -351,3 +351,20 @@ def test_the_key_depends_on_the_interpreter_that_judges_syntax(tmp_path, monkeyp
     base = ResultCache(str(tmp_path), SETTINGS).key(data, SETTINGS.enabled, here)
     monkeypatch.setattr(sys, "version_info", (3, 99, 0, "final", 0))
     assert ResultCache(str(tmp_path), SETTINGS).key(data, SETTINGS.enabled, here) != base
+
+
+def test_the_language_server_resolves_identical_documents_in_their_own_packages(tmp_path):
+    """The server keeps parsed modules between lints in one process: by path and bytes, never bytes alone."""
+    from pt2lint.config import load_project
+    from pt2lint.lsp import lint_document_result
+
+    for pkg, helper in (("a", BREAKING_H), ("b", CLEAN_H)):
+        _write(tmp_path / pkg / "__init__.py", "")
+        _write(tmp_path / pkg / "model.py", MODEL_IMPORTING_H)
+        _write(tmp_path / pkg / "helpers.py", helper)
+    seen = {}
+    for pkg in ("b", "a", "b"):
+        path = str(tmp_path / pkg / "model.py")
+        shown, deps = lint_document_result(MODEL_IMPORTING_H, path, "file://" + path, load_project([path]))
+        seen[pkg] = ([d.code for d in shown], str(tmp_path / pkg / "helpers.py") in deps, str(tmp_path / ("b" if pkg == "a" else "a") / "helpers.py") in deps)
+    assert seen == {"a": (["PTC101"], True, False), "b": ([], True, False)}
