@@ -368,3 +368,22 @@ def test_the_language_server_resolves_identical_documents_in_their_own_packages(
         shown, deps = lint_document_result(MODEL_IMPORTING_H, path, "file://" + path, load_project([path]))
         seen[pkg] = ([d.code for d in shown], str(tmp_path / pkg / "helpers.py") in deps, str(tmp_path / ("b" if pkg == "a" else "a") / "helpers.py") in deps)
     assert seen == {"a": (["PTC101"], True, False), "b": ([], True, False)}
+
+
+def test_the_settings_fingerprint_is_the_same_in_every_process():
+    """Sets of codes iterate in a per-process order (string hashing): the key must not."""
+    code = (
+        "from pt2lint.settings import LintSettings, resolve_selection\n"
+        "from pt2lint.analysis.code_config import RegionOptions\n"
+        "s = LintSettings(enabled=resolve_selection(), per_file_ignores=(('a.py', frozenset({'PTC101', 'PTC102', 'PTC301'})),),\n"
+        "                 regions=(RegionOptions('m.f', knobs=(('capture_scalar_outputs', True),)),))\n"
+        "print(s.fingerprint())\n"
+    )
+    outs = {
+        subprocess.run(
+            [sys.executable, "-c", code], env=dict(os.environ, PYTHONHASHSEED=seed, PYTHONPATH=str(ROOT)),
+            stdout=subprocess.PIPE, check=True, text=True,
+        ).stdout
+        for seed in ("1", "2")
+    }
+    assert len(outs) == 1 and len(outs.pop().strip()) == 32
