@@ -208,8 +208,16 @@ class LintSettings:
                 dropped |= codes
         return self.enabled - dropped
 
+    #: Fields that do not change a file's findings, left out of :meth:`fingerprint`:
+    #: ``code_scanned`` (unscanned, the engine applies the file's own Dynamo config, which a
+    #: scan of the files linted would have put into the knobs and ``regions`` that the key
+    #: holds; ``fix`` reads the entries ``check`` wrote this way) and ``code_knobs`` (where
+    #: the knobs' values, also in the key, were set).
+    NOT_IN_KEY = frozenset({"code_scanned", "code_knobs"})
+
     def fingerprint(self) -> str:
-        """A stable hash of every setting (for the cache key): each field of this class, so none is forgotten.
+        """A stable hash of every setting (for the cache key): each field of this class but
+        :attr:`NOT_IN_KEY`, so none is forgotten.
 
         Sets are sorted and nested dataclasses (the ``regions`` options) taken field by field,
         so the hash is the same in every process; it is the first 32 hex digits of a sha256
@@ -229,6 +237,7 @@ class LintSettings:
             return value
 
         payload = json.dumps(
-            {f.name: plain(getattr(self, f.name)) for f in dataclasses.fields(self)}, sort_keys=True, default=repr,
+            {f.name: plain(getattr(self, f.name)) for f in dataclasses.fields(self) if f.name not in self.NOT_IN_KEY},
+            sort_keys=True, default=repr,
         )
         return hashlib.sha256(payload.encode()).hexdigest()[:32]

@@ -201,20 +201,40 @@ def test_a_package_directory_that_appears_later_invalidates_the_entry(tmp_path):
 
 
 def test_every_setting_is_part_of_the_key(tmp_path):
-    """A per-file ignore of a helper changes the findings its callers report, so it changes their key."""
+    """Each field of LintSettings changes the key, but those declared not to change findings.
+
+    A per-file ignore of a helper changes the findings its callers report, so it changes
+    their key; a field added later fails here until it has a changed value below.
+    """
     import dataclasses
 
-    data = b"x = 1\n"
-    base = ResultCache(str(tmp_path), SETTINGS).key(data, SETTINGS.enabled, str(tmp_path / "m.py"))
-    variants = {
+    from pt2lint.analysis.code_config import RegionOptions
+
+    changed = {
+        "enabled": SETTINGS.enabled - {"PTC101"},
         "per_file_ignores": (("helpers.py", frozenset({"PTC101"})),),
-        "project_root": str(tmp_path),
+        "capture_scalar_outputs": True,
+        "capture_dynamic_output_shape_ops": True,
+        "allow_rnn": True,
+        "target": "export",
         "compute_dtype": "bfloat16",
+        "project_root": str(tmp_path),
+        "src": ("lib",),
+        "follow_imports": ("einops",),
         "max_file_size": 10,
+        "explicit_knobs": frozenset({"capture_scalar_outputs"}),
+        "regions": (RegionOptions("m.f", fullgraph=True),),
     }
-    for name, value in variants.items():
+    fields = {f.name for f in dataclasses.fields(LintSettings)}
+    assert set(changed) == fields - LintSettings.NOT_IN_KEY
+    data, here = b"x = 1\n", str(tmp_path / "m.py")
+    base = ResultCache(str(tmp_path), SETTINGS).key(data, SETTINGS.enabled, here)
+    for name, value in changed.items():
         other = dataclasses.replace(SETTINGS, **{name: value})
-        assert ResultCache(str(tmp_path), other).key(data, SETTINGS.enabled, str(tmp_path / "m.py")) != base, name
+        assert ResultCache(str(tmp_path), other).key(data, SETTINGS.enabled, here) != base, name
+    for name in LintSettings.NOT_IN_KEY:  # what fix (unscanned settings) shares with check
+        other = dataclasses.replace(SETTINGS, code_scanned=not SETTINGS.code_scanned, code_knobs=(("capture_scalar_outputs", True, "t.py:1"),))
+        assert ResultCache(str(tmp_path), other).key(data, SETTINGS.enabled, here) == base, name
 
 
 def test_a_helper_ignored_per_file_is_not_reported_from_a_warm_entry(tmp_path):
