@@ -712,7 +712,7 @@ class CondRewrite:
             return None
         out = dict(envs[0])
         for e in envs[1:]:
-            for k in out.keys() | e.keys():
+            for k in list(out) + [k for k in e if k not in out]:  # insertion order, never hash order
                 a, b = out.get(k), e.get(k)
                 out[k] = join(a, b) if a is not None and b is not None else None
         return out
