@@ -22,9 +22,19 @@ the caller.  :class:`BranchChecker` walks the statements and refuses
   (``CACHE.append(t)``, ``STATS["n"] += 1``, ``TOTAL.add_(t)``) or a variable of an
   enclosing function (``seen[0] = 1``).
 
-Calls it cannot see into (a library function, an unknown callable) do not
-refuse, but are listed in :attr:`BranchChecker.unverified` so the fix is marked
-unsafe; random ops are listed in :attr:`BranchChecker.random`.
+* a call of a ``torch.nn`` module that writes its buffers in train mode
+  (``BatchNorm*``, ``SyncBatchNorm``: running statistics; lazy modules: their
+  parameters), as measured by ``tools/gen_dynamo_facts.py`` (the ``nn_modules``
+  table), unless every construction of that attribute in the class passes the
+  keyword that stops the writes (``track_running_stats=False``).  torch 2.13's
+  ``torch.cond`` rejects the buffer mutation in eager and compiled mode alike
+  (measured in ``tests/test_fix_cond_safety.py``); a project module's ``forward``
+  is checked as a called function (no ``self.x = ...``, no in-place writes).
+
+Calls it cannot see into (a library function, an unknown callable, a ``torch.nn``
+class the table has not measured) do not refuse, but are listed in
+:attr:`BranchChecker.unverified` so the fix is marked unsafe; random ops are listed
+in :attr:`BranchChecker.random`.
 """
 
 from __future__ import annotations
@@ -34,6 +44,7 @@ from typing import Dict, List, Optional, Sequence, Set
 import libcst as cst
 
 from pt2lint.analysis import torch_api as api
+from pt2lint.analysis.dynamo_facts import module_state
 from pt2lint.analysis.index import ClassInfo, FunctionInfo
 from pt2lint.analysis.kinds import Kind
 from pt2lint.analysis.walk import walk
@@ -336,6 +347,7 @@ class BranchChecker:
             if callee.startswith("torch.nn."):
                 if callee.rsplit(".", 1)[-1] in RANDOM_MODULES:
                     self.random.append(callee)
+                self._nn_module(callee, call, self._class_of(call), label, where)
                 return
             self.unverified.append(label)
             return
@@ -357,6 +369,31 @@ class BranchChecker:
             if recv.kind in (Kind.CONST, Kind.SHAPE, Kind.CONTAINER):
                 return
         self.unverified.append(label)
+
+    def _class_of(self, node: cst.CSTNode) -> Optional[cst.ClassDef]:
+        """The class whose body holds ``node`` in this file, if any."""
+        cur = self.ctx.parent(node)
+        while cur is not None and not isinstance(cur, cst.ClassDef):
+            cur = self.ctx.parent(cur)
+        return cur
+
+    def _nn_module(self, qualname: str, call: cst.Call, cls: Optional[cst.ClassDef], label: str, where: str) -> None:
+        """A call of a ``torch.nn`` module: refuse when it writes buffers in train mode (measured),
+        note it as unverified when the table does not know the class."""
+        fact = module_state(qualname)
+        if fact is None or not fact.known:
+            self.unverified.append(f"{label} ({qualname}, whose buffer writes were not measured)")
+            return
+        if not fact.train_writes:
+            return
+        if fact.unless and _every_construction_has(cls, call.func, fact.unless):
+            return
+        writes = ", ".join(fact.train_writes)
+        raise Refuse(
+            f"{where} calls `{label}` ({fact.qualname}), which writes {writes} in train mode "
+            f"(measured: {fact.measured_with}); torch.cond rejects buffer mutation in its branches"
+            + (f" (construct it with {fact.unless} to avoid it)" if fact.unless else "")
+        )
 
     def _check_function(self, fn: FunctionInfo, where: str) -> None:
         """A function of this file called from the block: no findings, no writes to state, recursively."""
@@ -399,6 +436,8 @@ class BranchChecker:
                     fwd = ev.callee.lookup_method("forward") or ev.callee.lookup_method("__call__")
                     if fwd is not None:
                         self._check_function(fwd, where)
+                elif isinstance(ev.callee, str) and ev.callee.startswith("torch.nn."):
+                    self._nn_module(ev.callee, n, fn.cls.node if fn.cls is not None else None, _code(self.ctx, n.func), f"`{fn.symbol}` (called from {where})")
                 elif ev.qualname is not None and ev.qualname.startswith("builtins.") and ev.qualname[9:] not in PURE_BUILTINS:
                     raise Refuse(f"`{fn.symbol}` (called from {where}) calls `{ev.qualname[9:]}()`")
                 elif ev.qualname is not None and ev.qualname.startswith("torch."):
@@ -415,6 +454,30 @@ _CONTAINER_MUTATORS = frozenset(
     """append extend insert pop clear update add setdefault popitem remove discard appendleft extendleft popleft sort
     reverse __setitem__ __delitem__ register_buffer register_parameter add_module""".split()
 )
+
+
+def _every_construction_has(cls: Optional[cst.ClassDef], func: cst.BaseExpression, keyword: str) -> bool:
+    """Whether ``func`` is ``self.<attr>`` and every ``self.<attr> = C(...)`` in ``cls`` passes
+    ``keyword`` (``"track_running_stats=False"``), with at least one such assignment."""
+    if cls is None or not isinstance(func, cst.Attribute) or not isinstance(func.value, cst.Name):
+        return False
+    attr = func.attr.value
+    name, _, literal = keyword.partition("=")
+    found = 0
+    for n in walk(cls):
+        if not isinstance(n, (cst.Assign, cst.AnnAssign)):
+            continue
+        targets = [t.target for t in n.targets] if isinstance(n, cst.Assign) else [n.target]
+        if not any(isinstance(t, cst.Attribute) and t.attr.value == attr and isinstance(t.value, cst.Name) for t in targets):
+            continue
+        value = n.value
+        if not isinstance(value, cst.Call):
+            return False
+        kw = next((a.value for a in value.args if a.keyword is not None and a.keyword.value == name), None)
+        if not (isinstance(kw, cst.Name) and kw.value == literal):
+            return False
+        found += 1
+    return found > 0
 
 
 def _own_names(node: cst.FunctionDef) -> Set[str]:
