@@ -39,7 +39,7 @@ in :attr:`BranchChecker.random`.
 
 from __future__ import annotations
 
-from typing import Dict, List, Optional, Sequence, Set
+from typing import Callable, Dict, List, Optional, Sequence, Set
 
 import libcst as cst
 
@@ -62,6 +62,8 @@ RANDOM_FUNCTIONS = frozenset(
     native_dropout""".split()
 )
 RANDOM_MODULES = frozenset("Dropout Dropout1d Dropout2d Dropout3d AlphaDropout FeatureAlphaDropout RReLU".split())
+# Ops whose result's size depends on tensor values (torch 2.13: unbacked sizes under torch.cond).
+DATA_DEPENDENT_SHAPE = frozenset("nonzero argwhere unique unique_consecutive masked_select nonzero_static_ bincount".split())
 VIEW_LIKE_FUNCTIONS = frozenset(
     """reshape view_as_real view_as_complex squeeze unsqueeze transpose permute t narrow select flatten unflatten
     movedim moveaxis swapaxes swapdims diagonal as_strided chunk split unbind tensor_split expand_copy
@@ -118,6 +120,8 @@ class BranchChecker:
         self._checked_functions: Set[int] = set()
         self._finding_nodes = None
         self.fresh_at: Dict[int, Set[str]] = {}  # id(Return) -> names holding fresh tensors there
+        self.shapes: List[str] = []  # data-dependent shapes and computed indices (unsafe)
+        self.zero_dim: Optional[Callable[[cst.BaseExpression], bool]] = None  # proves an index is 0-d
 
     # ------------------------------------------------------------ findings
     def _findings_by_node(self):
@@ -291,6 +295,47 @@ class BranchChecker:
                     fresh.discard(name.value)
             if isinstance(n, cst.Call):
                 self._call(n, fresh, where)
+                self._shape_call(n, where)
+            elif isinstance(n, cst.Subscript):
+                self._index(n, where)
+
+    def _index(self, node: cst.Subscript, where: str) -> None:
+        """Totality of ``x[i]`` in a branch that torch.cond traces for every input.
+
+        Measured on torch 2.13 (``tests/test_fix_cond_safety.py``): a 0-d integer tensor index
+        is read into Python while tracing ("Could not extract specialized integer from
+        data-dependent expression"), so the rewrite raises for every input: refused.  A boolean
+        mask gives a data-dependent size, and a computed integer index can be out of range for
+        the inputs of the branch the original did not take: unsafe.
+        """
+        for el in node.slice:
+            if not isinstance(el.slice, cst.Index):
+                continue
+            index = el.slice.value
+            v = self.ctx.facts.value(index)
+            if v is None or v.kind is not Kind.TENSOR:
+                continue
+            text = _code(self.ctx, node)
+            if v.bool_tensor:
+                self.shapes.append(f"`{text}` in {where} is boolean-mask indexing (a data-dependent size: torch.cond raises when it meets a tensor of another size)")
+                continue
+            if self.zero_dim is not None and self.zero_dim(index):
+                raise Refuse(
+                    f"{where} indexes with the 0-d tensor `{_code(self.ctx, index)}`; torch.cond reads it into Python while "
+                    f"tracing the branch and raises (data-dependent index), for every input"
+                )
+            self.shapes.append(f"`{text}` in {where} indexes with a tensor, which may be out of range for the inputs of another branch (torch.cond traces every branch)")
+
+    def _shape_call(self, call: cst.Call, where: str) -> None:
+        """``nonzero``/``unique``/``masked_select``-style calls: their result's size depends on data."""
+        func = call.func
+        ev = self.ctx.facts.calls.get(id(call))
+        q = ev.qualname if ev is not None else None
+        name = q.rsplit(".", 1)[-1] if q is not None and q.startswith("torch.") else (
+            func.attr.value if isinstance(func, cst.Attribute) and ev is not None and ev.receiver is not None and ev.receiver.kind is Kind.TENSOR else None
+        )
+        if name in DATA_DEPENDENT_SHAPE:
+            self.shapes.append(f"`{_code(self.ctx, call)}` in {where} has a data-dependent size")
 
     def _call(self, call: cst.Call, fresh: Set[str], where: str) -> None:
         ctx = self.ctx
