@@ -864,6 +864,11 @@ class CondRewrite:
                 if not (isinstance(n, cst.Attribute) and isinstance(n.value, cst.Name) and n.value.value in self.self_names):
                     continue
                 v = self.ctx.facts.value(n)
+                parent = self.ctx.parent(n)
+                if v is None and isinstance(parent, cst.Call) and parent.func is n:
+                    ev = self.ctx.facts.calls.get(id(parent))  # `self.act(x)`: the call knows the module
+                    if ev is not None and isinstance(ev.callee, str):
+                        v = Value(Kind.MODULE, ref=ev.callee)
                 kind = v.kind if v is not None else Kind.UNKNOWN
                 if kind in (Kind.CONST, Kind.SHAPE, Kind.NONE, Kind.DATA, Kind.FUNCTION, Kind.CLASS, Kind.SELF):
                     continue

@@ -306,7 +306,9 @@ class BranchChecker:
         is read into Python while tracing ("Could not extract specialized integer from
         data-dependent expression"), so the rewrite raises for every input: refused.  A boolean
         mask gives a data-dependent size, and a computed integer index can be out of range for
-        the inputs of the branch the original did not take: unsafe.
+        the inputs of the branch the original did not take: unsafe.  (torch 2.13 checks a masked
+        size against the tensors it meets at run time, in the branch that runs; the rewrite of a
+        masked branch ran in every case measured, but its totality is not proven.)
         """
         for el in node.slice:
             if not isinstance(el.slice, cst.Index):
@@ -317,7 +319,7 @@ class BranchChecker:
                 continue
             text = _code(self.ctx, node)
             if v.bool_tensor:
-                self.shapes.append(f"`{text}` in {where} is boolean-mask indexing (a data-dependent size: torch.cond raises when it meets a tensor of another size)")
+                self.shapes.append(f"`{text}` in {where} is boolean-mask indexing: its size depends on data, and pt2lint cannot prove the branch valid for the inputs of another branch (torch.cond traces every branch)")
                 continue
             if self.zero_dim is not None and self.zero_dim(index):
                 raise Refuse(
