@@ -56,7 +56,7 @@ NAME = "cond"
 #: The eager-mode cost of a rewrite, measured by ``bench/cond_overhead.py`` on torch 2.13 (CPU,
 #: one thread; ``bench/RESULTS.md``): a small gated block is this much slower per call after
 #: the rewrite when it is not compiled.  Under ``torch.compile`` the two are the same graph.
-EAGER_COST = "about 10-17x slower per call"
+EAGER_COST = "about 6-27x slower per call"
 TARGET_CODES = frozenset({"PTC104", "PTC101", "PTC103"})
 
 
