@@ -90,7 +90,14 @@ STATE_CASES = [
         pre="class Tracker(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.register_buffer('seen', torch.zeros(()))\n\n"
             "    def forward(self, x):\n        self.seen.add_(1)\n        return x * 3\n\n\n"), Applicability.DISPLAY_ONLY, "Tracker"),
     ("lazy-module", src(branches("y = self.lin(x)", "y = self.lin(x * 2)"), init="self.lin = nn.LazyLinear(4)"), Applicability.DISPLAY_ONLY, "<parameters>"),
-    ("unmeasured-container", src(branches("y = self.seq(x)", "y = self.seq(x * 2)"), init="self.seq = nn.Sequential(nn.ReLU())"), Applicability.UNSAFE, "not measured"),
+    ("unmeasured-container", src(branches("y = self.seq(x)", "y = self.seq(x * 2)"), init="self.seq = nn.Sequential(*layers())",
+        pre="def layers():\n    return [nn.ReLU()]\n\n\n"), Applicability.UNSAFE, "not measured"),
+    ("sequential-holding-batchnorm", src(branches("y = self.seq(x)", "y = self.seq(x * 2)"), init="self.seq = nn.Sequential(nn.Linear(4, 4), nn.BatchNorm1d(4))"),
+     Applicability.DISPLAY_ONLY, "holds a torch.nn.BatchNorm1d"),
+    ("near-miss-sequential-of-measured-modules", src(branches("y = self.seq(x)", "y = self.seq(x * 2)"), init="self.seq = nn.Sequential(nn.Linear(4, 4), nn.GELU())"),
+     Applicability.SAFE, ""),
+    ("near-miss-modulelist-no-running-stats", src(branches("y = self.seq[0](x)", "y = self.seq[0](x * 2)"), init="self.seq = nn.ModuleList([nn.BatchNorm1d(4, track_running_stats=False)])"),
+     Applicability.SAFE, ""),
     # near misses: no running statistics, or modules measured to keep their buffers
     ("near-miss-no-running-stats", src(branches("y = self.bn(x)", "y = self.bn(x * 2)"), init="self.bn = nn.BatchNorm1d(4, track_running_stats=False)"), Applicability.SAFE, ""),
     ("near-miss-layernorm-both", src(branches("y = self.ln(x)", "y = self.ln(x * 2)"), init="self.ln = nn.LayerNorm(4)"), Applicability.SAFE, ""),

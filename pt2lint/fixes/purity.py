@@ -26,7 +26,9 @@ the caller.  :class:`BranchChecker` walks the statements and refuses
   (``BatchNorm*``, ``SyncBatchNorm``: running statistics; lazy modules: their
   parameters), as measured by ``tools/gen_dynamo_facts.py`` (the ``nn_modules``
   table), unless every construction of that attribute in the class passes the
-  keyword that stops the writes (``track_running_stats=False``).  torch 2.13's
+  keyword that stops the writes (``track_running_stats=False``); an ``nn.Sequential`` /
+  ``nn.ModuleList`` built from literal ``torch.nn`` constructions is judged by its
+  members.  torch 2.13's
   ``torch.cond`` rejects the buffer mutation in eager and compiled mode alike
   (measured in ``tests/test_fix_cond_safety.py``); a project module's ``forward``
   is checked as a called function (no ``self.x = ...``, no in-place writes).
@@ -428,6 +430,12 @@ class BranchChecker:
         """A call of a ``torch.nn`` module: refuse when it writes buffers in train mode (measured),
         note it as unverified when the table does not know the class."""
         fact = module_state(qualname)
+        if fact is None and qualname.rsplit(".", 1)[-1] in _CONTAINERS:
+            members = _container_members(self.ctx, cls, call.func)
+            if members is not None:  # `nn.Sequential(nn.Linear(...), nn.GELU())`: what it holds decides
+                for member, construction in members:
+                    self._nn_member(member, construction, label, where)
+                return
         if fact is None or not fact.known:
             self.unverified.append(f"{label} ({qualname}, whose buffer writes were not measured)")
             return
@@ -435,11 +443,39 @@ class BranchChecker:
             return
         if fact.unless and _every_construction_has(cls, call.func, fact.unless):
             return
+        if fact.unless and isinstance(call.func, cst.Subscript):  # `self.layers[i](x)`: the members' constructions
+            members = _container_members(self.ctx, cls, call.func.value)
+            name, _, literal = fact.unless.partition("=")
+            same = [c for q, c in members or () if module_state(q) is not None and module_state(q).qualname == fact.qualname]
+            if same and all(
+                any(a.keyword is not None and a.keyword.value == name and isinstance(a.value, cst.Name) and a.value.value == literal for a in c.args)
+                for c in same
+            ):
+                return
         writes = ", ".join(fact.train_writes)
         raise Refuse(
             f"{where} calls `{label}` ({fact.qualname}), which writes {writes} in train mode "
             f"(measured: {fact.measured_with}); torch.cond rejects buffer mutation in its branches"
             + (f" (construct it with {fact.unless} to avoid it)" if fact.unless else "")
+        )
+
+    def _nn_member(self, qualname: str, construction: cst.Call, label: str, where: str) -> None:
+        """One module constructed inside a container (``nn.Sequential(...)``) called from a branch."""
+        fact = module_state(qualname)
+        if fact is None or not fact.known:
+            self.unverified.append(f"{label} (holds {qualname}, whose buffer writes were not measured)")
+            return
+        if qualname.rsplit(".", 1)[-1] in RANDOM_MODULES:
+            self.random.append(qualname)
+        if not fact.train_writes:
+            return
+        name, _, literal = (fact.unless or "").partition("=")
+        kw = next((a.value for a in construction.args if a.keyword is not None and a.keyword.value == name), None) if name else None
+        if isinstance(kw, cst.Name) and kw.value == literal:
+            return
+        raise Refuse(
+            f"{where} calls `{label}`, which holds a {fact.qualname} that writes {', '.join(fact.train_writes)} in train mode "
+            f"(measured: {fact.measured_with}); torch.cond rejects buffer mutation in its branches"
         )
 
     def _check_function(self, fn: FunctionInfo, where: str) -> None:
@@ -501,6 +537,39 @@ _CONTAINER_MUTATORS = frozenset(
     """append extend insert pop clear update add setdefault popitem remove discard appendleft extendleft popleft sort
     reverse __setitem__ __delitem__ register_buffer register_parameter add_module""".split()
 )
+
+
+_CONTAINERS = frozenset({"Sequential", "ModuleList"})
+
+
+def _container_members(ctx: FixContext, cls: Optional[cst.ClassDef], func: cst.BaseExpression):
+    """``[(qualname, construction), ...]`` of the ``torch.nn`` modules that every
+    ``self.<attr> = nn.Sequential(A(...), B(...))`` / ``nn.ModuleList([...])`` in ``cls`` holds,
+    or None when some construction or member is not a literal call of a ``torch.nn`` class."""
+    if cls is None or not isinstance(func, cst.Attribute) or not isinstance(func.value, cst.Name):
+        return None
+    attr = func.attr.value
+    out = []
+    for n in walk(cls):
+        if not isinstance(n, (cst.Assign, cst.AnnAssign)):
+            continue
+        targets = [t.target for t in n.targets] if isinstance(n, cst.Assign) else [n.target]
+        if not any(isinstance(t, cst.Attribute) and t.attr.value == attr and isinstance(t.value, cst.Name) for t in targets):
+            continue
+        value = n.value
+        if not isinstance(value, cst.Call) or (ctx.imports.qualify(value.func) or "").rsplit(".", 1)[-1] not in _CONTAINERS:
+            return None
+        args = list(value.args)
+        if len(args) == 1 and isinstance(args[0].value, (cst.List, cst.Tuple)) and args[0].star == "":
+            elems = [e.value for e in args[0].value.elements]
+        else:
+            elems = [a.value for a in args]
+        for e in elems:
+            q = ctx.imports.qualify(e.func) if isinstance(e, cst.Call) else None
+            if not q or not q.startswith("torch.nn.") or any(a.star for a in e.args):
+                return None
+            out.append((q, e))
+    return out if out else None
 
 
 def _every_construction_has(cls: Optional[cst.ClassDef], func: cst.BaseExpression, keyword: str) -> bool:
