@@ -888,7 +888,8 @@ class CondRewrite:
         so an optimizer with weight decay or momentum then changes it."""
         per = [set(self._self_attrs(b.stmts)) if b is not None else set() for b in leaves]
         some = set().union(*per)
-        partial = [a for a in sorted(some) if not all(a in p for p in per)]
+        buffers = self._registered_buffers()
+        partial = [a for a in sorted(some) if not all(a in p for p in per) and a not in buffers]
         if not partial:
             return
         partial = [a for a in partial if a not in self._self_attrs_around(replaced)]
@@ -899,6 +900,25 @@ class CondRewrite:
                 f"parameters get a zero `.grad` instead of None when another branch runs (measured on torch 2.13), "
                 f"which an optimizer with weight decay or momentum acts on"
             )
+
+    def _registered_buffers(self) -> Set[str]:
+        """Names the enclosing class registers with ``self.register_buffer("name", ...)`` (buffers
+        have no gradient)."""
+        cls = self.ctx.parent(self.func)
+        while cls is not None and not isinstance(cls, cst.ClassDef):
+            cls = self.ctx.parent(cls)
+        out: Set[str] = set()
+        if cls is None:
+            return out
+        for n in walk(cls):
+            if (
+                isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute) and n.func.attr.value == "register_buffer"
+                and n.args and isinstance(n.args[0].value, cst.SimpleString)
+            ):
+                name = n.args[0].value.evaluated_value
+                if isinstance(name, str):
+                    out.add(name)
+        return out
 
     def _self_attrs_around(self, replaced: Sequence[cst.BaseStatement]) -> Set[str]:
         """``self.<name>`` loads in the simple statements of the blocks that enclose the ``if``
