@@ -118,6 +118,8 @@ OTHER_CASES = [
     ("zero-d-index", src("if x.sum() > 0:\n    i = x.sum(1).argmax()\n    y = x[i] * 2\nelse:\n    y = x[0] * 3\nreturn y"), COMPILED, Applicability.DISPLAY_ONLY, "0-d tensor"),
     ("tensor-index", src(branches("y = x[idx] * 2", "y = x[:2] * 3"), args="x, idx"), COMPILED, Applicability.UNSAFE, "indexes with a tensor"),
     ("nonzero", src(branches("y = x.nonzero().sum() + x", "y = x * 2"), args="x"), CAPTURE, Applicability.UNSAFE, "data-dependent size"),
+    ("view-literal-sizes", src(branches("y = x.view(2, -1).sum(0)", "y = x.sum(0)")), COMPILED, Applicability.UNSAFE, "literal sizes"),
+    ("near-miss-view-from-shape", src(branches("y = x.view(x.shape[0], -1) * 2", "y = x.reshape(x.shape[0], -1) - 1")), COMPILED, Applicability.SAFE, ""),
     ("one-branch-parameter", src(branches("y = self.lin(x) * self.scale", "y = x * 2"), init="self.lin = nn.Linear(4, 4)\nself.scale = nn.Parameter(torch.ones(4))"),
      COMPILED, Applicability.UNSAFE, "zero `.grad` instead of None"),
     ("near-miss-parameter-used-before", src("h = self.lin(x)\n" + branches("y = self.lin(h) * 2", "y = h * 2"), init="self.lin = nn.Linear(4, 4)"), COMPILED, Applicability.SAFE, ""),
@@ -281,6 +283,17 @@ def test_one_branch_parameters_get_zero_grad_instead_of_none_after_the_rewrite()
         assert m1.lin.weight.grad is None and m1.scale.grad is None
         assert m2.lin.weight.grad is not None and not m2.lin.weight.grad.any()
         assert m2.scale.grad is not None and not m2.scale.grad.any()
+
+
+def test_naive_view_with_literal_sizes_raises_for_inputs_it_does_not_fit():
+    torch = pytest.importorskip("torch")
+    text = next(c[1] for c in OTHER_CASES if c[0] == "view-literal-sizes")
+    rewritten = apply_fix(text, "cond", unsafe=True)
+    assert "torch.cond(" in rewritten
+    x = torch.ones(3, 3)  # 9 elements: `view(2, -1)` does not fit
+    _cls(text)()(-x)  # the original takes the `else` branch and never views
+    with pytest.raises(Exception):
+        _cls(rewritten)()(-x)
 
 
 def test_naive_zero_d_index_rewrite_raises():

@@ -340,6 +340,13 @@ class BranchChecker:
         )
         if name in DATA_DEPENDENT_SHAPE:
             self.shapes.append(f"`{_code(self.ctx, call)}` in {where} has a data-dependent size")
+        elif name in ("view", "reshape") and any(_literal_size(a.value) for a in call.args if a.keyword is None):
+            # measured on torch 2.13: `x.view(2, -1)` in a branch, traced with inputs of 3 rows,
+            # raises ("RuntimeError when making fake tensor call") whichever branch the input takes
+            self.shapes.append(
+                f"`{_code(self.ctx, call)}` in {where} has literal sizes, valid for some shapes only; torch.cond traces every "
+                f"branch with the inputs of the one taken and raises where they do not fit"
+            )
 
     def _call(self, call: cst.Call, fresh: Set[str], where: str) -> None:
         ctx = self.ctx
@@ -570,6 +577,13 @@ def _container_members(ctx: FixContext, cls: Optional[cst.ClassDef], func: cst.B
                 return None
             out.append((q, e))
     return out if out else None
+
+
+def _literal_size(node: cst.BaseExpression) -> bool:
+    """An integer literal size other than -1, 0 and 1 (``x.view(2, -1)``), or a tuple holding one."""
+    if isinstance(node, (cst.Tuple, cst.List)):
+        return any(_literal_size(e.value) for e in node.elements)
+    return isinstance(node, cst.Integer) and node.evaluated_value not in (0, 1)
 
 
 def _every_construction_has(cls: Optional[cst.ClassDef], func: cst.BaseExpression, keyword: str) -> bool:
