@@ -386,7 +386,6 @@ def test_math_on_a_tensor_breaks_with_the_knob_on():
     assert found(code) == [(6, "PTC103"), (7, "PTC103")]
     # float(t) is traced with the knob (a host sync, PTC701 at info), math.sqrt(t) is not
     assert found(code, knob) == [(6, "PTC103"), (7, "PTC701")]
-    assert found(code, knob) == [(6, "PTC103")]  # float(t) is traced with the knob, math.sqrt(t) is not
 
 
 # ------------------------------------------------------------ nn module buffer writes (measured)
