@@ -149,6 +149,11 @@ def selection_options(fn: Callable) -> Callable:
                 help="Assume torch._dynamo.config.allow_rnn=True (nn.RNN/LSTM/GRU are traced).",
             ),
             click.option(
+                "--assume-compiled/--no-assume-compiled", default=None,
+                help="Treat every module and function as compiled: `cond` fixes are then not marked unsafe for "
+                "torch.cond's eager-mode cost (default: only what a torch.compile call or decorator in the file compiles).",
+            ),
+            click.option(
                 "--follow-imports", multiple=True, metavar="MODULES",
                 help="Installed packages to follow calls into (comma-separated, repeatable; adds to the config's follow-imports).",
             ),
@@ -183,6 +188,7 @@ def project_from_options(paths: Sequence[str], options: Dict[str, Any]) -> Proje
         capture_scalar_outputs=options.get("capture_scalar_outputs"),
         capture_dynamic_output_shape_ops=options.get("capture_dynamic_output_shape_ops"),
         allow_rnn=options.get("allow_rnn"),
+        assume_compiled=options.get("assume_compiled"),
         target=options.get("target"),
         compute_dtype=options.get("compute_dtype"),
         follow_imports=split_csv(options.get("follow_imports", ())),

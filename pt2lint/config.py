@@ -36,7 +36,7 @@ CONFIG_FILES: Tuple[str, ...] = (".pt2lint.toml", "pt2lint.toml", "pyproject.tom
 
 _SELECTOR_KEYS = ("select", "extend-select", "ignore")
 _PATTERN_KEYS = ("exclude", "extend-exclude")
-_BOOL_KEYS = ("capture-scalar-outputs", "capture-dynamic-output-shape-ops", "allow-rnn")
+_BOOL_KEYS = ("capture-scalar-outputs", "capture-dynamic-output-shape-ops", "allow-rnn", "assume-compiled")
 #: Every key ``[tool.pt2lint]`` accepts.  ``confirm`` is a table kept raw for the confirm mode.
 _IMPORT_KEYS = ("src", "follow-imports")
 KNOWN_KEYS: Tuple[str, ...] = (
@@ -93,6 +93,8 @@ class FileConfig:
         exclude, extend_exclude: gitignore-style patterns relative to the project root.
         capture_scalar_outputs, capture_dynamic_output_shape_ops, allow_rnn: Dynamo knobs
             (``torch._dynamo.config`` names); an assignment in the project's code overrides them.
+        assume_compiled: every module and function is compiled (``cond`` fixes need not be
+            marked unsafe for their eager-mode cost).
         target: ``"compile"``, ``"export"`` or ``"cudagraphs"``.
         compute_dtype: ``"float32"``, ``"float16"`` or ``"bfloat16"``.
         src: extra import roots, relative to the project root (like ruff's ``src``).
@@ -114,6 +116,7 @@ class FileConfig:
     capture_scalar_outputs: Optional[bool] = None
     capture_dynamic_output_shape_ops: Optional[bool] = None
     allow_rnn: Optional[bool] = None
+    assume_compiled: Optional[bool] = None
     target: Optional[str] = None
     compute_dtype: Optional[str] = None
     src: Tuple[str, ...] = ()
@@ -139,6 +142,7 @@ class Overrides:
     capture_scalar_outputs: Optional[bool] = None
     capture_dynamic_output_shape_ops: Optional[bool] = None
     allow_rnn: Optional[bool] = None
+    assume_compiled: Optional[bool] = None
     target: Optional[str] = None
     compute_dtype: Optional[str] = None
     follow_imports: Tuple[str, ...] = ()
@@ -470,6 +474,7 @@ def resolve_project(
         explicit_knobs=frozenset(
             k for k in ("capture_scalar_outputs", "capture_dynamic_output_shape_ops", "allow_rnn") if getattr(overrides, k) is not None
         ),
+        assume_compiled=pick(overrides.assume_compiled, config.assume_compiled),
         target=target,
         compute_dtype=overrides.compute_dtype or config.compute_dtype or "float32",
         project_root=root,

@@ -159,6 +159,12 @@ class LintSettings:
             then does not scan the linted file again).
         regions: :class:`~pt2lint.analysis.code_config.RegionOptions` of the compile calls and
             config patches found in the project (mode, fullgraph, dynamic, knobs per region).
+        assume_compiled: the ``assume-compiled`` setting: every module and function runs
+            under ``torch.compile``.  When False (the default) a ``cond`` fix is unsafe unless
+            the file compiles the class or function it rewrites (``torch.compile(Model(...))``,
+            ``@torch.compile``, ``model = Model(); torch.compile(model)``), since
+            ``torch.cond`` is much slower than the ``if`` in eager mode
+            (``bench/cond_overhead.py``).
     """
 
     enabled: FrozenSet[str] = field(default_factory=lambda: resolve_selection())
@@ -176,6 +182,8 @@ class LintSettings:
     code_knobs: Tuple[Tuple[str, object, str], ...] = ()
     code_scanned: bool = False
     regions: Tuple[Any, ...] = ()
+
+    assume_compiled: bool = False
 
     def region(self, key: str):
         """The :class:`~pt2lint.analysis.code_config.RegionOptions` of the region ``key``

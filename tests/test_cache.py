@@ -224,6 +224,7 @@ def test_every_setting_is_part_of_the_key(tmp_path):
         "max_file_size": 10,
         "explicit_knobs": frozenset({"capture_scalar_outputs"}),
         "regions": (RegionOptions("m.f", fullgraph=True),),
+        "assume_compiled": True,
     }
     fields = {f.name for f in dataclasses.fields(LintSettings)}
     assert set(changed) == fields - LintSettings.NOT_IN_KEY

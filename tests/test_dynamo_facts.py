@@ -386,3 +386,28 @@ def test_math_on_a_tensor_breaks_with_the_knob_on():
     assert found(code) == [(6, "PTC103"), (7, "PTC103")]
     # float(t) is traced with the knob (a host sync, PTC701 at info), math.sqrt(t) is not
     assert found(code, knob) == [(6, "PTC103"), (7, "PTC701")]
+
+
+# ------------------------------------------------------------ nn module buffer writes (measured)
+
+
+def test_nn_module_table_lists_every_public_module_class(tool):
+    shipped = _shipped()["nn_modules"]
+    assert sorted(shipped) == sorted(f"torch.nn.{name}" for name in tool.nn_module_classes())
+
+
+@pytest.mark.parametrize("name", ["BatchNorm1d", "InstanceNorm2d", "Linear", "Dropout", "LayerNorm", "LazyLinear"])
+def test_nn_module_entries_agree_with_a_fresh_measurement(tool, name):
+    assert tool.nn_module_fact(name) == _shipped()["nn_modules"][f"torch.nn.{name}"]
+
+
+def test_nn_module_loader_answers_by_class_without_torch():
+    bn = facts.module_state("torch.nn.modules.batchnorm.BatchNorm2d")
+    assert bn is not None and bn.known and "running_mean" in bn.train_writes and bn.eval_writes == ()
+    assert bn.unless == "track_running_stats=False" and bn.parameters is True
+    lin = facts.module_state("torch.nn.Linear")
+    assert lin.known and lin.train_writes == () and lin.parameters is True
+    assert facts.module_state("torch.nn.ReLU").parameters is False
+    assert facts.module_state("torch.nn.LazyLinear").train_writes == ("<parameters>",)
+    assert facts.module_state("torch.nn.Sequential") is None  # a container: what it holds decides
+    assert facts.module_state("mylib.Norm") is None

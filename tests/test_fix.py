@@ -26,7 +26,9 @@ from pt2lint.settings import LintSettings, resolve_selection
 from pt2lint.specs import load_specs
 from clitools import cli_runner as runner
 
-SETTINGS = LintSettings(enabled=resolve_selection())
+# Snippets stand for code that runs under torch.compile (the `assume-compiled` setting); the
+# default, where a `cond` fix of code not known to be compiled is unsafe, is tested on its own.
+SETTINGS = LintSettings(enabled=resolve_selection(), assume_compiled=True)
 REPO = Path(__file__).resolve().parent.parent
 
 
@@ -178,12 +180,13 @@ def test_cond_outputs_that_alias_each_other_or_cast_are_handled():
                     b = a
                 else:
                     a = x + 1
-                    b = (x - 1).double()
+                    b = (x - 1) * 2
                 return a, b
         """
     )
-    f = fix_of(src, "PTC104")
-    assert f.applicability is Applicability.UNSAFE and "float64 in one branch" in f.message
+    assert fix_of(src, "PTC104").applicability is Applicability.SAFE
+    cast = fix_of(src.replace("b = (x - 1) * 2", "b = (x - 1).double()"), "PTC104")
+    assert cast.applicability is Applicability.DISPLAY_ONLY and "float64 in one branch" in cast.message  # a dtype clash: refused
     out = fix(src, "cond")
     assert "return a, b.clone()" in out  # b is a second name for a: torch.cond rejects aliased outputs
     assert "return a, b\n" in out
@@ -493,7 +496,7 @@ MODEL = HEADER + code(
 @pytest.fixture
 def project(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    (tmp_path / "pyproject.toml").write_text("[tool.pt2lint]\n")
+    (tmp_path / "pyproject.toml").write_text("[tool.pt2lint]\nassume-compiled = true\n")
     return tmp_path
 
 

@@ -19,7 +19,7 @@ from pt2lint.engine import lint_source
 from pt2lint.settings import LintSettings, resolve_selection
 from test_fix import fix as apply_fix
 
-SETTINGS = LintSettings(enabled=resolve_selection())
+SETTINGS = LintSettings(enabled=resolve_selection(), assume_compiled=True)
 HEADER = "import torch\nimport torch.nn as nn\n\n\n"
 
 
@@ -41,7 +41,7 @@ HAZARDS = [
     ("rank-0-vs-1", module("if x.sum() > 0:\n    y = x.mean()\nelse:\n    y = x.flatten()\nreturn y"), Applicability.DISPLAY_ONLY, "one rank"),
     ("int32-int64", module("if x.sum() > 0:\n    y = x.int()\nelse:\n    y = x.long()\nreturn y"), Applicability.DISPLAY_ONLY, "dtype int32 in one branch and int64"),
     ("int-times-float", module("if x.sum() > 0:\n    y = x.long()\nelse:\n    y = x * 0.5\nreturn y"), Applicability.DISPLAY_ONLY, "dtype float in one branch and int64"),
-    ("long-times-2", module("if x.sum() > 0:\n    y = x.long() * 2\nelse:\n    y = x * 2\nreturn y"), Applicability.UNSAFE, "int64 in one branch"),
+    ("long-times-2", module("if x.sum() > 0:\n    y = x.long() * 2\nelse:\n    y = x * 2\nreturn y"), Applicability.DISPLAY_ONLY, "int64 in one branch and keeps its input's dtype"),
     ("device", module("if x.sum() > 0:\n    y = x.to('meta') * 2\nelse:\n    y = x * 2\nreturn y"), Applicability.UNSAFE, "moved to meta"),
     ("two-devices", module("if x.sum() > 0:\n    y = x.cpu()\nelse:\n    y = x.to('meta')\nreturn y"), Applicability.DISPLAY_ONLY, "one device"),
     # ranks relative to an input: a reduction over one dimension, an added dimension, an index

@@ -22,7 +22,7 @@ from pt2lint.engine import lint_source
 from pt2lint.fixes.apply import fix_text
 from pt2lint.settings import LintSettings, resolve_selection
 
-SETTINGS = LintSettings(enabled=resolve_selection())
+SETTINGS = LintSettings(enabled=resolve_selection(), assume_compiled=True)  # snippets stand for compiled code
 FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "fix" / "item_branch" / "threshold_gate.py"
 HEADER = (
     "import torch\nimport torch.nn as nn\n\n\nclass M(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
@@ -54,7 +54,7 @@ def test_item_read_only_by_the_next_if_is_inlined_and_handed_to_cond():
         if s > 0.5:
             y = self.a(x)
         else:
-            y = self.b(x)
+            y = self.a(x) * 2
         return y
         """
     )
@@ -69,7 +69,7 @@ def test_item_read_only_by_the_next_if_is_inlined_and_handed_to_cond():
             y = self.a(x)
             return y
         def _false_fn(x):
-            y = self.b(x)
+            y = self.a(x) * 2
             return y
         y = torch.cond(t > 0.5, _true_fn, _false_fn, (x,))
         return y

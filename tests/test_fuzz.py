@@ -216,3 +216,22 @@ def test_regression_check(path):
 def test_regression_fix(path):
     with open(path, "rb") as fh:
         assert_fix_is_safe(fh.read())
+
+
+# --- determinism: fixes do not depend on PYTHONHASHSEED ---------------------------------------------
+
+
+@needs_fix
+def test_fix_of_random_torch_modules_is_identical_under_three_hash_seeds():
+    """``tools/fuzz.py``'s ``seeds`` stage on generated modules that have rewrites, plus the
+    many-operand fixture (its branch parameters once followed a set's hash order)."""
+    rng = random.Random(20261201)
+    programs = [fuzz.TorchProgram(random.Random(rng.randrange(2**32))).module() for _ in range(3)]
+    with open(os.path.join(REPO, "fixtures", "fix", "cond_many_operands.py"), encoding="utf-8") as fh:
+        programs.append(fh.read())
+    with tempfile.TemporaryDirectory() as workdir:
+        try:
+            out = fuzz.fix_seed_input([p.encode() for p in programs], workdir)
+        except fuzz.Failure as exc:
+            pytest.fail(f"{exc.kind}: {exc.detail[-3000:]}")
+    assert out["changed"]

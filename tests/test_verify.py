@@ -224,9 +224,17 @@ def test_a_graph_break_the_fix_did_not_touch_does_not_reject_it(measured):
 
 @pytest.mark.parametrize("name", ["batchnorm", "dtype"])
 def test_rewrites_that_break_working_code_are_rejected(measured, name):
+    results, files = measured
+    _path, orig, fixed = files[name]
+    if fixed == orig:
+        # the codemod refuses these before anything runs (a buffer written in train mode, a
+        # one-sided dtype change): there is no rewrite left to verify
+        assert results[name] == [], results[name]
+        return
     v = _one(measured, name)
     assert v.status == vf.REJECTED, v
-    assert "the fixed code raised" in v.reason, v
+    # the fixed code raised, or (a `where` rewrite, which promotes) gave another dtype
+    assert "the fixed code raised" in v.reason or " in the original, " in v.reason, v
 
 
 def test_only_verified_functions_are_kept(measured):
@@ -325,7 +333,7 @@ def test_fix_verify_cli_writes_only_proven_rewrites_and_reports_json(tmp_path):
     code = textwrap.dedent(
         f"""
         from pt2lint.cli import main
-        main(["fix", "--verify", "--isolated", "--no-cache", "--output-format", "json", {str(tmp_path)!r}])
+        main(["fix", "--verify", "--isolated", "--no-cache", "--unsafe-fixes", "--output-format", "json", {str(tmp_path)!r}])
         """
     )
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT)] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]))

@@ -38,6 +38,9 @@ both are restarted.  Checked, per input:
   ``fix --unsafe-fixes`` never fails internally, leaves a file without findings (or one that
   does not parse) byte for byte unchanged, produces text that parses (and compiles, when the
   original did), keeps CRLF line endings, and is idempotent (a second run changes nothing).
+* ``seeds`` (every tenth input, with ``fix``): ``pt2lint fix --diff --unsafe-fixes`` in child
+  processes under ``PYTHONHASHSEED`` 0, 1 and 2 prints the same bytes (set or dict
+  iteration order never reaches a fix).
 
 A failing input is shrunk by deleting lines (ddmin: halves, then quarters, ... down to
 single lines) while the same failure (stage, exception type and innermost pt2lint frame)
@@ -68,7 +71,7 @@ import textwrap
 import time
 import traceback
 import warnings
-from typing import Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if REPO not in sys.path:
@@ -312,6 +315,45 @@ def fix_input(data: bytes, workdir: str) -> Dict[str, object]:
     return {"changed": fixed != data}
 
 
+HASH_SEEDS = ("0", "1", "2")
+
+
+def fix_seed_input(data: Union[bytes, Sequence[bytes]], workdir: str, seeds: Sequence[str] = HASH_SEEDS) -> Dict[str, object]:
+    """``pt2lint fix --diff --unsafe-fixes`` on ``data`` (one input, or several as separate files
+    fixed in one run) in one child process per hash seed: the outputs (diff, exit status and
+    messages) must be byte-identical.
+
+    Raises:
+        Failure: ``fix-depends-on-hash-seed`` with the first two outputs that differ.
+    """
+    import subprocess
+
+    inputs = [data] if isinstance(data, bytes) else list(data)
+    names = ["fuzz.py"] if len(inputs) == 1 else [f"fuzz{i}.py" for i in range(len(inputs))]
+    for name, item in zip(names, inputs):
+        with open(os.path.join(workdir, name), "wb") as fh:
+            fh.write(item)
+    repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    pythonpath = os.pathsep.join(p for p in [repo] + os.environ.get("PYTHONPATH", "").split(os.pathsep) if p)
+    outputs = []
+    for seed in seeds:
+        env = dict(os.environ, PYTHONHASHSEED=seed, PYTHONPATH=pythonpath)
+        res = subprocess.run(
+            [sys.executable, "-m", "pt2lint", "fix", "--diff", "--unsafe-fixes", *_fix_options(), *names],
+            cwd=workdir, env=env, capture_output=True, timeout=120,
+        )
+        outputs.append((seed, res.returncode, res.stdout, res.stderr))
+    first = outputs[0]
+    for other in outputs[1:]:
+        if other[1:] != first[1:]:
+            raise Failure(
+                "fix-depends-on-hash-seed",
+                f"PYTHONHASHSEED={first[0]} and {other[0]} give different fixes:\n"
+                f"--- seed {first[0]}\n{first[2].decode('utf-8', 'replace')}\n--- seed {other[0]}\n{other[2].decode('utf-8', 'replace')}",
+            )
+    return {"changed": b"\n+" in first[2]}
+
+
 # --- the worker process ------------------------------------------------------------------------
 
 
@@ -332,6 +374,8 @@ def run_one(data: bytes, stage: str, variant: int, workdir: str) -> Optional[Dic
             cli_check_input(data, workdir, ("text", "full", "json", "sarif", "github")[variant % 5])
         elif stage == "fix":
             fix_input(data, workdir)
+        elif stage == "seeds":
+            fix_seed_input(data, workdir)
         else:
             raise ValueError(stage)
     except Failure as exc:
@@ -798,6 +842,8 @@ def _stages(with_fix: bool, n: int) -> List[Tuple[str, int]]:
         stages.append(("cli", n // 5))
     if with_fix and n % 2 == 0:
         stages.append(("fix", 0))
+    if with_fix and n % 10 == 0:
+        stages.append(("seeds", 0))
     return stages
 
 
@@ -814,7 +860,7 @@ def replay(paths: Sequence[str], timeout: float, with_fix: bool) -> int:
         for path in files:
             with open(path, "rb") as fh:
                 data = fh.read()
-            for stage, variant in [("check", 0), ("check", 1), ("cli", 0), ("cli", 2)] + ([("fix", 0)] if with_fix else []):
+            for stage, variant in [("check", 0), ("check", 1), ("cli", 0), ("cli", 2)] + ([("fix", 0), ("seeds", 0)] if with_fix else []):
                 t0 = time.monotonic()
                 failure = worker.run(data, stage, variant)
                 took = time.monotonic() - t0

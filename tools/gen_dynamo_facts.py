@@ -63,6 +63,19 @@ Where each part comes from (torch 2.13 names):
 * ``numpy`` -- per module Dynamo traces (``torch._dynamo.utils.NP_TO_TNP_MODULE``),
   the NumPy function names ``torch._numpy`` implements and those it does not.
 * ``skip_modules`` -- ``trace_rules.BUILTIN_SKIPLIST`` and ``THIRDPARTY_SKIPLIST``.
+* ``nn_modules`` -- for every public ``torch.nn`` module class: whether a forward call
+  writes its buffers, measured, not assumed. Each class is built with the first of a
+  few small constructor argument lists that works (``()``, ``(4,)``, ``(4, 4)``, ...)
+  and called on the first of a few small inputs that works (``randn(2, 4)``,
+  ``randn(2, 4, 6)``, ..., one to three of them); its buffers are snapshotted and
+  compared after one call in train mode (``train_writes``) and one in eval mode
+  (``eval_writes``). A constructor with a ``track_running_stats`` parameter is measured
+  again with ``track_running_stats=False`` (``unless``: the keyword that stops the
+  writes). ``parameters`` says whether the module has parameters (a ``torch.cond``
+  branch that alone uses them leaves zero, not ``None``, gradients). A class that no
+  argument list builds, or no input runs, has ``measured_with: null``: the codemods
+  treat it as unknown. Lazy modules (``LazyLinear``, ...) materialise parameters on
+  their first call and are recorded as writing ``<parameters>``.
 * ``graph_breaks`` -- ``torch/_dynamo/graph_break_registry.json``: id -> ``Gb_type``
   and ``Explanation`` of its first entry (contexts and hints dropped).
 * ``amp_deprecated`` -- the deprecated mixed-precision APIs, by every name they can be
@@ -710,6 +723,104 @@ def cudagraph_modes() -> Dict[str, bool]:
     return {mode: bool(opts.get("triton.cudagraphs", False)) for mode, opts in sorted(options.items())}
 
 
+_NN_CTOR_ARGS = ((), (4,), (4, 4), (4, 2), (4, 4, 3), (4, 4, 4), (2,))
+_NN_INPUT_SHAPES = ((2, 4), (2, 4, 6), (2, 4, 6, 6), (2, 4, 6, 6, 6))
+_NN_CONTAINERS = frozenset("Module Sequential ModuleList ModuleDict ParameterList ParameterDict Container".split())
+
+
+def _buffer_snapshot(module: "torch.nn.Module") -> Dict[str, Any]:
+    return {name: (b.detach().clone() if b is not None else None) for name, b in module.named_buffers(remove_duplicate=False)}
+
+
+def _written(before: Dict[str, Any], after: Dict[str, Any]) -> List[str]:
+    out = set(before) ^ set(after)
+    for name in set(before) & set(after):
+        a, b = before[name], after[name]
+        if (a is None) != (b is None) or (a is not None and (a.shape != b.shape or not torch.equal(a, b))):
+            out.add(name)
+    return sorted(out)
+
+
+def _nn_call(module: "torch.nn.Module", training: bool, inputs: Tuple[Any, ...]) -> List[str]:
+    module.train(training)
+    before = _buffer_snapshot(module)
+    module(*inputs)
+    return _written(before, _buffer_snapshot(module))
+
+
+def _nn_measure(cls: type, extra: Dict[str, Any]) -> Optional[Tuple[str, "torch.nn.Module", Tuple[Any, ...]]]:
+    """The first constructor arguments and inputs that build and run ``cls`` (see the module docstring)."""
+    for args in _NN_CTOR_ARGS:
+        try:
+            with _quiet():
+                torch.manual_seed(0)
+                module = cls(*args, **extra)
+        except Exception:
+            continue
+        for shape, integer in [(shape, False) for shape in _NN_INPUT_SHAPES] + [(shape, True) for shape in _NN_INPUT_SHAPES]:
+            for count in (1, 2, 3):
+                torch.manual_seed(0)
+                if integer:  # indices (Embedding)
+                    inputs = tuple(torch.randint(0, 2, shape) for _ in range(count))
+                else:  # positive values in (0.1, ...): probabilities, lengths and logs work too
+                    inputs = tuple(torch.randn(*shape).abs() + 0.1 for _ in range(count))
+                try:
+                    with _quiet():
+                        torch.manual_seed(0)
+                        probe = cls(*args, **extra)
+                        probe.train(True)
+                        probe(*inputs)
+                except Exception:
+                    continue
+                kw = "".join(f", {k}={v!r}" for k, v in extra.items())
+                draw = f"randint(0, 2, {shape})" if integer else f"randn{shape}"
+                call = f"{cls.__name__}({', '.join(map(str, args))}{kw})({', '.join([draw] * count)})"
+                return call, module, inputs
+    return None
+
+
+def nn_module_classes() -> List[str]:
+    """Public ``torch.nn`` module classes (containers left out), sorted."""
+    out = []
+    for name in sorted(dir(torch.nn)):
+        cls = getattr(torch.nn, name)
+        if isinstance(cls, type) and issubclass(cls, torch.nn.Module) and not name.startswith("_") and name not in _NN_CONTAINERS:
+            out.append(name)
+    return out
+
+
+def nn_module_fact(name: str) -> Dict[str, Any]:
+    """The measured entry of ``torch.nn.<name>`` (see the module docstring)."""
+    cls = getattr(torch.nn, name)
+    entry: Dict[str, Any] = {"measured_with": None, "parameters": None, "train_writes": None, "eval_writes": None}
+    if issubclass(cls, torch.nn.modules.lazy.LazyModuleMixin):
+        entry.update(train_writes=["<parameters>"], eval_writes=["<parameters>"])
+        return entry
+    found = _nn_measure(cls, {})
+    if found is None:
+        return entry
+    call, module, inputs = found
+    try:
+        with _quiet():
+            train = _nn_call(module, True, inputs)
+            evaluate = _nn_call(module, False, inputs)
+    except Exception:
+        return entry
+    entry.update(measured_with=call, parameters=any(True for _ in module.parameters()), train_writes=train, eval_writes=evaluate)
+    if train and "track_running_stats" in inspect.signature(cls.__init__).parameters:
+        off = _nn_measure(cls, {"track_running_stats": False})
+        if off is not None:
+            with _quiet():
+                if not _nn_call(off[1], True, off[2]):
+                    entry["unless"] = "track_running_stats=False"
+    return entry
+
+
+def nn_module_facts() -> Dict[str, Dict[str, Any]]:
+    """Per public ``torch.nn`` module class: buffer writes in train and eval mode, measured."""
+    return {f"torch.nn.{name}": nn_module_fact(name) for name in nn_module_classes()}
+
+
 def stamp() -> Dict[str, str]:
     return {
         "torch": torch.__version__,
@@ -857,6 +968,7 @@ def generate() -> Dict[str, Any]:
         results = run_probes(list(cands))
         for cand, result in zip(cands, results):
             data[section][cand.qualname] = _confirm(data[section][cand.qualname], result)
+    data["nn_modules"] = nn_module_facts()  # measured by running each class (about a minute)
     data["confirmed_count"] = sum(1 for section, _ in SECTIONS for e in data[section].values() if e["confirmed"])
     return data
 

@@ -42,6 +42,8 @@ from typing import Any, Dict, FrozenSet, Mapping, Optional, Tuple
 
 __all__ = [
     "CallFact",
+    "ModuleStateFact",
+    "module_state",
     "breaks",
     "call_fact",
     "confirmed_count",
@@ -184,6 +186,55 @@ def tensor_call_breaks(qualname: Optional[str]) -> Optional[str]:
     if fact is None or not fact.confirmed or fact.outcome != "breaks":
         return None
     return fact.gb
+
+
+@dataclass(frozen=True)
+class ModuleStateFact:
+    """What a forward call of a ``torch.nn`` module class does to its buffers, measured by
+    ``tools/gen_dynamo_facts.py`` (each class built small and called once per mode).
+
+    Attributes:
+        qualname: ``"torch.nn.BatchNorm1d"``.
+        measured_with: the construction and call that was measured, or None when no small
+            construction ran (then nothing below is known).
+        parameters: whether the module has parameters (None: not measured).
+        train_writes: buffers one call in train mode changed (``["<parameters>"]`` for a lazy
+            module, which materialises its parameters on the first call); None: not measured.
+        eval_writes: the same in eval mode.
+        unless: a constructor keyword that stops the train-mode writes
+            (``"track_running_stats=False"``), or None.
+    """
+
+    qualname: str
+    measured_with: Optional[str]
+    parameters: Optional[bool]
+    train_writes: Optional[tuple]
+    eval_writes: Optional[tuple]
+    unless: Optional[str] = None
+
+    @property
+    def known(self) -> bool:
+        """Whether the train-mode writes are known (measured, or a lazy module)."""
+        return self.train_writes is not None
+
+
+def module_state(qualname: Optional[str]) -> Optional[ModuleStateFact]:
+    """The measured buffer writes of the ``torch.nn`` module class ``qualname``
+    (``torch.nn.BatchNorm1d`` or ``torch.nn.modules.batchnorm.BatchNorm1d``); None when the
+    table has no entry (not a public ``torch.nn`` module class)."""
+    if not qualname or not qualname.startswith("torch.nn."):
+        return None
+    table = facts().get("nn_modules", {})
+    key = qualname if qualname in table else "torch.nn." + qualname.rsplit(".", 1)[-1]
+    raw = table.get(key)
+    if raw is None:
+        return None
+    def _tuple(v):
+        return tuple(v) if v is not None else None
+    return ModuleStateFact(
+        qualname=key, measured_with=raw.get("measured_with"), parameters=raw.get("parameters"),
+        train_writes=_tuple(raw.get("train_writes")), eval_writes=_tuple(raw.get("eval_writes")), unless=raw.get("unless"),
+    )
 
 
 @functools.lru_cache(maxsize=1)

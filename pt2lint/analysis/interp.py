@@ -877,7 +877,7 @@ class Interpreter:
             items = b.items()
         else:
             bget = b.get
-            items = [(k, bget(k)) for k in set(self.frame.log[mark:])]
+            items = [(k, bget(k)) for k in dict.fromkeys(self.frame.log[mark:])]  # first-write order, not hash order
         get = a.get
         for k, vb in items:
             va = get(k)

@@ -23,9 +23,13 @@ finding gets a display-only fix whose message says why (see :mod:`pt2lint.fixes.
 for what a branch may not do).  It is marked unsafe, not refused, when the
 branches call code pt2lint cannot see into, draw random numbers, when a
 ``.item()``/``float()`` comparison moves from Python float64 into the tensor's
-dtype, or when an output's dtype, rank or device is fixed in one branch only (a
-cast, a full reduction, ``.cpu()``); a clash the syntax proves (int32 vs int64,
-0-d vs flattened, cpu vs cuda) is refused.  torch 2.13's ``torch.cond`` raises on
+dtype, when an output's rank or device is fixed in one branch only (a full
+reduction, ``.cpu()``), when a parameter is used in some branches only (its
+``.grad`` becomes zero instead of ``None``), and when the module is not known to
+be compiled (``assume-compiled``: in eager mode torch.cond costs time).  A clash
+the syntax proves (int32 vs int64, 0-d vs flattened, cpu vs cuda) is refused, and
+so is an output whose dtype one branch fixes (a cast, a comparison) while another
+keeps its input's.  torch 2.13's ``torch.cond`` raises on
 every such clash when it traces the branches (measured: ``tests/test_fix_cond_hazards.py``).
 """
 
@@ -37,9 +41,11 @@ from typing import Dict, List, Optional, Sequence, Set, Tuple, Union
 import libcst as cst
 
 from pt2lint.analysis import torch_api as api
+from pt2lint.analysis.dynamo_facts import module_state
 from pt2lint.analysis.kinds import Kind, Value, join
 from pt2lint.analysis.walk import walk
 from pt2lint.diagnostics import Applicability, Fix
+from pt2lint.fixes.compiled import region_compiled
 from pt2lint.fixes.context import FixContext, Refuse
 from pt2lint.fixes.edits import lost_comments
 from pt2lint.fixes.names import bound_names, loaded_names
@@ -47,6 +53,10 @@ from pt2lint.fixes.predicate import Predicate, ScalarProver, call_qualname, lite
 from pt2lint.fixes.purity import BranchChecker, may_alias
 
 NAME = "cond"
+#: The eager-mode cost of a rewrite, measured by ``bench/cond_overhead.py`` on torch 2.13 (CPU,
+#: one thread; ``bench/RESULTS.md``): a small gated block is this much slower per call after
+#: the rewrite when it is not compiled.  Under ``torch.compile`` the two are the same graph.
+EAGER_COST = "about 6-27x slower per call"
 TARGET_CODES = frozenset({"PTC104", "PTC101", "PTC103"})
 
 
@@ -629,6 +639,13 @@ def rank_class(prover: ScalarProver, ctx: FixContext, expr: Optional[cst.BaseExp
         return "?"
 
 
+def _safe_zero_dim(prover: ScalarProver, expr: cst.BaseExpression) -> bool:
+    try:
+        return bool(prover.zero_dim(expr))
+    except RecursionError:  # pragma: no cover - very deep expressions
+        return False
+
+
 def _is_tensor_arg(ctx: FixContext, node: cst.BaseExpression) -> bool:
     v = ctx.facts.value(node)
     return v is not None and v.kind in (Kind.TENSOR, Kind.UNKNOWN)
@@ -712,7 +729,7 @@ class CondRewrite:
             return None
         out = dict(envs[0])
         for e in envs[1:]:
-            for k in out.keys() | e.keys():
+            for k in list(out) + [k for k in e if k not in out]:  # insertion order, never hash order
                 a, b = out.get(k), e.get(k)
                 out[k] = join(a, b) if a is not None and b is not None else None
         return out
@@ -779,6 +796,8 @@ class CondRewrite:
         else:
             raise Refuse("one branch returns and another falls through")
 
+        prover = self._prover()
+        self.checker.zero_dim = lambda e: _safe_zero_dim(prover, e)
         for level in self._levels(root)[1:]:
             self.checker._expr(level.node.test, set(), "an `elif` test")
         for b in real:
@@ -791,6 +810,7 @@ class CondRewrite:
             outputs = []
             self._check_returns(real)
         self._check_dtypes(leaves, outputs, mode)
+        self._note_one_branch_parameters(leaves, replaced)
         self._assign_operands(root, outputs)
         new_stmts = self._generate(root, outputs, mode)
         if self.guard is not None:
@@ -808,12 +828,111 @@ class CondRewrite:
             notes.append(f"the branches call {names}, which pt2lint cannot see into")
         if self.checker.random:
             notes.append("a branch draws random numbers; under torch.cond the random stream may differ from eager")
+        notes.extend(dict.fromkeys(self.checker.shapes))
+        if not getattr(self.ctx.settings, "assume_compiled", False) and not self._known_compiled():
+            notes.append(
+                f"the code is not known to run under torch.compile (no torch.compile of it in this file; set "
+                f"`assume-compiled = true` if it always does), and in eager mode torch.cond is {EAGER_COST} than the `if`"
+            )
         what = ", ".join(f"`{o}`" for o in outputs) if outputs else "the returned value"
-        message = f"rewrite the branch as `{self.torch}.cond(...)` with branch functions (outputs: {what})"
+        message = (
+            f"rewrite the branch as `{self.torch}.cond(...)` with branch functions (outputs: {what}; "
+            f"eager mode: {EAGER_COST}, bench/cond_overhead.py)"
+        )
         if notes:
             message += "; unsafe: " + "; ".join(notes)
         applicability = Applicability.UNSAFE if notes else Applicability.SAFE
         return Fix(message, applicability, tuple(edits) + tuple(self.import_edits), NAME)
+
+    def _known_compiled(self) -> bool:
+        """Whether the file compiles the region(s) the ``if`` is reached from (see :mod:`pt2lint.fixes.compiled`)."""
+        ids = {id(n) for n in walk(self.top.test)}
+        entries = [f.chain[0] for f in self.ctx.facts.findings if id(f.node) in ids and f.code in TARGET_CODES and f.chain]
+        return region_compiled(self.ctx.facts.index, entries)
+
+    def _self_attrs(self, stmts: Sequence[cst.CSTNode]) -> Dict[str, cst.Attribute]:
+        """``self.<name>`` loads in ``stmts`` that may hold parameters (a module with parameters or
+        one pt2lint cannot tell, a tensor attribute, an attribute of unknown kind), by name."""
+        out: Dict[str, cst.Attribute] = {}
+        inner: Set[int] = set()
+        for root in stmts:
+            for n in walk(root):
+                if isinstance(n, cst.Attribute) and isinstance(n.value, cst.Attribute):
+                    inner.add(id(n.value))
+        for root in stmts:
+            for n in walk(root):
+                if not (isinstance(n, cst.Attribute) and isinstance(n.value, cst.Name) and n.value.value in self.self_names):
+                    continue
+                v = self.ctx.facts.value(n)
+                parent = self.ctx.parent(n)
+                if v is None and isinstance(parent, cst.Call) and parent.func is n:
+                    ev = self.ctx.facts.calls.get(id(parent))  # `self.act(x)`: the call knows the module
+                    if ev is not None and isinstance(ev.callee, str):
+                        v = Value(Kind.MODULE, ref=ev.callee)
+                kind = v.kind if v is not None else Kind.UNKNOWN
+                if kind in (Kind.CONST, Kind.SHAPE, Kind.NONE, Kind.DATA, Kind.FUNCTION, Kind.CLASS, Kind.SELF):
+                    continue
+                if kind is Kind.UNKNOWN and id(n) in inner:
+                    continue  # `self.config.eps`: an attribute of an object, not a parameter
+                if kind is Kind.MODULE and isinstance(v.ref, str):
+                    fact = module_state(v.ref)
+                    if fact is not None and fact.parameters is False:
+                        continue  # measured: no parameters (ReLU, Dropout, pooling)
+                out.setdefault(n.attr.value, n)
+        return out
+
+    def _note_one_branch_parameters(self, leaves: List[Optional[Branch]], replaced: Sequence[cst.BaseStatement]) -> None:
+        """Unsafe when a parameter (of ``self`` or of a submodule) is used in some branches only
+        and nowhere else on the way to the ``if``: after ``torch.cond``'s backward it has a zero
+        ``.grad`` where the original leaves ``None`` (measured on torch 2.13, eager and compiled),
+        so an optimizer with weight decay or momentum then changes it."""
+        per = [set(self._self_attrs(b.stmts)) if b is not None else set() for b in leaves]
+        some = set().union(*per)
+        buffers = self._registered_buffers()
+        partial = [a for a in sorted(some) if not all(a in p for p in per) and a not in buffers]
+        if not partial:
+            return
+        partial = [a for a in partial if a not in self._self_attrs_around(replaced)]
+        if partial:
+            names = ", ".join(f"`self.{a}`" for a in partial)
+            self.notes.append(
+                f"{names} {'is' if len(partial) == 1 else 'are'} used in some branches only: after torch.cond their "
+                f"parameters get a zero `.grad` instead of None when another branch runs (measured on torch 2.13), "
+                f"which an optimizer with weight decay or momentum acts on"
+            )
+
+    def _registered_buffers(self) -> Set[str]:
+        """Names the enclosing class registers with ``self.register_buffer("name", ...)`` (buffers
+        have no gradient)."""
+        cls = self.ctx.parent(self.func)
+        while cls is not None and not isinstance(cls, cst.ClassDef):
+            cls = self.ctx.parent(cls)
+        out: Set[str] = set()
+        if cls is None:
+            return out
+        for n in walk(cls):
+            if (
+                isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute) and n.func.attr.value == "register_buffer"
+                and n.args and isinstance(n.args[0].value, cst.SimpleString)
+            ):
+                name = n.args[0].value.evaluated_value
+                if isinstance(name, str):
+                    out.add(name)
+        return out
+
+    def _self_attrs_around(self, replaced: Sequence[cst.BaseStatement]) -> Set[str]:
+        """``self.<name>`` loads in the simple statements of the blocks that enclose the ``if``
+        (they run whichever branch is taken), outside the replaced statements."""
+        skip = {id(s) for s in replaced}
+        found: Set[str] = set()
+        node: Optional[cst.CSTNode] = self.top
+        while node is not None and node is not self.func:
+            parent = self.ctx.parent(node)
+            if isinstance(parent, cst.IndentedBlock):
+                simple = [st for st in parent.body if isinstance(st, cst.SimpleStatementLine) and id(st) not in skip]
+                found |= set(self._self_attrs(simple))
+            node = parent
+        return found
 
     def _note_input_aliases(self, outputs: List[str]) -> None:
         """Unsafe when an output is a forward input (or a view of it) before the branch and the
@@ -952,20 +1071,24 @@ class CondRewrite:
         index = next((i for i, st in enumerate(body) if st is self.top), None)
         return body[:index] if index is not None else ()
 
-    def _check_dtypes(self, leaves: List[Optional[Branch]], outputs: List[str], mode: str) -> None:
-        """torch.cond raises unless every output has one dtype, one rank and one device in all
-        branches (measured on torch 2.13: ``x.sum()`` vs ``x * 2``, ``x.int()`` vs ``x.long()``,
-        ``x.cpu()`` vs ``x`` on another device all fail when the branches are traced).
-
-        Refused when the syntax proves a clash; unsafe when one branch fixes a property
-        (a cast, a full reduction, a device move) that the other is not known to share.
-        """
+    def _prover(self) -> ScalarProver:
         key = (NAME, "prover", id(self.func))
         hit = self.ctx.cache.get(key)
         if hit is None or hit[0] is not self.func:
             hit = (self.func, ScalarProver(self.ctx, self.func))  # one per function: it indexes the assignments
             self.ctx.cache[key] = hit
-        prover = hit[1]
+        return hit[1]
+
+    def _check_dtypes(self, leaves: List[Optional[Branch]], outputs: List[str], mode: str) -> None:
+        """torch.cond raises unless every output has one dtype, one rank and one device in all
+        branches (measured on torch 2.13: ``x.sum()`` vs ``x * 2``, ``x.int()`` vs ``x.long()``,
+        ``x.cpu()`` vs ``x`` on another device all fail when the branches are traced).
+
+        Refused when the syntax proves a clash, and when one branch fixes the dtype (a cast, a
+        comparison, an integer op) and the other keeps its input's; unsafe when one branch fixes
+        the rank or device (a full reduction, a device move) that the other is not known to share.
+        """
+        prover = self._prover()
         for label, per in self._output_slots(leaves, outputs, mode):
             classes = [dtype_class(self.ctx, e, st) if e is not None else "?" for e, st in per]
             known = [c for c in classes if c != "?"]
@@ -978,7 +1101,13 @@ class CondRewrite:
             # fact the other branch must share
             fixed = [c for c in known if c not in ("num", "float")]
             if fixed and len(set(classes)) > 1:
-                self.notes.append(f"{label} is {fixed[0]} in one branch; the other branch must give the same dtype or torch.cond raises")
+                # the other branch keeps its input's dtype: torch.cond raises unless that already is
+                # `fixed[0]`, and then the cast does nothing -- a dtype clash, refused (issue: a
+                # branch that changes its output's dtype always fails)
+                raise Refuse(
+                    f"{label} is {fixed[0]} in one branch and keeps its input's dtype in another; torch.cond needs one "
+                    f"dtype, so the rewrite would raise unless the input already is {fixed[0]}"
+                )
             ranks = [rank_class(prover, self.ctx, e, st) if e is not None else "?" for e, st in per]
             ranks = [r if r != "lit" else "?" for r in ranks]
             known_ranks = [r for r in ranks if r != "?"]

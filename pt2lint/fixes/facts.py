@@ -68,11 +68,20 @@ class Facts:
         return self.values.get(id(node))
 
 
+def _ordered_union(a, b) -> List[str]:
+    """The keys of ``a`` then those of ``b`` not in ``a``, in insertion order.
+
+    A set union (``a.keys() | b.keys()``) iterates in hash order, which changes with
+    ``PYTHONHASHSEED``; the branch-function parameters of a rewrite follow this order.
+    """
+    return list(a) + [k for k in b if k not in a]
+
+
 def _join_env(old: Optional[Env], new: Dict[str, Value]) -> Env:
     if old is None:
         return dict(new)
     out: Env = {}
-    for k in old.keys() | new.keys():
+    for k in _ordered_union(old, new):
         a, b = old.get(k), new.get(k)
         out[k] = join(a, b) if a is not None and b is not None else None
     return out

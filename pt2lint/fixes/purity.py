@@ -22,18 +22,31 @@ the caller.  :class:`BranchChecker` walks the statements and refuses
   (``CACHE.append(t)``, ``STATS["n"] += 1``, ``TOTAL.add_(t)``) or a variable of an
   enclosing function (``seen[0] = 1``).
 
-Calls it cannot see into (a library function, an unknown callable) do not
-refuse, but are listed in :attr:`BranchChecker.unverified` so the fix is marked
-unsafe; random ops are listed in :attr:`BranchChecker.random`.
+* a call of a ``torch.nn`` module that writes its buffers in train mode
+  (``BatchNorm*``, ``SyncBatchNorm``: running statistics; lazy modules: their
+  parameters), as measured by ``tools/gen_dynamo_facts.py`` (the ``nn_modules``
+  table), unless every construction of that attribute in the class passes the
+  keyword that stops the writes (``track_running_stats=False``); an ``nn.Sequential`` /
+  ``nn.ModuleList`` built from literal ``torch.nn`` constructions is judged by its
+  members.  torch 2.13's
+  ``torch.cond`` rejects the buffer mutation in eager and compiled mode alike
+  (measured in ``tests/test_fix_cond_safety.py``); a project module's ``forward``
+  is checked as a called function (no ``self.x = ...``, no in-place writes).
+
+Calls it cannot see into (a library function, an unknown callable, a ``torch.nn``
+class the table has not measured) do not refuse, but are listed in
+:attr:`BranchChecker.unverified` so the fix is marked unsafe; random ops are listed
+in :attr:`BranchChecker.random`.
 """
 
 from __future__ import annotations
 
-from typing import Dict, List, Optional, Sequence, Set
+from typing import Callable, Dict, List, Optional, Sequence, Set
 
 import libcst as cst
 
 from pt2lint.analysis import torch_api as api
+from pt2lint.analysis.dynamo_facts import module_state
 from pt2lint.analysis.index import ClassInfo, FunctionInfo
 from pt2lint.analysis.kinds import Kind
 from pt2lint.analysis.walk import walk
@@ -51,6 +64,8 @@ RANDOM_FUNCTIONS = frozenset(
     native_dropout""".split()
 )
 RANDOM_MODULES = frozenset("Dropout Dropout1d Dropout2d Dropout3d AlphaDropout FeatureAlphaDropout RReLU".split())
+# Ops whose result's size depends on tensor values (torch 2.13: unbacked sizes under torch.cond).
+DATA_DEPENDENT_SHAPE = frozenset("nonzero argwhere unique unique_consecutive masked_select nonzero_static_ bincount".split())
 VIEW_LIKE_FUNCTIONS = frozenset(
     """reshape view_as_real view_as_complex squeeze unsqueeze transpose permute t narrow select flatten unflatten
     movedim moveaxis swapaxes swapdims diagonal as_strided chunk split unbind tensor_split expand_copy
@@ -107,6 +122,8 @@ class BranchChecker:
         self._checked_functions: Set[int] = set()
         self._finding_nodes = None
         self.fresh_at: Dict[int, Set[str]] = {}  # id(Return) -> names holding fresh tensors there
+        self.shapes: List[str] = []  # data-dependent shapes and computed indices (unsafe)
+        self.zero_dim: Optional[Callable[[cst.BaseExpression], bool]] = None  # proves an index is 0-d
 
     # ------------------------------------------------------------ findings
     def _findings_by_node(self):
@@ -280,6 +297,56 @@ class BranchChecker:
                     fresh.discard(name.value)
             if isinstance(n, cst.Call):
                 self._call(n, fresh, where)
+                self._shape_call(n, where)
+            elif isinstance(n, cst.Subscript):
+                self._index(n, where)
+
+    def _index(self, node: cst.Subscript, where: str) -> None:
+        """Totality of ``x[i]`` in a branch that torch.cond traces for every input.
+
+        Measured on torch 2.13 (``tests/test_fix_cond_safety.py``): a 0-d integer tensor index
+        is read into Python while tracing ("Could not extract specialized integer from
+        data-dependent expression"), so the rewrite raises for every input: refused.  A boolean
+        mask gives a data-dependent size, and a computed integer index can be out of range for
+        the inputs of the branch the original did not take: unsafe.  (torch 2.13 checks a masked
+        size against the tensors it meets at run time, in the branch that runs; the rewrite of a
+        masked branch ran in every case measured, but its totality is not proven.)
+        """
+        for el in node.slice:
+            if not isinstance(el.slice, cst.Index):
+                continue
+            index = el.slice.value
+            v = self.ctx.facts.value(index)
+            if v is None or v.kind is not Kind.TENSOR:
+                continue
+            text = _code(self.ctx, node)
+            if v.bool_tensor:
+                self.shapes.append(f"`{text}` in {where} is boolean-mask indexing: its size depends on data, and pt2lint cannot prove the branch valid for the inputs of another branch (torch.cond traces every branch)")
+                continue
+            if self.zero_dim is not None and self.zero_dim(index):
+                raise Refuse(
+                    f"{where} indexes with the 0-d tensor `{_code(self.ctx, index)}`; torch.cond reads it into Python while "
+                    f"tracing the branch and raises (data-dependent index), for every input"
+                )
+            self.shapes.append(f"`{text}` in {where} indexes with a tensor, which may be out of range for the inputs of another branch (torch.cond traces every branch)")
+
+    def _shape_call(self, call: cst.Call, where: str) -> None:
+        """``nonzero``/``unique``/``masked_select``-style calls: their result's size depends on data."""
+        func = call.func
+        ev = self.ctx.facts.calls.get(id(call))
+        q = ev.qualname if ev is not None else None
+        name = q.rsplit(".", 1)[-1] if q is not None and q.startswith("torch.") else (
+            func.attr.value if isinstance(func, cst.Attribute) and ev is not None and ev.receiver is not None and ev.receiver.kind is Kind.TENSOR else None
+        )
+        if name in DATA_DEPENDENT_SHAPE:
+            self.shapes.append(f"`{_code(self.ctx, call)}` in {where} has a data-dependent size")
+        elif name in ("view", "reshape") and any(_literal_size(a.value) for a in call.args if a.keyword is None):
+            # measured on torch 2.13: `x.view(2, -1)` in a branch, traced with inputs of 3 rows,
+            # raises ("RuntimeError when making fake tensor call") whichever branch the input takes
+            self.shapes.append(
+                f"`{_code(self.ctx, call)}` in {where} has literal sizes, valid for some shapes only; torch.cond traces every "
+                f"branch with the inputs of the one taken and raises where they do not fit"
+            )
 
     def _call(self, call: cst.Call, fresh: Set[str], where: str) -> None:
         ctx = self.ctx
@@ -336,6 +403,7 @@ class BranchChecker:
             if callee.startswith("torch.nn."):
                 if callee.rsplit(".", 1)[-1] in RANDOM_MODULES:
                     self.random.append(callee)
+                self._nn_module(callee, call, self._class_of(call), label, where)
                 return
             self.unverified.append(label)
             return
@@ -357,6 +425,65 @@ class BranchChecker:
             if recv.kind in (Kind.CONST, Kind.SHAPE, Kind.CONTAINER):
                 return
         self.unverified.append(label)
+
+    def _class_of(self, node: cst.CSTNode) -> Optional[cst.ClassDef]:
+        """The class whose body holds ``node`` in this file, if any."""
+        cur = self.ctx.parent(node)
+        while cur is not None and not isinstance(cur, cst.ClassDef):
+            cur = self.ctx.parent(cur)
+        return cur
+
+    def _nn_module(self, qualname: str, call: cst.Call, cls: Optional[cst.ClassDef], label: str, where: str) -> None:
+        """A call of a ``torch.nn`` module: refuse when it writes buffers in train mode (measured),
+        note it as unverified when the table does not know the class."""
+        fact = module_state(qualname)
+        if fact is None and qualname.rsplit(".", 1)[-1] in _CONTAINERS:
+            members = _container_members(self.ctx, cls, call.func)
+            if members is not None:  # `nn.Sequential(nn.Linear(...), nn.GELU())`: what it holds decides
+                for member, construction in members:
+                    self._nn_member(member, construction, label, where)
+                return
+        if fact is None or not fact.known:
+            self.unverified.append(f"{label} ({qualname}, whose buffer writes were not measured)")
+            return
+        if not fact.train_writes:
+            return
+        if fact.unless and _every_construction_has(cls, call.func, fact.unless):
+            return
+        if fact.unless and isinstance(call.func, cst.Subscript):  # `self.layers[i](x)`: the members' constructions
+            members = _container_members(self.ctx, cls, call.func.value)
+            name, _, literal = fact.unless.partition("=")
+            same = [c for q, c in members or () if module_state(q) is not None and module_state(q).qualname == fact.qualname]
+            if same and all(
+                any(a.keyword is not None and a.keyword.value == name and isinstance(a.value, cst.Name) and a.value.value == literal for a in c.args)
+                for c in same
+            ):
+                return
+        writes = ", ".join(fact.train_writes)
+        raise Refuse(
+            f"{where} calls `{label}` ({fact.qualname}), which writes {writes} in train mode "
+            f"(measured: {fact.measured_with}); torch.cond rejects buffer mutation in its branches"
+            + (f" (construct it with {fact.unless} to avoid it)" if fact.unless else "")
+        )
+
+    def _nn_member(self, qualname: str, construction: cst.Call, label: str, where: str) -> None:
+        """One module constructed inside a container (``nn.Sequential(...)``) called from a branch."""
+        fact = module_state(qualname)
+        if fact is None or not fact.known:
+            self.unverified.append(f"{label} (holds {qualname}, whose buffer writes were not measured)")
+            return
+        if qualname.rsplit(".", 1)[-1] in RANDOM_MODULES:
+            self.random.append(qualname)
+        if not fact.train_writes:
+            return
+        name, _, literal = (fact.unless or "").partition("=")
+        kw = next((a.value for a in construction.args if a.keyword is not None and a.keyword.value == name), None) if name else None
+        if isinstance(kw, cst.Name) and kw.value == literal:
+            return
+        raise Refuse(
+            f"{where} calls `{label}`, which holds a {fact.qualname} that writes {', '.join(fact.train_writes)} in train mode "
+            f"(measured: {fact.measured_with}); torch.cond rejects buffer mutation in its branches"
+        )
 
     def _check_function(self, fn: FunctionInfo, where: str) -> None:
         """A function of this file called from the block: no findings, no writes to state, recursively."""
@@ -399,6 +526,8 @@ class BranchChecker:
                     fwd = ev.callee.lookup_method("forward") or ev.callee.lookup_method("__call__")
                     if fwd is not None:
                         self._check_function(fwd, where)
+                elif isinstance(ev.callee, str) and ev.callee.startswith("torch.nn."):
+                    self._nn_module(ev.callee, n, fn.cls.node if fn.cls is not None else None, _code(self.ctx, n.func), f"`{fn.symbol}` (called from {where})")
                 elif ev.qualname is not None and ev.qualname.startswith("builtins.") and ev.qualname[9:] not in PURE_BUILTINS:
                     raise Refuse(f"`{fn.symbol}` (called from {where}) calls `{ev.qualname[9:]}()`")
                 elif ev.qualname is not None and ev.qualname.startswith("torch."):
@@ -415,6 +544,70 @@ _CONTAINER_MUTATORS = frozenset(
     """append extend insert pop clear update add setdefault popitem remove discard appendleft extendleft popleft sort
     reverse __setitem__ __delitem__ register_buffer register_parameter add_module""".split()
 )
+
+
+_CONTAINERS = frozenset({"Sequential", "ModuleList"})
+
+
+def _container_members(ctx: FixContext, cls: Optional[cst.ClassDef], func: cst.BaseExpression):
+    """``[(qualname, construction), ...]`` of the ``torch.nn`` modules that every
+    ``self.<attr> = nn.Sequential(A(...), B(...))`` / ``nn.ModuleList([...])`` in ``cls`` holds,
+    or None when some construction or member is not a literal call of a ``torch.nn`` class."""
+    if cls is None or not isinstance(func, cst.Attribute) or not isinstance(func.value, cst.Name):
+        return None
+    attr = func.attr.value
+    out = []
+    for n in walk(cls):
+        if not isinstance(n, (cst.Assign, cst.AnnAssign)):
+            continue
+        targets = [t.target for t in n.targets] if isinstance(n, cst.Assign) else [n.target]
+        if not any(isinstance(t, cst.Attribute) and t.attr.value == attr and isinstance(t.value, cst.Name) for t in targets):
+            continue
+        value = n.value
+        if not isinstance(value, cst.Call) or (ctx.imports.qualify(value.func) or "").rsplit(".", 1)[-1] not in _CONTAINERS:
+            return None
+        args = list(value.args)
+        if len(args) == 1 and isinstance(args[0].value, (cst.List, cst.Tuple)) and args[0].star == "":
+            elems = [e.value for e in args[0].value.elements]
+        else:
+            elems = [a.value for a in args]
+        for e in elems:
+            q = ctx.imports.qualify(e.func) if isinstance(e, cst.Call) else None
+            if not q or not q.startswith("torch.nn.") or any(a.star for a in e.args):
+                return None
+            out.append((q, e))
+    return out if out else None
+
+
+def _literal_size(node: cst.BaseExpression) -> bool:
+    """An integer literal size other than -1, 0 and 1 (``x.view(2, -1)``), or a tuple holding one."""
+    if isinstance(node, (cst.Tuple, cst.List)):
+        return any(_literal_size(e.value) for e in node.elements)
+    return isinstance(node, cst.Integer) and node.evaluated_value not in (0, 1)
+
+
+def _every_construction_has(cls: Optional[cst.ClassDef], func: cst.BaseExpression, keyword: str) -> bool:
+    """Whether ``func`` is ``self.<attr>`` and every ``self.<attr> = C(...)`` in ``cls`` passes
+    ``keyword`` (``"track_running_stats=False"``), with at least one such assignment."""
+    if cls is None or not isinstance(func, cst.Attribute) or not isinstance(func.value, cst.Name):
+        return False
+    attr = func.attr.value
+    name, _, literal = keyword.partition("=")
+    found = 0
+    for n in walk(cls):
+        if not isinstance(n, (cst.Assign, cst.AnnAssign)):
+            continue
+        targets = [t.target for t in n.targets] if isinstance(n, cst.Assign) else [n.target]
+        if not any(isinstance(t, cst.Attribute) and t.attr.value == attr and isinstance(t.value, cst.Name) for t in targets):
+            continue
+        value = n.value
+        if not isinstance(value, cst.Call):
+            return False
+        kw = next((a.value for a in value.args if a.keyword is not None and a.keyword.value == name), None)
+        if not (isinstance(kw, cst.Name) and kw.value == literal):
+            return False
+        found += 1
+    return found > 0
 
 
 def _own_names(node: cst.FunctionDef) -> Set[str]:

@@ -1,0 +1,310 @@
+"""A ``cond`` fix is safe only when proven: module state, totality, dtypes, gradients, compilation.
+
+The three rewrites the issue found broken -- a branch that indexes with a boolean mask
+valid only when its predicate holds, a ``BatchNorm`` called in a branch in train mode,
+and a branch that changes its output's dtype -- are never applied by default here.  Each
+static case has a near miss that must stay safe, and each hazard has a companion that
+runs the naive rewrite on torch 2.13 and shows the failure it would have caused, so the
+verdicts rest on what ``torch.cond`` does.
+"""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from pt2lint.config import ConfigError, load_project
+from pt2lint.diagnostics import Applicability
+from pt2lint.engine import lint_source
+from pt2lint.fixes.cond import EAGER_COST
+from pt2lint.settings import LintSettings, resolve_selection
+from test_fix import fix as apply_fix
+
+COMPILED = LintSettings(enabled=resolve_selection(), assume_compiled=True)
+DEFAULT = LintSettings(enabled=resolve_selection())
+CAPTURE = LintSettings(enabled=resolve_selection(), assume_compiled=True, capture_dynamic_output_shape_ops=True)
+HEADER = "import torch\nimport torch.nn as nn\n\n\n"
+
+
+def src(forward: str, init: str = "", pre: str = "", args: str = "x", post: str = "") -> str:
+    text = HEADER + textwrap.dedent(pre).lstrip("\n") + "class M(nn.Module):\n"
+    if init:
+        text += "    def __init__(self):\n        super().__init__()\n" + textwrap.indent(textwrap.dedent(init).strip("\n"), " " * 8) + "\n\n"
+    text += f"    def forward(self, {args}):\n" + textwrap.indent(textwrap.dedent(forward).strip("\n"), " " * 8) + "\n"
+    return text + textwrap.dedent(post)
+
+
+def cond_fix(text: str, settings: LintSettings = COMPILED):
+    diags = lint_source(text, "m.py", settings, fix_names=lambda d: ["cond"]).diagnostics
+    fixes = [d.fix for d in diags if d.fix is not None and d.fix.name == "cond"]
+    assert fixes, [(d.code, d.message) for d in diags]
+    return fixes[0]
+
+
+def branches(true: str, false: str, pred: str = "x.sum() > 0") -> str:
+    return f"if {pred}:\n    {true}\nelse:\n    {false}\nreturn y"
+
+
+# ------------------------------------------------------------------ the three failures of the issue
+
+MASKED = src(branches("y = x[mask] + x", "y = x * 2", pred="mask.all()"), args="x, mask")
+BATCHNORM = src(branches("y = self.bn(x)", "y = x * 2"), init="self.bn = nn.BatchNorm1d(4)")
+DTYPE = src(branches("y = x.half()", "y = x * 2"))
+
+
+def test_masked_branch_is_refused_or_unsafe_never_safe():
+    # without capture_dynamic_output_shape_ops the mask is a graph break of its own: refused
+    f = cond_fix(MASKED)
+    assert f.applicability is Applicability.DISPLAY_ONLY and "PTC201" in f.message, f.message
+    # with it, torch.cond traces the mask with an unbacked size: unsafe, with the reason
+    f = cond_fix(MASKED, CAPTURE)
+    assert f.applicability is Applicability.UNSAFE and "boolean-mask indexing" in f.message, f.message
+    assert apply_fix(MASKED, "cond", unsafe=False) == MASKED
+
+
+def test_batchnorm_in_a_branch_is_refused_with_the_measured_reason():
+    f = cond_fix(BATCHNORM)
+    assert f.applicability is Applicability.DISPLAY_ONLY, f.message
+    assert "torch.nn.BatchNorm1d" in f.message and "running_mean" in f.message and "train mode" in f.message
+    assert "track_running_stats=False" in f.message
+    assert apply_fix(BATCHNORM, "cond", unsafe=True) == BATCHNORM
+
+
+def test_dtype_changing_branch_is_refused():
+    f = cond_fix(DTYPE)
+    assert f.applicability is Applicability.DISPLAY_ONLY and "float16 in one branch" in f.message, f.message
+    assert apply_fix(DTYPE, "cond", unsafe=True) == DTYPE
+
+
+# ------------------------------------------------------------------ module state, and near misses
+
+STATE_CASES = [
+    # (id, source, applicability, words of the reason)
+    ("batchnorm2d-in-helper-module", src(
+        branches("y = self.block(x)", "y = x * 2"), init="self.block = Block()",
+        pre="class Block(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.norm = nn.BatchNorm2d(4)\n\n"
+            "    def forward(self, x):\n        return self.norm(x).relu()\n\n\n"), Applicability.DISPLAY_ONLY, "torch.nn.BatchNorm2d"),
+    ("project-module-writes-buffer", src(
+        branches("y = self.track(x)", "y = x * 2"), init="self.track = Tracker()",
+        pre="class Tracker(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.register_buffer('seen', torch.zeros(()))\n\n"
+            "    def forward(self, x):\n        self.seen.add_(1)\n        return x * 3\n\n\n"), Applicability.DISPLAY_ONLY, "Tracker"),
+    ("lazy-module", src(branches("y = self.lin(x)", "y = self.lin(x * 2)"), init="self.lin = nn.LazyLinear(4)"), Applicability.DISPLAY_ONLY, "<parameters>"),
+    ("unmeasured-container", src(branches("y = self.seq(x)", "y = self.seq(x * 2)"), init="self.seq = nn.Sequential(*layers())",
+        pre="def layers():\n    return [nn.ReLU()]\n\n\n"), Applicability.UNSAFE, "not measured"),
+    ("sequential-holding-batchnorm", src(branches("y = self.seq(x)", "y = self.seq(x * 2)"), init="self.seq = nn.Sequential(nn.Linear(4, 4), nn.BatchNorm1d(4))"),
+     Applicability.DISPLAY_ONLY, "holds a torch.nn.BatchNorm1d"),
+    ("near-miss-sequential-of-measured-modules", src(branches("y = self.seq(x)", "y = self.seq(x * 2)"), init="self.seq = nn.Sequential(nn.Linear(4, 4), nn.GELU())"),
+     Applicability.SAFE, ""),
+    ("near-miss-modulelist-no-running-stats", src(branches("y = self.seq[0](x)", "y = self.seq[0](x * 2)"), init="self.seq = nn.ModuleList([nn.BatchNorm1d(4, track_running_stats=False)])"),
+     Applicability.SAFE, ""),
+    # near misses: no running statistics, or modules measured to keep their buffers
+    ("near-miss-no-running-stats", src(branches("y = self.bn(x)", "y = self.bn(x * 2)"), init="self.bn = nn.BatchNorm1d(4, track_running_stats=False)"), Applicability.SAFE, ""),
+    ("near-miss-layernorm-both", src(branches("y = self.ln(x)", "y = self.ln(x * 2)"), init="self.ln = nn.LayerNorm(4)"), Applicability.SAFE, ""),
+    ("near-miss-relu-one-branch", src(branches("y = self.act(x)", "y = x * 2"), init="self.act = nn.ReLU()"), Applicability.SAFE, ""),
+]
+
+
+@pytest.mark.parametrize("text, applicability, reason", [pytest.param(*c[1:], id=c[0]) for c in STATE_CASES])
+def test_module_state_in_branches(text, applicability, reason):
+    f = cond_fix(text)
+    assert f.applicability is applicability, f.message
+    assert reason in f.message
+
+
+# ------------------------------------------------------------------ totality, gradients, dtypes
+
+OTHER_CASES = [
+    ("zero-d-index", src("if x.sum() > 0:\n    i = x.sum(1).argmax()\n    y = x[i] * 2\nelse:\n    y = x[0] * 3\nreturn y"), COMPILED, Applicability.DISPLAY_ONLY, "0-d tensor"),
+    ("tensor-index", src(branches("y = x[idx] * 2", "y = x[:2] * 3"), args="x, idx"), COMPILED, Applicability.UNSAFE, "indexes with a tensor"),
+    ("nonzero", src(branches("y = x.nonzero().sum() + x", "y = x * 2"), args="x"), CAPTURE, Applicability.UNSAFE, "data-dependent size"),
+    ("view-literal-sizes", src(branches("y = x.view(2, -1).sum(0)", "y = x.sum(0)")), COMPILED, Applicability.UNSAFE, "literal sizes"),
+    ("near-miss-view-from-shape", src(branches("y = x.view(x.shape[0], -1) * 2", "y = x.reshape(x.shape[0], -1) - 1")), COMPILED, Applicability.SAFE, ""),
+    ("one-branch-parameter", src(branches("y = self.lin(x) * self.scale", "y = x * 2"), init="self.lin = nn.Linear(4, 4)\nself.scale = nn.Parameter(torch.ones(4))"),
+     COMPILED, Applicability.UNSAFE, "zero `.grad` instead of None"),
+    ("near-miss-parameter-used-before", src("h = self.lin(x)\n" + branches("y = self.lin(h) * 2", "y = h * 2"), init="self.lin = nn.Linear(4, 4)"), COMPILED, Applicability.SAFE, ""),
+    ("near-miss-parameter-in-both", src(branches("y = self.lin(x) * 2", "y = self.lin(x) - 1"), init="self.lin = nn.Linear(4, 4)"), COMPILED, Applicability.SAFE, ""),
+    ("near-miss-same-cast", src(branches("y = x.half() * 2", "y = x.half() - 1")), COMPILED, Applicability.SAFE, ""),
+    ("near-miss-buffer-one-branch", src(branches("y = x * self.mean", "y = x * 2"), init="self.register_buffer('mean', torch.zeros(4))"), COMPILED, Applicability.SAFE, ""),
+    ("near-miss-config-constant", src(branches("y = x * self.eps", "y = x * 2"), init="self.eps = 0.5"), COMPILED, Applicability.SAFE, ""),
+]
+
+
+@pytest.mark.parametrize("text, settings, applicability, reason", [pytest.param(*c[1:], id=c[0]) for c in OTHER_CASES])
+def test_totality_gradients_and_dtypes(text, settings, applicability, reason):
+    f = cond_fix(text, settings)
+    assert f.applicability is applicability, f.message
+    assert reason in f.message
+
+
+# ------------------------------------------------------------------ compiled or not (assume-compiled)
+
+PLAIN = src(branches("y = x * 2", "y = x - 1"))
+
+
+def test_cond_fix_of_code_not_known_to_be_compiled_is_unsafe_by_default():
+    f = cond_fix(PLAIN, DEFAULT)
+    assert f.applicability is Applicability.UNSAFE
+    assert "not known to run under torch.compile" in f.message and "assume-compiled" in f.message
+    assert EAGER_COST in f.message
+    assert cond_fix(PLAIN, COMPILED).applicability is Applicability.SAFE
+    assert EAGER_COST in cond_fix(PLAIN, COMPILED).message  # the cost is stated on every rewrite
+
+
+@pytest.mark.parametrize(
+    "post",
+    [
+        "\n\nmodel = torch.compile(M())\n",
+        "\n\ndef build():\n    m = M()\n    m = torch.compile(m, mode='max-autotune')\n    return m\n",
+        "\n\nm = M()\nm.compile()\n",
+        "\n\nclass Outer(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.inner = M()\n\n"
+        "    def forward(self, x):\n        return self.inner(x)\n\n\nouter = torch.compile(Outer())\n",
+    ],
+    ids=["compile-instance", "compile-bound-name", "module-compile-method", "submodule-of-compiled"],
+)
+def test_cond_fix_of_a_module_the_file_compiles_is_safe(post):
+    assert cond_fix(PLAIN + post, DEFAULT).applicability is Applicability.SAFE
+
+
+def test_compiling_another_class_does_not_count():
+    text = PLAIN + "\n\nclass Other(nn.Module):\n    def forward(self, x):\n        return x\n\n\nother = torch.compile(Other())\n"
+    assert cond_fix(text, DEFAULT).applicability is Applicability.UNSAFE
+
+
+def test_decorated_function_is_compiled():
+    text = HEADER + "@torch.compile\ndef f(x):\n    if x.sum() > 0:\n        y = x * 2\n    else:\n        y = x - 1\n    return y\n"
+    assert cond_fix(text, DEFAULT).applicability is Applicability.SAFE
+    plain = text.replace("@torch.compile\n", "") + "\n\ng = torch.compile(f)\n"
+    assert cond_fix(plain, DEFAULT).applicability is Applicability.SAFE
+
+
+def test_assume_compiled_setting_is_read_and_validated(tmp_path):
+    (tmp_path / "pyproject.toml").write_text("[tool.pt2lint]\nassume-compiled = true\n")
+    assert load_project([str(tmp_path)]).settings.assume_compiled is True
+    (tmp_path / "pyproject.toml").write_text("[tool.pt2lint]\nassume-compiled = \"yes\"\n")
+    with pytest.raises(ConfigError, match="'assume-compiled' must be true or false"):
+        load_project([str(tmp_path)])
+    (tmp_path / "pyproject.toml").write_text("[tool.pt2lint]\n")
+    assert load_project([str(tmp_path)]).settings.assume_compiled is False
+    assert LintSettings(assume_compiled=True).fingerprint() != LintSettings().fingerprint()
+
+
+def test_assume_compiled_flag_applies_the_fix(tmp_path, monkeypatch):
+    from clitools import cli_runner
+    from pt2lint.cli import cli
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "pyproject.toml").write_text("[tool.pt2lint]\n")
+    (tmp_path / "m.py").write_text(PLAIN)
+    runner = cli_runner()
+    plain = runner.invoke(cli, ["fix", "--no-cache", "--rule", "cond", "--diff", "m.py"], catch_exceptions=False)
+    assert plain.stdout == "" and "not known to run under torch.compile" in plain.stderr  # unsafe: not applied
+    flagged = runner.invoke(cli, ["fix", "--no-cache", "--rule", "cond", "--diff", "--assume-compiled", "m.py"], catch_exceptions=False)
+    assert flagged.exit_code == 1 and "+        y = torch.cond(x.sum() > 0, _true_fn, _false_fn, (x,))" in flagged.stdout
+
+
+# ------------------------------------------------------------------ ground truth (torch 2.13)
+
+def _cls(text: str, name: str = "M"):
+    scope: dict = {}
+    exec(compile(text, "m.py", "exec"), scope)
+    return scope[name]
+
+
+NAIVE_BATCHNORM = src(
+    "def _true_fn(x):\n    return self.bn(x)\ndef _false_fn(x):\n    return x * 2\nreturn torch.cond(x.sum() > 0, _true_fn, _false_fn, (x,))",
+    init="self.bn = nn.BatchNorm1d(4)",
+)
+
+
+def test_naive_batchnorm_rewrite_raises_in_train_mode_eager_and_compiled():
+    torch = pytest.importorskip("torch")
+    x = torch.rand(3, 4) + 0.1
+    _cls(BATCHNORM)().train()(x)  # the original trains
+    model = _cls(NAIVE_BATCHNORM)().train()
+    with pytest.raises(Exception, match="higher order operator|mutat"):
+        model(x)
+    torch._dynamo.reset()
+    with pytest.raises(Exception):
+        torch.compile(model, backend="eager", fullgraph=True)(x)
+    # measured near misses: eval mode, and no running statistics, run
+    torch._dynamo.reset()
+    model.eval()(x)
+    free = _cls(NAIVE_BATCHNORM.replace("nn.BatchNorm1d(4)", "nn.BatchNorm1d(4, track_running_stats=False)"))().train()
+    free(x)
+
+
+NAIVE_MASKED = src(
+    "def _true_fn(x, mask):\n    return x[mask] + x\ndef _false_fn(x, mask):\n    return x * 2\nreturn torch.cond(mask.all(), _true_fn, _false_fn, (x, mask))",
+    args="x, mask",
+)
+
+
+def test_masked_branch_rewrite_as_torch_2_13_runs_it():
+    """What torch 2.13 does with the naive rewrite of the masked branch: it traces ``x[mask]``
+    with an unbacked size and checks the size against ``x`` at run time, in the branch that
+    runs.  For these inputs it runs and agrees with the original (the failure the issue saw
+    does not reproduce on torch 2.13); pt2lint cannot prove such a branch total in general,
+    so the fix is unsafe (with the capture knob) or refused (without it), never safe."""
+    torch = pytest.importorskip("torch")
+    x = torch.arange(1.0, 5.0)
+    original, naive = _cls(MASKED)(), _cls(NAIVE_MASKED)()
+    for mask in (torch.ones(4, dtype=torch.bool), torch.tensor([True, False, True, False])):
+        torch.testing.assert_close(naive(x, mask), original(x, mask))
+
+
+NAIVE_DTYPE = src("def _true_fn(x):\n    return x.half()\ndef _false_fn(x):\n    return x * 2\nreturn torch.cond(x.sum() > 0, _true_fn, _false_fn, (x,))")
+
+
+def test_naive_dtype_changing_rewrite_raises():
+    torch = pytest.importorskip("torch")
+    x = torch.arange(1.0, 5.0)
+    for inp in (x, -x):
+        _cls(DTYPE)()(inp)
+        with pytest.raises(Exception):
+            _cls(NAIVE_DTYPE)()(inp)
+
+
+def test_one_branch_parameters_get_zero_grad_instead_of_none_after_the_rewrite():
+    torch = pytest.importorskip("torch")
+    text = next(c[1] for c in OTHER_CASES if c[0] == "one-branch-parameter")
+    rewritten = apply_fix(text, "cond", unsafe=True)
+    assert "torch.cond(" in rewritten
+    torch.manual_seed(0)
+    m1 = _cls(text)()
+    m2 = _cls(rewritten)()
+    m2.load_state_dict(m1.state_dict())
+    for compiled in (False, True):
+        torch._dynamo.reset()
+        for m in (m1, m2):
+            m.zero_grad(set_to_none=True)
+            x = -torch.ones(3, 4, requires_grad=True)  # takes the `else` branch
+            (torch.compile(m, backend="eager") if compiled else m)(x).sum().backward()
+        assert m1.lin.weight.grad is None and m1.scale.grad is None
+        assert m2.lin.weight.grad is not None and not m2.lin.weight.grad.any()
+        assert m2.scale.grad is not None and not m2.scale.grad.any()
+
+
+def test_naive_view_with_literal_sizes_raises_for_inputs_it_does_not_fit():
+    torch = pytest.importorskip("torch")
+    text = next(c[1] for c in OTHER_CASES if c[0] == "view-literal-sizes")
+    rewritten = apply_fix(text, "cond", unsafe=True)
+    assert "torch.cond(" in rewritten
+    x = torch.ones(3, 3)  # 9 elements: `view(2, -1)` does not fit
+    _cls(text)()(-x)  # the original takes the `else` branch and never views
+    with pytest.raises(Exception):
+        _cls(rewritten)()(-x)
+
+
+def test_naive_zero_d_index_rewrite_raises():
+    torch = pytest.importorskip("torch")
+    text = next(c[1] for c in OTHER_CASES if c[0] == "zero-d-index")
+    naive = src(
+        "def _true_fn(x):\n    i = x.sum(1).argmax()\n    return x[i] * 2\ndef _false_fn(x):\n    return x[0] * 3\n"
+        "return torch.cond(x.sum() > 0, _true_fn, _false_fn, (x,))"
+    )
+    x = torch.rand(3, 4)
+    for inp in (x, -x):
+        _cls(text)()(inp)
+        with pytest.raises(Exception):
+            _cls(naive)()(inp)
