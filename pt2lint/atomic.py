@@ -1,16 +1,42 @@
-"""Atomic file replacement: a file is either its old bytes or its new bytes, never half-written.
+"""Every file pt2lint writes goes through this module.
 
-Used by ``fix``, ``--add-noqa``, baselines and the result cache.  The new bytes go to
-a temporary file in the same directory, which is then renamed over the target
-(``os.replace`` is atomic on POSIX and Windows), so a crash, a full disk or a
-concurrent reader never sees a partial file.
+- :func:`atomic_write` replaces a regular file: the new bytes go to a temporary file
+  in the same directory, which is then renamed over the target (``os.replace`` is
+  atomic on POSIX and Windows), so a crash, a full disk or a concurrent reader never
+  sees a partial file.  It refuses to rename over anything that is not a regular file
+  (or a symbolic link, which is replaced itself): a device, a FIFO or a socket is never
+  turned into a regular file.  Used directly for the result cache.
+- :func:`write_output` writes a file the user named (``--output-file``,
+  ``--write-baseline``): a character device (``/dev/null``, a terminal) or a pipe
+  (a FIFO, ``-o >(cat)``, ``/dev/stdout``) is written through, a symbolic link to a
+  regular file has its target replaced atomically (the link stays), a regular file is
+  replaced atomically.
+
+A failed write (a full disk: ``ENOSPC``; a reader that went away: ``EPIPE``) always
+raises; nothing here reports success for bytes that did not reach their target.
 """
 
 from __future__ import annotations
 
+import errno
 import os
+import stat
 import tempfile
+import time
 from typing import Callable, Optional
+
+from pt2lint.reading import PIPE_TIMEOUT_S, file_kind
+
+
+class WriteRefused(OSError):
+    """A file pt2lint will not write (a directory, a block device, a socket).
+
+    ``strerror`` holds the reason, lower-case, without the path (``"not a regular file
+    (a socket), not written"``).
+    """
+
+    def __init__(self, reason: str, filename: Optional[str] = None) -> None:
+        super().__init__(errno.EINVAL, reason, filename)
 
 
 def _default_mode() -> int:
@@ -64,11 +90,22 @@ def atomic_write(
             file did not change in between).
         prefix: name prefix of the temporary file.
 
+    A symbolic link at ``path`` is replaced by the new file (the link's target is left
+    alone); use :func:`write_output` to write through a link.
+
     Raises:
+        WriteRefused: ``path`` exists and is neither a regular file nor a symbolic link
+            (a device, a FIFO, a socket, a directory): renaming over it would destroy it.
         OSError: the directory is not writable, the disk is full, ...
         Exception: whatever ``before_replace`` raises.
     """
     directory = os.path.dirname(os.path.abspath(path))
+    try:
+        here = os.lstat(path)
+    except FileNotFoundError:
+        here = None
+    if here is not None and not (stat.S_ISREG(here.st_mode) or stat.S_ISLNK(here.st_mode)):
+        raise WriteRefused(f"not a regular file ({file_kind(here.st_mode)}), not replaced", path)
     try:
         existing: Optional[os.stat_result] = os.stat(path)
     except FileNotFoundError:
@@ -94,3 +131,80 @@ def atomic_write(
         except OSError:
             pass
         raise
+
+
+def write_output(path: str, data: bytes, *, pipe_timeout: float = PIPE_TIMEOUT_S) -> None:
+    """Write ``data`` to a file the user named as an output (a report, a baseline).
+
+    What ``path`` is decides how (links followed):
+
+    - missing, or a regular file: replaced atomically (:func:`atomic_write`);
+    - a symbolic link (also a dangling one) whose target is, or will be, a regular file:
+      the target the link resolves to is replaced atomically, and the link stays a link;
+    - a character device (``/dev/null``, a terminal) or a pipe (a FIFO, ``/dev/fd/N``
+      from ``-o >(cmd)``, ``/dev/stdout``): opened for writing and written through, no
+      temporary file, no rename; a FIFO nobody opens for reading within
+      ``pipe_timeout`` seconds is an error rather than a wait without end;
+    - a directory, a block device or a socket: refused.
+
+    Every byte is written or an error is raised: a full device (``ENOSPC``), a reader that
+    closed the pipe (``EPIPE``) and an error when closing the file all raise.
+
+    Args:
+        path: the file named on the command line.
+        data: the complete contents.
+        pipe_timeout: seconds to wait for a reader on a FIFO.
+
+    Raises:
+        WriteRefused: a directory, a block device or a socket.
+        OSError: the OS's error (no space left on device, broken pipe, permission denied,
+            a link loop, no reader on a FIFO: ``ENXIO``, ...).
+    """
+    try:
+        st: Optional[os.stat_result] = os.stat(path)
+    except FileNotFoundError:
+        st = None
+    if st is not None and stat.S_ISDIR(st.st_mode):
+        raise IsADirectoryError(errno.EISDIR, "is a directory", path)
+    if st is not None and (stat.S_ISCHR(st.st_mode) or stat.S_ISFIFO(st.st_mode)):
+        if _write_through(path, data, stat.S_ISFIFO(st.st_mode), pipe_timeout):
+            return
+    elif st is not None and not stat.S_ISREG(st.st_mode):
+        raise WriteRefused(f"not a regular file ({file_kind(st.st_mode)}), not written", path)
+    target = os.path.realpath(path) if os.path.islink(path) else path
+    atomic_write(target, data)
+
+
+def _write_through(path: str, data: bytes, fifo: bool, timeout: float) -> bool:
+    """Write ``data`` into the device or pipe at ``path``; ``False`` when it turned out to be a regular file."""
+    flags = os.O_WRONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            fd = os.open(path, flags)
+            break
+        except OSError as exc:  # ENXIO: a FIFO with no reader yet
+            if not (fifo and exc.errno == errno.ENXIO):
+                raise
+            if time.monotonic() >= deadline:
+                raise OSError(errno.ENXIO, f"nobody opened the named pipe for reading within {timeout:g} s", path) from None
+            time.sleep(0.05)
+    try:
+        st = os.fstat(fd)
+        if stat.S_ISREG(st.st_mode):  # replaced by a regular file since the stat: nothing written yet
+            return False
+        os.set_blocking(fd, True)
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+    except BaseException:
+        try:
+            os.close(fd)
+        except OSError:
+            pass
+        raise
+    os.close(fd)  # an error reported at close (NFS, a full device) is an error too
+    return True
+
+
+__all__ = ["WriteRefused", "atomic_write", "write_output"]

@@ -26,7 +26,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Set, Tuple
 
-from pt2lint.atomic import atomic_write
+from pt2lint.atomic import atomic_write, write_output
 from pt2lint.diagnostics import Diagnostic
 from pt2lint.lines import SourceLines, line_end_of, lines_of, split_lines, strip_line_end, tokens
 
@@ -221,7 +221,9 @@ def load_baseline(path: str) -> Baseline:
 
 
 def write_baseline(path: str, diagnostics: Sequence[Diagnostic], sources: Mapping[str, Optional[str]]) -> int:
-    """Record ``diagnostics`` in a baseline file at ``path`` (replaced atomically).
+    """Record ``diagnostics`` in a baseline file at ``path``, written with
+    :func:`pt2lint.atomic.write_output` (a regular file or a link's target replaced
+    atomically; a device or a pipe written through).
 
     Returns:
         The number of findings recorded.
@@ -240,7 +242,7 @@ def write_baseline(path: str, diagnostics: Sequence[Diagnostic], sources: Mappin
         ],
     }
     try:
-        atomic_write_bytes(path, (json.dumps(payload, indent=2, ensure_ascii=False) + "\n").encode("utf-8"))
+        write_output(path, (json.dumps(payload, indent=2, ensure_ascii=False) + "\n").encode("utf-8"))
     except OSError as exc:
         raise BaselineError(f"{path}: cannot write baseline: {(exc.strerror or type(exc).__name__).lower()}") from None
     return sum(counts.values())

@@ -454,15 +454,16 @@ def _diff_base(ref: str, found: Any) -> Tuple[Any, Any]:
 
 
 def _write_report(path: str, text: str) -> None:
-    """Write the report to ``path`` (atomically).
+    """Write the report to ``path`` with :func:`pt2lint.atomic.write_output` (a regular file or
+    a link's target atomically; a device or a pipe written through).
 
     Raises:
-        CliError: the file cannot be written.
+        CliError: the file cannot be written (a full disk included).
     """
-    from pt2lint.baseline import atomic_write_bytes
+    from pt2lint.atomic import write_output
 
     try:
-        atomic_write_bytes(path, text.encode("utf-8"))
+        write_output(path, text.encode("utf-8"))
     except OSError as exc:
         raise CliError(f"--output-file: {path}: {(exc.strerror or type(exc).__name__).lower()}") from None
 

@@ -47,7 +47,8 @@ class ReadRefused(OSError):
         super().__init__(errno.EINVAL, reason, filename)
 
 
-def _kind(mode: int) -> str:
+def file_kind(mode: int) -> str:
+    """What a non-regular file is, for messages: ``"a character device"``, ``"a named pipe"``, ..."""
     if stat.S_ISDIR(mode):
         return "a directory"
     if stat.S_ISCHR(mode):
@@ -128,7 +129,7 @@ def read_bytes(
             return _read_regular(fd, max_bytes, what, path)
         if allow_pipe and stat.S_ISFIFO(st.st_mode):
             return _read_pipe(fd, max_bytes, what, path)
-        raise ReadRefused(f"not a regular file ({_kind(st.st_mode)}), not read", path)
+        raise ReadRefused(f"not a regular file ({file_kind(st.st_mode)}), not read", path)
     finally:
         os.close(fd)
 
@@ -242,6 +243,7 @@ __all__ = [
     "DEFAULT_MAX_BYTES",
     "PIPE_TIMEOUT_S",
     "ReadRefused",
+    "file_kind",
     "format_size",
     "is_within",
     "link_outside",

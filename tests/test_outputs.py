@@ -1,0 +1,218 @@
+"""Every file pt2lint writes, and its standard output, when the target is not a plain file.
+
+A report or a baseline named on the command line may be a device (``-o /dev/null``), a
+pipe (a FIFO, ``-o >(cat)``) or a symbolic link: it is written through or via the
+link, never replaced by a regular file, and a failed write (a full device) is an
+error, never "wrote 1 finding".  Sources edited by ``--add-noqa`` go through the same
+boundary as ``fix``; config files are read like every other file; a report that cannot
+reach stdout is an error.
+
+Device nodes are made here (``mknod``, needs root or CAP_MKNOD; skipped otherwise), never
+the system's own ``/dev/null`` or ``/dev/full``.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import socket
+import stat
+import textwrap
+import threading
+
+import pytest
+
+from clitools import Run, cli_runner
+from pt2lint.atomic import WriteRefused, atomic_write, write_output
+from pt2lint.cli import cli
+
+MODEL = textwrap.dedent(
+    """\
+    import torch
+
+
+    class Net(torch.nn.Module):
+        def forward(self, x):
+            return x.sum().item()
+    """
+)
+FINDING = ":6:24: PTC101 "
+
+needs_fifo = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs named pipes")
+needs_symlink = pytest.mark.skipif(not hasattr(os, "symlink"), reason="needs symbolic links")
+
+
+def device(path, minor):
+    """A character device node ``1:minor`` at ``path`` (3: null, 5: zero, 7: full), or skip the test."""
+    try:
+        os.mknod(str(path), 0o666 | stat.S_IFCHR, os.makedev(1, minor))
+    except (OSError, AttributeError) as exc:
+        pytest.skip(f"cannot make a device node here: {exc}")
+    return path
+
+
+def is_char_device(path):
+    return stat.S_ISCHR(os.lstat(str(path)).st_mode)
+
+
+def run(*args):
+    res = cli_runner().invoke(cli, list(args), catch_exceptions=False)
+    out = Run(res.exit_code, res.stdout, res.stderr)
+    assert "Traceback" not in out.stdout + out.stderr, out
+    return out
+
+
+@pytest.fixture
+def project(tmp_path, monkeypatch):
+    root = tmp_path / "proj"
+    root.mkdir()
+    (root / "m.py").write_text(MODEL)
+    monkeypatch.chdir(root)
+    monkeypatch.delenv("PT2LINT_CACHE_DIR", raising=False)
+    return root
+
+
+# --- reports and baselines named on the command line ------------------------------------------
+
+
+def test_output_to_a_null_device_writes_through_and_keeps_the_device(project):
+    device(project / "mynull", 3)
+    out = run("check", "--isolated", "--no-cache", "-q", "-o", "mynull", "m.py")
+    assert out.code == 1 and out.errors == [], out
+    assert is_char_device(project / "mynull")
+    out = run("check", "--isolated", "--no-cache", "-q", "--write-baseline", "mynull", "m.py")
+    assert out.code == 0 and out.errors == [], out
+    assert is_char_device(project / "mynull")
+
+
+def test_a_full_device_is_an_error_not_success(project):
+    device(project / "myfull", 7)
+    out = run("check", "--isolated", "--no-cache", "-o", "myfull", "m.py")
+    assert out.code == 2, out
+    assert out.errors == ["error: --output-file: myfull: no space left on device"], out
+    assert "wrote" not in out.stderr
+    out = run("check", "--isolated", "--no-cache", "--write-baseline", "myfull", "m.py")
+    assert out.code == 2, out
+    assert out.errors == ["error: myfull: cannot write baseline: no space left on device"], out
+    assert "Wrote" not in out.stderr
+    assert is_char_device(project / "myfull")
+    with pytest.raises(OSError) as info:
+        write_output(str(project / "myfull"), b"x")
+    assert info.value.errno == errno.ENOSPC
+
+
+def _read_fifo(path, into):
+    with open(path, "rb") as fh:
+        into.append(fh.read())
+
+
+@needs_fifo
+def test_output_to_a_fifo_is_written_through(project):
+    os.mkfifo(str(project / "myfifo"))
+    got = []
+    reader = threading.Thread(target=_read_fifo, args=(str(project / "myfifo"), got), daemon=True)
+    reader.start()
+    out = run("check", "--isolated", "--no-cache", "-q", "-o", "myfifo", "m.py")
+    reader.join(10)
+    assert out.code == 1 and out.errors == [], out
+    assert got and got[0].decode().startswith("m.py" + FINDING), got
+    assert stat.S_ISFIFO(os.lstat(str(project / "myfifo")).st_mode)
+
+
+@needs_fifo
+def test_a_fifo_nobody_reads_is_an_error_after_the_timeout(tmp_path):
+    os.mkfifo(str(tmp_path / "f"))
+    with pytest.raises(OSError) as info:
+        write_output(str(tmp_path / "f"), b"x", pipe_timeout=0.2)
+    assert info.value.errno == errno.ENXIO and "nobody opened the named pipe" in info.value.strerror
+    assert stat.S_ISFIFO(os.lstat(str(tmp_path / "f")).st_mode)
+
+
+@pytest.mark.skipif(not os.path.isdir("/dev/fd"), reason="needs /dev/fd")
+def test_a_pipe_named_as_dev_fd_is_written_through():
+    """``-o >(cat)`` names ``/dev/fd/N``: there is no directory to put a temporary file in."""
+    r, w = os.pipe()
+    try:
+        write_output(f"/dev/fd/{w}", b"report\n")
+        os.close(w)
+        w = -1
+        assert os.read(r, 100) == b"report\n"
+    finally:
+        os.close(r)
+        if w >= 0:
+            os.close(w)
+
+
+@needs_symlink
+def test_a_link_is_kept_and_its_target_written(project, tmp_path):
+    target = tmp_path / "elsewhere" / "report.txt"
+    target.parent.mkdir()
+    os.symlink(str(target), str(project / "dangling"))  # the target does not exist yet
+    out = run("check", "--isolated", "--no-cache", "-q", "-o", "dangling", "m.py")
+    assert out.code == 1 and out.errors == [], out
+    assert os.path.islink(str(project / "dangling"))
+    assert target.read_text().startswith("m.py" + FINDING)
+    target.write_text("old\n")
+    mode = stat.S_IMODE(os.stat(str(target)).st_mode)
+    inode = os.stat(str(target)).st_ino
+    out = run("check", "--isolated", "--no-cache", "-q", "--write-baseline", "dangling", "m.py")
+    assert out.code == 0, out
+    assert os.path.islink(str(project / "dangling"))
+    assert '"code": "PTC101"' in target.read_text()
+    assert os.stat(str(target)).st_ino != inode, "a regular target is replaced atomically, not rewritten in place"
+    assert stat.S_IMODE(os.stat(str(target)).st_mode) == mode
+
+
+@needs_symlink
+def test_a_link_to_a_device_writes_through_to_the_device(project):
+    device(project / "myfull", 7)
+    os.symlink("myfull", str(project / "lnk"))
+    out = run("check", "--isolated", "--no-cache", "-q", "-o", "lnk", "m.py")
+    assert out.code == 2 and out.errors == ["error: --output-file: lnk: no space left on device"], out
+    assert os.path.islink(str(project / "lnk")) and is_char_device(project / "myfull")
+
+
+def test_a_regular_file_is_still_replaced_atomically(project):
+    (project / "r.txt").write_text("old\n")
+    os.link(str(project / "r.txt"), str(project / "hard.txt"))
+    out = run("check", "--isolated", "--no-cache", "-q", "-o", "r.txt", "m.py")
+    assert out.code == 1, out
+    assert (project / "r.txt").read_text().startswith("m.py" + FINDING)
+    assert (project / "hard.txt").read_text() == "old\n", "renamed over, not written into"
+
+
+def test_compare_and_merge_outputs_write_through_devices(project):
+    device(project / "myfull", 7)
+    device(project / "mynull", 3)
+    assert run("check", "--isolated", "--no-cache", "-q", "--output-format", "json", "-o", "r.json", "m.py").code == 1
+    out = run("merge", "r.json", "-o", "myfull")
+    assert out.code == 2 and out.errors == ["error: --output-file: myfull: no space left on device"], out
+    out = run("compare", "r.json", "r.json", "-o", "mynull")
+    assert out.code == 0 and out.errors == [], out
+    assert is_char_device(project / "myfull") and is_char_device(project / "mynull")
+
+
+def test_a_socket_or_directory_is_refused(tmp_path):
+    sock = socket.socket(socket.AF_UNIX)
+    path = str(tmp_path / "s")
+    try:
+        sock.bind(path)
+    except OSError as exc:
+        pytest.skip(f"cannot bind a unix socket: {exc}")
+    try:
+        with pytest.raises(WriteRefused, match=r"not a regular file \(a socket\), not written"):
+            write_output(path, b"x")
+    finally:
+        sock.close()
+    assert stat.S_ISSOCK(os.lstat(path).st_mode)
+    with pytest.raises(IsADirectoryError):
+        write_output(str(tmp_path), b"x")
+
+
+@needs_fifo
+def test_atomic_write_never_renames_over_a_device_or_fifo(tmp_path):
+    os.mkfifo(str(tmp_path / "f"))
+    with pytest.raises(WriteRefused, match=r"a named pipe"):
+        atomic_write(str(tmp_path / "f"), b"x")
+    assert stat.S_ISFIFO(os.lstat(str(tmp_path / "f")).st_mode)
+    assert os.listdir(str(tmp_path)) == ["f"]
