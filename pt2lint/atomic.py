@@ -11,6 +11,9 @@
   (a FIFO, ``-o >(cat)``, ``/dev/stdout``) is written through, a symbolic link to a
   regular file has its target replaced atomically (the link stays), a regular file is
   replaced atomically.
+- :func:`rewrite_file` replaces a source file pt2lint edits (``fix``, ``--add-noqa``):
+  never through a link out of the project, never a read-only file, never a file that
+  changed since it was read.
 
 A failed write (a full disk: ``ENOSPC``; a reader that went away: ``EPIPE``) always
 raises; nothing here reports success for bytes that did not reach their target.
@@ -29,7 +32,8 @@ from pt2lint.reading import PIPE_TIMEOUT_S, file_kind
 
 
 class WriteRefused(OSError):
-    """A file pt2lint will not write (a directory, a block device, a socket).
+    """A file pt2lint will not write (a directory, a block device, a socket, a link out of
+    the project, a read-only or changed source file).
 
     ``strerror`` holds the reason, lower-case, without the path (``"not a regular file
     (a socket), not written"``).
@@ -207,4 +211,49 @@ def _write_through(path: str, data: bytes, fifo: bool, timeout: float) -> bool:
     return True
 
 
-__all__ = ["WriteRefused", "atomic_write", "write_output"]
+def rewrite_file(path: str, data: bytes, *, expected: bytes, root: Optional[str], action: str = "not written") -> None:
+    """Replace the source file ``path`` with ``data`` if it still holds ``expected`` (``fix``, ``--add-noqa``).
+
+    A symbolic link is written through: its target is replaced atomically and the link
+    stays -- unless ``root`` is given and the link (or a directory link on the way) leads
+    outside it, which is refused.  A file without any write permission bit is refused
+    even when running as root.  The file is re-read just before the rename, and a file
+    that changed since it was read is left alone.
+
+    Args:
+        path: the file, as named or found.
+        data: the new bytes.
+        expected: the bytes the edit was computed from.
+        root: the project root (``None``: no boundary check).
+        action: the end of a refusal message (``"not fixed"``, ``"not edited"``).
+
+    Raises:
+        WriteRefused: a link out of ``root``, a read-only file, a file that changed or
+            could not be re-read; ``strerror`` is the one-line reason.
+        OSError: the file cannot be written (the original is then left as it was).
+    """
+    from pt2lint.reading import is_within, read_bytes
+
+    linked = os.path.realpath(path) != os.path.abspath(path)  # the path or a directory on it is a link
+    if root is not None and linked and not is_within(path, root):
+        raise WriteRefused(f"a symbolic link to a file outside the project, {action}", path)
+    real = os.path.realpath(path)
+    st = os.stat(real)
+    if not stat.S_ISREG(st.st_mode):
+        raise WriteRefused(f"not a regular file ({file_kind(st.st_mode)}), {action}", path)
+    if not st.st_mode & (stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH):
+        raise WriteRefused(f"read-only file, {action}", path)
+
+    def unchanged_since_read() -> None:
+        try:
+            current = read_bytes(real, max_bytes=None)
+        except OSError as exc:
+            reason = (exc.strerror or type(exc).__name__).lower()
+            raise WriteRefused(f"cannot re-read before writing: {reason}", path) from None
+        if current != expected:
+            raise WriteRefused(f"changed since it was read, {action}", path)
+
+    atomic_write(real, data, mode=stat.S_IMODE(st.st_mode), before_replace=unchanged_since_read, prefix=".pt2lint-fix-")
+
+
+__all__ = ["WriteRefused", "atomic_write", "rewrite_file", "write_output"]

@@ -26,7 +26,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Set, Tuple
 
-from pt2lint.atomic import atomic_write, write_output
+from pt2lint.atomic import WriteRefused, atomic_write, rewrite_file, write_output
 from pt2lint.diagnostics import Diagnostic
 from pt2lint.lines import SourceLines, line_end_of, lines_of, split_lines, strip_line_end, tokens
 
@@ -393,13 +393,21 @@ class NoqaResult:
     errors: Tuple[str, ...] = ()
 
 
-def add_noqa(diagnostics: Sequence[Diagnostic], sources: Mapping[str, Optional[str]]) -> NoqaResult:
+def add_noqa(
+    diagnostics: Sequence[Diagnostic], sources: Mapping[str, Optional[str]], root: Optional[str] = None
+) -> NoqaResult:
     """Write ``# noqa`` comments for ``diagnostics`` into their files.
+
+    Files are rewritten with :func:`pt2lint.atomic.rewrite_file`, as ``fix`` rewrites
+    them: a symbolic link is written through to its target (the link stays), and refused
+    when it leads out of ``root``; a read-only file, or one changed since it was read, is
+    left alone.
 
     Args:
         diagnostics: the findings to suppress.
         sources: the text each file had when it was linted; a file whose text
             changed since is skipped with an error, never half-edited.
+        root: the project root (``None``: no boundary check).
 
     Returns:
         A :class:`NoqaResult`.  I/O problems are reported in ``errors``, not raised.
@@ -427,7 +435,10 @@ def add_noqa(diagnostics: Sequence[Diagnostic], sources: Mapping[str, Optional[s
         if n == 0 or new_text == text:
             continue
         try:
-            atomic_write_bytes(filename, _encode_like(original, new_text))
+            rewrite_file(filename, _encode_like(original, new_text), expected=original, root=root, action="not edited")
+        except WriteRefused as exc:
+            errors.append(f"{filename}: {exc.strerror}")
+            continue
         except (OSError, UnicodeEncodeError, SyntaxError) as exc:
             errors.append(f"{filename}: cannot write: {exc}")
             continue

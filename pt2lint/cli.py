@@ -388,7 +388,7 @@ def check(paths: Tuple[str, ...], **options: Any) -> int:
         files=[r.filename for r in results if r.error is None],
         docs_url=project.docs_url,
     )
-    diagnostics, adopted = _adopt(diagnostics, context, options, errors)
+    diagnostics, adopted = _adopt(diagnostics, context, options, errors, project.root)
     if adopted is not None:
         return adopted
 
@@ -469,9 +469,11 @@ def _write_report(path: str, text: str) -> None:
 
 
 def _adopt(
-    diagnostics: List[Diagnostic], context: ReportContext, options: Dict[str, Any], errors: List[str]
+    diagnostics: List[Diagnostic], context: ReportContext, options: Dict[str, Any], errors: List[str],
+    root: Optional[str] = None,
 ) -> Tuple[List[Diagnostic], Optional[int]]:
-    """Apply ``--baseline``, ``--write-baseline`` and ``--add-noqa``.
+    """Apply ``--baseline``, ``--write-baseline`` and ``--add-noqa`` (which edits no file through a
+    link out of the project ``root``).
 
     Returns:
         ``(findings left to report, exit code)``; the exit code is ``None`` when
@@ -501,7 +503,7 @@ def _adopt(
     except BaselineError as exc:
         raise CliError(str(exc)) from None
     if options["add_noqa"]:
-        result = add_noqa(diagnostics, context.sources)
+        result = add_noqa(diagnostics, context.sources, root=root)
         for message in list(errors) + list(result.errors):
             echo_error(message)
         if not quiet:

@@ -216,3 +216,31 @@ def test_atomic_write_never_renames_over_a_device_or_fifo(tmp_path):
         atomic_write(str(tmp_path / "f"), b"x")
     assert stat.S_ISFIFO(os.lstat(str(tmp_path / "f")).st_mode)
     assert os.listdir(str(tmp_path)) == ["f"]
+
+
+# --- --add-noqa goes through fix's boundary -----------------------------------------------------
+
+
+@needs_symlink
+def test_add_noqa_refuses_a_link_out_of_the_project_and_follows_one_inside(project, tmp_path):
+    outside = tmp_path / "outside" / "secret.py"
+    outside.parent.mkdir()
+    outside.write_text(MODEL)
+    os.symlink(str(outside), str(project / "innocent.py"))
+    out = run("check", "--isolated", "--no-cache", "--add-noqa", "innocent.py")
+    assert out.code == 2, out
+    assert out.errors == ["error: innocent.py: a symbolic link to a file outside the project, not edited"], out
+    assert os.path.islink(str(project / "innocent.py"))
+    assert outside.read_text() == MODEL
+    os.symlink("m.py", str(project / "alias.py"))  # a link inside the project: its target is edited
+    out = run("check", "--isolated", "--no-cache", "--add-noqa", "alias.py")
+    assert out.code == 0, out
+    assert os.path.islink(str(project / "alias.py"))
+    assert "# noqa: PTC101" in (project / "m.py").read_text()
+
+
+def test_add_noqa_refuses_a_read_only_file_like_fix(project):
+    os.chmod(str(project / "m.py"), 0o444)
+    out = run("check", "--isolated", "--no-cache", "--add-noqa", "m.py")
+    assert out.code == 2 and out.errors == ["error: m.py: read-only file, not edited"], out
+    assert (project / "m.py").read_text() == MODEL

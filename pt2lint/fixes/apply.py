@@ -19,15 +19,12 @@ from __future__ import annotations
 import ast
 import codecs
 import io
-import os
-import stat
 import tokenize
 from dataclasses import dataclass, field
 from typing import Callable, List, Optional
 
 import libcst as cst
 
-from pt2lint.atomic import atomic_write
 from pt2lint.diagnostics import Applicability, Diagnostic, Fix
 from pt2lint.fixes.edits import apply_fixes
 
@@ -213,6 +210,8 @@ def read_file(path: str, max_bytes: Optional[int] = None) -> SourceFile:
 def write_fixed(path: str, src: SourceFile, text: str, root: Optional[str] = None) -> None:
     """Atomically replace ``path`` with ``text``, encoded like ``src``, if the file still holds ``src.raw``.
 
+    The write is :func:`pt2lint.atomic.rewrite_file`, the one used by every command that edits sources.
+
     Args:
         path: the file (a symbolic link is written through, to its target).
         src: the file as it was read.
@@ -224,30 +223,12 @@ def write_fixed(path: str, src: SourceFile, text: str, root: Optional[str] = Non
         FixError: the file is read-only, changed since it was read, a link out of ``root``,
             or cannot be written (the original is then left exactly as it was).
     """
-    from pt2lint.reading import is_within, read_bytes
-
-    linked = os.path.realpath(path) != os.path.abspath(path)  # the path or a directory on it is a link
-    if root is not None and linked and not is_within(path, root):
-        raise FixError("a symbolic link to a file outside the project, not fixed")
-    real = os.path.realpath(path)
-    try:
-        st = os.stat(real)
-    except OSError as exc:
-        raise FixError(f"cannot write: {(exc.strerror or type(exc).__name__).lower()}") from None
-    if not st.st_mode & (stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH):
-        raise FixError("read-only file, not fixed")
-    data = encode_file(src, text)
-
-    def unchanged_since_read() -> None:
-        try:
-            current = read_bytes(real, max_bytes=None)
-        except OSError as exc:
-            raise FixError(f"cannot re-read before writing: {(exc.strerror or type(exc).__name__).lower()}") from None
-        if current != src.raw:
-            raise FixError("changed since it was read, not fixed")
+    from pt2lint.atomic import WriteRefused, rewrite_file
 
     try:
-        atomic_write(real, data, mode=stat.S_IMODE(st.st_mode), before_replace=unchanged_since_read, prefix=".pt2lint-fix-")
+        rewrite_file(path, encode_file(src, text), expected=src.raw, root=root, action="not fixed")
+    except WriteRefused as exc:
+        raise FixError(exc.strerror) from None
     except OSError as exc:
         raise FixError(f"cannot write: {(exc.strerror or type(exc).__name__).lower()}") from None
 
