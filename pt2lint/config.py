@@ -174,14 +174,11 @@ def _has_pt2lint_table(path: str) -> bool:
     """Whether ``pyproject.toml`` at ``path`` has ``[tool.pt2lint]``.
 
     Raises:
-        ConfigError: it mentions pt2lint but is not valid TOML.
+        ConfigError: it cannot be read (:func:`pt2lint.reading.read_bytes` refuses it: a
+            FIFO, a device, too large; or the OS's error), or it mentions pt2lint but is not
+            valid TOML.
     """
-    from pt2lint.reading import read_bytes
-
-    try:
-        data = read_bytes(path, max_bytes=CONFIG_MAX_BYTES)
-    except OSError:
-        return False
+    data = _read_config_bytes(path)
     if b"pt2lint" not in data:  # do not fail on a broken pyproject.toml that is not ours
         return False
     doc = _parse_toml(data, path)
@@ -189,17 +186,40 @@ def _has_pt2lint_table(path: str) -> bool:
     return isinstance(tool, dict) and "pt2lint" in tool
 
 
+def _read_config_bytes(path: str) -> bytes:
+    """The bytes of config file ``path``, read with :func:`pt2lint.reading.read_bytes`.
+
+    Raises:
+        ConfigError: naming the file and the reason it was not read.
+    """
+    from pt2lint.reading import read_bytes
+
+    try:
+        return read_bytes(path, max_bytes=CONFIG_MAX_BYTES, what=None)
+    except IsADirectoryError:
+        raise ConfigError(f"{display_path(path)}: cannot read config file: is a directory") from None
+    except OSError as exc:
+        reason = (exc.strerror or type(exc).__name__).lower()
+        raise ConfigError(f"{display_path(path)}: cannot read config file: {reason}") from None
+
+
 def find_config(start: str) -> Optional[str]:
     """The nearest config file at or above directory ``start``, or ``None``.
 
+    A name in :data:`CONFIG_FILES` that exists but cannot be read (a FIFO, a link to
+    ``/dev/zero``, no permission, a dangling link) is an error, never silently skipped:
+    skipping it would lint with settings the project did not ask for.  A directory of
+    that name is not a config file and is passed over.
+
     Raises:
-        ConfigError: a ``pyproject.toml`` on the way mentions pt2lint but is not valid TOML.
+        ConfigError: such a file, or a ``pyproject.toml`` on the way that mentions pt2lint
+            but is not valid TOML.
     """
     probe = os.path.abspath(start)
     while True:
         for name in CONFIG_FILES:
             candidate = os.path.join(probe, name)
-            if not os.path.isfile(candidate):
+            if not os.path.lexists(candidate) or os.path.isdir(candidate):
                 continue
             if name != "pyproject.toml" or _has_pt2lint_table(candidate):
                 return candidate
@@ -391,16 +411,10 @@ def read_config(path: str) -> FileConfig:
     """Read and validate one config file.
 
     Raises:
-        ConfigError: the file is unreadable, not TOML, or has a bad key or value.
+        ConfigError: the file is unreadable (refused by :func:`pt2lint.reading.read_bytes`:
+            not a regular file, too large; or the OS's error), not TOML, or has a bad key or value.
     """
-    from pt2lint.reading import read_bytes
-
-    try:
-        data = read_bytes(path, max_bytes=CONFIG_MAX_BYTES, what=None)
-    except OSError as exc:
-        reason = (exc.strerror or type(exc).__name__).lower()
-        raise ConfigError(f"{display_path(path)}: cannot read config file: {reason}") from None
-    return parse_config(_parse_toml(data, path), path)
+    return parse_config(_parse_toml(_read_config_bytes(path), path), path)
 
 
 def _check_selectors(selectors: Sequence[str], where: str, specs: Mapping[str, RuleSpec]) -> None:
@@ -529,7 +543,7 @@ def load_project(
     if isolated:
         config = FileConfig()
     elif config_path is not None:
-        if not os.path.isfile(config_path):
+        if not os.path.lexists(config_path):
             raise ConfigError(f"--config: {config_path}: no such file")
         config = read_config(config_path)
     else:

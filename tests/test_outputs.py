@@ -244,3 +244,43 @@ def test_add_noqa_refuses_a_read_only_file_like_fix(project):
     out = run("check", "--isolated", "--no-cache", "--add-noqa", "m.py")
     assert out.code == 2 and out.errors == ["error: m.py: read-only file, not edited"], out
     assert (project / "m.py").read_text() == MODEL
+
+
+# --- config files are read like every other file ------------------------------------------------
+
+
+@needs_fifo
+@pytest.mark.parametrize("name", ["pyproject.toml", "pt2lint.toml"])
+def test_a_config_file_that_is_a_fifo_is_an_error(project, name):
+    os.mkfifo(str(project / name))
+    out = run("check", "--no-cache", "m.py")
+    assert out.code == 2, out
+    assert out.errors == [f"error: {name}: cannot read config file: not a regular file (a named pipe), not read"], out
+
+
+@needs_symlink
+@pytest.mark.skipif(not os.path.exists("/dev/zero"), reason="needs /dev/zero")
+def test_a_config_link_to_dev_zero_is_an_error(project):
+    os.symlink("/dev/zero", str(project / "pt2lint.toml"))  # only opened for reading, and refused
+    out = run("check", "--no-cache", "m.py")
+    assert out.code == 2, out
+    assert out.errors == ["error: pt2lint.toml: cannot read config file: not a regular file (a character device), not read"], out
+    out = run("check", "--no-cache", "--config", "/dev/zero", "m.py")
+    assert out.code == 2, out
+    assert out.errors == ["error: /dev/zero: cannot read config file: not a regular file (a character device), not read"], out
+
+
+@needs_fifo
+def test_config_option_naming_a_fifo_gives_the_reason(project):
+    os.mkfifo(str(project / "cfg.toml"))
+    out = run("check", "--no-cache", "--config", "cfg.toml", "m.py")
+    assert out.errors == ["error: cfg.toml: cannot read config file: not a regular file (a named pipe), not read"], out
+    assert out.code == 2
+    out = run("check", "--no-cache", "--config", "missing.toml", "m.py")
+    assert out.code == 2 and out.errors == ["error: --config: missing.toml: no such file"], out
+
+
+def test_a_directory_named_like_a_config_file_is_passed_over(project):
+    (project / "pt2lint.toml").mkdir()
+    out = run("check", "--no-cache", "m.py")
+    assert out.code == 1 and out.errors == [], out
