@@ -42,19 +42,34 @@ class CliError(Exception):
     """A usage problem the command reports as one ``error:`` line and exit code 2."""
 
 
-def echo_report(text: str) -> None:
-    """Print a report on stdout as is.
+def echo_report(text: str, what: str = "the report", nl: bool = False) -> None:
+    """Print a report (or ``what`` else the command's output is) on stdout as is, and flush it.
 
     A file name that is not valid UTF-8 reaches us with surrogate escapes, which a
     strict stdout (a UTF-8 locale) cannot encode; what the stream cannot encode is
     printed as a backslash escape (``\\udcff``: a valid JSON string escape too)
     instead of failing the run.
+
+    Raises:
+        CliError: stdout is closed (``>&-``) or the write fails (a full disk: ``ENOSPC``,
+            an I/O error): ``cannot write <what> to standard output: <reason>``.
+        BrokenPipeError: the reader went away (``| head``); :func:`main` ends quietly.
     """
+    stream = sys.stdout
+    if stream is None or getattr(stream, "closed", False):
+        raise CliError(f"cannot write {what} to standard output: standard output is closed")
     try:
-        click.echo(text, nl=False)
-    except UnicodeEncodeError:
-        encoding = getattr(sys.stdout, "encoding", None) or "utf-8"
-        click.echo(text.encode(encoding, "backslashreplace").decode(encoding), nl=False)
+        try:
+            click.echo(text, nl=nl)
+        except UnicodeEncodeError:
+            encoding = getattr(stream, "encoding", None) or "utf-8"
+            click.echo(text.encode(encoding, "backslashreplace").decode(encoding), nl=nl)
+        stream.flush()
+    except BrokenPipeError:
+        raise
+    except (OSError, ValueError) as exc:  # ValueError: a stream closed under us
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc) or type(exc).__name__
+        raise CliError(f"cannot write {what} to standard output: {reason.lower()}") from None
 
 
 def echo_error(message: str) -> None:
@@ -351,7 +366,7 @@ def check(paths: Tuple[str, ...], **options: Any) -> int:
         if options["show_files"]:
             from pt2lint.reading import printable
 
-            click.echo("".join(printable(f.path) + "\n" for f in found.files), nl=False)
+            echo_report("".join(printable(f.path) + "\n" for f in found.files), what="the file list")
             for message in errors:
                 echo_error(message)
             return EXIT_ERROR if errors else EXIT_CLEAN
@@ -601,9 +616,9 @@ def rule(rule_id: Optional[str], show_all: bool, output_format: str) -> int:
     if output_format == "json":
         docs_url = load_project(()).docs_url  # the working directory's project decides the links
         payload: Any = [spec_to_dict(s, docs_url) for s in chosen] if show_all else spec_to_dict(chosen[0], docs_url)
-        click.echo(json.dumps(payload, indent=2, ensure_ascii=False))
+        echo_report(json.dumps(payload, indent=2, ensure_ascii=False), nl=True)
     else:
-        click.echo("\n".join(s.explain() for s in chosen), nl=False)
+        echo_report("\n".join(s.explain() for s in chosen), what="the explanation")
     return EXIT_CLEAN
 
 
@@ -688,6 +703,29 @@ def _silence_stdout() -> None:
         pass
 
 
+def _reserve_closed_std_fds() -> None:
+    """Open ``/dev/null`` on whichever of file descriptors 0-2 the caller closed.
+
+    Else the next file the run opens (a report, a cache entry) would get that number, and
+    whatever a child process or a library writes to "stdout" would land in it.
+    ``sys.stdout`` stays ``None``, so writing the report is still refused with an error
+    (:func:`echo_report`).
+    """
+    for fd in (0, 1, 2):
+        try:
+            os.fstat(fd)
+            continue
+        except OSError:
+            pass
+        try:
+            null = os.open(os.devnull, os.O_RDWR)
+        except OSError:
+            return
+        if null != fd:
+            os.dup2(null, fd)
+            os.close(null)
+
+
 def main(argv: Optional[Sequence[str]] = None) -> None:
     """Console entry point: run the CLI and exit with its code.
 
@@ -697,6 +735,7 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
     Raises:
         SystemExit: always, carrying the exit code.
     """
+    _reserve_closed_std_fds()
     try:
         code = cli.main(args=list(argv) if argv is not None else None, prog_name="pt2lint", standalone_mode=False)
     except click.exceptions.Abort:  # click turns Ctrl-C into Abort and has already ended the line

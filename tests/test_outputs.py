@@ -17,14 +17,18 @@ import errno
 import os
 import socket
 import stat
+import subprocess
+import sys
 import textwrap
 import threading
 
 import pytest
 
-from clitools import Run, cli_runner
+from clitools import Run, cli_runner, repo_pythonpath
 from pt2lint.atomic import WriteRefused, atomic_write, write_output
 from pt2lint.cli import cli
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 MODEL = textwrap.dedent(
     """\
@@ -284,3 +288,57 @@ def test_a_directory_named_like_a_config_file_is_passed_over(project):
     (project / "pt2lint.toml").mkdir()
     out = run("check", "--no-cache", "m.py")
     assert out.code == 1 and out.errors == [], out
+
+
+# --- the report on standard output ---------------------------------------------------------------
+
+
+def test_a_report_that_cannot_reach_stdout_is_a_clear_error(project):
+    """Closed stdout (``>&-``) and a full device as stdout: exit 2 and one line, never exit 1 or "internal error"."""
+    device(project / "myfull", 7)
+    env = dict(os.environ, PYTHONPATH=repo_pythonpath(REPO))
+    env.pop("PT2LINT_CACHE_DIR", None)
+    cmd = [sys.executable, "-m", "pt2lint", "check", "--isolated", "--no-cache", "m.py"]
+    with open(str(project / "myfull"), "wb") as full:
+        res = subprocess.run(cmd, cwd=str(project), env=env, stdout=full, stderr=subprocess.PIPE, text=True, timeout=120)
+    assert res.returncode == 2, res.stderr
+    assert res.stderr.splitlines() == ["error: cannot write the report to standard output: no space left on device"]
+    res = subprocess.run(
+        cmd, cwd=str(project), env=env, stderr=subprocess.PIPE, text=True, timeout=120,
+        preexec_fn=lambda: os.close(1),
+    )
+    assert res.returncode == 2, res.stderr
+    assert res.stderr.splitlines() == ["error: cannot write the report to standard output: standard output is closed"]
+    res = subprocess.run(
+        [sys.executable, "-m", "pt2lint", "fix", "--isolated", "-"], cwd=str(project), env=env, input=MODEL,
+        stderr=subprocess.PIPE, text=True, timeout=120, preexec_fn=lambda: os.close(1),
+    )
+    assert res.returncode == 2, res.stderr
+    assert "error: cannot write the fixed code to standard output: standard output is closed" in res.stderr.splitlines()
+
+
+class _FailingStream:
+    encoding = "utf-8"
+    closed = False
+
+    def __init__(self, err):
+        self.err = err
+
+    def write(self, text):
+        raise OSError(self.err, os.strerror(self.err))
+
+    def flush(self):
+        pass
+
+
+@pytest.mark.parametrize("err", [errno.EIO, errno.ENOSPC])
+def test_echo_report_turns_a_failed_stdout_write_into_one_error(monkeypatch, err):
+    from pt2lint.cli import CliError, echo_report
+
+    monkeypatch.setattr(sys, "stdout", _FailingStream(err))
+    with pytest.raises(CliError) as info:
+        echo_report("m.py:1:1: PTC101 x\n")
+    assert str(info.value) == f"cannot write the report to standard output: {os.strerror(err).lower()}"
+    monkeypatch.setattr(sys, "stdout", None)
+    with pytest.raises(CliError, match="^cannot write the diff to standard output: standard output is closed$"):
+        echo_report("x", what="the diff")

@@ -400,7 +400,9 @@ def run_fix(paths: Tuple[str, ...], options: Dict[str, Any]) -> int:
     Raises:
         CliError, ConfigError, click.UsageError: bad options or config (exit 2 via ``guarded``).
     """
-    from pt2lint.cli import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, STDIN, CliError, echo_error, project_from_options, read_stdin
+    from pt2lint.cli import (
+        EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, STDIN, CliError, echo_error, echo_report, project_from_options, read_stdin,
+    )
     from pt2lint.discovery import discover, project_relpath
     from pt2lint.fixes.apply import FixError, write_fixed
 
@@ -440,12 +442,12 @@ def run_fix(paths: Tuple[str, ...], options: Dict[str, Any]) -> int:
         if result.error is not None:
             errors.append(result.error)
             if not show_diff:
-                click.echo(data.decode("utf-8", "surrogateescape"), nl=False)  # unchanged code back
+                echo_report(data.decode("utf-8", "surrogateescape"), what="the code")  # unchanged code back
         elif show_diff:
             if result.changed:
-                click.echo(unified_diff(name, result.src.text, result.text), nl=False)
+                echo_report(unified_diff(name, result.src.text, result.text), what="the diff")
         else:
-            click.echo(result.text, nl=False)
+            echo_report(result.text, what="the fixed code")
         report_stream_err = True
     else:
         project = project_from_options(paths or (".",), options)
@@ -466,7 +468,7 @@ def run_fix(paths: Tuple[str, ...], options: Dict[str, Any]) -> int:
                 continue
             if show_diff:
                 if not as_json:
-                    click.echo(unified_diff(result.path, result.src.text, result.text), nl=False)
+                    echo_report(unified_diff(result.path, result.src.text, result.text), what="the diff")
                 continue
             try:
                 write_fixed(result.path, result.src, result.text, project.root)
@@ -484,14 +486,16 @@ def run_fix(paths: Tuple[str, ...], options: Dict[str, Any]) -> int:
     changed = [r for r in results if r.error is None and r.changed]
     applied = sum(r.applied for r in changed)
     if as_json:
-        click.echo(json_report(results, remaining, verified if verify else None, project, show_diff))
+        echo_report(json_report(results, remaining, verified if verify else None, project, show_diff), nl=True)
     else:
         from pt2lint.confirm.verify import unit_of_symbol
 
         unproven = {(v.path, v.unit): v.status for v in verified if v.status != "verified"}
         report = "".join(describe(d, unsafe, unproven.get((d.filename, unit_of_symbol(d.symbol) or ""))) for d in remaining)
-        if report:
-            click.echo(report, nl=False, err=use_stdin or report_stream_err)
+        if report and (use_stdin or report_stream_err):
+            click.echo(report, nl=False, err=True)
+        elif report:
+            echo_report(report)
         if verify:
             from pt2lint.confirm.verify import format_verdict
 
