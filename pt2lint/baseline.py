@@ -26,7 +26,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Set, Tuple
 
-from pt2lint.atomic import WriteRefused, atomic_write, rewrite_file, write_output
+from pt2lint.atomic import WriteRefused, rewrite_file, write_output
 from pt2lint.diagnostics import Diagnostic
 from pt2lint.lines import SourceLines, line_end_of, lines_of, split_lines, strip_line_end, tokens
 
@@ -252,12 +252,14 @@ def write_baseline(path: str, diagnostics: Sequence[Diagnostic], sources: Mappin
 
 
 def atomic_write_bytes(path: str, data: bytes) -> None:
-    """Replace ``path`` with ``data`` atomically, keeping its permission bits when it exists.
+    """Write ``data`` to the user-named file ``path`` with :func:`pt2lint.atomic.write_output`
+    (a regular file or a link's target replaced atomically, keeping its permission bits;
+    a device or a pipe written through).
 
     Raises:
         OSError: the directory is not writable, the disk is full, ...
     """
-    atomic_write(path, data)
+    write_output(path, data)
 
 
 def _comment_lines(source: str) -> Optional[Dict[int, int]]:
