@@ -25,6 +25,7 @@ of the code), and reads only files that mention ``compile(`` or ``_dynamo``.
 from __future__ import annotations
 
 import ast
+import warnings
 import os
 import re
 from dataclasses import dataclass, field
@@ -338,7 +339,9 @@ def scan_source(text: str, display: str, module: str = "", is_package: bool = Fa
     if _MARKER.search(text) is None:
         return CodeConfig()
     try:
-        tree = ast.parse(text)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # "invalid escape sequence" and the like: not ours to print
+            tree = ast.parse(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return CodeConfig()
     scanner = _Scanner(module, is_package, display)
