@@ -540,6 +540,178 @@ class BranchChecker:
                         raise Refuse(f"`{fn.symbol}` (called from {where}) calls `{_code(self.ctx, n.func)}()`, which changes a container it did not create")
 
 
+# Builtins that iterate their (first) arguments: ``list(it)`` consumes an iterator or generator.
+CONSUMING_BUILTINS = frozenset("list tuple dict set frozenset sum any all sorted min max next".split())
+# Builtins among PURE_BUILTINS that are not free of side effects on their own: ``map``/``filter``
+# call a function when consumed, ``iter``/``next`` advance an iterator.
+_NOT_PURE_IN_EXPRESSIONS = frozenset({"map", "filter", "next"})
+# Tensor methods with an effect beyond their result (autograd state, hooks, storage).
+TENSOR_EFFECT_METHODS = frozenset(
+    "backward register_hook register_post_accumulate_grad_hook retain_grad resize_ resize_as_ set_ share_memory_ "
+    "requires_grad_ record_stream pin_memory_".split()
+)
+TENSOR_RANDOM_METHODS = frozenset("bernoulli_ normal_ uniform_ random_ exponential_ geometric_ cauchy_ log_normal_".split())
+# ``torch.<name>`` functions that change global state or do I/O (the torch reference pages
+# "Random sampling", "Serialization", "Locally disabling gradient computation" and the
+# ``set_*`` settings): ``torch_api.is_tensor_function`` counts every lower-case ``torch.f``.
+TORCH_STATE_PREFIXES = ("set_", "use_", "manual_seed", "seed", "save", "load", "compile", "init_", "clear_")
+_GENERATOR_METHODS = frozenset({"send", "throw", "close", "__next__"})
+# Values that iterate without side effects (iterating a tensor, a shape or a string reads it).
+_ITERABLE_KINDS = (Kind.TENSOR, Kind.SHAPE, Kind.CONST, Kind.DATA)
+
+
+class SideEffect:
+    """Why an expression may change state when it is evaluated.
+
+    Attributes:
+        reason: what in the expression has (or may have) the effect, for messages.
+        proven: True when the effect is certain from the facts (an in-place write, ``:=``,
+            a container mutation, a random draw); False when the expression calls
+            something whose freedom from side effects is not proven (an unknown or
+            same-file function, a module, an iterator that may be consumed).
+    """
+
+    __slots__ = ("reason", "proven")
+
+    def __init__(self, reason: str, proven: bool) -> None:
+        self.reason = reason
+        self.proven = proven
+
+    def __repr__(self) -> str:  # pragma: no cover - debugging aid
+        return f"SideEffect({self.reason!r}, proven={self.proven})"
+
+
+def side_effect(ctx: FixContext, exprs: Sequence[cst.CSTNode]) -> Optional[SideEffect]:
+    """The first (possible) side effect of evaluating ``exprs``, or ``None`` when every one is
+    proven free of side effects.
+
+    Proven free: names, literals, attribute and item reads, operators, f-strings, ``lambda``
+    (not called), comprehensions over values that do not change when iterated, calls of
+    builtins in :data:`PURE_BUILTINS` (those that iterate only over such values), of
+    ``math``/``operator`` functions, of torch functions that compute a tensor, a shape or a
+    constant (``torch_api``) and that are neither in-place nor random, and of tensor methods
+    that are neither in-place, random nor in :data:`TENSOR_EFFECT_METHODS`; methods of
+    constants, shapes and containers that do not mutate.  A proven effect: ``:=``,
+    ``yield``/``await``, an in-place method or function, ``out=``/``inplace=True``, a
+    container mutator, a random op.  Anything else (a call the facts do not resolve, a
+    same-file function, a module call, an iterator that may be consumed) is not proven.
+
+    Args:
+        ctx: the file's context (its facts give each call's callee and each value's kind).
+        exprs: the expressions, in evaluation order.
+    """
+    for expr in exprs:
+        for n in walk(expr, into_functions=False):
+            found = _node_effect(ctx, n)
+            if found is not None:
+                return found
+    return None
+
+
+def _node_effect(ctx: FixContext, n: cst.CSTNode) -> Optional[SideEffect]:
+    if isinstance(n, cst.NamedExpr):
+        return SideEffect(f"`{_code(ctx, n)}` assigns a name", True)
+    if isinstance(n, (cst.Yield, cst.Await)):
+        return SideEffect(f"`{_code(ctx, n)}` suspends the function", True)
+    if isinstance(n, cst.CompFor):
+        return _iteration_effect(ctx, n.iter, f"`for ... in {_code(ctx, n.iter)}`")
+    if isinstance(n, cst.Arg) and n.star == "*":
+        return _iteration_effect(ctx, n.value, f"`*{_code(ctx, n.value)}`")
+    if isinstance(n, cst.Call):
+        return _call_effect(ctx, n)
+    return None
+
+
+def _iteration_effect(ctx: FixContext, it: cst.BaseExpression, what: str) -> Optional[SideEffect]:
+    """Iterating ``it`` changes nothing: a display or comprehension (built fresh), ``range``, or a
+    tensor, shape or constant.  A container of unknown origin may be a generator or iterator."""
+    if isinstance(it, (cst.List, cst.Tuple, cst.Set, cst.Dict, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp, cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)):
+        return None
+    ev = ctx.facts.calls.get(id(it)) if isinstance(it, cst.Call) else None
+    if ev is not None and ev.qualname == "builtins.range":
+        return None
+    if ev is not None and ev.qualname in ("builtins.enumerate", "builtins.zip", "builtins.reversed"):
+        # lazy: iterating them iterates their own arguments
+        for arg in it.args:  # type: ignore[attr-defined]
+            if arg.keyword is None:
+                found = _iteration_effect(ctx, arg.value, what)
+                if found is not None:
+                    return found
+        return None
+    value = ctx.facts.value(it)
+    if value is not None and value.kind in _ITERABLE_KINDS:
+        return None
+    if value is not None and value.kind is Kind.CONTAINER and value.elts is not None:
+        return None  # a list/tuple/dict of known length, not a generator
+    return SideEffect(f"{what} may consume an iterator", False)
+
+
+def _call_effect(ctx: FixContext, call: cst.Call) -> Optional[SideEffect]:
+    text = _code(ctx, call)
+    for arg in call.args:
+        kw = arg.keyword.value if arg.keyword is not None else None
+        if kw == "out":
+            return SideEffect(f"`{text}` writes through `out=`", True)
+        if kw == "inplace" and not (isinstance(arg.value, cst.Name) and arg.value.value == "False"):
+            return SideEffect(f"`{text}` may write in place (`inplace=`)", True)
+    func = call.func
+    ev = ctx.facts.calls.get(id(call))
+    if ev is None:
+        return SideEffect(f"`{text}` is not known to be free of side effects", False)
+    q = ev.qualname
+    if isinstance(func, cst.Attribute) and q is None and api.is_inplace_method(func.attr.value):
+        return SideEffect(f"`{text}` writes `{_code(ctx, func.value)}` in place", True)
+    if q is not None:
+        last = q.rsplit(".", 1)[-1]
+        if q.startswith("builtins."):
+            name = q[len("builtins."):]
+            if name not in PURE_BUILTINS or name in _NOT_PURE_IN_EXPRESSIONS:
+                return SideEffect(f"`{text}` calls `{name}()`, which is not free of side effects", name == "next")
+            if name in CONSUMING_BUILTINS:
+                for arg in call.args:
+                    if arg.keyword is None and not arg.star:
+                        found = _iteration_effect(ctx, arg.value, f"`{text}`")
+                        if found is not None:
+                            return found
+            return None
+        if q.startswith("torch."):
+            if api.is_inplace_method(last):
+                return SideEffect(f"`{text}` calls `{q}`, an in-place function", True)
+            if last in RANDOM_FUNCTIONS or last in RANDOM_MODULES:
+                return SideEffect(f"`{text}` draws random numbers (it advances the random number generator)", True)
+            pos = api.INPLACE_FUNCTIONAL_POS.get(last)
+            if pos is not None and len(call.args) > pos and call.args[pos].keyword is None and not (isinstance(call.args[pos].value, cst.Name) and call.args[pos].value.value == "False"):
+                return SideEffect(f"`{text}` may write in place (`inplace` argument)", True)
+            if api.is_tensor_function(q) or q in api.CONST_FUNCTIONS or q in api.SHAPE_FUNCTIONS or q in api.DATA_FUNCTIONS or q in api.TUPLE_FUNCTIONS:
+                if q.count(".") == 1 and last.startswith(TORCH_STATE_PREFIXES):
+                    return SideEffect(f"`{text}` calls `{q}`, which changes torch's global state or does I/O", True)
+                return None
+            return SideEffect(f"`{text}` calls `{q}`, which is not known to be free of side effects", False)
+        if q.startswith(("math.", "operator.")) and not q.startswith(("operator.i", "operator.set", "operator.del")):
+            return None
+        if q in api.THIRD_PARTY_TENSOR_FUNCTIONS:
+            return None
+        return SideEffect(f"`{text}` calls `{q}`, which is not known to be free of side effects", False)
+    recv = ev.receiver
+    method = ev.method
+    if recv is not None and method is not None:
+        if recv.kind is Kind.TENSOR:
+            if method in TENSOR_EFFECT_METHODS:
+                return SideEffect(f"`{text}` calls `.{method}()`, which changes the tensor's state", True)
+            if method in TENSOR_RANDOM_METHODS or method in RANDOM_FUNCTIONS:
+                return SideEffect(f"`{text}` draws random numbers (it advances the random number generator)", True)
+            return None
+        if method in _CONTAINER_MUTATORS:
+            return SideEffect(f"`{text}` changes `{_code(ctx, func.value) if isinstance(func, cst.Attribute) else method}`", True)
+        if recv.kind is Kind.CONTAINER and method in _GENERATOR_METHODS:
+            return SideEffect(f"`{text}` advances a generator", True)
+        if recv.kind in (Kind.CONST, Kind.SHAPE, Kind.CONTAINER, Kind.NONE):
+            return None
+    callee = ev.callee
+    what = "a function of this file" if isinstance(callee, FunctionInfo) else "a module" if isinstance(callee, (ClassInfo, str)) or (recv is not None and recv.kind is Kind.MODULE) else "something"
+    return SideEffect(f"`{text}` calls {what} not proven free of side effects", False)
+
+
 _CONTAINER_MUTATORS = frozenset(
     """append extend insert pop clear update add setdefault popitem remove discard appendleft extendleft popleft sort
     reverse __setitem__ __delitem__ register_buffer register_parameter add_module""".split()
@@ -671,4 +843,4 @@ def _code(ctx: FixContext, node: cst.CSTNode) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-__all__ = ["BranchChecker", "MAY_ALIAS_METHODS", "PURE_BUILTINS", "is_new_tensor", "may_alias"]
+__all__ = ["BranchChecker", "MAY_ALIAS_METHODS", "PURE_BUILTINS", "SideEffect", "is_new_tensor", "may_alias", "side_effect"]
