@@ -53,3 +53,111 @@ def test_the_view_really_sees_the_write():
         exec(compile(src, "m.py", "exec"), scope)
         outs.append(scope["M"]()(torch.zeros(2, 2)))
     assert torch.equal(outs[0], torch.ones(4)) and torch.equal(outs[1], torch.zeros(4))
+
+
+# ---------------------------------------------------------------- other references to the input
+# Each: the body, and the written statement with its out-of-place form.  The input is also
+# reachable through a container, an attribute, a closure, a default, a global or a call that
+# keeps it, so the in-place write is seen there and the rewrite's would not be.
+ESCAPES = [
+    ("keep = [x]\nx += 1\nreturn keep[0] * 1", "x += 1", "x = x + 1", "`keep` shares storage"),
+    ("self.saved = x\nx.add_(1)\nreturn self.saved * 1", "x.add_(1)", "x = x.add(1)", "`self.saved = x` stores the input"),
+    ("d = {'a': x.view(-1)}\nx.mul_(2)\nreturn d['a'] * 1", "x.mul_(2)", "x = x.mul(2)", "`d` shares storage"),
+    ("self.cache.append(x)\nx.add_(1)\nreturn self.cache[-1] * 1", "x.add_(1)", "x = x.add(1)", "puts the input in a container"),
+    ("a, b = x, 1\nx.add_(1)\nreturn a * b", "x.add_(1)", "x = x.add(1)", "`a` shares storage"),
+    ("y = x[0]\nf = lambda: y * 1\nx.add_(1)\nreturn f()", "x.add_(1)", "x = x.add(1)", "a closure captures `y`"),
+    ("g = lambda t=x: t * 1\nx.add_(1)\nreturn g()", "x.add_(1)", "x = x.add(1)", "as a default value"),
+    ("global SAVED\nSAVED = x\nx.add_(1)\nreturn SAVED * 1", "x.add_(1)", "x = x.add(1)", "`global`/`nonlocal`"),
+    ("self.keeper(x)\nx.add_(1)\nreturn self.keeper.last * 1", "x.add_(1)", "x = x.add(1)", "which may keep it"),
+    ("h = helper(x.view(-1))\nx.add_(1)\nreturn h * 1", "x.add_(1)", "x = x.add(1)", "`h` shares storage"),  # returns its argument
+    ("h = self.drop(x)\nx.add_(1)\nreturn h * 1", "x.add_(1)", "x = x.add(1)", "`h` shares storage"),
+    ("ys = []\nfor i in range(2):\n    ys.append(x)\n    x.add_(1)\nreturn ys[0] * 1", "x.add_(1)", "x = x.add(1)", "puts the input in a container"),
+    ("ys = []\nfor i in range(2):\n    x.add_(1)\n    ys.append(x)\nreturn ys[0] * 1", "x.add_(1)", "x = x.add(1)", "puts the input in a container"),
+    ("x += self.keeper(x)\nreturn x", None, None, "`self.keeper(x)` passes the input to `self.keeper`, which may keep it"),
+    ("x += unknown(x)\nreturn x", None, None, "`unknown(x)` passes the input to a call that may keep it"),
+]
+# The input is written but nothing else reaches it: the rewrite returns the same values.
+NO_ESCAPE = [
+    ("keep = [x]\nx += 1\nreturn x * 1", "x += 1", "x = x + 1"),  # the list is never read again
+    ("x += 1\nreturn x * 1", "x += 1", "x = x + 1"),
+    ("self.shape = x.shape\nx.add_(1)\nreturn x * 1", "x.add_(1)", "x = x.add(1)"),
+    ("n = len(x)\nx.add_(1)\nreturn x * n", "x.add_(1)", "x = x.add(1)"),
+    ("h = self.lin(x)\nx.add_(1)\nreturn h + x", "x.add_(1)", "x = x.add(1)"),
+    ("x += self.block(x)\nreturn x * 1", "x += self.block(x)", "x = x + self.block(x)"),
+    ("x += helper(x)\nreturn x * 1", "x += helper(x)", "x = x + helper(x)"),  # returns, does not keep
+    ("print(x)\nx.add_(1)\nreturn x * 1", "x.add_(1)", "x = x.add(1)"),
+    ("for i in range(2):\n    x.add_(1)\nreturn x * 1", "x.add_(1)", "x = x.add(1)"),
+    ("f = lambda: x * 1\nx.add_(1)\nreturn f()", "x.add_(1)", "x = x.add(1)"),  # a closure over `x` sees the rebinding
+]
+
+CLASSES = '''
+SAVED = None
+
+
+def helper(t):
+    return t
+
+
+class Keeper(nn.Module):
+    def forward(self, t):
+        self.last = t
+        return t.sum() * 0
+
+
+class Block(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(2, 2)
+
+    def forward(self, t):
+        return self.lin(t) * 2
+
+
+'''
+
+
+def escape_module(body: str) -> str:
+    return HEADER + CLASSES + (
+        "class M(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+        "        self.lin = nn.Linear(2, 2)\n        self.block = Block()\n        self.keeper = Keeper()\n"
+        "        self.drop = nn.Dropout(0.0)\n        self.cache = []\n\n"
+        "    def forward(self, x):\n" + textwrap.indent(body, " " * 8) + "\n"
+    )
+
+
+@pytest.mark.parametrize("body,old,new,reason", ESCAPES)
+def test_out_of_place_is_refused_when_the_input_is_reachable_otherwise(body, old, new, reason):
+    src = escape_module(body)
+    f = fix_of(src, "PTC401")
+    assert f.applicability is Applicability.DISPLAY_ONLY and reason in f.message, f.message
+    assert fix(src, "out-of-place") == src
+
+
+@pytest.mark.parametrize("body,old,new", NO_ESCAPE)
+def test_out_of_place_stays_an_unsafe_fix_when_nothing_else_reaches_the_input(body, old, new):
+    src = escape_module(body)
+    f = fix_of(src, "PTC401")
+    assert f.applicability is Applicability.UNSAFE, f.message
+    assert fix(src, "out-of-place") == src.replace(old, new, 1)
+
+
+def test_the_other_references_really_see_the_write():
+    """torch 2.13, eager: each refused rewrite changes the returned value; each kept one does not."""
+    torch = pytest.importorskip("torch")
+
+    def run(src):
+        scope: dict = {}
+        exec(compile(src, "m.py", "exec"), scope)
+        torch.manual_seed(0)
+        return scope["M"]()(torch.ones(2))
+
+    differs = {}
+    for body, old, new, *_ in ESCAPES + NO_ESCAPE:
+        if old is None:
+            continue
+        src = escape_module(body)
+        assert old in src
+        a, b = run(src), run(src.replace(old, new, 1))
+        differs[body] = not torch.equal(a, b)
+    assert [b for b, d in differs.items() if not d and any(b == e[0] for e in ESCAPES)] == []
+    assert [b for b, d in differs.items() if d and any(b == e[0] for e in NO_ESCAPE)] == []

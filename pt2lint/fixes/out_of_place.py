@@ -7,6 +7,11 @@ Unsafe: the caller's tensor is no longer changed (a caller that relied on the
 mutation sees a difference, as does any other name still bound to the old
 tensor), and the out-of-place op may promote to a wider dtype or broadcast to a
 larger shape where the in-place op kept ``x``'s.
+
+Refused when the input stays reachable through another reference that would see the
+in-place write but not the rebinding: another name, a view, a container, an attribute,
+a global, a closure, or a call that may keep its argument
+(:class:`pt2lint.fixes.aliasing.InputReferences`).
 """
 
 from __future__ import annotations
@@ -17,7 +22,6 @@ import libcst as cst
 
 from pt2lint.diagnostics import Applicability, Fix
 from pt2lint.fixes.context import FixContext
-from pt2lint.fixes.names import target_names
 from pt2lint.fixes.predicate import paren_if_needed
 
 NAME = "out-of-place"
@@ -76,25 +80,26 @@ def propose(ctx: FixContext, finding, diagnostic) -> Optional[Fix]:
         text = f"`{recv.value} = {recv.value}.{method}(...)`"
     else:
         return None
-    shared = _alias_read_later(ctx, node, stmt)
-    if shared is not None:
-        return Fix(
-            f"not rewritten out of place: `{shared}` shares storage with the written tensor and is read afterwards, "
-            f"so it would no longer see the write",
-            Applicability.DISPLAY_ONLY, (), NAME,
-        )
+    reached = _reachable_otherwise(ctx, node, stmt)
+    if reached is not None:
+        return Fix(f"not rewritten out of place: {reached}", Applicability.DISPLAY_ONLY, (), NAME)
     new_stmt = stmt.with_changes(body=[new], leading_lines=())
     edits = ctx.replace_statements([stmt], [new_stmt])
     return Fix(f"write out of place: {text}; unsafe: {UNSAFE_NOTE}", Applicability.UNSAFE, tuple(edits), NAME)
 
 
-def _alias_read_later(ctx: FixContext, node: cst.CSTNode, stmt: cst.CSTNode) -> Optional[str]:
-    """A name other than the one rebound that shares storage with the written forward input and is
-    read after ``stmt`` in the function: the input itself (``residual = hidden_states;
-    residual *= 0.5`` followed by ``self.t(hidden_states)``) or a view or other name of it bound
-    before the write (``y = x.view(-1); x.add_(1); return y``).  There the in-place write is
-    visible, and an out-of-place one is not.  Aliases come from the analysis (``alias_of``)."""
-    from pt2lint.analysis.walk import walk
+def _reachable_otherwise(ctx: FixContext, node: cst.CSTNode, stmt: cst.CSTNode) -> Optional[str]:
+    """Why the written forward input stays reachable through another reference that the
+    in-place write updates and a rebinding would not, or ``None``.
+
+    The input itself under its own name (``residual = hidden_states; residual *= 0.5``
+    followed by ``self.t(hidden_states)``), a view or another name of it bound before the
+    write (``y = x.view(-1); x.add_(1); return y``), a container holding it
+    (``keep = [x]; x += 1; return keep[0]``), or a store where the function no longer
+    controls the reads (``self.saved = x``, ``cache.append(x)``, a ``global``, a closure, a
+    call that may keep its argument): see :class:`~pt2lint.fixes.aliasing.InputReferences`.
+    Aliases of the input come from the analysis (``alias_of``)."""
+    from pt2lint.fixes.aliasing import InputReferences
 
     event = next((w for w in ctx.facts.writes if w.node is node), None)
     alias = event.target.alias_of if event is not None else None
@@ -103,32 +108,10 @@ def _alias_read_later(ctx: FixContext, node: cst.CSTNode, stmt: cst.CSTNode) -> 
         return None
     func = ctx.enclosing_function(stmt)
     if func is None:
-        return alias if alias != receiver.value else None
-    inside = {id(n) for n in walk(stmt)}
-    bound_before: set = {p.name.value for p in list(func.params.params) + list(func.params.posonly_params) + list(func.params.kwonly_params)}
-    seen = False
-    for n in walk(func.body):
-        if n is stmt:
-            seen = True
-            continue
-        if id(n) in inside:
-            continue
-        if not seen:
-            if isinstance(n, (cst.Assign, cst.AnnAssign, cst.AugAssign, cst.For, cst.NamedExpr)):
-                targets = [t.target for t in n.targets] if isinstance(n, cst.Assign) else [n.target]
-                for t in targets:
-                    bound_before.update(name.value for name in target_names(t))
-            continue
-        if not isinstance(n, cst.Name) or n.value == receiver.value:
-            continue
-        if n.value == alias:
-            return alias  # ``residual = hidden_states; residual *= 0.5`` then ``hidden_states`` is read
-        if n.value in bound_before:
-            # ``y = x.view(-1); x.add_(1); ... y``: a view (or another name) of the written input
-            value = ctx.facts.value(n)
-            if value is not None and value.alias_of == alias:
-                return n.value
-    return None
+        if alias != receiver.value:
+            return f"`{alias}` shares storage with the written tensor and is read afterwards, so it would no longer see the write"
+        return None
+    return InputReferences(ctx, func, stmt, receiver.value, alias).reachable()
 
 
 _AUG_TO_BIN = {
