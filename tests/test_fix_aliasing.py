@@ -161,3 +161,45 @@ def test_the_other_references_really_see_the_write():
         differs[body] = not torch.equal(a, b)
     assert [b for b, d in differs.items() if not d and any(b == e[0] for e in ESCAPES)] == []
     assert [b for b, d in differs.items() if d and any(b == e[0] for e in NO_ESCAPE)] == []
+
+
+def test_the_iterable_of_the_loop_is_not_read_again_after_the_write():
+    # each element is written once; the list is evaluated once, before the loop
+    src = HEADER + textwrap.dedent(
+        """
+        class M(nn.Module):
+            def forward(self, feats):
+                outs = []
+                for f in feats:
+                    f.div_(2)
+                    outs.append(f * 1)
+                return outs
+        """
+    )
+    assert fix_of(src, "PTC401").applicability is Applicability.UNSAFE
+    reread = src.replace("outs.append(f * 1)", "outs.append(feats[0] * 1)")
+    assert fix_of(reread, "PTC401").applicability is Applicability.DISPLAY_ONLY
+
+
+def test_unpacked_loop_targets_take_only_their_own_part():
+    # `m` takes the modules, not the inputs: reading it after the write reads no alias
+    src = HEADER + textwrap.dedent(
+        """
+        class M(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.lins = nn.ModuleList([nn.Linear(2, 2), nn.Linear(2, 2)])
+
+            def forward(self, feats):
+                outs = []
+                for i, (f, m) in enumerate(zip(feats, self.lins)):
+                    f.mul_(2)
+                    outs.append(m(f))
+                return outs
+        """
+    )
+    assert fix_of(src, "PTC401").applicability is Applicability.UNSAFE
+    keeps = src.replace("outs.append(m(f))", "outs.append(m(f))\n            last = f")
+    assert fix_of(keeps, "PTC401").applicability is Applicability.UNSAFE  # rebinding a name in the loop is no store
+    stored = src.replace("outs.append(m(f))", "outs.append(f)")
+    assert fix_of(stored, "PTC401").applicability is Applicability.DISPLAY_ONLY

@@ -16,13 +16,14 @@ interpreter's facts for kinds and aliases):
   arguments (an unknown callable, a function of this file that stores state).
 
 Inside a loop, the whole loop body counts as both before and after the write
-(the next iteration writes what this one stored).  Every judgement errs towards
+(the next iteration writes what this one stored); a ``for`` loop's iterable is
+evaluated once, before the loop.  Every judgement errs towards
 "reachable": an unknown value that may hold the input holds it.
 """
 
 from __future__ import annotations
 
-from typing import Dict, List, Optional, Set
+from typing import Dict, List, Optional, Set, Tuple
 
 import libcst as cst
 
@@ -74,7 +75,13 @@ class InputReferences:
         inside = {id(n) for n in walk(stmt)}
         index = next(i for i, n in enumerate(order) if n is stmt)
         loop = self._outermost_loop(stmt)
-        looped = {id(n) for n in walk(loop)} if loop is not None else set()
+        # the loop's body (and a ``while`` test) runs again after the write; a ``for``'s iterable
+        # is evaluated once, before it
+        looped: Set[int] = set()
+        if loop is not None:
+            for part in (loop.body, loop.test if isinstance(loop, cst.While) else None):
+                if part is not None:
+                    looped.update(id(n) for n in walk(part))
         # nodes of nested function bodies: captured, not run where they stand
         self._nested: Set[int] = set()
         for n in order:
@@ -120,7 +127,7 @@ class InputReferences:
                 if id(n) in self._nested:
                     continue
                 for names, value in _bindings(n):
-                    if value is not None and not self.holds(value):
+                    if not self.holds(value):
                         continue
                     for name in names:
                         if name not in self.holders:
@@ -337,22 +344,39 @@ class InputReferences:
         return text if len(text) <= 60 else text[:57] + "..."
 
 
-def _bindings(n: cst.CSTNode):
-    """``(names, value)`` pairs of the names ``n`` binds; ``value`` ``None`` when each name gets
-    a part of something (a loop target, an unpacked element): then the whole may hold it."""
+def _bindings(n: cst.CSTNode) -> List[Tuple[List[str], cst.BaseExpression]]:
+    """``(names, value)`` pairs for the names ``n`` binds: each name may reference the input
+    when ``value`` may (an unpacked element or a loop variable takes a part of ``value``)."""
     if isinstance(n, cst.Assign):
-        return [([t.value for t in target_names(a.target)], n.value) for a in n.targets]
-    if isinstance(n, cst.AnnAssign) and n.value is not None:
-        return [([t.value for t in target_names(n.target)], n.value)]
-    if isinstance(n, cst.AugAssign):
-        return [([t.value for t in target_names(n.target)], n.value)]
+        return [p for a in n.targets for p in _pair(a.target, n.value, False)]
+    if isinstance(n, (cst.AnnAssign, cst.AugAssign)) and n.value is not None:
+        return _pair(n.target, n.value, False)
     if isinstance(n, cst.NamedExpr):
-        return [([t.value for t in target_names(n.target)], n.value)]
+        return _pair(n.target, n.value, False)
     if isinstance(n, (cst.For, cst.CompFor)):
-        return [([t.value for t in target_names(n.target)], n.iter)]
+        return _pair(n.target, n.iter, True)
     if isinstance(n, cst.WithItem) and n.asname is not None:
-        return [([t.value for t in target_names(n.asname.name)], n.item)]
+        return _pair(n.asname.name, n.item, False)
     return []
+
+
+def _pair(target: cst.BaseExpression, value: cst.BaseExpression, element: bool) -> List[Tuple[List[str], cst.BaseExpression]]:
+    """Match an unpacking target with the parts of ``value`` it takes (``a, b = x, 1``;
+    ``for f, m in zip(feats, mods)``; ``for i, t in enumerate(xs)``); ``element``: the target
+    takes one element of ``value`` at a time."""
+    if isinstance(target, (cst.Tuple, cst.List)) and not any(isinstance(el, cst.StarredElement) for el in target.elements):
+        parts = [el.value for el in target.elements]
+        if not element and isinstance(value, (cst.Tuple, cst.List)) and len(value.elements) == len(parts) and not any(
+            isinstance(el, cst.StarredElement) for el in value.elements
+        ):
+            return [p for t, v in zip(parts, value.elements) for p in _pair(t, v.value, False)]
+        if element and isinstance(value, cst.Call) and isinstance(value.func, cst.Name) and all(a.keyword is None and not a.star for a in value.args):
+            args = [a.value for a in value.args]
+            if value.func.value == "zip" and len(args) == len(parts):
+                return [p for t, v in zip(parts, args) for p in _pair(t, v, True)]
+            if value.func.value == "enumerate" and len(args) == 1 and len(parts) == 2:
+                return _pair(parts[1], args[0], True)  # the index is a number
+    return [([t.value for t in target_names(target)], value)]
 
 
 def _target_parts(target: cst.BaseExpression) -> List[cst.BaseExpression]:
