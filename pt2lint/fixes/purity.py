@@ -37,6 +37,9 @@ Calls it cannot see into (a library function, an unknown callable, a ``torch.nn`
 class the table has not measured) do not refuse, but are listed in
 :attr:`BranchChecker.unverified` so the fix is marked unsafe; random ops are listed
 in :attr:`BranchChecker.random`.
+
+:func:`side_effect` answers the narrower question the ``guard`` codemod asks of an
+expression that compiled code would skip: can evaluating it change anything?
 """
 
 from __future__ import annotations
@@ -638,6 +641,10 @@ def _iteration_effect(ctx: FixContext, it: cst.BaseExpression, what: str) -> Opt
                 if found is not None:
                     return found
         return None
+    if ev is not None and ev.method is not None and ev.receiver is not None and ev.qualname is None:
+        # ``d.items()``, ``s.split()``: a view or a new list of a dict or a string
+        if (ev.receiver.kind is Kind.CONTAINER and ev.method in ("items", "keys", "values", "copy")) or ev.receiver.kind is Kind.CONST:
+            return None
     value = ctx.facts.value(it)
     if value is not None and value.kind in _ITERABLE_KINDS:
         return None
