@@ -63,6 +63,7 @@ ESCAPES = [
     ("keep = [x]\nx += 1\nreturn keep[0] * 1", "x += 1", "x = x + 1", "`keep` shares storage"),
     ("self.saved = x\nx.add_(1)\nreturn self.saved * 1", "x.add_(1)", "x = x.add(1)", "`self.saved = x` stores the input"),
     ("d = {'a': x.view(-1)}\nx.mul_(2)\nreturn d['a'] * 1", "x.mul_(2)", "x = x.mul(2)", "`d` shares storage"),
+    ("self.saved = x.detach()\nx.add_(1)\nreturn self.saved * 1", "x.add_(1)", "x = x.add(1)", "`self.saved = x.detach()` stores"),
     ("self.cache.append(x)\nx.add_(1)\nreturn self.cache[-1] * 1", "x.add_(1)", "x = x.add(1)", "puts the input in a container"),
     ("a, b = x, 1\nx.add_(1)\nreturn a * b", "x.add_(1)", "x = x.add(1)", "`a` shares storage"),
     ("y = x[0]\nf = lambda: y * 1\nx.add_(1)\nreturn f()", "x.add_(1)", "x = x.add(1)", "a closure captures `y`"),
@@ -81,6 +82,7 @@ NO_ESCAPE = [
     ("keep = [x]\nx += 1\nreturn x * 1", "x += 1", "x = x + 1"),  # the list is never read again
     ("x += 1\nreturn x * 1", "x += 1", "x = x + 1"),
     ("self.shape = x.shape\nx.add_(1)\nreturn x * 1", "x.add_(1)", "x = x.add(1)"),
+    ("self.saved = x.clone()\nx.add_(1)\nreturn self.saved * x", "x.add_(1)", "x = x.add(1)"),  # a copy
     ("n = len(x)\nx.add_(1)\nreturn x * n", "x.add_(1)", "x = x.add(1)"),
     ("h = self.lin(x)\nx.add_(1)\nreturn h + x", "x.add_(1)", "x = x.add(1)"),
     ("x += self.block(x)\nreturn x * 1", "x += self.block(x)", "x = x + self.block(x)"),
