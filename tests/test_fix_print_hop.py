@@ -68,6 +68,20 @@ def test_print_of_tensors_becomes_the_print_operator_only_when_chosen():
     assert {f.name for f in fixes_of(SRC)} == {"guard"}
 
 
+def test_a_refused_guard_is_not_replaced_by_the_print_operator_unless_it_is_named():
+    # the guard refuses a side-effecting argument; the opt-in codemod must not step in by default
+    src = module(
+        """
+        print(x.add_(1).sum())
+        return x
+        """
+    )
+    default = fixes_of(src)
+    assert default and {f.name for f in default} == {"guard"}
+    assert all(f.applicability is Applicability.DISPLAY_ONLY for f in default)
+    assert {f.name for f in fixes_of(src, ["print-hop"])} == {"print-hop"}
+
+
 @pytest.mark.parametrize(
     "line, reason",
     [

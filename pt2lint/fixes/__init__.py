@@ -62,6 +62,9 @@ CODEMOD_CODES: Dict[str, FrozenSet[str]] = {
     "print-hop": frozenset({"PTC301"}),
 }
 FIXABLE_CODES: FrozenSet[str] = frozenset().union(*CODEMOD_CODES.values())
+#: Codemods tried only when named (``fix --rule print-hop``): never in place of a refused default.
+OPT_IN: FrozenSet[str] = frozenset({"print-hop"})
+DEFAULT_FIX_NAMES: Tuple[str, ...] = tuple(n for n in FIX_NAMES if n not in OPT_IN)
 
 NamesFor = Callable[[Diagnostic], Optional[Sequence[str]]]
 
@@ -95,10 +98,12 @@ def _strict() -> bool:
 def propose_fix(ctx, finding, diagnostic: Diagnostic, names: Optional[Sequence[str]] = None) -> Optional[Fix]:
     """The fix of the first codemod (in :data:`FIX_NAMES` order, restricted to ``names``) that applies.
 
+    With ``names=None`` the :data:`OPT_IN` codemods are not tried.
+
     A codemod that applies but refuses gives a display-only fix; it is kept only
     when no later codemod has a real fix.  Returns ``None`` when no codemod applies.
     """
-    allowed = FIX_NAMES if names is None else [n for n in FIX_NAMES if n in names]
+    allowed = DEFAULT_FIX_NAMES if names is None else [n for n in FIX_NAMES if n in names]
     refusal: Optional[Fix] = None
     for name in allowed:
         if diagnostic.code not in CODEMOD_CODES[name]:
@@ -166,4 +171,4 @@ def attach_fixes(
     return out
 
 
-__all__ = ["CODEMOD_CODES", "FIXABLE_CODES", "FIX_NAMES", "attach_fixes", "propose_fix"]
+__all__ = ["CODEMOD_CODES", "DEFAULT_FIX_NAMES", "FIXABLE_CODES", "FIX_NAMES", "OPT_IN", "attach_fixes", "propose_fix"]
