@@ -166,7 +166,7 @@ def propose(ctx: FixContext, finding, diagnostic) -> Optional[Fix]:
             except Refuse as exc:
                 ctx.cache[key] = Fix(f"not rewritten as a runtime check: {exc}", Applicability.DISPLAY_ONLY, (), NAME)
         return ctx.cache[key]  # type: ignore[return-value]
-    node = target_if(finding)
+    node = target_if(finding, ctx)
     if node is None or (node.orelse is not None and not isinstance(node.orelse, cst.Else)):
         return None
     raise_ = _only_raise(node.body)

@@ -88,18 +88,34 @@ def _contains(root: cst.CSTNode, node: cst.CSTNode) -> bool:
     return any(n is node for n in walk(root))
 
 
-def target_if(finding) -> Optional[cst.If]:
-    """The ``if``/``elif`` whose test holds the finding's node, if any."""
+def target_if(finding, ctx: Optional[FixContext] = None) -> Optional[cst.If]:
+    """The ``if``/``elif`` whose test holds the finding's node, if any.
+
+    With ``ctx`` the test's nodes are walked once per file (:meth:`FixContext.contains`),
+    not once per finding.
+    """
     stmt = finding.stmt
-    if isinstance(stmt, cst.If) and _contains(stmt.test, finding.node):
-        return stmt
-    return None
+    if not isinstance(stmt, cst.If):
+        return None
+    inside = ctx.contains(stmt.test, finding.node) if ctx is not None else _contains(stmt.test, finding.node)
+    return stmt if inside else None
 
 
 def tensor_test(ctx: FixContext, node: cst.If) -> bool:
-    """Whether some rule flags the test of ``node`` as data-dependent (``if t``, ``t.item()``, ``bool(t)``)."""
-    ids = {id(n) for n in walk(node.test)}
-    return any(f.code in TARGET_CODES and id(f.node) in ids for f in ctx.facts.findings)
+    """Whether some rule flags the test of ``node`` as data-dependent (``if t``, ``t.item()``, ``bool(t)``).
+
+    The flagged nodes are gathered once per file, and the answer is kept per ``if``.
+    """
+    key = (NAME, "tensor-test", id(node))
+    hit = ctx.cache.get(key)
+    if hit is None:
+        flagged = ctx.cache.get((NAME, "flagged"))
+        if flagged is None:
+            flagged = ctx.cache[(NAME, "flagged")] = frozenset(
+                id(f.node) for f in ctx.facts.findings if f.code in TARGET_CODES
+            )
+        hit = ctx.cache[key] = (node, not flagged.isdisjoint(ctx.subtree_ids(node.test)))  # type: ignore[union-attr]
+    return hit[1]  # type: ignore[index]
 
 
 def chain_top(ctx: FixContext, node: cst.If) -> cst.If:
@@ -119,7 +135,7 @@ def propose(ctx: FixContext, finding, diagnostic) -> Optional[Fix]:
     Refusals come back as a display-only fix whose message gives the reason.
     The same fix is shared by every finding of one ``if``/``elif`` chain.
     """
-    node = target_if(finding)
+    node = target_if(finding, ctx)
     if node is None:
         return None
     top = chain_top(ctx, node)
@@ -1174,7 +1190,7 @@ class CondRewrite:
         if table is None:
             tops: List[cst.If] = []
             for f in self.ctx.facts.findings:
-                node = target_if(f)
+                node = target_if(f, self.ctx)
                 if node is None or self.ctx.enclosing_function(node) is not self.func:
                     continue
                 top = chain_top(self.ctx, node)

@@ -85,6 +85,23 @@ class FixContext:
         """The node whose field holds ``node`` (``None`` for the module)."""
         return self.parents.get(id(node))
 
+    def subtree_ids(self, root: cst.CSTNode) -> frozenset:
+        """``id`` of ``root`` and of every code node below it, walked once per ``root`` and kept.
+
+        Asking whether a finding's node lies in a statement's test once per finding walked
+        the whole test each time: quadratic in the test's size for a long ``and`` chain.
+        """
+        key = ("subtree", id(root))
+        hit = self.cache.get(key)
+        if hit is None:
+            # the root is kept with its ids, so its id cannot be reused by another node
+            hit = self.cache[key] = (root, frozenset(id(n) for n in walk(root)))
+        return hit[1]  # type: ignore[index]
+
+    def contains(self, root: cst.CSTNode, node: cst.CSTNode) -> bool:
+        """Whether ``node`` is ``root`` or one of its descendants (see :meth:`subtree_ids`)."""
+        return id(node) in self.subtree_ids(root)
+
     def enclosing_function(self, node: cst.CSTNode) -> Optional[cst.FunctionDef]:
         """The innermost ``def`` containing ``node``."""
         p = self.parent(node)

@@ -90,7 +90,7 @@ def propose(ctx: FixContext, finding, diagnostic) -> Optional[Fix]:
     if key in ctx.cache:
         return ctx.cache[key]  # type: ignore[return-value]
     if ifexp is None:
-        if not (isinstance(stmt, cst.If) and any(n is finding.node for n in walk(stmt.test))):
+        if not (isinstance(stmt, cst.If) and ctx.contains(stmt.test, finding.node)):
             return None
         orelse = stmt.orelse
         a_assign = _single_assign(stmt.body)
