@@ -244,6 +244,17 @@ def _binds(ctx: FixContext, stmt: cst.BaseStatement) -> frozenset:
     return hit[1]
 
 
+def _loads(ctx: FixContext, node: cst.CSTNode) -> frozenset:
+    """The names read in ``node`` (see :func:`~pt2lint.fixes.names.loaded_names`), computed once
+    per node and fix pass."""
+    key = ("cond", "loads", id(node))
+    hit = ctx.cache.get(key)
+    if hit is None or hit[0] is not node:
+        hit = (node, frozenset(loaded_names([node])))
+        ctx.cache[key] = hit
+    return hit[1]
+
+
 def _resolve(ctx: FixContext, stmts: Sequence[cst.BaseStatement], name: str) -> Tuple[Optional[cst.BaseExpression], Sequence[cst.BaseStatement], bool]:
     """Where ``name`` was last bound in ``stmts``: ``(expression, statements before it, True)`` for a
     plain assignment, ``(None, (), True)`` when it is bound some other way (a loop, a nested
@@ -1148,20 +1159,12 @@ class CondRewrite:
                 where = f"to {moved}" if moved != "moved" else "to another device"
                 self.notes.append(f"{label} is moved {where} in one branch only; torch.cond raises when the outputs' devices differ")
 
-    def _operands_of(self, level: Level, outputs: Sequence[str]) -> List[str]:
+    def _operands_of(self, level: Level, loads: Set[str], identity: Set[str], bound_inside: Set[str]) -> List[str]:
         """Tensors the branch functions take as parameters: the function's local tensors that the
-        branches (and nested ``elif`` tests) read, plus outputs a branch passes through unchanged."""
-        leaves = self._leaves(level)
-        real = [b for b in leaves if b is not None]
-        nodes: List[cst.CSTNode] = [s for b in real for s in b.stmts]
-        nodes += [lv.node.test for lv in self._levels(level)[1:]]
-        loads = loaded_names(nodes)
-        identity = [n for n in outputs if any(b is None or n not in bound_names(b.stmts) for b in leaves)]
+        branches (and nested ``elif`` tests) read (``loads``), plus outputs a branch passes through
+        unchanged (``identity``); ``bound_inside`` are the names the branches bind."""
         order = {name: i for i, name in enumerate(level.entry)}  # parameters first, then by definition
-        candidates = sorted(set(loads) | set(identity), key=lambda n: (order.get(n, len(order)), n))
-        bound_inside: Set[str] = set()
-        for b in real:
-            bound_inside |= set(bound_names(b.stmts))
+        candidates = sorted(loads | identity, key=lambda n: (order.get(n, len(order)), n))
         operands = []
         for name in candidates:
             if name in self.self_names or name not in level.entry:
@@ -1178,8 +1181,33 @@ class CondRewrite:
         return operands
 
     def _assign_operands(self, root: Level, outputs: Sequence[str]) -> None:
-        for level in self._levels(root):
-            level.operands = self._operands_of(level, outputs)
+        """Set each level's operands.  A level's branches include every deeper ``elif``'s, so
+        what they read and bind is gathered once, from the last ``elif`` up (one pass over the
+        chain, not one per level), then checked from the top down."""
+        levels = self._levels(root)
+        loads: Set[str] = set()
+        identity: Set[str] = set()
+        bound_inside: Set[str] = set()
+        seen: List[Tuple[frozenset, frozenset, frozenset]] = []
+        for i in range(len(levels) - 1, -1, -1):
+            level = levels[i]
+            own = [level.true] + ([] if isinstance(level.false, Level) else [level.false])
+            for b in own:
+                if b is None:
+                    identity.update(outputs)
+                    continue
+                binds: Set[str] = set()
+                for st in b.stmts:
+                    binds |= _binds(self.ctx, st)
+                    loads |= _loads(self.ctx, st)
+                bound_inside |= binds
+                identity.update(n for n in outputs if n not in binds)
+            if i + 1 < len(levels):
+                loads |= _loads(self.ctx, levels[i + 1].node.test)
+            seen.append((frozenset(loads), frozenset(identity), frozenset(bound_inside)))
+        seen.reverse()
+        for level, (lo, ident, bound) in zip(levels, seen):
+            level.operands = self._operands_of(level, set(lo), set(ident), set(bound))
 
     # ------------------------------------------------------------ generation
     def _top_names(self) -> Tuple[str, str]:
