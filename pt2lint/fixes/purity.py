@@ -130,16 +130,22 @@ class BranchChecker:
 
     # ------------------------------------------------------------ findings
     def _findings_by_node(self):
+        """``id(node) -> findings`` of the file, built once per file (a checker is made per
+        branch, so building it per checker was quadratic in the number of findings)."""
         if self._finding_nodes is None:
-            index = {}
-            from pt2lint.specs import load_specs
+            key = ("purity", "findings-by-node")
+            index = self.ctx.cache.get(key)
+            if index is None:
+                index = {}
+                from pt2lint.specs import load_specs
 
-            specs = load_specs()
-            for f in self.ctx.facts.findings:
-                spec = specs.get(f.code)
-                if spec is not None and spec.category == "sync":
-                    continue  # a host sync costs speed but traces (in a torch.cond branch too)
-                index.setdefault(id(f.node), []).append(f)
+                specs = load_specs()
+                for f in self.ctx.facts.findings:
+                    spec = specs.get(f.code)
+                    if spec is not None and spec.category == "sync":
+                        continue  # a host sync costs speed but traces (in a torch.cond branch too)
+                    index.setdefault(id(f.node), []).append(f)
+                self.ctx.cache[key] = index
             self._finding_nodes = index
         return self._finding_nodes
 

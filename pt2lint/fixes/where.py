@@ -13,7 +13,7 @@ silently turn "raises" into an elementwise choice.
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import List, Optional
 
 import libcst as cst
 
@@ -35,15 +35,32 @@ UNSAFE_NOTE = (
 
 
 def _ifexp_of(ctx: FixContext, finding) -> Optional[cst.IfExp]:
-    """The conditional expression whose test holds the finding's node."""
-    node = finding.node
-    child = node
-    parent = ctx.parent(node)
-    while parent is not None and not isinstance(parent, (cst.BaseStatement, cst.BaseSmallStatement)):
+    """The innermost conditional expression whose test holds the finding's node.
+
+    The answer is kept for every node on the way up to the statement, so findings deep in one
+    long expression (``a.item() or b.item() or ...``, which nests to the left) share the walk
+    instead of each climbing the whole chain.
+    """
+    memo = ctx.cache.setdefault((NAME, "ifexp-of"), {})
+    path: List[cst.CSTNode] = []
+    child = finding.node
+    found: Optional[cst.IfExp] = None
+    while True:
+        hit = memo.get(id(child))  # type: ignore[union-attr]
+        if hit is not None:
+            found = hit[1]
+            break
+        parent = ctx.parent(child)
+        if parent is None or isinstance(parent, (cst.BaseStatement, cst.BaseSmallStatement)):
+            break
+        path.append(child)
         if isinstance(parent, cst.IfExp) and parent.test is child:
-            return parent
-        child, parent = parent, ctx.parent(parent)
-    return None
+            found = parent
+            break
+        child = parent
+    for n in path:  # the node is kept with its answer, so its id cannot be reused
+        memo[id(n)] = (n, found)  # type: ignore[index]
+    return found
 
 
 def _single_assign(block) -> Optional[cst.Assign]:
