@@ -140,3 +140,91 @@ def test_cond_fix_proposals_scan_a_function_once_not_once_per_if(monkeypatch):
     fixable = [d for d in result.diagnostics if d.code == "PTC104" and d.fix is not None]
     assert len(fixable) == 40
     assert scans[0] <= 2, scans[0]
+
+
+# ---------------------------------------------------------------- one long construct
+# A single long expression or chain used to cost a walk of the whole construct per finding
+# in it (is the node in this test? which conditional holds it? what do the deeper `elif`s
+# read?). These compare the CPU time of an input with that of one four times as long:
+# linear work gives about 4x, the quadratic walks gave 10-16x. A ratio of two timings
+# taken back to back in one process holds on a loaded machine where absolute times do not.
+
+_FORWARD = "import torch\nfrom torch import nn\n\n\nclass M(nn.Module):\n    def forward(self, x):\n"
+
+
+def _forward(body: list) -> str:
+    return _FORWARD + "".join("        " + line + "\n" for line in body)
+
+
+def _and_chain(n: int) -> str:
+    return _forward(["if " + " and ".join(f"x[{i}] > 0" for i in range(n)) + ":", "    x = x + 1", "return x"])
+
+
+def _elif_chain(n: int) -> str:
+    body = ["if x.sum() > 0:", "    x = x + 1"]
+    for i in range(n):
+        body += [f"elif x.sum() > {i}:", f"    x = x + {i}"]
+    return _forward(body + ["return x"])
+
+
+def _ternaries(n: int) -> str:
+    body = ["x0 = x"] + [f"x{i + 1} = x{i} * 2 if x{i}.sum() > 0 else x{i}" for i in range(n)]
+    return _forward(body + [f"return x{n}"])
+
+
+def _or_items(n: int) -> str:
+    return _forward(["y = " + " or ".join(f"x[{i}].item()" for i in range(n)), "return x * y"])
+
+
+def _cpu_seconds(source: str) -> float:
+    """CPU seconds of the faster of two lints of ``source`` (a neighbour's burst inflates one run, not both)."""
+    import time
+
+    best = float("inf")
+    for _ in range(2):
+        start = time.process_time()
+        lint_source(source, "m.py", DEFAULT)
+        best = min(best, time.process_time() - start)
+    return best
+
+
+@pytest.mark.parametrize(
+    "make, n, code",
+    [
+        (_and_chain, 50, "PTC104"),  # 10x before: each finding walked the whole test
+        (_elif_chain, 40, "PTC104"),  # 12x before: each level re-read every deeper branch
+        (_ternaries, 60, "PTC104"),  # linear before too; a torch.where fix per statement
+    ],
+    ids=["and-chain", "elif-chain", "ternaries"],
+)
+def test_one_long_construct_costs_linear_time_with_fixes(make, n, code):
+    small, large = make(n), make(4 * n)
+    found = [d for d in lint_source(small, "m.py", DEFAULT).diagnostics if d.code == code]
+    assert len(found) >= n  # every term is a finding, each asked for a fix proposal
+    if code == "PTC104":
+        assert all(d.fix is not None for d in found)
+    ratio = _cpu_seconds(large) / _cpu_seconds(small)
+    assert ratio < 8, ratio
+
+
+def test_findings_in_one_long_expression_share_the_climb_to_their_statement(monkeypatch):
+    """``a.item() or b.item() or ...`` nests to the left, so the first term is as deep as the
+    chain is long; finding the conditional expression (if any) whose test holds each finding
+    climbed from it to the statement: quadratic. Counted, since the climb is cheap per step."""
+    from pt2lint.fixes import context as context_mod
+
+    steps = [0]
+    original = context_mod.FixContext.parent
+
+    def counting(self, node):
+        steps[0] += 1
+        return original(self, node)
+
+    monkeypatch.setattr(context_mod.FixContext, "parent", counting)
+    counts = {}
+    for n in (100, 400):
+        steps[0] = 0
+        result = lint_source(_or_items(n), "m.py", DEFAULT)
+        assert len([d for d in result.diagnostics if d.code == "PTC101"]) >= n
+        counts[n] = steps[0]
+    assert counts[400] <= 6 * counts[100], counts  # 16x before
