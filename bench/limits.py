@@ -6,6 +6,7 @@ start-up, the LibCST parse and the fix proposals that every ``check`` computes.
 
     python bench/limits.py            # print a table, exit 1 when a target is missed
     python bench/limits.py --markdown # the same as a Markdown table (for RESULTS.md)
+    python bench/limits.py --only elif # only the inputs whose label contains "elif"
 
 Targets (seconds of CPU time, megabytes of peak resident memory):
 
@@ -17,6 +18,11 @@ input                                  CPU s    MB
 a 10,000-line forward                  10       400
 the same with a local per line         10
 3,000 small classes                    10
+one ``if`` of 250 ``and``\ ed tests      2
+an ``if`` with 100 ``elif``\ s           2
+400 conditional expressions            2
+2,000 ``.item()`` terms ``or``\ ed       2
+a list literal of 20,000 ints          2
 =====================================  =======  ======
 
 CPU time (user + system of the child) is reported next to wall time, because on a shared
@@ -92,12 +98,52 @@ def small_classes(count: int = 3_000) -> str:
     return "\n".join(lines) + "\n"
 
 
+_FORWARD = ["import torch", "from torch import nn", "class M(nn.Module):", "    def forward(self, x):"]
+
+
+def and_chain(count: int = 250) -> str:
+    """One ``if`` whose test is ``count`` tensor comparisons joined by ``and`` (a finding each)."""
+    test = " and ".join(f"x[{i}] > 0" for i in range(count))
+    return "\n".join(_FORWARD + [f"        if {test}:", "            x = x + 1", "        return x"]) + "\n"
+
+
+def elif_chain(count: int = 100) -> str:
+    """An ``if`` on a tensor followed by ``count`` ``elif``\\ s on tensors (one ``torch.cond`` chain)."""
+    lines = _FORWARD + ["        if x.sum() > 0:", "            x = x + 1"]
+    for i in range(count):
+        lines += [f"        elif x.sum() > {i}:", f"            x = x + {i}"]
+    return "\n".join(lines + ["        return x"]) + "\n"
+
+
+def ternaries(count: int = 400) -> str:
+    """``count`` statements ``x<i+1> = x<i> * 2 if x<i>.sum() > 0 else x<i>`` (a ``torch.where`` fix each)."""
+    lines = _FORWARD + ["        x0 = x"]
+    lines += [f"        x{i + 1} = x{i} * 2 if x{i}.sum() > 0 else x{i}" for i in range(count)]
+    return "\n".join(lines + [f"        return x{count}"]) + "\n"
+
+
+def or_items(count: int = 2_000) -> str:
+    """One expression of ``count`` ``x[i].item()`` terms joined by ``or`` (it nests ``count`` deep)."""
+    terms = " or ".join(f"x[{i}].item()" for i in range(count))
+    return "\n".join(_FORWARD + [f"        y = {terms}", "        return x * y"]) + "\n"
+
+
+def big_list(count: int = 20_000) -> str:
+    """A module-level list literal of ``count`` ints read by a compiled function."""
+    return "import torch\nx = [" + "1," * count + "]\n@torch.compile\ndef f(y):\n    return y + x[0]\n"
+
+
 CASES: List[Tuple[str, Callable[[], str], float, Optional[float]]] = [
     ("18 nested for loops", nested_loops, 2.0, None),
     ("200 tensor ifs in one forward", tensor_ifs, 2.0, None),
     ("a 10,000-line forward", long_forward_simple, 10.0, 400.0),
     ("a 10,000-line forward, many locals", long_forward, 10.0, None),
     ("3,000 small classes", small_classes, 10.0, None),
+    ("one if of 250 and-ed tests", and_chain, 2.0, None),
+    ("an if with 100 elifs", elif_chain, 2.0, None),
+    ("400 conditional expressions", ternaries, 2.0, None),
+    ("2,000 .item() terms or-ed", or_items, 2.0, None),
+    ("a list literal of 20,000 ints", big_list, 2.0, None),
 ]
 
 
@@ -133,11 +179,15 @@ def main(argv: Optional[List[str]] = None) -> int:
     """Run every case; print the table; return 1 when a target is missed."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--markdown", action="store_true", help="print a Markdown table")
+    parser.add_argument("--only", action="append", default=[], metavar="TEXT",
+                        help="run only the inputs whose label contains TEXT (repeatable)")
     args = parser.parse_args(argv)
     missed = 0
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         for label, make, cpu_target, mb_target in CASES:
+            if args.only and not any(text in label for text in args.only):
+                continue
             source = make()
             cpu, wall, mb, code = measure(source, tmp)
             ok = cpu <= cpu_target and (mb_target is None or mb <= mb_target) and code in (0, 1)
