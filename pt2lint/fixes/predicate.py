@@ -67,11 +67,22 @@ def literal_value(node: cst.BaseExpression) -> Optional[float]:
     return None
 
 
-def exact_in_every_dtype(value: float) -> bool:
-    """True when ``value`` is exactly representable in float16, bfloat16 and float32 and is at most 256
-    in magnitude, so comparing it with a tensor of any dtype gives what Python's float64 comparison gives."""
+def exact_in_every_dtype(value: float, integer: bool = False) -> bool:
+    """True when comparing a tensor of any dtype with the Python number ``value`` gives what Python's
+    comparison of the number read with ``.item()`` gives.
+
+    Args:
+        value: the literal's value.
+        integer: the literal is a Python ``int``. torch converts an int to the tensor's own dtype, so it
+            must fit every integer dtype: ``uint8`` wraps ``-1`` to 255 and ``int8`` wraps 200 to -56
+            (measured on torch 2.13), hence the range 0..127. A float literal promotes an integer
+            tensor to a floating dtype and is converted to a floating tensor's dtype, so it must be
+            exact in float16, bfloat16 and float32 and at most 256 in magnitude.
+    """
     if value != value or abs(value) > 256:
         return False
+    if integer:
+        return value == int(value) and 0 <= value <= 127
     try:
         f32 = struct.unpack("<f", struct.pack("<f", value))[0]
         f16 = struct.unpack("<e", struct.pack("<e", value))[0]
@@ -79,6 +90,12 @@ def exact_in_every_dtype(value: float) -> bool:
         return False
     bf16_bits = struct.unpack("<I", struct.pack("<f", value))[0]
     return f32 == value and f16 == value and (bf16_bits & 0xFFFF) == 0
+
+
+def _is_int_literal(node: cst.BaseExpression) -> bool:
+    if isinstance(node, cst.UnaryOperation):
+        node = node.expression
+    return isinstance(node, cst.Integer)
 
 
 class ScalarProver:
@@ -383,7 +400,7 @@ def translate_predicate(ctx: FixContext, func: Optional[cst.FunctionDef], test: 
         if ls or rs:
             other = right if ls else left
             value = literal_value(other) if is_number_literal(other) else None
-            if not (ls and rs) and value is not None and exact_in_every_dtype(value):
+            if not (ls and rs) and value is not None and exact_in_every_dtype(value, _is_int_literal(other)):
                 pass  # a small literal exact in every dtype: the tensor's dtype gives Python's answer
             else:
                 # Python compared the number read from the tensor as a float64 (or int); compare the tensor
