@@ -109,6 +109,19 @@ def is_new_tensor(expr: cst.BaseExpression) -> bool:
     return not may_alias(expr, set()) and not isinstance(expr, (cst.Tuple, cst.List))
 
 
+def _enclosing_dependent(node: cst.CSTNode) -> str:
+    """The name of a construct whose meaning depends on the function it is written in (and so changes
+    when the code moves into a nested function), or ``""``: zero-argument ``super()`` (it reads the
+    ``__class__`` cell and the first argument; measured: ``TypeError`` in a nested function),
+    ``__class__``, and argument-less ``locals()`` / ``vars()`` / ``dir()``."""
+    if isinstance(node, cst.Name) and node.value == "__class__":
+        return "`__class__`"
+    if isinstance(node, cst.Call) and not node.args and isinstance(node.func, cst.Name):
+        if node.func.value in ("super", "locals", "vars", "dir"):
+            return f"`{node.func.value}()`"
+    return ""
+
+
 class BranchChecker:
     """Checks blocks of one function for what a ``torch.cond`` branch may not do.
 
@@ -301,6 +314,12 @@ class BranchChecker:
         for n in walk(node):
             if isinstance(n, (cst.Yield, cst.Await)):
                 raise Refuse(f"{where} has `{'yield' if isinstance(n, cst.Yield) else 'await'}`")
+            enclosing = _enclosing_dependent(n)
+            if enclosing:
+                raise Refuse(
+                    f"{where} uses {enclosing}, whose meaning depends on the enclosing function: in a nested branch "
+                    f"function it refers to another frame or raises"
+                )
             if isinstance(n, cst.NamedExpr):
                 for name in target_names(n.target):
                     fresh.discard(name.value)
