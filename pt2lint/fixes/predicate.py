@@ -295,6 +295,47 @@ def call_qualname(ctx: FixContext, call: cst.Call) -> Optional[str]:
     return ctx.imports.qualify(call.func)
 
 
+# methods and torch functions that return a value for every tensor they accept, empty ones
+# included (``mean`` of an empty tensor is nan; ``max``/``min``/``item`` of one raise)
+TOTAL_CALLS = frozenset(
+    """any all sum mean abs neg isnan isinf isfinite isneginf isposinf float double half bfloat16 bool
+    logical_not logical_and logical_or logical_xor numel dim sign signbit""".split()
+)
+
+
+def is_total(node: cst.BaseExpression) -> bool:
+    """Whether evaluating ``node`` (a rewritten predicate part) cannot raise for any input of the kinds
+    it already has: names, attributes, number literals, comparisons, ``+ - * /``, ``not`` and the calls
+    of :data:`TOTAL_CALLS`. An index (out of range, boolean mask), ``//``, ``%`` (integer division by
+    zero raises) or any other call is not known to be total.
+
+    The test decides whether ``and``/``or`` may become ``torch.logical_and``/``logical_or``, which
+    evaluate both sides where Python skips the right one.
+    """
+    if isinstance(node, (cst.Name, cst.Integer, cst.Float)):
+        return True
+    if isinstance(node, cst.Attribute):
+        return is_total(node.value)
+    if isinstance(node, cst.UnaryOperation):
+        return is_total(node.expression)
+    if isinstance(node, cst.BooleanOperation):
+        return is_total(node.left) and is_total(node.right)
+    if isinstance(node, cst.BinaryOperation):
+        ok_op = isinstance(node.operator, (cst.Add, cst.Subtract, cst.Multiply, cst.Divide))
+        return ok_op and is_total(node.left) and is_total(node.right)
+    if isinstance(node, cst.Comparison):
+        return is_total(node.left) and all(is_total(c.comparator) for c in node.comparisons)
+    if isinstance(node, cst.Call):
+        func = node.func
+        if not isinstance(func, cst.Attribute) or func.attr.value not in TOTAL_CALLS:
+            return False
+        if any(a.keyword is not None or a.star for a in node.args):
+            return False
+        receiver_ok = is_total(func.value)
+        return receiver_ok and all(is_total(a.value) for a in node.args)
+    return False
+
+
 class Predicate:
     """A translated tensor predicate.
 
@@ -357,6 +398,13 @@ def translate_predicate(ctx: FixContext, func: Optional[cst.FunctionDef], test: 
         if isinstance(node, cst.BooleanOperation):
             left = truth(node.left)
             right = truth(node.right)
+            word = "and" if isinstance(node.operator, cst.And) else "or"
+            if not is_total(right):
+                raise Refuse(
+                    f"`{word}` skips `{_code(ctx, node.right)}` when the left side decides, and "
+                    f"torch.logical_{word} would evaluate it for every input, where it may raise "
+                    f"(an index, a reduction of a possibly empty tensor, a call pt2lint cannot see into)"
+                )
             name = "logical_and" if isinstance(node.operator, cst.And) else "logical_or"
             return _call(torch, name, [left, right], node)
         if isinstance(node, cst.Comparison):
@@ -469,6 +517,7 @@ __all__ = [
     "ScalarProver",
     "call_qualname",
     "exact_in_every_dtype",
+    "is_total",
     "is_number_literal",
     "literal_value",
     "paren_if_needed",
