@@ -453,6 +453,179 @@ def dtype_class(ctx: FixContext, expr: Optional[cst.BaseExpression], stmts: Sequ
     return "?"
 
 
+_SHAPE_CHANGING = frozenset(
+    """view reshape view_as reshape_as flatten unflatten squeeze unsqueeze transpose permute t mT T expand
+    expand_as repeat repeat_interleave narrow select index_select gather take movedim split chunk unbind cat
+    concat concatenate stack hstack vstack tril_indices nonzero masked_select diag diagonal""".split()
+)
+_ELEMENTWISE = frozenset(
+    """clone contiguous detach relu abs neg negative sigmoid tanh exp exp2 expm1 log log2 log10 log1p sqrt
+    rsqrt sin cos tan erf erfc float double half bfloat16 long int bool short byte char clamp clamp_min
+    clamp_max clip softmax log_softmax flip roll tril triu zeros_like ones_like empty_like full_like rand_like
+    randn_like gelu silu""".split()
+)
+
+
+def shape_class(ctx: FixContext, expr: Optional[cst.BaseExpression], stmts: Sequence[cst.BaseStatement], depth: int = 0) -> Optional[str]:
+    """A shape key of a branch output read from the syntax: ``same:<name>`` for an expression with the
+    shape of the name it is computed from elementwise (arithmetic with Python numbers, elementwise
+    methods), ``changed:<code>`` for an index, slice or shape-changing call, or ``None`` when the
+    syntax does not tell. Two outputs of one key have one shape for every input."""
+    if expr is None or depth > 8:
+        return None
+    if isinstance(expr, cst.Name):
+        value, before, bound = _resolve(ctx, stmts, expr.value)
+        if value is None:
+            return None if bound else f"same:{expr.value}"
+        inner = shape_class(ctx, value, before, depth + 1)
+        return inner if inner is not None or not isinstance(value, cst.Name) else None
+    if isinstance(expr, cst.UnaryOperation):
+        return shape_class(ctx, expr.expression, stmts, depth + 1)
+    if isinstance(expr, cst.BinaryOperation) and not isinstance(expr.operator, cst.MatrixMultiply):
+        sides = [None if (_is_int_literal(e) or _is_float_literal(e)) else e for e in (expr.left, expr.right)]
+        keys = [shape_class(ctx, e, stmts, depth + 1) for e in sides if e is not None]
+        if len(keys) == 1:
+            return keys[0]
+        return keys[0] if len(keys) == 2 and keys[0] == keys[1] else None
+    if isinstance(expr, cst.Subscript):
+        return f"changed:{_code(ctx, expr)}"
+    if isinstance(expr, cst.Call):
+        q = call_qualname(ctx, expr)
+        func = expr.func
+        last = q.rsplit(".", 1)[-1] if q else (func.attr.value if isinstance(func, cst.Attribute) else None)
+        if last is None:
+            return None
+        if last in ("view", "reshape") and q is None and isinstance(func, cst.Attribute):
+            # view and reshape give one shape for one receiver shape and one size list
+            inner = shape_class(ctx, func.value, stmts, depth + 1)
+            sizes = ", ".join(_code(ctx, a.value) for a in expr.args)
+            return f"changed:{inner}.reshape({sizes})" if inner is not None else f"changed:{_code(ctx, expr)}"
+        if last in _SHAPE_CHANGING:
+            return f"changed:{_code(ctx, expr)}"
+        if last in _ELEMENTWISE and not any(a.keyword is not None and a.keyword.value == "dim" for a in expr.args if last not in ("softmax", "log_softmax")):
+            if q is None and isinstance(func, cst.Attribute):
+                return shape_class(ctx, func.value, stmts, depth + 1)
+            if q is not None and q.startswith("torch.") and expr.args and expr.args[0].keyword is None:
+                return shape_class(ctx, expr.args[0].value, stmts, depth + 1)
+    return None
+
+
+# torch.nn modules whose output is floating for every input they accept (an integer input raises:
+# its weight is floating; measured on torch 2.13 for nn.Linear and nn.Conv2d)
+FLOAT_MODULES = frozenset(
+    """Linear Bilinear LazyLinear Conv1d Conv2d Conv3d ConvTranspose1d ConvTranspose2d ConvTranspose3d LayerNorm
+    GroupNorm RMSNorm BatchNorm1d BatchNorm2d BatchNorm3d InstanceNorm1d InstanceNorm2d InstanceNorm3d Embedding""".split()
+)
+
+
+def _proven_floating(ctx: FixContext, expr: Optional[cst.BaseExpression], stmts: Sequence[cst.BaseStatement], floating_attrs: Set[str], depth: int = 0) -> bool:
+    """Whether ``expr`` is a floating tensor for every input: a floating dtype class, the output of
+    a ``self.<attr>`` submodule in ``floating_attrs``, arithmetic with such a tensor (a floating
+    tensor promotes the other operand), or a same-dtype method of one."""
+    if expr is None or depth > 8:
+        return False
+    if dtype_class(ctx, expr, stmts) in _FLOAT_DTYPES:
+        return True
+    if isinstance(expr, cst.Name):
+        value, before, bound = _resolve(ctx, stmts, expr.value)
+        if value is None and bound:
+            # bound in a compound statement (the branches of an earlier `if`): floating when every
+            # assignment to it before here is
+            values = [
+                n.value for st in stmts for n in walk(st)
+                if isinstance(n, cst.Assign) and any(isinstance(t.target, cst.Name) and t.target.value == expr.value for t in n.targets)
+            ]
+            other = any(
+                (isinstance(n, (cst.AugAssign, cst.AnnAssign, cst.For, cst.NamedExpr, cst.WithItem, cst.CompFor))
+                 and any(isinstance(m, cst.Name) and m.value == expr.value for m in walk(getattr(n, "target", None) or getattr(n, "asname", None) or n)))
+                or (isinstance(n, cst.Assign) and any(not isinstance(t.target, cst.Name) and any(isinstance(m, cst.Name) and m.value == expr.value for m in walk(t.target)) for t in n.targets))
+                for st in stmts for n in walk(st)
+            )
+            return bool(values) and not other and all(_proven_floating(ctx, v, stmts, floating_attrs, depth + 1) for v in values)
+        return value is not None and _proven_floating(ctx, value, before, floating_attrs, depth + 1)
+    if isinstance(expr, cst.UnaryOperation):
+        return _proven_floating(ctx, expr.expression, stmts, floating_attrs, depth + 1)
+    if isinstance(expr, cst.BinaryOperation):
+        return _proven_floating(ctx, expr.left, stmts, floating_attrs, depth + 1) or _proven_floating(ctx, expr.right, stmts, floating_attrs, depth + 1)
+    if isinstance(expr, cst.Call):
+        func = expr.func
+        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self":
+            return func.attr.value in floating_attrs
+        if isinstance(func, cst.Attribute) and func.attr.value in _SAME_DTYPE and call_qualname(ctx, expr) is None:
+            return _proven_floating(ctx, func.value, stmts, floating_attrs, depth + 1)
+    return False
+
+
+def _float_source(ctx: FixContext, expr: Optional[cst.BaseExpression], stmts: Sequence[cst.BaseStatement], depth: int = 0, floating_attrs: Set[str] = frozenset()) -> str:
+    """Where a branch output's floating dtype comes from when it need not be its input's: ``"factory"``
+    (a torch factory without ``dtype=``: the default dtype, float32, whatever the inputs), ``"literal"``
+    (a Python float operand of a tensor not known to be floating: the default dtype for an integer
+    input, the input's for a floating one), or ``""``. Outputs of different sources have different
+    dtypes for some input (measured: ``x + 1`` vs ``x * 0.5`` on int64, ``torch.zeros(n)`` vs ``x * 2``
+    on float64 make torch.cond raise)."""
+    if expr is None or depth > 8:
+        return ""
+    if isinstance(expr, cst.Name):
+        value, before, _ = _resolve(ctx, stmts, expr.value)
+        return _float_source(ctx, value, before, depth + 1, floating_attrs) if value is not None else ""
+    if isinstance(expr, cst.UnaryOperation):
+        return _float_source(ctx, expr.expression, stmts, depth + 1, floating_attrs)
+    if isinstance(expr, cst.BinaryOperation):
+        for lit, other in ((expr.left, expr.right), (expr.right, expr.left)):
+            if _is_float_literal(lit) and not _is_float_literal(other):
+                if not _proven_floating(ctx, other, stmts, floating_attrs):
+                    inner = _float_source(ctx, other, stmts, depth + 1, floating_attrs)
+                    return inner or "literal"
+        return _float_source(ctx, expr.left, stmts, depth + 1, floating_attrs) or _float_source(ctx, expr.right, stmts, depth + 1, floating_attrs)
+    if isinstance(expr, cst.Call):
+        kwargs = {a.keyword.value for a in expr.args if a.keyword is not None}
+        if "dtype" in kwargs:
+            return ""
+        q = call_qualname(ctx, expr)
+        func = expr.func
+        last = q.rsplit(".", 1)[-1] if q else (func.attr.value if isinstance(func, cst.Attribute) else None)
+        if q is not None and q.startswith("torch.") and last in _FACTORIES and "out" not in kwargs:
+            if last == "full" and len(expr.args) > 1 and _is_int_literal(expr.args[1].value):
+                return ""
+            return "factory"
+        if q is None and isinstance(func, cst.Attribute) and last in _SAME_DTYPE:
+            return _float_source(ctx, func.value, stmts, depth + 1, floating_attrs)
+    return ""
+
+
+def grad_class(ctx: FixContext, expr: Optional[cst.BaseExpression], stmts: Sequence[cst.BaseStatement], depth: int = 0) -> str:
+    """``"none"`` when a branch output never requires grad whatever the inputs (``.detach()``, a
+    comparison, a factory call without ``requires_grad=``), else ``"?"`` (it may follow its inputs).
+
+    torch.cond's output requires grad when any branch's would, so a branch that detaches makes the
+    rewritten output gain a ``grad_fn`` the original lacked (measured on torch 2.13)."""
+    if expr is None or depth > 8:
+        return "?"
+    if isinstance(expr, cst.Comparison):
+        return "none" if dtype_class(ctx, expr, stmts) == "bool" else "?"
+    if isinstance(expr, cst.Name):
+        value, before, _ = _resolve(ctx, stmts, expr.value)
+        return grad_class(ctx, value, before, depth + 1) if value is not None else "?"
+    if isinstance(expr, cst.UnaryOperation):
+        return grad_class(ctx, expr.expression, stmts, depth + 1)
+    if isinstance(expr, cst.BinaryOperation):
+        sides = [e for e in (expr.left, expr.right) if not (_is_int_literal(e) or _is_float_literal(e))]
+        return "none" if sides and all(grad_class(ctx, e, stmts, depth + 1) == "none" for e in sides) else "?"
+    if isinstance(expr, cst.Call):
+        kwargs = {a.keyword.value for a in expr.args if a.keyword is not None}
+        if isinstance(expr.func, cst.Attribute) and call_qualname(ctx, expr) is None and expr.func.attr.value in _SAME_DTYPE:
+            if grad_class(ctx, expr.func.value, stmts, depth + 1) == "none":
+                return "none"
+        q = call_qualname(ctx, expr)
+        func = expr.func
+        last = q.rsplit(".", 1)[-1] if q else (func.attr.value if isinstance(func, cst.Attribute) else None)
+        if last == "detach" and (q is None or q == "torch.detach"):
+            return "none"
+        if q is not None and q.startswith("torch.") and last in _FACTORIES and "requires_grad" not in kwargs:
+            return "none"
+    return "?"
+
+
 def _dtype_of(node: cst.BaseExpression) -> str:
     if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name):
         return _DTYPE_NAMES.get(node.attr.value, "?")
@@ -928,6 +1101,25 @@ class CondRewrite:
                 f"which an optimizer with weight decay or momentum acts on"
             )
 
+    def _floating_submodules(self) -> Set[str]:
+        """Attributes the enclosing class assigns only to a ``torch.nn`` module of :data:`FLOAT_MODULES`
+        (``self.fc = nn.Linear(...)``): calling one gives a floating tensor."""
+        cls = self.ctx.parent(self.func)
+        while cls is not None and not isinstance(cls, cst.ClassDef):
+            cls = self.ctx.parent(cls)
+        if cls is None:
+            return set()
+        kinds: Dict[str, Set[bool]] = {}
+        for n in walk(cls):
+            if isinstance(n, cst.Assign):
+                for t in n.targets:
+                    tgt = t.target
+                    if isinstance(tgt, cst.Attribute) and isinstance(tgt.value, cst.Name) and tgt.value.value == "self":
+                        q = call_qualname(self.ctx, n.value) if isinstance(n.value, cst.Call) else None
+                        ok = q is not None and q.startswith("torch.nn.") and q.rsplit(".", 1)[-1] in FLOAT_MODULES
+                        kinds.setdefault(tgt.attr.value, set()).add(ok)
+        return {name for name, oks in kinds.items() if oks == {True}}
+
     def _registered_buffers(self) -> Set[str]:
         """Names the enclosing class registers with ``self.register_buffer("name", ...)`` (buffers
         have no gradient)."""
@@ -1116,6 +1308,7 @@ class CondRewrite:
         the rank or device (a full reduction, a device move) that the other is not known to share.
         """
         prover = self._prover()
+        floating = self._floating_submodules()
         for label, per in self._output_slots(leaves, outputs, mode):
             classes = [dtype_class(self.ctx, e, st) if e is not None else "?" for e, st in per]
             known = [c for c in classes if c != "?"]
@@ -1134,6 +1327,28 @@ class CondRewrite:
                 raise Refuse(
                     f"{label} is {fixed[0]} in one branch and keeps its input's dtype in another; torch.cond needs one "
                     f"dtype, so the rewrite would raise unless the input already is {fixed[0]}"
+                )
+            sources = [_float_source(self.ctx, e, st, 0, floating) if e is not None else "" for e, st in per]
+            if any(sources) and len(set(sources)) > 1:
+                # a Python float operand makes an integer input floating (the default dtype) and a
+                # factory gives the default dtype whatever the input's: torch.cond raises for the
+                # inputs where the other branch keeps another dtype (measured: `x + 1` vs `x * 0.5`
+                # on an int64 input, `torch.zeros(n)` vs `x * 2` on float64)
+                self.notes.append(
+                    f"{label} is floating in one branch (a Python float operand or a factory's default dtype) and "
+                    f"keeps its input's dtype in another; torch.cond raises for inputs where they differ"
+                )
+            grads = [grad_class(self.ctx, e, st) if e is not None else "?" for e, st in per]
+            if "none" in grads and len(set(grads)) > 1:
+                self.notes.append(
+                    f"{label} never requires grad in one branch (detached, a comparison or a new tensor) and may in "
+                    f"another; the torch.cond output requires grad when any branch's does"
+                )
+            shapes = [shape_class(self.ctx, e, st) if e is not None else None for e, st in per]
+            if any(k is not None and k.startswith("changed:") for k in shapes) and len(set(shapes)) > 1:
+                self.notes.append(
+                    f"{label} is not proven to have one shape in every branch (an index or a shape change in one); "
+                    f"torch.cond traces outputs of different shapes, but their backward raises"
                 )
             ranks = [rank_class(prover, self.ctx, e, st) if e is not None else "?" for e, st in per]
             ranks = [r if r != "lit" else "?" for r in ranks]
