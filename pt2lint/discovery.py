@@ -7,7 +7,8 @@ skipping what ``.gitignore`` files (nested ones too),
 the default excludes and the ``exclude`` / ``extend-exclude`` settings name,
 and installed code: every virtual environment (a directory holding
 ``pyvenv.cfg``, whatever its name) and every ``site-packages`` directory.
-Patterns use gitignore syntax (pathspec's ``GitIgnoreSpec``), as ruff's do.
+Patterns use gitignore syntax (pathspec's ``GitIgnoreSpec``, compiled by
+:mod:`pt2lint.globs`), as ruff's do.
 A file named explicitly is always linted, whatever its name, unless
 ``force_exclude`` is set (what pre-commit hooks want, since they pass every
 changed file explicitly).
@@ -22,6 +23,7 @@ from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
 import pathspec
 
+from pt2lint.globs import MAX_PATTERN_CHARS, compile_patterns
 from pt2lint.reading import is_within
 
 #: Directory and file names skipped while walking (ruff's defaults, plus our cache).
@@ -164,7 +166,8 @@ def _read_gitignore(directory: str) -> Optional[pathspec.GitIgnoreSpec]:
     """The ``.gitignore`` of ``directory`` (``None``: none, or not a readable regular file).
 
     Read with :func:`pt2lint.reading.read_bytes` (a FIFO or ``/dev/zero`` behind the name is
-    refused, never read); bad patterns are ignored line by line, as git ignores them.
+    refused, never read); bad patterns, and lines over :data:`pt2lint.globs.MAX_PATTERN_CHARS`
+    characters, are ignored line by line, as git ignores bad patterns.
     """
     from pt2lint.reading import read_bytes
 
@@ -172,18 +175,18 @@ def _read_gitignore(directory: str) -> Optional[pathspec.GitIgnoreSpec]:
         data = read_bytes(os.path.join(directory, GITIGNORE), max_bytes=GITIGNORE_MAX_BYTES)
     except OSError:
         return None
-    lines = data.decode("utf-8", "replace").splitlines()
+    lines = [line for line in data.decode("utf-8", "replace").splitlines() if len(line) <= MAX_PATTERN_CHARS]
     try:
-        return pathspec.GitIgnoreSpec.from_lines(lines)
+        return compile_patterns(lines)
     except Exception:  # pathspec raises various errors for a bad pattern: keep the good lines
         good = []
         for line in lines:
             try:
-                pathspec.GitIgnoreSpec.from_lines([line])
+                compile_patterns([line])
             except Exception:
                 continue
             good.append(line)
-        return pathspec.GitIgnoreSpec.from_lines(good)
+        return compile_patterns(good)
 
 
 def _is_under(path: str, directory: str) -> bool:
@@ -199,7 +202,7 @@ class _Matcher:
     def __init__(self, settings: DiscoverySettings) -> None:
         self.settings = settings
         self.root = os.path.abspath(settings.project_root)
-        self.exclude = pathspec.GitIgnoreSpec.from_lines(list(settings.exclude) + list(settings.extend_exclude))
+        self.exclude = compile_patterns(list(settings.exclude) + list(settings.extend_exclude))
         self._gitignores: Dict[str, Optional[pathspec.GitIgnoreSpec]] = {}
         self._chains: Dict[str, List[Tuple[str, pathspec.GitIgnoreSpec]]] = {}
 

@@ -30,9 +30,9 @@ def _compiled(per_file_ignores: Tuple[Tuple[str, FrozenSet[str]], ...]) -> List[
     """
     found = _COMPILED.get(per_file_ignores)
     if found is None:
-        import pathspec
+        from pt2lint.globs import compile_patterns
 
-        found = [(pathspec.GitIgnoreSpec.from_lines([pattern]), codes) for pattern, codes in per_file_ignores]
+        found = [(compile_patterns([pattern]), codes) for pattern, codes in per_file_ignores]
         if len(_COMPILED) > 64:  # many configs in one process (the LSP): forget the old ones
             _COMPILED.clear()
         _COMPILED[per_file_ignores] = found

@@ -1,0 +1,112 @@
+"""Gitignore-style glob patterns, compiled so that no pattern can make matching slow.
+
+Every glob pt2lint matches (``.gitignore`` lines, ``exclude`` / ``extend-exclude``,
+``per-file-ignores``) is compiled here, with pathspec's ``GitIgnoreSpec``.
+
+pathspec turns each ``*`` into the regex ``[^/]*``; with Python's backtracking ``re``
+a run of them (``*********x``) or many stars split by literals (``*a*a*a*a*a*b``) takes
+time exponential or polynomial in the pattern when a path does not match. Two defences:
+
+* :func:`normalize_pattern` collapses every run of ``*`` that is not a ``**`` path
+  component into one ``*`` (``[^/]*[^/]*`` and ``[^/]*`` match the same strings), so
+  the run case is gone whatever the regex engine;
+* ``google-re2`` is a dependency, and pathspec matches with it when it is importable
+  (its default, "best" backend): RE2 matches in time linear in the path, whatever
+  the pattern.
+
+Patterns longer than :data:`MAX_PATTERN_CHARS` are refused (:func:`pattern_problem`).
+"""
+
+from __future__ import annotations
+
+from typing import Iterable, List, Optional
+
+import pathspec
+
+#: The longest pattern accepted, in characters: a pattern longer than the longest path
+#: (``PATH_MAX`` is 4096 bytes on Linux) is a mistake, and its regex costs memory.
+MAX_PATTERN_CHARS = 4096
+
+
+def _collapse_segment(segment: str) -> str:
+    """``segment`` (no ``/``) with each run of unescaped ``*`` made one ``*``; ``**`` alone is kept."""
+    if segment == "**":
+        return segment
+    out: List[str] = []
+    i, end = 0, len(segment)
+    while i < end:
+        char = segment[i]
+        if char == "\\" and i + 1 < end:
+            out.append(segment[i : i + 2])
+            i += 2
+            continue
+        out.append(char)
+        i += 1
+        if char == "*":
+            while i < end and segment[i] == "*":
+                i += 1
+    return "".join(out)
+
+
+def normalize_pattern(pattern: str) -> str:
+    """An equivalent gitignore pattern without runs of ``*`` (other than ``**`` components).
+
+    In gitwildmatch, a ``*`` matches any run of characters but ``/``, so ``a***b`` and
+    ``a*b`` match the same paths, and a component made only of three or more stars
+    matches as one ``*``; a ``**`` component (``**/x``, ``a/**``, ``a/**/b``) keeps its
+    meaning. Comments, the leading ``!`` and escaped stars (``\\*``) are kept as they are.
+    Equivalence with pathspec's reading of the raw pattern is tested on generated
+    patterns and paths (tests/test_globs.py).
+
+    Args:
+        pattern: one gitignore line.
+
+    Returns:
+        The normalised line (``pattern`` itself when nothing changes).
+    """
+    if "**" not in pattern or pattern.startswith("#"):
+        return pattern
+    body = pattern
+    if not body.endswith("\\ "):  # pathspec strips unescaped trailing whitespace first
+        body = body.rstrip()
+    prefix = ""
+    if body.startswith("!"):
+        prefix, body = "!", body[1:]
+    return prefix + "/".join(_collapse_segment(segment) for segment in body.split("/"))
+
+
+def compile_patterns(lines: Iterable[str]) -> pathspec.GitIgnoreSpec:
+    """A ``GitIgnoreSpec`` for ``lines``, each normalised with :func:`normalize_pattern`.
+
+    Args:
+        lines: gitignore lines (blank lines and comments allowed).
+
+    Raises:
+        Whatever pathspec raises for a bad pattern (``GitIgnorePatternError``,
+        ``re.error``, ...): check config values with :func:`pattern_problem` first.
+    """
+    return pathspec.GitIgnoreSpec.from_lines([normalize_pattern(line) for line in lines])
+
+
+def pattern_problem(pattern: str) -> Optional[str]:
+    """Why ``pattern`` is not a usable gitignore-style pattern (``None``: it is).
+
+    A pattern over :data:`MAX_PATTERN_CHARS` characters is refused. Otherwise it is
+    compiled with :func:`compile_patterns` and matched once, since some errors (a
+    reversed character range such as ``[z-a]``) only surface in the regex.
+    """
+    if len(pattern) > MAX_PATTERN_CHARS:
+        return f"{len(pattern)} characters long, over the limit of {MAX_PATTERN_CHARS}"
+    try:
+        compile_patterns([pattern]).match_file("probe/probe.py")
+    except Exception as exc:  # pathspec and re raise several types for a bad pattern
+        reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        return reason
+    return None
+
+
+def shown_pattern(pattern: str, limit: int = 60) -> str:
+    """``repr(pattern)``, shortened to about ``limit`` characters for an error message."""
+    if len(pattern) <= limit:
+        return repr(pattern)
+    return repr(pattern[:limit]) + f"... ({len(pattern)} characters)"
