@@ -183,9 +183,18 @@ def lint_document_result(
     A finding in another file that the document's compiled regions reach is shown at
     the document's call that leads there (its anchor), with the chain and the
     finding's own place as related information.
+
+    A leading byte order mark (U+FEFF) is not source, as ``check`` reads a file: it is
+    dropped before linting (in the overlay's documents too), and the findings' columns
+    on line 1 are then counted in the document's own text, where the BOM is character 0.
     """
     from pt2lint.discovery import is_excluded, project_relpath
     from pt2lint.engine import lint_source
+
+    bom = source.startswith(BOM)
+    if bom:
+        source = source[1:]
+    overlay = {k: v[1:] if v.startswith(BOM) else v for k, v in (overlay or {}).items()}
 
     filename = path or uri
     relpath = None
@@ -212,7 +221,26 @@ def lint_document_result(
             statement_lines=(anchor[4], anchor[5]),
             extra=d.extra + (("origin", (os.path.abspath(d.filename), d.start.line, d.start.column)),),
         ))
+    if bom:
+        shown = [_after_bom(d) for d in shown]
     return shown, tuple(p for p, _ in result.dependencies)
+
+
+#: The byte order mark, as it starts a document's text when the client kept it.
+BOM = "\ufeff"
+
+
+def _after_bom(d: Diagnostic) -> Diagnostic:
+    """``d`` (found in a document's text without its BOM) placed in the text with it:
+    line-1 columns of the finding and of its fix's edits move one character right."""
+
+    def shift(p: Position) -> Position:
+        return Position(p.line, p.column + 1) if p.line == 1 else p
+
+    fix = d.fix
+    if fix is not None:
+        fix = replace(fix, edits=tuple(replace(e, start=shift(e.start), end=shift(e.end)) for e in fix.edits))
+    return replace(d, start=shift(d.start), end=shift(d.end), fix=fix)
 
 
 def _word_length(source: str, line: int, column: int) -> int:
