@@ -537,6 +537,8 @@ DEFAULT_MAX_MESSAGE_BYTES = 64 * 1024 * 1024
 _MAX_HEADER_BYTES = 64 * 1024
 _CONTENT_LENGTH = re.compile(rb"^content-length:[ \t]*(\S*)[ \t]*$", re.IGNORECASE)
 _HEADER_START = re.compile(rb"content-length:", re.IGNORECASE)
+#: A header line (``Name: value``, the name an RFC 9110 token); anything else is not a header.
+_HEADER_LINE = re.compile(rb"^[!#$%&'*+\-.^_`|~0-9A-Za-z]+:[^\r\n]*$")
 
 
 def _error(msg_id: Any, code: int, message: str) -> Dict[str, Any]:
@@ -551,9 +553,12 @@ def _valid_id(value: Any) -> bool:
 class MessageReader:
     """Base-protocol framing (``Content-Length`` headers, then a body) that survives a bad peer.
 
-    A header block whose ``Content-Length`` is missing, not a number, or above
-    ``max_bytes`` gets a parse-error answer and is skipped up to the next
-    ``Content-Length`` header, so a broken message costs that message only: the stream
+    A header block whose ``Content-Length`` is missing, not a number, above
+    ``max_bytes``, or given twice with different values gets a parse-error answer and is
+    skipped up to the next ``Content-Length`` header; bytes where a header should start
+    (the rest of a body longer than its ``Content-Length``) are skipped up to the next
+    ``Content-Length`` header even when it starts inside them; so a broken message
+    costs that message only: the stream
     is never misread from there on, and no more than ``max_bytes`` (plus one read) is
     ever held in memory.
 
@@ -609,20 +614,27 @@ class MessageReader:
                     return None
                 end = self._buf.find(b"\r\n\r\n")
             headers = bytes(self._buf[:end]).split(b"\r\n")
+            first = next((h for h in headers if h.strip()), b"")
+            if not _HEADER_LINE.match(first.strip()):
+                # bytes that are no header: the rest of a body longer than its frame said, or
+                # noise; they are skipped up to the next header, which may start inside them
+                on_bad_frame(f"{len(first)} bytes that are not a message header")
+                await self._resync(1)
+                continue
             length: Optional[int] = None
             problem = "no Content-Length header"
-            for h in headers:
-                m = _CONTENT_LENGTH.match(h.strip())
-                if m is None:
-                    continue
-                value = m.group(1)
+            values = [m.group(1) for m in (_CONTENT_LENGTH.match(h.strip()) for h in headers) if m is not None]
+            if len(set(values)) > 1:
+                shown = " and ".join(v[:20].decode("ascii", "replace") for v in values[:2])
+                problem = f"{len(values)} Content-Length headers that disagree ({shown})"
+            elif values:
+                value = values[0]
                 if not value.isdigit():
                     problem = f"Content-Length {value[:40].decode('ascii', 'replace')!r} is not a number"
                 elif int(value) > self.max_bytes:
                     problem = f"Content-Length {int(value)} is over the limit of {self.max_bytes} bytes"
                 else:
                     length, problem = int(value), ""
-                break
             if length is None:
                 on_bad_frame(problem)
                 del self._buf[: end + 4]
