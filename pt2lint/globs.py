@@ -19,7 +19,7 @@ Patterns longer than :data:`MAX_PATTERN_CHARS` are refused (:func:`pattern_probl
 
 from __future__ import annotations
 
-from typing import Iterable, List, Optional
+from typing import Any, Iterable, List, Optional, Sequence
 
 import pathspec
 
@@ -75,8 +75,43 @@ def normalize_pattern(pattern: str) -> str:
     return prefix + "/".join(_collapse_segment(segment) for segment in body.split("/"))
 
 
-def compile_patterns(lines: Iterable[str]) -> pathspec.GitIgnoreSpec:
-    """A ``GitIgnoreSpec`` for ``lines``, each normalised with :func:`normalize_pattern`.
+class Globs:
+    """Compiled gitignore lines: :meth:`match_file` as pathspec's ``GitIgnoreSpec`` has it.
+
+    RE2 matches UTF-8, so a path holding a surrogate escape (a file name that is not
+    UTF-8: each bad byte is one ``U+DC80``-``U+DCFF`` character) cannot go to it; such a
+    path is matched by the same normalised patterns with Python's ``re`` instead,
+    which reads each bad byte as one character, as ``*`` and ``?`` expect.
+    """
+
+    def __init__(self, lines: Sequence[str]) -> None:
+        self._lines = [normalize_pattern(line) for line in lines]
+        self.spec = pathspec.GitIgnoreSpec.from_lines(self._lines)
+        self._re_spec: Optional[pathspec.GitIgnoreSpec] = None
+
+    def _python_re(self) -> pathspec.GitIgnoreSpec:
+        if self._re_spec is None:
+            self._re_spec = pathspec.GitIgnoreSpec.from_lines(self._lines, backend="simple")
+        return self._re_spec
+
+    def match_file(self, path: str) -> bool:
+        """Whether the patterns (the last that matches deciding) ignore ``path`` (``/``-separated)."""
+        try:
+            return self.spec.match_file(path)
+        except UnicodeEncodeError:
+            return self._python_re().match_file(path)
+
+    def check_file(self, path: str) -> Any:
+        """pathspec's ``CheckResult`` for ``path``: ``include`` is ``True`` (ignored),
+        ``False`` (re-included by a ``!`` line) or ``None`` (no pattern matches)."""
+        try:
+            return self.spec.check_file(path)
+        except UnicodeEncodeError:
+            return self._python_re().check_file(path)
+
+
+def compile_patterns(lines: Iterable[str]) -> Globs:
+    """:class:`Globs` for ``lines``, each normalised with :func:`normalize_pattern`.
 
     Args:
         lines: gitignore lines (blank lines and comments allowed).
@@ -85,7 +120,7 @@ def compile_patterns(lines: Iterable[str]) -> pathspec.GitIgnoreSpec:
         Whatever pathspec raises for a bad pattern (``GitIgnorePatternError``,
         ``re.error``, ...): check config values with :func:`pattern_problem` first.
     """
-    return pathspec.GitIgnoreSpec.from_lines([normalize_pattern(line) for line in lines])
+    return Globs(list(lines))
 
 
 def pattern_problem(pattern: str) -> Optional[str]:

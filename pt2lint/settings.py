@@ -23,7 +23,7 @@ _COMPILED: Dict[Tuple[Tuple[str, FrozenSet[str]], ...], List[Tuple[Any, FrozenSe
 
 
 def _compiled(per_file_ignores: Tuple[Tuple[str, FrozenSet[str]], ...]) -> List[Tuple[Any, FrozenSet[str]]]:
-    """``(GitIgnoreSpec, codes)`` for each per-file-ignores entry, compiled on first use.
+    """``(Globs, codes)`` for each per-file-ignores entry, compiled on first use.
 
     Keyed by the whole table, so a config with any number of globs compiles each one
     once per process (an ``lru_cache`` per pattern thrashed beyond its size).

@@ -148,3 +148,11 @@ def test_an_overlong_gitignore_line_is_skipped_and_the_others_apply(tmp_path):
     (tmp_path / ".gitignore").write_text("a" * (MAX_PATTERN_CHARS + 1) + "\ndrop.py\n")
     found = discover([str(tmp_path)], DiscoverySettings(project_root=str(tmp_path)))
     assert [os.path.basename(f.path) for f in found.files] == ["keep.py"]
+
+
+def test_a_file_name_that_is_not_utf8_is_matched_like_any_other():
+    """RE2 takes UTF-8 only; a surrogate-escaped byte is one character to ``?`` and ``*``."""
+    spec = compile_patterns(["b?d.py", "!keep*", "*.txt"])
+    assert spec.match_file("b\udcffd.py") and not spec.match_file("b\udcff\udcfed.py")
+    assert spec.check_file("keep\udcff.py").include is False
+    assert spec.check_file("x\udcff").include is None and spec.match_file("x\udcff.txt")
