@@ -81,13 +81,22 @@ class Globs:
     RE2 matches UTF-8, so a path holding a surrogate escape (a file name that is not
     UTF-8: each bad byte is one ``U+DC80``-``U+DCFF`` character) cannot go to it; such a
     path is matched by the same normalised patterns with Python's ``re`` instead,
-    which reads each bad byte as one character, as ``*`` and ``?`` expect.
+    which reads each bad byte as one character, as ``*`` and ``?`` expect.  So are all
+    paths when the patterns together are too big for RE2's memory budget (a
+    ``.gitignore`` of some thousand lines): the star-run normalisation still holds there.
+
+    Raises:
+        What pathspec raises for a bad pattern (``GitIgnorePatternError``, ``re.error``).
     """
 
     def __init__(self, lines: Sequence[str]) -> None:
         self._lines = [normalize_pattern(line) for line in lines]
-        self.spec = pathspec.GitIgnoreSpec.from_lines(self._lines)
         self._re_spec: Optional[pathspec.GitIgnoreSpec] = None
+        try:
+            self.spec = pathspec.GitIgnoreSpec.from_lines(self._lines)
+        except Exception:  # noqa: BLE001 - a bad pattern, or a set too big for RE2's memory budget
+            # Python's re has no such budget: a bad pattern raises here again, a big set compiles
+            self.spec = self._python_re()
 
     def _python_re(self) -> pathspec.GitIgnoreSpec:
         if self._re_spec is None:

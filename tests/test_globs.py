@@ -156,3 +156,12 @@ def test_a_file_name_that_is_not_utf8_is_matched_like_any_other():
     assert spec.match_file("b\udcffd.py") and not spec.match_file("b\udcff\udcfed.py")
     assert spec.check_file("keep\udcff.py").include is False
     assert spec.check_file("x\udcff").include is None and spec.match_file("x\udcff.txt")
+
+
+def test_a_pattern_set_too_big_for_re2_still_matches():
+    lines = ["?" * 3000 + str(i) for i in range(10)] + ["!" + "?" * 3000 + "7"]  # over RE2's memory budget
+    spec = compile_patterns(lines)
+    assert spec.match_file("d/" + "a" * 3000 + "3") and not spec.match_file("b.py")
+    assert spec.check_file("a" * 3000 + "7").include is False
+    with pytest.raises(Exception):
+        compile_patterns(lines + ["[z-a]"]).match_file("probe")
