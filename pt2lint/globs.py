@@ -140,7 +140,7 @@ def pattern_problem(pattern: str) -> Optional[str]:
     reversed character range such as ``[z-a]``) only surface in the regex.
     """
     if len(pattern) > MAX_PATTERN_CHARS:
-        return f"{len(pattern)} characters long, over the limit of {MAX_PATTERN_CHARS}"
+        return f"longer than the limit of {MAX_PATTERN_CHARS} characters"
     try:
         compile_patterns([pattern]).match_file("probe/probe.py")
     except Exception as exc:  # pathspec and re raise several types for a bad pattern
