@@ -94,7 +94,7 @@ class Globs:
         self._re_spec: Optional[pathspec.GitIgnoreSpec] = None
         try:
             self.spec = pathspec.GitIgnoreSpec.from_lines(self._lines)
-        except Exception:  # noqa: BLE001 - a bad pattern, or a set too big for RE2's memory budget
+        except Exception:  # a bad pattern, or a set too big for RE2's memory budget
             # Python's re has no such budget: a bad pattern raises here again, a big set compiles
             self.spec = self._python_re()
 
