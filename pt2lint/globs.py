@@ -29,9 +29,14 @@ MAX_PATTERN_CHARS = 4096
 
 
 def _collapse_segment(segment: str) -> str:
-    """``segment`` (no ``/``) with each run of unescaped ``*`` made one ``*``; ``**`` alone is kept."""
-    if segment == "**":
-        return segment
+    """``segment`` (no ``/``) with each run of unescaped ``*`` made one ``*``.
+
+    A segment made only of stars keeps its own meaning in pathspec: ``*`` matches one
+    or more characters, ``**`` any number of directories, and three or more stars
+    an empty segment too; so ``*`` and ``**`` are kept and longer runs become ``***``.
+    """
+    if segment and segment.strip("*") == "":
+        return segment if len(segment) <= 3 else "***"
     out: List[str] = []
     i, end = 0, len(segment)
     while i < end:
@@ -52,9 +57,9 @@ def normalize_pattern(pattern: str) -> str:
     """An equivalent gitignore pattern without runs of ``*`` (other than ``**`` components).
 
     In gitwildmatch, a ``*`` matches any run of characters but ``/``, so ``a***b`` and
-    ``a*b`` match the same paths, and a component made only of three or more stars
-    matches as one ``*``; a ``**`` component (``**/x``, ``a/**``, ``a/**/b``) keeps its
-    meaning. Comments, the leading ``!`` and escaped stars (``\\*``) are kept as they are.
+    ``a*b`` match the same paths; a component made only of stars keeps its meaning
+    (``*``: one or more characters; ``**``: ``**/x``, ``a/**``, ``a/**/b``; three or more
+    stars, which pathspec lets match an empty component: ``***``). Comments, the leading ``!`` and escaped stars (``\\*``) are kept as they are.
     Equivalence with pathspec's reading of the raw pattern is tested on generated
     patterns and paths (tests/test_globs.py).
 
