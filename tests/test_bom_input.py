@@ -49,11 +49,11 @@ def test_fix_stdin_encodes_the_fixed_code_as_the_input_was(tmp_path, monkeypatch
         "import torch\nimport torch.nn as nn\n\n\nclass M(nn.Module):\n    def forward(self, x):\n"
         "        if x.sum() > 0:\n            x = x * 2\n        return x\n"
     )
-    result = cli_runner().invoke(cli, ["fix", "--isolated", "--rule", "cond", "-"], input=b"\xef\xbb\xbf" + model.encode())
+    result = cli_runner().invoke(cli, ["fix", "--isolated", "--unsafe-fixes", "--rule", "cond", "-"], input=b"\xef\xbb\xbf" + model.encode())
     assert result.stdout_bytes.startswith(b"\xef\xbb\xbfimport torch\n"), result.stdout_bytes[:40]
     assert b"torch.cond(" in result.stdout_bytes
     latin1 = "# -*- coding: latin-1 -*-\n# caf\xe9\n" + model
-    result = cli_runner().invoke(cli, ["fix", "--isolated", "--rule", "cond", "-"], input=latin1.encode("latin-1"))
+    result = cli_runner().invoke(cli, ["fix", "--isolated", "--unsafe-fixes", "--rule", "cond", "-"], input=latin1.encode("latin-1"))
     assert b"# caf\xe9\n" in result.stdout_bytes and b"torch.cond(" in result.stdout_bytes
 
 
@@ -64,6 +64,6 @@ def test_fix_diff_keeps_escape_sequences_of_the_source(tmp_path, monkeypatch):
         "import torch\nimport torch.nn as nn\n\n\nclass M(nn.Module):\n    def forward(self, x):\n"
         '        print("\x1b[31mred")\n        if x.sum() > 0:\n            x = x * 2\n        return x\n'
     )
-    result = cli_runner().invoke(cli, ["fix", "--isolated", "--rule", "cond", "--diff", "-"], input=model.encode())
+    result = cli_runner().invoke(cli, ["fix", "--isolated", "--unsafe-fixes", "--rule", "cond", "--diff", "-"], input=model.encode())
     assert b"torch.cond(" in result.stdout_bytes
     assert b'print("\x1b[31mred")' in result.stdout_bytes
