@@ -45,6 +45,12 @@ class CliError(Exception):
 def echo_report(text: str, what: str = "the report", nl: bool = False) -> None:
     """Print a report (or ``what`` else the command's output is) on stdout as is, and flush it.
 
+    As is: exactly what ``--output-file`` would write. click's ANSI stripping (which
+    drops escape sequences when stdout is not a terminal) is turned off: a report is
+    escaped by its format (the human ones escape control characters, github
+    percent-encodes them), and stripping would change a file name in it into one
+    that does not exist.
+
     A file name that is not valid UTF-8 reaches us with surrogate escapes, which a
     strict stdout (a UTF-8 locale) cannot encode; what the stream cannot encode is
     printed as a backslash escape (``\\udcff``: a valid JSON string escape too)
@@ -60,10 +66,10 @@ def echo_report(text: str, what: str = "the report", nl: bool = False) -> None:
         raise CliError(f"cannot write {what} to standard output: standard output is closed")
     try:
         try:
-            click.echo(text, nl=nl)
+            click.echo(text, nl=nl, color=True)
         except UnicodeEncodeError:
             encoding = getattr(stream, "encoding", None) or "utf-8"
-            click.echo(text.encode(encoding, "backslashreplace").decode(encoding), nl=nl)
+            click.echo(text.encode(encoding, "backslashreplace").decode(encoding), nl=nl, color=True)
         stream.flush()
     except BrokenPipeError:
         raise

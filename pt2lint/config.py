@@ -22,6 +22,7 @@ from typing import Any, Dict, FrozenSet, Mapping, Optional, Sequence, Tuple
 
 from pt2lint.diagnostics import DEFAULT_DOCS_URL, check_docs_url
 from pt2lint.discovery import DEFAULT_EXCLUDES, DiscoverySettings, display_path
+from pt2lint.globs import pattern_problem, shown_pattern
 from pt2lint.reading import DEFAULT_MAX_BYTES
 from pt2lint.settings import LintSettings, SelectionError, resolve_selection, resolve_selector
 from pt2lint.specs import TARGETS, RuleSpec, load_specs
@@ -272,28 +273,12 @@ def _parse_toml(data: bytes, path: str) -> Dict[str, Any]:
         raise ConfigError(f"{where}: invalid TOML: {what} nests arrays or tables too deeply to read") from None
 
 
-def pattern_problem(pattern: str) -> Optional[str]:
-    """Why ``pattern`` is not a usable gitignore-style pattern (``None``: it is).
-
-    The pattern is compiled with pathspec's ``GitIgnoreSpec`` and matched once, since some
-    errors (a reversed character range such as ``[z-a]``) only surface in the regex.
-    """
-    import pathspec
-
-    try:
-        pathspec.GitIgnoreSpec.from_lines([pattern]).match_file("probe/probe.py")
-    except Exception as exc:  # pathspec and re raise several types for a bad pattern
-        reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        return reason
-    return None
-
-
 def _check_patterns(patterns: Sequence[str], where: str) -> None:
     """Raise a :class:`ConfigError` naming ``where`` (the key or option) for the first bad pattern."""
     for pattern in patterns:
         problem = pattern_problem(pattern)
         if problem is not None:
-            raise ConfigError(f"{where}: invalid pattern {pattern!r}: {problem}")
+            raise ConfigError(f"{where}: invalid pattern {shown_pattern(pattern)}: {problem}")
 
 
 def _where(path: str) -> str:
@@ -380,7 +365,7 @@ def parse_config(doc: Mapping[str, Any], path: str) -> FileConfig:
             for glob, _ in values[attr]:
                 problem = pattern_problem(glob[2:] if glob.startswith("./") else glob)
                 if problem is not None:
-                    raise ConfigError(f"{where} 'per-file-ignores': invalid glob {glob!r}: {problem}")
+                    raise ConfigError(f"{where} 'per-file-ignores': invalid glob {shown_pattern(glob)}: {problem}")
         elif key == "max-file-size":
             values[attr] = parse_size(value, f"{where} 'max-file-size'")
         elif key == "docs-url":

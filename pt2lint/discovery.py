@@ -7,7 +7,8 @@ skipping what ``.gitignore`` files (nested ones too),
 the default excludes and the ``exclude`` / ``extend-exclude`` settings name,
 and installed code: every virtual environment (a directory holding
 ``pyvenv.cfg``, whatever its name) and every ``site-packages`` directory.
-Patterns use gitignore syntax (pathspec's ``GitIgnoreSpec``), as ruff's do.
+Patterns use gitignore syntax (pathspec's ``GitIgnoreSpec``, compiled by
+:mod:`pt2lint.globs`), as ruff's do.
 A file named explicitly is always linted, whatever its name, unless
 ``force_exclude`` is set (what pre-commit hooks want, since they pass every
 changed file explicitly).
@@ -20,8 +21,7 @@ import stat
 from dataclasses import dataclass, field
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
-import pathspec
-
+from pt2lint.globs import MAX_PATTERN_CHARS, Globs, compile_patterns
 from pt2lint.reading import is_within
 
 #: Directory and file names skipped while walking (ruff's defaults, plus our cache).
@@ -160,11 +160,12 @@ def project_relpath(path: str, project_root: str) -> str:
     return rel.replace(os.sep, "/")
 
 
-def _read_gitignore(directory: str) -> Optional[pathspec.GitIgnoreSpec]:
+def _read_gitignore(directory: str) -> Optional[Globs]:
     """The ``.gitignore`` of ``directory`` (``None``: none, or not a readable regular file).
 
     Read with :func:`pt2lint.reading.read_bytes` (a FIFO or ``/dev/zero`` behind the name is
-    refused, never read); bad patterns are ignored line by line, as git ignores them.
+    refused, never read); bad patterns, and lines over :data:`pt2lint.globs.MAX_PATTERN_CHARS`
+    characters, are ignored line by line, as git ignores bad patterns.
     """
     from pt2lint.reading import read_bytes
 
@@ -172,18 +173,18 @@ def _read_gitignore(directory: str) -> Optional[pathspec.GitIgnoreSpec]:
         data = read_bytes(os.path.join(directory, GITIGNORE), max_bytes=GITIGNORE_MAX_BYTES)
     except OSError:
         return None
-    lines = data.decode("utf-8", "replace").splitlines()
+    lines = [line for line in data.decode("utf-8", "replace").splitlines() if len(line) <= MAX_PATTERN_CHARS]
     try:
-        return pathspec.GitIgnoreSpec.from_lines(lines)
+        return compile_patterns(lines)
     except Exception:  # pathspec raises various errors for a bad pattern: keep the good lines
         good = []
         for line in lines:
             try:
-                pathspec.GitIgnoreSpec.from_lines([line])
+                compile_patterns([line])
             except Exception:
                 continue
             good.append(line)
-        return pathspec.GitIgnoreSpec.from_lines(good)
+        return compile_patterns(good)
 
 
 def _is_under(path: str, directory: str) -> bool:
@@ -199,11 +200,11 @@ class _Matcher:
     def __init__(self, settings: DiscoverySettings) -> None:
         self.settings = settings
         self.root = os.path.abspath(settings.project_root)
-        self.exclude = pathspec.GitIgnoreSpec.from_lines(list(settings.exclude) + list(settings.extend_exclude))
-        self._gitignores: Dict[str, Optional[pathspec.GitIgnoreSpec]] = {}
-        self._chains: Dict[str, List[Tuple[str, pathspec.GitIgnoreSpec]]] = {}
+        self.exclude = compile_patterns(list(settings.exclude) + list(settings.extend_exclude))
+        self._gitignores: Dict[str, Optional[Globs]] = {}
+        self._chains: Dict[str, List[Tuple[str, Globs]]] = {}
 
-    def gitignore(self, directory: str) -> Optional[pathspec.GitIgnoreSpec]:
+    def gitignore(self, directory: str) -> Optional[Globs]:
         """The ``.gitignore`` of ``directory`` itself (``None``: none, unreadable, or gitignore not respected)."""
         if directory not in self._gitignores:
             self._gitignores[directory] = _read_gitignore(directory) if self.settings.respect_gitignore else None
@@ -225,7 +226,7 @@ class _Matcher:
             probe = parent
         return self.root if _is_under(directory, self.root) else directory
 
-    def gitignore_chain(self, directory: str) -> List[Tuple[str, pathspec.GitIgnoreSpec]]:
+    def gitignore_chain(self, directory: str) -> List[Tuple[str, Globs]]:
         """``(base, spec)`` for every ``.gitignore`` from the scope down to ``directory``, shallowest first."""
         if not self.settings.respect_gitignore:
             return []
@@ -233,7 +234,7 @@ class _Matcher:
             self._chains[directory] = self._gitignore_chain(directory)
         return self._chains[directory]
 
-    def _gitignore_chain(self, directory: str) -> List[Tuple[str, pathspec.GitIgnoreSpec]]:
+    def _gitignore_chain(self, directory: str) -> List[Tuple[str, Globs]]:
         scope = self.ignore_scope(directory)
         dirs = []
         probe = directory
@@ -256,7 +257,7 @@ class _Matcher:
         self,
         path: str,
         is_dir: bool,
-        chain: Sequence[Tuple[str, pathspec.GitIgnoreSpec]],
+        chain: Sequence[Tuple[str, Globs]],
         pattern_base: str,
     ) -> bool:
         """Whether ``path`` matches an exclude pattern or, deepest ``.gitignore`` deciding, is git-ignored.
@@ -374,7 +375,7 @@ def _walk(top: str, matcher: _Matcher, add, errors: List[str], cwd: str) -> None
     else:
         base = matcher.pattern_base(top, top)
         chain_top = matcher.gitignore_chain(top)
-    chains: Dict[str, List[Tuple[str, pathspec.GitIgnoreSpec]]] = {top: chain_top}
+    chains: Dict[str, List[Tuple[str, Globs]]] = {top: chain_top}
 
     def onerror(exc: OSError) -> None:
         where = display_path(exc.filename, cwd) if exc.filename else display_path(top, cwd)

@@ -183,9 +183,18 @@ def lint_document_result(
     A finding in another file that the document's compiled regions reach is shown at
     the document's call that leads there (its anchor), with the chain and the
     finding's own place as related information.
+
+    A leading byte order mark (U+FEFF) is not source, as ``check`` reads a file: it is
+    dropped before linting (in the overlay's documents too), and the findings' columns
+    on line 1 are then counted in the document's own text, where the BOM is character 0.
     """
     from pt2lint.discovery import is_excluded, project_relpath
     from pt2lint.engine import lint_source
+
+    bom = source.startswith(BOM)
+    if bom:
+        source = source[1:]
+    overlay = {k: v[1:] if v.startswith(BOM) else v for k, v in (overlay or {}).items()}
 
     filename = path or uri
     relpath = None
@@ -212,7 +221,26 @@ def lint_document_result(
             statement_lines=(anchor[4], anchor[5]),
             extra=d.extra + (("origin", (os.path.abspath(d.filename), d.start.line, d.start.column)),),
         ))
+    if bom:
+        shown = [_after_bom(d) for d in shown]
     return shown, tuple(p for p, _ in result.dependencies)
+
+
+#: The byte order mark, as it starts a document's text when the client kept it.
+BOM = "\ufeff"
+
+
+def _after_bom(d: Diagnostic) -> Diagnostic:
+    """``d`` (found in a document's text without its BOM) placed in the text with it:
+    line-1 columns of the finding and of its fix's edits move one character right."""
+
+    def shift(p: Position) -> Position:
+        return Position(p.line, p.column + 1) if p.line == 1 else p
+
+    fix = d.fix
+    if fix is not None:
+        fix = replace(fix, edits=tuple(replace(e, start=shift(e.start), end=shift(e.end)) for e in fix.edits))
+    return replace(d, start=shift(d.start), end=shift(d.end), fix=fix)
 
 
 def _word_length(source: str, line: int, column: int) -> int:
@@ -509,6 +537,8 @@ DEFAULT_MAX_MESSAGE_BYTES = 64 * 1024 * 1024
 _MAX_HEADER_BYTES = 64 * 1024
 _CONTENT_LENGTH = re.compile(rb"^content-length:[ \t]*(\S*)[ \t]*$", re.IGNORECASE)
 _HEADER_START = re.compile(rb"content-length:", re.IGNORECASE)
+#: A header line (``Name: value``, the name an RFC 9110 token); anything else is not a header.
+_HEADER_LINE = re.compile(rb"^[!#$%&'*+\-.^_`|~0-9A-Za-z]+:[^\r\n]*$")
 
 
 def _error(msg_id: Any, code: int, message: str) -> Dict[str, Any]:
@@ -523,9 +553,12 @@ def _valid_id(value: Any) -> bool:
 class MessageReader:
     """Base-protocol framing (``Content-Length`` headers, then a body) that survives a bad peer.
 
-    A header block whose ``Content-Length`` is missing, not a number, or above
-    ``max_bytes`` gets a parse-error answer and is skipped up to the next
-    ``Content-Length`` header, so a broken message costs that message only: the stream
+    A header block whose ``Content-Length`` is missing, not a number, above
+    ``max_bytes``, or given twice with different values gets a parse-error answer and is
+    skipped up to the next ``Content-Length`` header; bytes where a header should start
+    (the rest of a body longer than its ``Content-Length``) are skipped up to the next
+    ``Content-Length`` header even when it starts inside them; so a broken message
+    costs that message only: the stream
     is never misread from there on, and no more than ``max_bytes`` (plus one read) is
     ever held in memory.
 
@@ -581,20 +614,27 @@ class MessageReader:
                     return None
                 end = self._buf.find(b"\r\n\r\n")
             headers = bytes(self._buf[:end]).split(b"\r\n")
+            first = next((h for h in headers if h.strip()), b"")
+            if not _HEADER_LINE.match(first.strip()):
+                # bytes that are no header: the rest of a body longer than its frame said, or
+                # noise; they are skipped up to the next header, which may start inside them
+                on_bad_frame(f"{len(first)} bytes that are not a message header")
+                await self._resync(1)
+                continue
             length: Optional[int] = None
             problem = "no Content-Length header"
-            for h in headers:
-                m = _CONTENT_LENGTH.match(h.strip())
-                if m is None:
-                    continue
-                value = m.group(1)
+            values = [m.group(1) for m in (_CONTENT_LENGTH.match(h.strip()) for h in headers) if m is not None]
+            if len(set(values)) > 1:
+                shown = " and ".join(v[:20].decode("ascii", "replace") for v in values[:2])
+                problem = f"{len(values)} Content-Length headers that disagree ({shown})"
+            elif values:
+                value = values[0]
                 if not value.isdigit():
                     problem = f"Content-Length {value[:40].decode('ascii', 'replace')!r} is not a number"
                 elif int(value) > self.max_bytes:
                     problem = f"Content-Length {int(value)} is over the limit of {self.max_bytes} bytes"
                 else:
                     length, problem = int(value), ""
-                break
             if length is None:
                 on_bad_frame(problem)
                 del self._buf[: end + 4]

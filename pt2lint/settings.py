@@ -23,16 +23,16 @@ _COMPILED: Dict[Tuple[Tuple[str, FrozenSet[str]], ...], List[Tuple[Any, FrozenSe
 
 
 def _compiled(per_file_ignores: Tuple[Tuple[str, FrozenSet[str]], ...]) -> List[Tuple[Any, FrozenSet[str]]]:
-    """``(GitIgnoreSpec, codes)`` for each per-file-ignores entry, compiled on first use.
+    """``(Globs, codes)`` for each per-file-ignores entry, compiled on first use.
 
     Keyed by the whole table, so a config with any number of globs compiles each one
     once per process (an ``lru_cache`` per pattern thrashed beyond its size).
     """
     found = _COMPILED.get(per_file_ignores)
     if found is None:
-        import pathspec
+        from pt2lint.globs import compile_patterns
 
-        found = [(pathspec.GitIgnoreSpec.from_lines([pattern]), codes) for pattern, codes in per_file_ignores]
+        found = [(compile_patterns([pattern]), codes) for pattern, codes in per_file_ignores]
         if len(_COMPILED) > 64:  # many configs in one process (the LSP): forget the old ones
             _COMPILED.clear()
         _COMPILED[per_file_ignores] = found

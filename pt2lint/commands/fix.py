@@ -27,6 +27,7 @@ import dataclasses
 import difflib
 import json
 import os
+import sys
 import time
 from dataclasses import dataclass
 from typing import Any, Dict, FrozenSet, Iterator, List, Optional, Sequence, Tuple
@@ -138,6 +139,45 @@ def _selector(selection: RuleSelection, unsafe: bool):
         return d.fix is not None and applicable(d.fix, unsafe) and (selection.everything or d.code in selection.codes or d.fix.name in selection.names)
 
     return select
+
+
+def stdin_output(result: "FileFix", data: bytes) -> Tuple[bytes, Optional[str]]:
+    """``(bytes fix - prints, problem or None)`` for stdin read as ``data``.
+
+    Nothing fixed: ``data`` itself, byte for byte (a BOM, a coding line's encoding and
+    the line endings are kept).  Fixed: the new text encoded as the input was
+    (:func:`pt2lint.fixes.apply.encode_file`: same encoding, same BOM); when it cannot
+    be, ``data`` unchanged and the reason.
+    """
+    from pt2lint.fixes.apply import FixError, encode_file
+
+    if result.src is None or not result.changed:
+        return data, None
+    try:
+        return encode_file(result.src, result.text), None
+    except FixError as exc:
+        return data, str(exc)
+
+
+def _echo_bytes(data: bytes, what: str) -> None:
+    """Write ``data`` to stdout as bytes (source code goes back in its own encoding).
+
+    Raises:
+        CliError: stdout is closed or the write fails, as :func:`pt2lint.cli.echo_report` says.
+    """
+    from pt2lint.cli import CliError
+
+    stream = sys.stdout
+    if stream is None or getattr(stream, "closed", False):
+        raise CliError(f"cannot write {what} to standard output: standard output is closed")
+    try:
+        click.echo(data, nl=False)  # click writes bytes to the binary stream under stdout
+        stream.flush()
+    except BrokenPipeError:
+        raise
+    except (OSError, ValueError) as exc:  # ValueError: a stream closed under us
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc) or type(exc).__name__
+        raise CliError(f"cannot write {what} to standard output: {reason.lower()}") from None
 
 
 def fix_one(path: str, relpath: str, settings, selection: RuleSelection, unsafe: bool, data: Optional[bytes] = None) -> FileFix:
@@ -442,12 +482,15 @@ def run_fix(paths: Tuple[str, ...], options: Dict[str, Any]) -> int:
         if result.error is not None:
             errors.append(result.error)
             if not show_diff:
-                echo_report(data.decode("utf-8", "surrogateescape"), what="the code")  # unchanged code back
+                _echo_bytes(data, what="the code")  # unchanged code back
         elif show_diff:
             if result.changed:
                 echo_report(unified_diff(name, result.src.text, result.text), what="the diff")
         else:
-            echo_report(result.text, what="the fixed code")
+            out, problem = stdin_output(result, data)
+            if problem is not None:
+                errors.append(f"{name}: {problem}")
+            _echo_bytes(out, what="the fixed code")
         report_stream_err = True
     else:
         project = project_from_options(paths or (".",), options)

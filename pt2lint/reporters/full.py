@@ -15,19 +15,41 @@
 
 from __future__ import annotations
 
+import unicodedata
 from typing import List, Sequence
 
 from pt2lint.diagnostics import Diagnostic
 from pt2lint.lines import SourceLines
+from pt2lint.reading import printable
 from pt2lint.reporters import ReportContext, register
 from pt2lint.reporters.text import format_line
 
 CONTEXT_LINES = 2
 
 
+def shown_source(text: str) -> str:
+    """A source line as printed: control characters escaped (``\\x1b``), tabs kept."""
+    return "".join(ch if ch == "\t" else printable(ch) for ch in text)
+
+
+def char_width(ch: str) -> int:
+    """Terminal columns of one printable character: 0 for a combining mark or a format
+    character (ZWJ, variation selectors), 2 for East Asian wide and fullwidth ones
+    (``unicodedata.east_asian_width`` ``W``/``F``: CJK, most emoji), else 1."""
+    if unicodedata.combining(ch) or unicodedata.category(ch) in ("Mn", "Me", "Cf"):
+        return 0
+    return 2 if unicodedata.east_asian_width(ch) in ("W", "F") else 1
+
+
+def display_width(text: str) -> int:
+    """Terminal columns of ``text`` as printed (see :func:`shown_source`, :func:`char_width`)."""
+    return sum(char_width(ch) for ch in shown_source(text))
+
+
 def _caret_prefix(text: str) -> str:
-    """Blank out ``text`` for the caret line, keeping tabs so the carets line up."""
-    return "".join(ch if ch == "\t" else " " for ch in text)
+    """Blank out ``text`` (as printed) for the caret line: each character becomes as many
+    spaces as the columns it takes, and tabs stay tabs, so the carets line up under it."""
+    return "".join(ch if ch == "\t" else " " * char_width(ch) for ch in shown_source(text))
 
 
 def render_one(d: Diagnostic, source: str) -> str:
@@ -38,7 +60,7 @@ def render_one(d: Diagnostic, source: str) -> str:
         source: the file's text; when empty or too short, only the header
             and notes are shown.
     """
-    out: List[str] = [format_line(d)]
+    out: List[str] = [format_line(d)]  # source lines and notes are printed with control characters escaped
     lines = SourceLines(source).texts()  # numbered as Python numbers lines, not as str.splitlines
     row = d.start.line
     if 1 <= row <= len(lines):
@@ -49,16 +71,17 @@ def render_one(d: Diagnostic, source: str) -> str:
         out.append(f"{gutter} |")
         for n in range(first, last + 1):
             text = lines[n - 1]
-            out.append(f"{n:>{width}} | {text}".rstrip())
+            out.append(f"{n:>{width}} | {shown_source(text)}".rstrip())
             if n == row:
                 start = max(d.start.column - 1, 0)
                 end = d.end.column - 1 if d.end.line == row else len(text)
-                length = max(end - start, 1)
+                length = max(display_width(text[start:end]), 1)
                 out.append(f"{gutter} | {_caret_prefix(text[:start])}{'^' * length} {d.code}")
         out.append(f"{gutter} |")
         note_prefix = f"{gutter} = "
     else:
         note_prefix = "  = "
+    notes = len(out)
     if d.symbol:
         via = f" (via {' -> '.join(d.call_chain)})" if d.call_chain else ""
         out.append(f"{note_prefix}in: {d.symbol}{via}")
@@ -76,6 +99,7 @@ def render_one(d: Diagnostic, source: str) -> str:
             out.append(f"{note_prefix}module: {d.confirm.module}")
         if d.confirm.next_step:
             out.append(f"{note_prefix}next: {d.confirm.next_step}")
+    out[notes:] = [printable(line) for line in out[notes:]]
     return "\n".join(out) + "\n"
 
 

@@ -6,8 +6,14 @@
 
 Severity picks the command: ``error`` for errors, ``warning`` for warnings and
 ``notice`` for info findings.  Values are escaped as the Actions runner expects
-(``%``, CR and LF everywhere; ``:`` and ``,`` in properties too).
-Reference: GitHub Docs, "Workflow commands for GitHub Actions".
+(``%``, CR and LF everywhere; ``:`` and ``,`` in properties too), which the runner
+decodes back.  Every other control character (C0, DEL, C1) is percent-encoded the
+same way (ESC is ``%1B``), and so is a byte of a file name that is not UTF-8 (``%FF``):
+the runner leaves those as they are, but since ``%`` itself is always ``%25`` the
+rendering is unambiguous, and no raw control character reaches the log, where a
+terminal or the log viewer would act on it.
+Reference: GitHub Docs, "Workflow commands for GitHub Actions"; the runner's
+``ActionCommand`` unescaping (``%25``, ``%0D``, ``%0A``, ``%3A``, ``%2C``).
 """
 
 from __future__ import annotations
@@ -21,13 +27,26 @@ from pt2lint.reporters import ReportContext, fix_marker, register
 COMMANDS = {"error": "error", "warning": "warning", "info": "notice"}
 
 
+def _percent(ch: str) -> str:
+    """``ch`` as ``%XX`` when it must not appear raw in a workflow command, else itself."""
+    o = ord(ch)
+    if ch == "%" or o < 0x20 or 0x7F <= o < 0xA0:
+        return f"%{o:02X}"
+    if 0xDC80 <= o <= 0xDCFF:  # surrogateescape of a file-name byte that is not UTF-8
+        return f"%{o - 0xDC00:02X}"
+    return ch
+
+
 def escape_data(text: str) -> str:
-    """Escape a workflow command's message."""
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    """Escape a workflow command's message: ``%``, CR, LF and every other control
+    character become ``%XX`` (upper-case hex of the code point; see the module docstring)."""
+    if text.isprintable() and "%" not in text:
+        return text
+    return "".join(_percent(ch) for ch in text)
 
 
 def escape_property(text: str) -> str:
-    """Escape a workflow command's property value."""
+    """Escape a workflow command's property value: as :func:`escape_data`, and ``:`` / ``,`` too."""
     return escape_data(text).replace(":", "%3A").replace(",", "%2C")
 
 

@@ -13,8 +13,8 @@ from pt2lint.reporters import ReportContext, confirm_marker, fix_marker, registe
 def format_line(d: Diagnostic) -> str:
     """One finding as ``path:line:col: CODE message`` plus its fix tag (see :func:`fix_marker`)
     and, in confirm mode, its status tag (see :func:`confirm_marker`).  Control characters
-    and undecodable bytes in the path are escaped (:func:`pt2lint.reading.printable`)."""
-    line = f"{printable(d.filename)}:{d.start.line}:{d.start.column}: {d.code} {d.message}"
+    and undecodable bytes in the path and the message are escaped (:func:`pt2lint.reading.printable`)."""
+    line = f"{printable(d.filename)}:{d.start.line}:{d.start.column}: {d.code} {printable(d.message)}"
     for marker in (fix_marker(d), confirm_marker(d)):
         if marker:
             line = f"{line} {marker}"
