@@ -33,12 +33,10 @@ from typing import List, Optional, Tuple
 
 import libcst as cst
 
-from pt2lint.analysis.kinds import Kind
-from pt2lint.analysis.walk import walk
 from pt2lint.diagnostics import Applicability, Fix
 from pt2lint.fixes.context import FixContext, Refuse
-from pt2lint.fixes.cond import target_if
-from pt2lint.fixes.edits import comment_lines
+from pt2lint.fixes.cond import python_test, target_if
+from pt2lint.fixes.edits import comment_lines, sole_small_statement
 from pt2lint.fixes.predicate import translate_predicate
 
 NAME = "check"
@@ -53,17 +51,8 @@ UNSAFE_NOTE = (
 
 def _only_raise(block: cst.BaseSuite) -> Optional[cst.Raise]:
     """The ``raise`` statement when it is the whole body of ``block``."""
-    if isinstance(block, cst.IndentedBlock):
-        if len(block.body) != 1 or not isinstance(block.body[0], cst.SimpleStatementLine):
-            return None
-        smalls = block.body[0].body
-    elif isinstance(block, cst.SimpleStatementSuite):
-        smalls = block.body
-    else:
-        return None
-    if len(smalls) != 1 or not isinstance(smalls[0], cst.Raise):
-        return None
-    return smalls[0]
+    stmt = sole_small_statement(block)
+    return stmt if isinstance(stmt, cst.Raise) else None
 
 
 def constant_string(node: cst.BaseExpression) -> Optional[str]:
@@ -288,25 +277,6 @@ def _conjuncts(test: cst.BaseExpression) -> List[cst.BaseExpression]:
     return [test]
 
 
-def _python_value(ctx: FixContext, node: cst.BaseExpression) -> bool:
-    """``node`` is a Python test per the analysis: every leaf is a known non-tensor value and no rule
-    flags a tensor read in it (``labels is not None``, ``self.training``, ``x.dim() == 3``)."""
-    leaves = [node]
-    while leaves:
-        n = leaves.pop()
-        if isinstance(n, cst.BooleanOperation):
-            leaves += [n.left, n.right]
-            continue
-        if isinstance(n, cst.UnaryOperation) and isinstance(n.operator, cst.Not):
-            leaves.append(n.expression)
-            continue
-        v = ctx.facts.value(n)
-        if v is None or v.kind in (Kind.TENSOR, Kind.DATA, Kind.UNKNOWN):
-            return False
-    ids = {id(m) for m in walk(node)}
-    return not any(f.code in ("PTC104", "PTC101", "PTC103") and id(f.node) in ids for f in ctx.facts.findings)
-
-
 def python_guard(ctx: FixContext, test: cst.BaseExpression) -> Tuple[Optional[cst.BaseExpression], cst.BaseExpression]:
     """Split ``A and B`` into the leading Python conjuncts ``A`` (``None`` when there are none) and the rest ``B``.
 
@@ -315,7 +285,7 @@ def python_guard(ctx: FixContext, test: cst.BaseExpression) -> Tuple[Optional[cs
     """
     parts = _conjuncts(test)
     k = 0
-    while k < len(parts) - 1 and _python_value(ctx, parts[k]):
+    while k < len(parts) - 1 and python_test(ctx, parts[k]):
         k += 1
     if k == 0:
         return None, test

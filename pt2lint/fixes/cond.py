@@ -148,6 +148,25 @@ def propose(ctx: FixContext, finding, diagnostic) -> Optional[Fix]:
     return ctx.cache[key]  # type: ignore[return-value]
 
 
+def python_test(ctx: FixContext, node: cst.BaseExpression) -> bool:
+    """``node`` is a Python test per the analysis: every leaf is a known non-tensor value and no rule
+    flags a tensor read in it (``labels is not None``, ``self.training``, ``x.dim() == 3``)."""
+    leaves = [node]
+    while leaves:
+        n = leaves.pop()
+        if isinstance(n, cst.BooleanOperation):
+            leaves += [n.left, n.right]
+            continue
+        if isinstance(n, cst.UnaryOperation) and isinstance(n.operator, cst.Not):
+            leaves.append(n.expression)
+            continue
+        v = ctx.facts.value(n)
+        if v is None or v.kind in (Kind.TENSOR, Kind.DATA, Kind.UNKNOWN):
+            return False
+    ids = {id(m) for m in walk(node)}
+    return not any(f.code in TARGET_CODES and id(f.node) in ids for f in ctx.facts.findings)
+
+
 def _stmts_of(block: cst.BaseSuite) -> List[cst.BaseStatement]:
     if isinstance(block, cst.IndentedBlock):
         return list(block.body)
@@ -894,20 +913,7 @@ class CondRewrite:
         if not (isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And)):
             return None
         left, right = test.left, test.right
-        kinds = self.ctx.facts
-        leaves = [left]
-        while leaves:
-            n = leaves.pop()
-            if isinstance(n, cst.BooleanOperation):
-                leaves += [n.left, n.right]
-                continue
-            if isinstance(n, cst.UnaryOperation) and isinstance(n.operator, cst.Not):
-                leaves.append(n.expression)
-                continue
-            v = kinds.value(n)
-            if v is None or v.kind in (Kind.TENSOR, Kind.DATA, Kind.UNKNOWN):
-                return None
-        if any(f.code in TARGET_CODES and any(m is f.node for m in walk(left)) for f in kinds.findings):
+        if not python_test(self.ctx, left):
             return None
         return left, right
 
@@ -1604,5 +1610,5 @@ def _code(ctx: FixContext, node: cst.CSTNode) -> str:
 
 __all__ = [
     "CondRewrite", "NAME", "TARGET_CODES", "always_returns", "chain_top", "device_class", "dtype_class", "dtypes_compatible",
-    "propose", "rank_class", "ranks_differ", "target_if", "tensor_test",
+    "propose", "python_test", "rank_class", "ranks_differ", "target_if", "tensor_test",
 ]

@@ -22,6 +22,23 @@ from pt2lint.diagnostics import Edit, Fix, Position
 _NEWLINE = re.compile(r"\r\n|\r|\n")
 
 
+def sole_small_statement(block: cst.BaseSuite) -> Optional[cst.BaseSmallStatement]:
+    """The one small statement that is the whole of ``block`` (``x = y``, ``raise E``), else ``None``.
+
+    ``block`` is an indented block holding one simple statement line with one statement, or
+    a same-line suite (``if t: raise E``) with one statement.
+    """
+    if isinstance(block, cst.IndentedBlock):
+        if len(block.body) != 1 or not isinstance(block.body[0], cst.SimpleStatementLine):
+            return None
+        smalls = block.body[0].body
+    elif isinstance(block, cst.SimpleStatementSuite):
+        smalls = block.body
+    else:
+        return None
+    return smalls[0] if len(smalls) == 1 else None
+
+
 def line_starts(text: str) -> List[int]:
     """Offsets where each line of ``text`` starts (Python's newlines: ``\\n``, ``\\r\\n``, ``\\r``)."""
     starts = [0]

@@ -18,10 +18,9 @@ from typing import List, Optional
 import libcst as cst
 
 from pt2lint.analysis.kinds import Kind
-from pt2lint.analysis.walk import walk
 from pt2lint.diagnostics import Applicability, Fix
 from pt2lint.fixes.context import FixContext, Refuse
-from pt2lint.fixes.edits import comment_lines, lost_comments, strip_leading_lines
+from pt2lint.fixes.edits import comment_lines, lost_comments, sole_small_statement, strip_leading_lines
 from pt2lint.fixes.predicate import translate_predicate
 from pt2lint.fixes.purity import BranchChecker
 
@@ -65,17 +64,9 @@ def _ifexp_of(ctx: FixContext, finding) -> Optional[cst.IfExp]:
 
 def _single_assign(block) -> Optional[cst.Assign]:
     """The only statement of ``block`` when it is ``name = expr``."""
-    if isinstance(block, cst.IndentedBlock):
-        if len(block.body) != 1 or not isinstance(block.body[0], cst.SimpleStatementLine):
-            return None
-        smalls = block.body[0].body
-    elif isinstance(block, cst.SimpleStatementSuite):
-        smalls = block.body
-    else:
+    assign = sole_small_statement(block)
+    if not isinstance(assign, cst.Assign):
         return None
-    if len(smalls) != 1 or not isinstance(smalls[0], cst.Assign):
-        return None
-    assign = smalls[0]
     if len(assign.targets) != 1 or not isinstance(assign.targets[0].target, cst.Name):
         return None
     return assign
