@@ -25,11 +25,13 @@ of the code), and reads only files that mention ``compile(`` or ``_dynamo``.
 from __future__ import annotations
 
 import ast
-import warnings
 import os
 import re
+import warnings
 from dataclasses import dataclass, field
 from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
+
+from pt2lint.analysis.imports import qualify_dotted
 
 #: ``torch._dynamo.config`` knobs pt2lint models (settable in ``[tool.pt2lint]`` as kebab-case too).
 KNOBS: Tuple[str, ...] = ("capture_scalar_outputs", "capture_dynamic_output_shape_ops", "allow_rnn")
@@ -169,14 +171,7 @@ class _Scanner(ast.NodeVisitor):
                 self.names[node.name] = f"{self.module}.{node.name}" if self.module else node.name
 
     def qualify(self, node: ast.AST) -> Optional[str]:
-        d = _dotted(node)
-        if d is None:
-            return None
-        head, _, rest = d.partition(".")
-        target = self.names.get(head)
-        if target is None:
-            return None
-        return f"{target}.{rest}" if rest else target
+        return qualify_dotted(self.names, _dotted(node))
 
     def _where(self, node: ast.AST) -> str:
         return f"{self.display}:{getattr(node, 'lineno', 0)}"

@@ -23,6 +23,19 @@ def dotted_name(node: cst.BaseExpression) -> Optional[str]:
     return None
 
 
+def qualify_dotted(names: Dict[str, str], dotted: Optional[str]) -> Optional[str]:
+    """``dotted`` (``"F.relu"``) with its first part replaced by what ``names`` binds it to
+    (``{"F": "torch.nn.functional"}`` gives ``"torch.nn.functional.relu"``); ``None`` when
+    ``dotted`` is ``None`` or its first part is not bound."""
+    if dotted is None:
+        return None
+    head, _, rest = dotted.partition(".")
+    target = names.get(head)
+    if target is None:
+        return None
+    return f"{target}.{rest}" if rest else target
+
+
 def _module_name(node) -> str:
     if isinstance(node, cst.Name):
         return node.value
@@ -72,11 +85,4 @@ class ImportMap:
 
     def qualify(self, node: cst.BaseExpression) -> Optional[str]:
         """Qualified name of a Name/Attribute chain rooted in an imported name, else ``None``."""
-        dotted = dotted_name(node)
-        if dotted is None:
-            return None
-        head, _, rest = dotted.partition(".")
-        target = self.names.get(head)
-        if target is None:
-            return None
-        return f"{target}.{rest}" if rest else target
+        return qualify_dotted(self.names, dotted_name(node))
