@@ -40,6 +40,7 @@ from pt2lint.fixes.edits import comment_lines, sole_small_statement
 from pt2lint.fixes.predicate import translate_predicate
 
 NAME = "check"
+REFUSED = "not rewritten as a runtime check"
 TARGET_CODES = frozenset({"PTC104", "PTC101", "PTC103", "PTC602"})
 
 UNSAFE_NOTE = (
@@ -148,13 +149,8 @@ def propose(ctx: FixContext, finding, diagnostic) -> Optional[Fix]:
         assert_ = _assert_of(ctx, finding)
         if assert_ is None:
             return None
-        key = (NAME, id(assert_))
-        if key not in ctx.cache:
-            try:
-                ctx.cache[key] = _build_assert(ctx, finding.stmt, assert_)
-            except Refuse as exc:
-                ctx.cache[key] = Fix(f"not rewritten as a runtime check: {exc}", Applicability.DISPLAY_ONLY, (), NAME)
-        return ctx.cache[key]  # type: ignore[return-value]
+        stmt = finding.stmt
+        return ctx.fix_once(NAME, assert_, lambda: _build_assert(ctx, stmt, assert_), REFUSED)
     node = target_if(finding, ctx)
     if node is None or (node.orelse is not None and not isinstance(node.orelse, cst.Else)):
         return None
@@ -164,15 +160,7 @@ def propose(ctx: FixContext, finding, diagnostic) -> Optional[Fix]:
     parent = ctx.parent(node)
     if isinstance(parent, cst.If) and parent.orelse is node:
         return None  # an ``elif``: the check would also run when an earlier test was true
-    key = (NAME, id(node))
-    if key in ctx.cache:
-        return ctx.cache[key]  # type: ignore[return-value]
-    try:
-        fix = _build(ctx, node, raise_)
-    except Refuse as exc:
-        fix = Fix(f"not rewritten as a runtime check: {exc}", Applicability.DISPLAY_ONLY, (), NAME)
-    ctx.cache[key] = fix
-    return fix
+    return ctx.fix_once(NAME, node, lambda: _build(ctx, node, raise_), REFUSED)
 
 
 def _inside_try(ctx: FixContext, node: cst.CSTNode) -> Optional[cst.Try]:

@@ -139,13 +139,7 @@ def propose(ctx: FixContext, finding, diagnostic) -> Optional[Fix]:
     if node is None:
         return None
     top = chain_top(ctx, node)
-    key = (NAME, id(top))
-    if key not in ctx.cache:
-        try:
-            ctx.cache[key] = CondRewrite(ctx, top).fix()
-        except Refuse as exc:
-            ctx.cache[key] = Fix(f"not rewritten as torch.cond: {exc}", Applicability.DISPLAY_ONLY, (), NAME)
-    return ctx.cache[key]  # type: ignore[return-value]
+    return ctx.fix_once(NAME, top, lambda: CondRewrite(ctx, top).fix(), "not rewritten as torch.cond")
 
 
 def python_test(ctx: FixContext, node: cst.BaseExpression) -> bool:

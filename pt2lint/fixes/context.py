@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 import libcst as cst
 
 from pt2lint.analysis.imports import ImportMap
 from pt2lint.analysis.walk import iter_children, walk
-from pt2lint.diagnostics import Diagnostic, Edit
+from pt2lint.diagnostics import Applicability, Diagnostic, Edit, Fix
 from pt2lint.fixes.edits import (
     diff_edits,
     indentation_at,
@@ -80,6 +80,27 @@ class FixContext:
                     parents[id(c)] = n
             self._parents = parents
         return self._parents
+
+    def fix_once(self, name: str, node: cst.CSTNode, build: Callable[[], Fix], refused: str) -> Fix:
+        """The fix of codemod ``name`` for ``node``, built once per module however many findings share it.
+
+        Args:
+            name: the codemod (``"cond"``), also the key's first part and the refusal's fix name.
+            node: the node the rewrite is about (the ``if``, the call, the statement).
+            build: makes the fix; raises :class:`Refuse` to decline.
+            refused: the start of a refusal's message (``"not rewritten as torch.cond"``);
+                the reason follows after ``": "``.
+
+        Returns:
+            The built fix, or a display-only fix saying why it was refused.
+        """
+        key = (name, id(node))
+        if key not in self.cache:
+            try:
+                self.cache[key] = build()
+            except Refuse as exc:
+                self.cache[key] = Fix(f"{refused}: {exc}", Applicability.DISPLAY_ONLY, (), name)
+        return self.cache[key]  # type: ignore[return-value]
 
     def parent(self, node: cst.CSTNode) -> Optional[cst.CSTNode]:
         """The node whose field holds ``node`` (``None`` for the module)."""

@@ -36,7 +36,7 @@ import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from pt2lint.analysis.walk import walk
-from pt2lint.diagnostics import Applicability, Fix
+from pt2lint.diagnostics import Fix
 from pt2lint.fixes.context import FixContext, Refuse
 from pt2lint.fixes.edits import apply_edits, comment_lines, diff_edits
 from pt2lint.fixes.names import all_names, bound_names
@@ -108,17 +108,12 @@ def propose(ctx: FixContext, finding, diagnostic) -> Optional[Fix]:
     if not isinstance(nxt, cst.If) or name not in {n.value for t in _chain_tests(nxt) for n in walk(t) if isinstance(n, cst.Name)}:
         return None
     between = body[index + 1:later]
-    key = (NAME, id(stmt))
-    if key in ctx.cache:
-        return ctx.cache[key]  # type: ignore[return-value]
-    try:
+    def build() -> Fix:
         if between:
             _check_movable(ctx, func, body, index, between, node)
-        fix = _build(ctx, diagnostic, func, stmt, assign, nxt, name, between)
-    except Refuse as exc:
-        fix = Fix(f"not rewritten: {exc}", Applicability.DISPLAY_ONLY, (), NAME)
-    ctx.cache[key] = fix
-    return fix
+        return _build(ctx, diagnostic, func, stmt, assign, nxt, name, between)
+
+    return ctx.fix_once(NAME, stmt, build, "not rewritten")
 
 
 def _uses_in_test(ctx: FixContext, func: cst.FunctionDef, nxt: cst.If, name: str) -> List[cst.Name]:

@@ -190,15 +190,7 @@ def propose(ctx: FixContext, finding, diagnostic) -> Optional[Fix]:
         return None
     if not isinstance(stmt, cst.SimpleStatementLine):
         return None
-    key = (NAME, id(call))
-    if key in ctx.cache:
-        return ctx.cache[key]  # type: ignore[return-value]
-    try:
-        fix = _build(ctx, stmt, sub, call, method, extra)
-    except Refuse as exc:
-        fix = Fix(f"not rewritten with torch.where: {exc}", Applicability.DISPLAY_ONLY, (), NAME)
-    ctx.cache[key] = fix
-    return fix
+    return ctx.fix_once(NAME, call, lambda: _build(ctx, stmt, sub, call, method, extra), "not rewritten with torch.where")
 
 
 def _build(ctx: FixContext, stmt, sub: cst.Subscript, call: cst.Call, method: str, extra) -> Fix:

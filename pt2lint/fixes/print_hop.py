@@ -57,15 +57,7 @@ def propose(ctx: FixContext, finding, diagnostic) -> Optional[Fix]:
         return None
     if not any(_tensor(ctx, a.value) for a in call.args if a.keyword is None and not a.star):
         return None
-    key = (NAME, id(call))
-    if key in ctx.cache:
-        return ctx.cache[key]  # type: ignore[return-value]
-    try:
-        fix = _build(ctx, stmt, call)
-    except Refuse as exc:
-        fix = Fix(f"not rewritten with torch._higher_order_ops.print: {exc}", Applicability.DISPLAY_ONLY, (), NAME)
-    ctx.cache[key] = fix
-    return fix
+    return ctx.fix_once(NAME, call, lambda: _build(ctx, stmt, call), "not rewritten with torch._higher_order_ops.print")
 
 
 def _tensor(ctx: FixContext, node: cst.BaseExpression) -> bool:

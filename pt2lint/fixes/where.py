@@ -94,9 +94,6 @@ def propose(ctx: FixContext, finding, diagnostic) -> Optional[Fix]:
     that assigns one name in each branch; ``None`` when the finding is in neither."""
     ifexp = _ifexp_of(ctx, finding)
     stmt = finding.stmt
-    key = (NAME, id(ifexp) if ifexp is not None else id(stmt))
-    if key in ctx.cache:
-        return ctx.cache[key]  # type: ignore[return-value]
     if ifexp is None:
         if not (isinstance(stmt, cst.If) and ctx.contains(stmt.test, finding.node)):
             return None
@@ -105,12 +102,7 @@ def propose(ctx: FixContext, finding, diagnostic) -> Optional[Fix]:
         b_assign = _single_assign(orelse.body) if isinstance(orelse, cst.Else) else None
         if a_assign is None or b_assign is None or a_assign.targets[0].target.value != b_assign.targets[0].target.value:  # type: ignore[union-attr]
             return None
-    try:
-        fix = _build(ctx, finding, ifexp)
-    except Refuse as exc:
-        fix = Fix(f"not rewritten as torch.where: {exc}", Applicability.DISPLAY_ONLY, (), NAME)
-    ctx.cache[key] = fix
-    return fix
+    return ctx.fix_once(NAME, ifexp if ifexp is not None else stmt, lambda: _build(ctx, finding, ifexp), "not rewritten as torch.where")
 
 
 def _build(ctx: FixContext, finding, ifexp: Optional[cst.IfExp]) -> Fix:
