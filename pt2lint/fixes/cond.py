@@ -249,23 +249,13 @@ _FACTORIES = frozenset("zeros ones empty rand randn eye linspace logspace full".
 
 def _binds(ctx: FixContext, stmt: cst.BaseStatement) -> frozenset:
     """The names ``stmt`` binds in its scope, computed once per statement and fix pass."""
-    key = ("cond", "binds", id(stmt))
-    hit = ctx.cache.get(key)
-    if hit is None or hit[0] is not stmt:
-        hit = (stmt, frozenset(bound_names([stmt])))
-        ctx.cache[key] = hit
-    return hit[1]
+    return ctx.per_node("cond-binds", stmt, lambda: frozenset(bound_names([stmt])))
 
 
 def _loads(ctx: FixContext, node: cst.CSTNode) -> frozenset:
     """The names read in ``node`` (see :func:`~pt2lint.fixes.names.loaded_names`), computed once
     per node and fix pass."""
-    key = ("cond", "loads", id(node))
-    hit = ctx.cache.get(key)
-    if hit is None or hit[0] is not node:
-        hit = (node, frozenset(loaded_names([node])))
-        ctx.cache[key] = hit
-    return hit[1]
+    return ctx.per_node("cond-loads", node, lambda: frozenset(loaded_names([node])))
 
 
 def _resolve(ctx: FixContext, stmts: Sequence[cst.BaseStatement], name: str) -> Tuple[Optional[cst.BaseExpression], Sequence[cst.BaseStatement], bool]:

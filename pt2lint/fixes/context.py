@@ -112,11 +112,16 @@ class FixContext:
         Asking whether a finding's node lies in a statement's test once per finding walked
         the whole test each time: quadratic in the test's size for a long ``and`` chain.
         """
-        key = ("subtree", id(root))
+        return self.per_node("subtree", root, lambda: frozenset(id(n) for n in walk(root)))
+
+    def per_node(self, tag: str, node: cst.CSTNode, compute: Callable[[], object]):
+        """``compute()``, once per ``(tag, node)`` for this module: the memo of the per-node facts
+        the codemods share (names read or bound, subtree ids).  The node is kept with its value,
+        so its ``id`` cannot be reused by another node.  Callers must not mutate the value."""
+        key = (tag, id(node))
         hit = self.cache.get(key)
-        if hit is None:
-            # the root is kept with its ids, so its id cannot be reused by another node
-            hit = self.cache[key] = (root, frozenset(id(n) for n in walk(root)))
+        if hit is None or hit[0] is not node:  # type: ignore[index]
+            hit = self.cache[key] = (node, compute())
         return hit[1]  # type: ignore[index]
 
     def contains(self, root: cst.CSTNode, node: cst.CSTNode) -> bool:
@@ -149,32 +154,23 @@ class FixContext:
         """
         from pt2lint.fixes.names import loaded_names
 
-        key = ("loads", id(func))
-        out = self.cache.get(key)
-        if out is None:
-            out = self.cache[key] = loaded_names([func.body])
-        return out
+        return self.per_node("loads", func, lambda: loaded_names([func.body]))
 
     def function_spelled(self, func: cst.FunctionDef) -> frozenset:
         """Every identifier spelled in ``func`` (:func:`~pt2lint.fixes.names.all_names`), once per function."""
         from pt2lint.fixes.names import all_names
 
-        key = ("spelled", id(func))
-        out = self.cache.get(key)
-        if out is None:
-            out = self.cache[key] = frozenset(all_names(func))
-        return out
+        return self.per_node("spelled", func, lambda: frozenset(all_names(func)))
 
     def function_bound(self, func: cst.FunctionDef) -> frozenset:
         """Names ``func``'s body binds in its own scope (:func:`~pt2lint.fixes.names.bound_names`), once per function."""
         from pt2lint.fixes.names import bound_names
 
-        key = ("bound", id(func))
-        out = self.cache.get(key)
-        if out is None:
+        def compute() -> frozenset:
             body = list(func.body.body) if isinstance(func.body, cst.IndentedBlock) else [func.body]
-            out = self.cache[key] = frozenset(bound_names(body))
-        return out
+            return frozenset(bound_names(body))
+
+        return self.per_node("bound", func, compute)
 
     # --------------------------------------------------------------- torch
     @property
