@@ -9,9 +9,15 @@ truth.json here; the truth names its libraries, so the per-library rows and
 the recall scope (each library's whole package folder) come from it.
 ``--lint`` first writes the report by running
 
-    pt2lint check --no-cache --output-format json --exit-zero <site-packages>/<lib> ... -o report.json
+    pt2lint check --no-cache --output-format json --exit-zero \
+        --follow-imports <lib>,... <site-packages>/<lib> ... bench/libmodels/models.py -o report.json
 
-over the package folder of every library in the truth.  Standard library only.
+over the package folder of every library in the truth, as a user of these
+libraries would: each library's own modules are compiled regions, and so is
+every wrapper ``forward`` in models.py (an ODE solve, a GP loss), whose calls
+are followed into the installed libraries (``--follow-imports``).  Findings in
+models.py itself are never scored.  ``--no-entry`` lints the package folders
+alone (the score before the wrappers were linted).  Standard library only.
 """
 
 from __future__ import annotations
@@ -43,10 +49,22 @@ def package_dirs(libs) -> list[str]:
     return out
 
 
-def lint(truth: Path, report: str) -> None:
+def lint(truth: Path, report: str, entry: bool = True) -> None:
+    """Write the pt2lint JSON report over every library of the truth to ``report``.
+
+    Args:
+        truth: truth.json (its ``libraries`` list names the package folders).
+        report: path of the JSON report to write.
+        entry: also lint models.py, following its calls into the libraries.
+    """
     libs = json.loads(truth.read_text())["libraries"]
-    cmd = ["pt2lint", "check", "--no-cache", "--output-format", "json", "--exit-zero",
-           *package_dirs(libs), "-o", report]
+    cmd = ["pt2lint", "check", "--no-cache", "--output-format", "json", "--exit-zero"]
+    if entry:
+        cmd += ["--follow-imports", ",".join(libs)]
+    cmd += [*package_dirs(libs)]
+    if entry:
+        cmd.append(str(HERE / "models.py"))
+    cmd += ["-o", report]
     subprocess.run(cmd, check=True)
 
 
@@ -54,13 +72,16 @@ def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if "--truth" not in argv:
         argv += ["--truth", str(DEFAULT_TRUTH)]
+    entry = "--no-entry" not in argv
+    if not entry:
+        argv.remove("--no-entry")
     if "--lint" in argv:
         # --lint REPORT: write REPORT with pt2lint, then score it
         i = argv.index("--lint")
         del argv[i]
         if i >= len(argv) or argv[i].startswith("-"):
             raise SystemExit("--lint needs the report path after it")
-        lint(Path(argv[argv.index("--truth") + 1]), argv[i])
+        lint(Path(argv[argv.index("--truth") + 1]), argv[i], entry=entry)
     return realmodels_evaluate.main(argv)
 
 
