@@ -521,6 +521,90 @@ FLOAT_MODULES = frozenset(
 )
 
 
+#: Tensor methods (and ``torch.`` / ``torch.nn.functional`` functions) whose result is floating
+#: when their (first) tensor is: reductions and elementwise maths that never return an integer or
+#: bool tensor for a floating one (unlike ``argmax``, comparisons, ``long()``).  Used only with a
+#: receiver already proven floating.
+_FLOAT_KEEPING = frozenset(
+    """norm mean sum prod std var exp expm1 log log1p log2 log10 sqrt rsqrt sigmoid tanh sin cos softmax
+    log_softmax gelu silu mish elu leaky_relu softplus hardtanh relu6 layer_norm normalize dropout pow square
+    reciprocal logsumexp cumsum round floor ceil trunc sign""".split()
+)
+
+_NUMBER_ANNOTATIONS = frozenset({"int", "float", "bool"})
+
+
+def _is_number_literal(expr: cst.BaseExpression) -> bool:
+    """``1``, ``0.5``, ``-1e-6``, ``True``: a Python number written as a literal."""
+    while isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, (cst.Minus, cst.Plus)):
+        expr = expr.expression
+    if isinstance(expr, (cst.Integer, cst.Float)):
+        return True
+    return isinstance(expr, cst.Name) and expr.value in ("True", "False")
+
+
+def number_attributes(cls: cst.ClassDef) -> Set[str]:
+    """Names ``X`` such that every write of ``self.X`` in ``cls`` stores a Python number.
+
+    A write counts as a number when it assigns a numeric literal (``self.eps = 1e-6``), or a
+    parameter of the enclosing method annotated ``int``, ``float`` or ``bool``
+    (``def __init__(self, eps: float = 1e-6): self.eps = eps``; an unannotated parameter could
+    be passed a tensor or an ``nn.Parameter``, so it does not count), or adds a numeric literal to
+    it (``self.X += 1``).  Any other write (another value, a tuple target, ``setattr``,
+    ``del``) leaves ``X`` out.  Such an attribute holds no parameter, so reading it in one branch
+    of a ``torch.cond`` gives no gradient to tell apart.
+    """
+    verdict: Dict[str, bool] = {}
+    dynamic = False
+
+    def is_self_attr(t: cst.BaseExpression) -> Optional[str]:
+        if isinstance(t, cst.Attribute) and isinstance(t.value, cst.Name) and t.value.value == "self":
+            return t.attr.value
+        return None
+
+    def number_params(fn: cst.FunctionDef) -> Set[str]:
+        out = set()
+        params = fn.params
+        for prm in (*params.posonly_params, *params.params, *params.kwonly_params):
+            ann = prm.annotation.annotation if prm.annotation is not None else None
+            if isinstance(ann, cst.Name) and ann.value in _NUMBER_ANNOTATIONS:
+                out.add(prm.name.value)
+        return out
+
+    def visit(node: cst.CSTNode, params: Set[str]) -> None:
+        nonlocal dynamic
+        if isinstance(node, cst.FunctionDef):
+            params = number_params(node)
+        if isinstance(node, cst.Assign):
+            for t in node.targets:
+                name = is_self_attr(t.target)
+                if name is not None:
+                    ok = _is_number_literal(node.value) or (isinstance(node.value, cst.Name) and node.value.value in params)
+                    verdict[name] = verdict.get(name, True) and ok
+                else:
+                    for m in walk(t.target):
+                        inner = is_self_attr(m) if isinstance(m, cst.Attribute) else None
+                        if inner is not None:
+                            verdict[inner] = False
+        elif isinstance(node, (cst.AugAssign, cst.AnnAssign)):
+            name = is_self_attr(node.target)
+            if name is not None:
+                ok = node.value is not None and _is_number_literal(node.value)
+                verdict[name] = verdict.get(name, True) and ok
+        elif isinstance(node, cst.Del):
+            for m in walk(node.target):
+                inner = is_self_attr(m) if isinstance(m, cst.Attribute) else None
+                if inner is not None:
+                    verdict[inner] = False
+        elif isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value in ("setattr", "delattr"):
+            dynamic = True
+        for child in node.children:
+            visit(child, params)
+
+    visit(cls, set())
+    return set() if dynamic else {name for name, ok in verdict.items() if ok}
+
+
 def _proven_floating(ctx: FixContext, expr: Optional[cst.BaseExpression], stmts: Sequence[cst.BaseStatement], floating_attrs: Set[str], depth: int = 0) -> bool:
     """Whether ``expr`` is a floating tensor for every input: a floating dtype class, the output of
     a ``self.<attr>`` submodule in ``floating_attrs``, arithmetic with such a tensor (a floating
@@ -554,8 +638,16 @@ def _proven_floating(ctx: FixContext, expr: Optional[cst.BaseExpression], stmts:
         func = expr.func
         if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self":
             return func.attr.value in floating_attrs
-        if isinstance(func, cst.Attribute) and func.attr.value in _SAME_DTYPE and call_qualname(ctx, expr) is None:
+        q = call_qualname(ctx, expr)
+        if any(a.keyword is not None and a.keyword.value == "dtype" for a in expr.args):
+            return False  # `h.sum(dtype=torch.long)`
+        if isinstance(func, cst.Attribute) and q is None and (func.attr.value in _SAME_DTYPE or func.attr.value in _FLOAT_KEEPING):
             return _proven_floating(ctx, func.value, stmts, floating_attrs, depth + 1)
+        if q is not None and expr.args and expr.args[0].keyword is None and expr.args[0].star == "":
+            module, _, last = q.rpartition(".")
+            if module in ("torch", "torch.nn.functional") and (last in _SAME_DTYPE or last in _FLOAT_KEEPING):
+                # `torch.relu(h)`, `F.softmax(h, -1)`: the function form of such a method
+                return _proven_floating(ctx, expr.args[0].value, stmts, floating_attrs, depth + 1)
     return False
 
 
@@ -1078,7 +1170,7 @@ class CondRewrite:
         so an optimizer with weight decay or momentum then changes it."""
         per = [set(self._self_attrs(b.stmts)) if b is not None else set() for b in leaves]
         some = set().union(*per)
-        buffers = self._registered_buffers()
+        buffers = self._registered_buffers() | self._number_attrs()
         partial = [a for a in sorted(some) if not all(a in p for p in per) and a not in buffers]
         if not partial:
             return
@@ -1109,6 +1201,14 @@ class CondRewrite:
                         ok = q is not None and q.startswith("torch.nn.") and q.rsplit(".", 1)[-1] in FLOAT_MODULES
                         kinds.setdefault(tgt.attr.value, set()).add(ok)
         return {name for name, oks in kinds.items() if oks == {True}}
+
+    def _number_attrs(self) -> Set[str]:
+        """Attributes of the enclosing class that hold a Python number, so no parameter: see
+        :func:`number_attributes`."""
+        cls = self.ctx.parent(self.func)
+        while cls is not None and not isinstance(cls, cst.ClassDef):
+            cls = self.ctx.parent(cls)
+        return number_attributes(cls) if cls is not None else set()
 
     def _registered_buffers(self) -> Set[str]:
         """Names the enclosing class registers with ``self.register_buffer("name", ...)`` (buffers

@@ -1,0 +1,112 @@
+"""Shapes of ordinary model code that the codemods now rewrite, each with the near miss they must not.
+
+Found by ``bench/convertible`` (cases written without looking at the codemods): a Python
+number stored on ``self`` and read in one branch, a branch output made floating by a
+reduction of a floating tensor, ...  Each test checks the applicability the fix gets and,
+for the near miss, that it keeps the reason.
+"""
+
+from __future__ import annotations
+
+import textwrap
+
+from pt2lint.diagnostics import Applicability
+from pt2lint.fixes.cond import number_attributes
+from test_fix_cond_safety import COMPILED, cond_fix
+
+import libcst as cst
+
+HEADER = "import torch\nimport torch.nn as nn\n\n\n"
+
+
+def module(init_sig: str, init: str, forward: str, args: str = "x") -> str:
+    return HEADER + "class M(nn.Module):\n" + f"    def __init__(self{init_sig}):\n        super().__init__()\n" + textwrap.indent(
+        textwrap.dedent(init).strip("\n"), " " * 8
+    ) + f"\n\n    def forward(self, {args}):\n" + textwrap.indent(textwrap.dedent(forward).strip("\n"), " " * 8) + "\n"
+
+
+CLIP = """
+h = self.fc(x)
+peak = h.abs().amax()
+if peak > self.limit:
+    return h * (self.limit / peak)
+return h
+"""
+
+
+def test_number_attribute_in_one_branch_is_not_a_parameter():
+    text = module(", dim: int = 4, limit: float = 1.0", "self.fc = nn.Linear(dim, dim)\nself.limit = limit", CLIP)
+    f = cond_fix(text)
+    assert f.applicability is Applicability.SAFE, f.message
+    assert "used in some branches only" not in f.message
+
+
+def test_number_literal_attribute_is_not_a_parameter():
+    text = module("", "self.fc = nn.Linear(4, 4)\nself.limit = 1.0", CLIP)
+    assert cond_fix(text).applicability is Applicability.SAFE
+
+
+def test_unannotated_or_tensor_attribute_stays_unsafe():
+    # a parameter without an annotation could be passed an nn.Parameter
+    text = module(", limit=1.0", "self.fc = nn.Linear(4, 4)\nself.limit = limit", CLIP)
+    f = cond_fix(text)
+    assert f.applicability is Applicability.UNSAFE and "`self.limit` is used in some branches only" in f.message
+    # a parameter, and a number attribute later replaced by a tensor (read in the branch only)
+    scale = "h = self.fc(x)\nif h.abs().amax() > 1.0:\n    return h * self.limit\nreturn h"
+    assert cond_fix(module("", "self.fc = nn.Linear(4, 4)\nself.limit = 0.5", scale)).applicability is Applicability.SAFE
+    for init in (
+        "self.fc = nn.Linear(4, 4)\nself.limit = nn.Parameter(torch.ones(()))",
+        "self.fc = nn.Linear(4, 4)\nself.limit = 1.0\nself.limit = nn.Parameter(torch.ones(()))",
+    ):
+        f = cond_fix(module("", init, scale))
+        assert f.applicability is Applicability.UNSAFE and "`self.limit` is used in some branches only" in f.message, init
+
+
+def test_number_attributes_helper():
+    cls = cst.parse_module(textwrap.dedent("""
+        class M:
+            def __init__(self, a: float, b, c: int = 2):
+                self.a = a
+                self.b = b
+                self.c = c
+                self.d = -1e-6
+                self.e = 0
+                self.t = torch.zeros(())
+                self.n, self.m = 1, 2
+            def step(self):
+                self.e += 1
+                self.c = self.c * 2
+    """)).body[0]
+    assert number_attributes(cls) == {"a", "d", "e"}
+    # a computed setattr may write any attribute
+    dyn = cst.parse_module("class M:\n    def __init__(self):\n        self.a = 1\n        setattr(self, 'a', None)\n").body[0]
+    assert number_attributes(dyn) == set()
+
+
+MAX_NORM = """
+h = self.proj(x)
+if h.norm() > self.max_norm:
+    h = h * (self.max_norm / (h.norm() + 1e-6))
+return h
+"""
+
+
+def test_reduction_of_a_floating_tensor_is_floating():
+    text = module(", max_norm: float = 2.0", "self.proj = nn.Linear(4, 4)\nself.max_norm = max_norm", MAX_NORM)
+    f = cond_fix(text)
+    assert f.applicability is Applicability.SAFE, f.message
+    # `torch.relu(self.fc(x)) + 0.01` vs the tensor: floating in both
+    relu = "h = torch.relu(self.fc(x))\nif not (h > 0).any():\n    h = h + 0.01\nreturn h"
+    assert cond_fix(module("", "self.fc = nn.Linear(4, 4)", relu)).applicability is Applicability.SAFE
+
+
+def test_reduction_of_an_input_or_with_a_dtype_stays_unsafe():
+    # `x` is an input of unknown dtype: `x * 0.5` is float32 for an int64 `x`, which the
+    # other branch keeps
+    on_input = "if x.norm() > self.max_norm:\n    x = x * (self.max_norm / (x.norm() + 1e-6))\nreturn x"
+    f = cond_fix(module(", max_norm: float = 2.0", "self.max_norm = max_norm", on_input))
+    assert f.applicability is Applicability.UNSAFE and "is floating in one branch" in f.message
+    # `sum(dtype=torch.long)` of a floating tensor is not floating
+    cast = "h = self.proj(x)\nif h.sum() > 0:\n    h = h.sum(dtype=torch.long, dim=-1, keepdim=True) + 0.5\nreturn h"
+    f = cond_fix(module("", "self.proj = nn.Linear(4, 4)", cast))
+    assert f.applicability is not Applicability.SAFE, f.message
