@@ -55,7 +55,10 @@ def test_raise_becomes_assert_async_keeping_message_and_comments():
         """
         # validate
         # values
-        torch._assert_async(torch.logical_not((x < 0).any()), "negative " "input")
+        if torch.compiler.is_compiling():
+            torch._assert_async(torch.logical_not((x < 0).any()), "negative " "input")
+        elif (x < 0).any():
+            raise ValueError("negative " "input")
         return x
         """
     )
@@ -63,16 +66,17 @@ def test_raise_becomes_assert_async_keeping_message_and_comments():
     assert not [d for d in lint_source(out, "m.py", SETTINGS).diagnostics if d.code.startswith("PTC1")]
     (fix,) = check_fixes(src)
     assert fix.applicability is Applicability.UNSAFE
-    assert "RuntimeError(msg) instead of ValueError" in fix.message and "CUDA context" in fix.message
+    assert "compiled and exported code raises RuntimeError(msg) instead of ValueError" in fix.message
+    assert "eager mode raises as before" in fix.message and "CUDA context" in fix.message
 
 
 def test_a_negated_test_is_not_negated_twice():
     src = module(
         """
         if not torch.isfinite(x).all():
-            raise ValueError("non-finite")
+            raise RuntimeError("non-finite")
         if not x.sum():
-            raise ValueError("zero")
+            raise RuntimeError("zero")
         return x
         """
     )
@@ -99,7 +103,10 @@ def test_a_leading_python_test_stays_a_python_if_around_the_check():
     out = fixed(src)
     assert out.endswith(
         "        if labels is not None and x.dim() == 2:\n"
-        '            torch._assert_async(torch.logical_not(labels.max() >= 10), "label out of range")\n'
+        "            if torch.compiler.is_compiling():\n"
+        '                torch._assert_async(torch.logical_not(labels.max() >= 10), "label out of range")\n'
+        "            elif labels.max() >= 10:\n"
+        '                raise ValueError("label out of range")\n'
         "        return x\n"
     ), out
     assert fixed(out) == out
@@ -263,7 +270,8 @@ def test_fixture_is_equivalent_on_valid_inputs_and_raises_runtime_error_with_the
 
     result = fix_one(str(FIXTURE), FIXTURE.name, SETTINGS, RuleSelection(names=frozenset({"check"})), unsafe=True)
     assert result.error is None and result.changed
-    assert result.text.count("torch._assert_async(") == 4 and "raise" not in result.text.split("def forward")[1].split("def make_model")[0]
+    assert result.text.count("torch._assert_async(") == 4
+    assert result.text.count("torch.compiler.is_compiling()") == result.text.split("def forward")[1].split("def make_model")[0].count("raise")
     assert not [d for d in lint_source(result.text, "f.py", SETTINGS).diagnostics if d.code in ("PTC104", "PTC101", "PTC103")]
     fixed_path = Path(pytest.importorskip("tempfile").mkdtemp()) / "validate_inputs_fixed.py"
     fixed_path.write_text(result.text)
@@ -279,7 +287,7 @@ def test_fixture_is_equivalent_on_valid_inputs_and_raises_runtime_error_with_the
     for inp, exc, msg in orig.bad_inputs():
         with pytest.raises(exc, match=f"^{msg}$"):
             m1(*inp)
-        with pytest.raises(RuntimeError, match=f"^{msg}$"):
+        with pytest.raises(exc, match=f"^{msg}$"):  # eager mode keeps the original raise
             m2(*inp)
     dynamo.reset()
     explained = dynamo.explain(m2)(*orig.good_inputs()[0])

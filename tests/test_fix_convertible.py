@@ -15,6 +15,7 @@ from pt2lint.fixes.cond import number_attributes
 from test_fix_cond_safety import COMPILED, cond_fix
 
 import libcst as cst
+import pytest
 
 HEADER = "import torch\nimport torch.nn as nn\n\n\n"
 
@@ -110,3 +111,63 @@ def test_reduction_of_an_input_or_with_a_dtype_stays_unsafe():
     cast = "h = self.proj(x)\nif h.sum() > 0:\n    h = h.sum(dtype=torch.long, dim=-1, keepdim=True) + 0.5\nreturn h"
     f = cond_fix(module("", "self.proj = nn.Linear(4, 4)", cast))
     assert f.applicability is not Applicability.SAFE, f.message
+
+
+# ------------------------------------------------------------------ check: eager mode keeps the raise
+
+VALIDATE = HEADER + '''class M(nn.Module):
+    def forward(self, x):
+        if (x < 0).any():
+            raise ValueError(f"negative input of shape {tuple(x.shape)}")
+        return x.log1p()
+'''
+
+
+def check_fixed(text: str) -> str:
+    from pt2lint.engine import lint_source
+    from test_fix_check import SETTINGS, fixed
+
+    assert any(d.code == "PTC104" for d in lint_source(text, "m.py", SETTINGS).diagnostics)
+    return fixed(text)
+
+
+def test_validation_keeps_the_eager_raise_and_compiles_without_a_break():
+    torch = pytest.importorskip("torch")
+    import torch._dynamo as dynamo
+    from pt2lint.engine import lint_source
+    from test_fix_check import SETTINGS, check_fixes
+
+    out = check_fixed(VALIDATE)
+    assert "if torch.compiler.is_compiling():\n            torch._assert_async(" in out
+    assert '        elif (x < 0).any():\n            raise ValueError(f"negative input of shape {tuple(x.shape)}")' in out
+    from test_fix_check import fixed
+
+    assert fixed(out) == out  # idempotent
+    assert not [d for d in lint_source(out, "m.py", SETTINGS).diagnostics if d.code.startswith("PTC1")]
+    (fix,) = check_fixes(VALIDATE)
+    assert fix.applicability is Applicability.UNSAFE and "instead of ValueError" in fix.message
+
+    ns: dict = {}
+    exec(compile(out, "m.py", "exec"), ns)
+    m = ns["M"]()
+    good, bad = torch.rand(3), -torch.rand(3) - 0.1
+    with pytest.raises(ValueError, match=r"^negative input of shape \(3,\)$"):
+        m(bad)  # eager: the original exception, its f-string evaluated
+    dynamo.reset()
+    assert dynamo.explain(m)(good).graph_break_count == 0
+    dynamo.reset()
+    compiled = torch.compile(m, fullgraph=True, backend="eager")
+    torch.testing.assert_close(compiled(good), good.log1p())
+    with pytest.raises(RuntimeError, match="negative input of shape"):
+        compiled(bad)
+    exported = torch.export.export(ns["M"](), (good,)).module()
+    with pytest.raises(RuntimeError, match="negative input of shape"):
+        exported(bad)
+
+
+def test_runtime_error_with_a_constant_message_keeps_the_plain_check():
+    # the near miss: nothing to keep for eager mode, so no `is_compiling()` split
+    text = VALIDATE.replace('ValueError(f"negative input of shape {tuple(x.shape)}")', 'RuntimeError("negative input")')
+    out = check_fixed(text)
+    assert "is_compiling" not in out and "raise" not in out
+    assert 'torch._assert_async(torch.logical_not((x < 0).any()), "negative input")' in out

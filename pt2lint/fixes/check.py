@@ -18,8 +18,20 @@ Measured on torch 2.13.0 (CPU; ``tests/test_fix_check.py`` repeats the measureme
   ``capture_scalar_outputs=False``) and compiled code raises ``RuntimeError`` with a
   message about a symbol (``u0 >= 1``) instead of the user's.
 
-So the rewrite uses ``torch._assert_async``.  It is always *unsafe*: the exception type
-becomes ``RuntimeError`` (an ``except ValueError`` no longer catches it), and on CUDA,
+So the rewrite uses ``torch._assert_async``.  When the original raises something other
+than ``RuntimeError``, or its message is an f-string, the check runs only under
+``torch.compiler.is_compiling()`` and the original ``if ...: raise`` stays as its ``elif``::
+
+    if torch.compiler.is_compiling():
+        torch._assert_async(torch.logical_not((x < 0).any()), "negative input")
+    elif (x < 0).any():
+        raise ValueError("negative input")
+
+Dynamo evaluates ``is_compiling()`` as True and traces only the check (no graph break,
+``fullgraph=True`` compiles, ``torch.export`` succeeds, measured on torch 2.13); eager mode
+runs the original test and ``raise`` unchanged (same type, same message).  It is always
+*unsafe*: in compiled and exported code the exception type becomes ``RuntimeError`` (an
+``except ValueError`` around a compiled call no longer catches it), and on CUDA,
 per ``torch._assert_async``'s own documentation (not measured here: no GPU), the failure
 is found only at a later kernel launch and "will trash your CUDA context".  The message must be a constant string (``_assert_async``
 takes a ``str``): an f-string message keeps its ``{...}`` fields as text, without their
@@ -194,6 +206,9 @@ def _build(ctx: FixContext, node: cst.If, raise_: cst.Raise) -> Fix:
         [cst.Expr(call)],
         leading_lines=comment_lines(node.with_changes(leading_lines=())),
     )
+    eager_kept = exc_name != "RuntimeError" or template
+    if eager_kept:
+        new_stmt = _eager_split(node, test, torch, new_stmt)
     if guard is not None:
         new_stmt = cst.If(test=guard, body=cst.IndentedBlock(body=[new_stmt.with_changes(leading_lines=())]), leading_lines=new_stmt.leading_lines)
     rest = []
@@ -207,15 +222,58 @@ def _build(ctx: FixContext, node: cst.If, raise_: cst.Raise) -> Fix:
             rest[0] = rest[0].with_changes(leading_lines=[*lost, *rest[0].leading_lines])
         new_stmt = new_stmt.with_changes(leading_lines=comment_lines(node.with_changes(leading_lines=(), orelse=None)))
     edits = ctx.replace_statements([node], [new_stmt, *rest])
-    notes = [UNSAFE_NOTE.format(exc=exc_name)] + pred.inexact
-    if template:
-        notes.append(TEMPLATE_NOTE)
+    if eager_kept:
+        notes = [SPLIT_NOTE.format(exc=exc_name)] + pred.inexact
+        if template:
+            notes.append(TEMPLATE_NOTE.replace("message keeps", "message of compiled code keeps"))
+        what = (
+            f"check with `torch._assert_async(...)` under `{torch}.compiler.is_compiling()` and keep the `if ...: raise` "
+            "for eager mode (no graph break, compiles with fullgraph=True and exports; eager mode raises as before, "
+            "measured on torch 2.13)"
+        )
+    else:
+        notes = [UNSAFE_NOTE.format(exc=exc_name)] + pred.inexact
+        if template:
+            notes.append(TEMPLATE_NOTE)
+        what = (
+            "replace the data-dependent `if ...: raise` by `torch._assert_async(...)` (no graph break, compiles with "
+            "fullgraph=True and exports, measured on torch 2.13)"
+        )
     return Fix(
-        "replace the data-dependent `if ...: raise` by `torch._assert_async(...)` (no graph break, compiles with "
-        "fullgraph=True and exports, measured on torch 2.13); unsafe: " + "; ".join(notes),
+        what + "; unsafe: " + "; ".join(notes),
         Applicability.UNSAFE,
         tuple(edits) + tuple(import_edits),
         NAME,
+    )
+
+
+SPLIT_NOTE = (
+    "compiled and exported code raises RuntimeError(msg) instead of {exc} (measured on torch 2.13), so an "
+    "`except {exc}` around a compiled call no longer catches it; on CUDA the failure shows up at a later kernel "
+    "launch and leaves the CUDA context unusable (torch's `_assert_async` documentation; not measured here)"
+)
+
+
+def _eager_split(node: cst.If, test: cst.BaseExpression, torch: str, check: cst.SimpleStatementLine) -> cst.If:
+    """``if torch.compiler.is_compiling(): <check>`` ``elif <test>: raise E(msg)``.
+
+    Dynamo evaluates ``is_compiling()`` as True while tracing, so compiled and exported code
+    trace only the graph-native check (no graph break, ``fullgraph=True`` compiles, measured on
+    torch 2.13); in eager mode it is False and the original test and ``raise`` run as written:
+    the same exception type and message, f-string values included.  ``test`` is the original
+    test without the Python conjuncts that :func:`python_guard` moved out.
+    """
+    is_compiling = cst.Call(
+        func=cst.Attribute(
+            value=cst.Attribute(value=cst.Name(torch), attr=cst.Name("compiler")), attr=cst.Name("is_compiling"),
+        ),
+    )
+    eager = cst.If(test=test, body=node.body.with_changes(header=cst.TrailingWhitespace()) if isinstance(node.body, cst.IndentedBlock) else node.body)
+    return cst.If(
+        test=is_compiling,
+        body=cst.IndentedBlock(body=[check.with_changes(leading_lines=())]),
+        orelse=eager,
+        leading_lines=check.leading_lines,
     )
 
 
