@@ -171,3 +171,68 @@ def test_runtime_error_with_a_constant_message_keeps_the_plain_check():
     out = check_fixed(text)
     assert "is_compiling" not in out and "raise" not in out
     assert 'torch._assert_async(torch.logical_not((x < 0).any()), "negative input")' in out
+
+
+# ------------------------------------------------------------------ --verify: inputs that reach validation branches
+
+
+def test_verify_variants_reach_nan_inf_and_integer_range_tests():
+    torch = pytest.importorskip("torch")
+    from pt2lint.confirm.verify import VARIANTS, _variant
+
+    kinds = [k for _, k in VARIANTS]
+    # the new variants come last: they run only while a branch is still not taken
+    assert kinds[-4:] == ["nan", "inf", "int+100", "intneg"]
+    x, labels, mask = torch.rand(2, 3), torch.tensor([0, 3]), torch.ones(2, dtype=torch.bool)
+    (a, l, m), _ = _variant("nan", (x, labels, mask), {})
+    assert torch.isnan(a).sum() == 1 and torch.isnan(a).view(-1)[0] and torch.equal(a.view(-1)[1:], x.view(-1)[1:])
+    assert torch.equal(l, labels) and torch.equal(m, mask) and not torch.isnan(x).any()  # the input is not modified
+    (a, _, _), _ = _variant("inf", (x, labels, mask), {})
+    assert torch.isposinf(a).sum() == 1
+    (a, l, m), _ = _variant("int+100", (x, labels, mask), {})
+    assert torch.equal(a, x) and l.tolist() == [100, 103] and torch.equal(m, mask)
+    (_, l, _), _ = _variant("intneg", (x, labels, mask), {})
+    assert l.tolist() == [0, -3]
+    # nothing to perturb: no such tensor
+    assert _variant("int+100", (x,), {}) is None and _variant("nan", (labels,), {}) is None
+    assert _variant("nan", (torch.zeros(0),), {}) is None
+
+
+# ------------------------------------------------------------------ mask-index: masks of elementwise functions of x
+
+
+def test_mask_of_an_elementwise_function_of_x_is_rewritten():
+    torch = pytest.importorskip("torch")
+    from test_fix_mask_index import fixed as mask_fixed, mask_fixes, module as mask_module
+
+    cases = {
+        "return x[x.abs() > 1.0].sum()": "torch.where(x.abs() > 1.0, x, 0).sum()",
+        "return torch.sum(x[(x - x.mean()).abs() > 2 * x.std()])": "torch.where((x - x.mean()).abs() > 2 * x.std(), x, 0).sum()",
+        "return x[torch.sigmoid(-x) < 0.5].sum()": "torch.where(torch.sigmoid(-x) < 0.5, x, 0).sum()",
+    }
+    for body, rewrite in cases.items():
+        src = mask_module(body)
+        (fix,) = [f for f in mask_fixes(src) if f.name == "mask-index"]
+        assert fix.applicability is Applicability.SAFE, (body, fix.message)
+        out = mask_fixed(src, unsafe=False)
+        assert rewrite in out, out
+        assert mask_fixed(out) == out
+        ns: dict = {}
+        exec(compile(src, "a.py", "exec"), ns)
+        ns2: dict = {}
+        exec(compile(out, "b.py", "exec"), ns2)
+        for x in (torch.randn(4, 5), torch.zeros(4, 5), torch.randn(3) * 5, torch.tensor(2.0)):
+            torch.testing.assert_close(ns2["M"]()(x, None, None), ns["M"]()(x, None, None))
+
+
+def test_mask_of_a_reduction_or_another_tensor_is_left_alone():
+    from test_fix_mask_index import mask_fixes, module as mask_module
+
+    for body in (
+        "return x[x.sum(dim=1) > 0].sum()",  # a row mask: torch.where would broadcast it from the right
+        "return x[y.abs() > 0].sum()",  # another tensor of unknown shape
+        "return x[x.abs() > y].sum()",  # compared with a tensor that may be larger
+        "return x[x @ y > 0].sum()",  # matmul changes the shape
+    ):
+        fixes = [f for f in mask_fixes(mask_module(body)) if f.name == "mask-index"]
+        assert fixes and all(f.applicability is Applicability.DISPLAY_ONLY for f in fixes), (body, [f.message for f in fixes])

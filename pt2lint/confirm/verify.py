@@ -28,7 +28,8 @@ once (seed 0), deep-copy it and switch the copies' instances of the file's
 classes to the fixed classes, so both run with the same weights and buffers.
 The inputs are the configured example inputs (or the ones confirm
 synthesises) and deterministic perturbations of them (:data:`VARIANTS`:
-negated, zeros, ones, scaled, shifted, fresh random values, inverted masks).
+negated, zeros, ones, scaled, shifted, fresh random values, inverted masks; then, while a
+branch is still not taken, one NaN or +inf element, integers plus 100 and negated).
 While the original runs, ``sys.settrace`` line events on the rewritten ``if``
 statements record which branch it took. For every input, outputs (every tensor
 leaf, ``torch.testing.assert_close`` with its dtype-based tolerances), the
@@ -494,6 +495,12 @@ VARIANTS: Tuple[Tuple[str, str], ...] = (
     ("random (seed 1)", "rand1"),
     ("random (seed 2)", "rand2"),
     ("boolean masks inverted", "invert"),
+    # tried only while a rewritten `if` has a branch not yet taken (the loop stops once every
+    # branch is covered): the tests of validation code (`isnan(x).any()`, `labels >= n`)
+    ("one element NaN", "nan"),
+    ("one element +inf", "inf"),
+    ("integers plus 100", "int+100"),
+    ("integers negated", "intneg"),
 )
 
 
@@ -515,8 +522,20 @@ def _variant(kind: str, args: tuple, kwargs: Dict[str, Any]) -> Optional[Tuple[t
                 changed[0] = True
                 return ~t
             return t.clone()
+        if kind in ("int+100", "intneg"):
+            if t.is_floating_point() or t.is_complex() or t.dtype is torch.bool:
+                return t.clone()
+            changed[0] = True
+            return t + 100 if kind == "int+100" else -t
         if not t.is_floating_point():
             return t.clone()
+        if kind in ("nan", "inf"):
+            if t.numel() == 0:
+                return t.clone()
+            changed[0] = True
+            out = t.detach().clone()
+            out.view(-1)[0] = float("nan") if kind == "nan" else float("inf")
+            return out.requires_grad_(t.requires_grad)
         changed[0] = True
         with torch.no_grad():
             if kind == "neg":

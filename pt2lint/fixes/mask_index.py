@@ -24,7 +24,8 @@ The rewrite needs ``mask`` to have exactly ``x``'s shape: ``torch.where`` broadc
 from the right where indexing matches from the left, so a mask of lower rank selects
 rows in the original and fails or selects columns in the rewrite (measured).  The shape
 is proven only for masks built elementwise from ``x`` itself (the same name or
-attribute): comparisons of ``x`` with Python numbers or 0-d tensors, ``isnan``/
+attribute): comparisons of ``x`` (or of an elementwise function of it, ``x.abs()``,
+``(x - x.mean()).abs()``) with Python numbers or 0-d tensors, ``isnan``/
 ``isfinite``/``isinf``/``signbit`` of ``x``, ``~``/``&``/``|``/``logical_*`` of such
 masks, and a local name bound once to such a mask when ``x`` is never rebound in the
 function (a parameter, or ``self.<attr>`` the function does not assign).  Any other mask
@@ -48,6 +49,13 @@ from pt2lint.fixes.predicate import ScalarProver, call_qualname, paren_if_needed
 NAME = "mask-index"
 TARGET_CODES = frozenset({"PTC201"})
 _ELEMENTWISE_TESTS = frozenset({"isnan", "isfinite", "isinf", "isposinf", "isneginf", "signbit", "isreal"})
+#: Elementwise tensor functions and methods of one tensor (no other arguments): the result has
+#: the argument's shape.  In-place forms (``abs_``) are not listed.
+_ELEMENTWISE_MATH = frozenset(
+    """abs neg negative exp expm1 log log1p log2 log10 sqrt rsqrt sigmoid tanh relu sign sgn square
+    reciprocal sin cos floor ceil round trunc frac float double half bfloat16 clone detach contiguous""".split()
+)
+_ARITH = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.FloorDivide, cst.Modulo, cst.Power)
 _LOGICAL = frozenset({"logical_and", "logical_or", "logical_xor"})
 _COMPARE = (cst.LessThan, cst.GreaterThan, cst.LessThanEqual, cst.GreaterThanEqual, cst.Equal, cst.NotEqual)
 
@@ -87,12 +95,38 @@ class _MaskShape:
         self._busy: set = set()
 
     def _x_or_scalar(self, node: cst.BaseExpression) -> Optional[bool]:
-        """True: ``x``; False: a Python number or 0-d tensor; None: anything else."""
-        if _same_ref(node, self.x):
+        """True: ``x`` or a tensor of exactly its shape (:meth:`_x_shaped`); False: a Python number
+        or 0-d tensor; None: anything else."""
+        if self._x_shaped(node):
             return True
         if self.prover.is_py_number(node) or self.prover.zero_dim(node):
             return False
         return None
+
+    def _x_shaped(self, node: cst.BaseExpression, depth: int = 0) -> bool:
+        """``node`` has exactly ``x``'s shape: ``x`` itself, an elementwise function of it
+        (:data:`_ELEMENTWISE_MATH`: ``x.abs()``, ``torch.sigmoid(x)``, ``-x``), or arithmetic of
+        such a tensor with Python numbers, 0-d tensors or another such tensor (``x * 2``,
+        ``(x - x.mean()).abs()``): a number or 0-d operand broadcasts to the other's shape."""
+        if depth > 8:
+            return False
+        if _same_ref(node, self.x):
+            return True
+        if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, (cst.Minus, cst.Plus)):
+            return self._x_shaped(node.expression, depth + 1)
+        if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, _ARITH):
+            left, right = self._x_shaped(node.left, depth + 1), self._x_shaped(node.right, depth + 1)
+            if left and right:
+                return True
+            other = node.right if left else node.left if right else None
+            return other is not None and (self.prover.is_py_number(other) or self.prover.zero_dim(other))
+        if isinstance(node, cst.Call) and not any(a.star or a.keyword is not None for a in node.args):
+            q = call_qualname(self.ctx, node)
+            if q is not None and q.startswith("torch.") and len(node.args) == 1:
+                return q[len("torch."):] in _ELEMENTWISE_MATH and self._x_shaped(node.args[0].value, depth + 1)
+            if q is None and isinstance(node.func, cst.Attribute) and not node.args:
+                return node.func.attr.value in _ELEMENTWISE_MATH and self._x_shaped(node.func.value, depth + 1)
+        return False
 
     def _stable_x(self) -> bool:
         """``x`` names the same tensor everywhere in the function: a name the body never rebinds
