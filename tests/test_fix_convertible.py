@@ -236,3 +236,55 @@ def test_mask_of_a_reduction_or_another_tensor_is_left_alone():
     ):
         fixes = [f for f in mask_fixes(mask_module(body)) if f.name == "mask-index"]
         assert fixes and all(f.applicability is Applicability.DISPLAY_ONLY for f in fixes), (body, [f.message for f in fixes])
+
+
+# ------------------------------------------------------------------ item-branch: a computed number read by several tests
+
+ELIF = """
+s = self.a(x).mean().item()
+if s > 0.5:
+    y = x * 0.25
+elif s > -0.5:
+    y = x * 1.0
+else:
+    y = x * 4.0
+return y
+"""
+
+
+def test_a_computed_number_read_by_several_tests_binds_the_tensor():
+    torch = pytest.importorskip("torch")
+    from test_fix_item_branch import fixed as item_fixed, item_fixes, module as item_module
+
+    src = item_module(ELIF)
+    (fix,) = item_fixes(src)
+    assert fix.edits and "bind the tensor to `s` instead of `self.a(x).mean().item()`" in fix.message, fix.message
+    out = item_fixed(src, unsafe=True)
+    assert "        s = self.a(x).mean()\n" in out and ".item()" not in out and "torch.cond(s > 0.5" in out, out
+    assert item_fixed(out, unsafe=True) == out
+    ns: dict = {}
+    exec(compile(src, "a.py", "exec"), ns)
+    ns2: dict = {}
+    exec(compile(out, "b.py", "exec"), ns2)
+    m1 = ns["M"]()
+    m2 = ns2["M"]()
+    m2.load_state_dict(m1.state_dict())
+    taken = set()
+    for scale in (0.0, 1.0, -1.0, 30.0, -30.0):
+        x = torch.full((2, 4), scale)
+        level = m1.a(x).mean().item()
+        taken.add((level > 0.5, level > -0.5))
+        torch.testing.assert_close(m2(x, None), m1(x, None))
+    assert len(taken) == 3  # every branch of the chain was compared
+
+
+def test_a_computed_number_read_elsewhere_or_after_other_statements_is_refused():
+    from test_fix_item_branch import item_fixes, module as item_module
+
+    for body, reason in (
+        (ELIF.replace("return y", "return y * s"), "also used as a Python number"),
+        (ELIF.replace("if s > 0.5:", "x = x + 1\nif s > 0.5:"), "statements run between the read and the `if`"),
+    ):
+        fixes = item_fixes(item_module(body))
+        assert fixes and all(f.applicability is Applicability.DISPLAY_ONLY for f in fixes), body
+        assert reason in fixes[0].message, fixes[0].message

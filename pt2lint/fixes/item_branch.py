@@ -20,7 +20,9 @@ that immediately follows, which is exactly equivalent when
   assigned once, earlier in the block, to a new tensor, which nothing from there to the
   ``if`` mentions, and which is provably one element (so ``.item()`` cannot fail first);
 * the value is read at most once in the test, or it is ``t.item()`` / ``float(t)`` of a
-  name or attribute (reading it twice computes the same number);
+  name or attribute (reading it twice computes the same number); otherwise, when the ``if``
+  is the next statement, ``s`` is bound to the tensor instead (``s = x.mean()``) and each
+  test reads ``s.item()`` (``float(s)``): the tensor is computed once, where the number was;
 
 and then hands the inlined ``if`` to the ``check``, ``cond`` and ``where`` codemods
 (in that order), run on the inlined text with their own analysis.  The fix is theirs
@@ -195,18 +197,49 @@ def _check_movable(ctx: FixContext, func: cst.FunctionDef, body, index: int, bet
 def _build(ctx: FixContext, diagnostic, func, stmt, assign: cst.Assign, nxt: cst.If, name: str, between=()) -> Fix:
     uses = _uses_in_test(ctx, func, nxt, name)
     value = assign.value
+    rebound = None
     if len(uses) > 1 and not _simple_operand(value):  # type: ignore[arg-type]
-        raise Refuse(f"`{name}` is read {len(uses)} times in the test and its value is not a plain read of a tensor")
+        if between:
+            raise Refuse(f"`{name}` is read {len(uses)} times in the test and its value is not a plain read of a tensor")
+        # `s = x.mean().item()` read by several tests: `s` now holds the tensor, each test reads it
+        rebound, value = _rebind_tensor(stmt, assign, name)
     inlined_if = nxt.visit(_Inline(uses, value.with_changes(lpar=[], rpar=[]) if getattr(value, "lpar", None) else value))
     moved = comment_lines(stmt.with_changes(leading_lines=()))
+    if rebound is not None:
+        first_edits = ctx.replace_statements([stmt, nxt], [rebound, inlined_if])
+        return _compose(ctx, diagnostic, first_edits, nxt, name, assign.value, f"bind the tensor to `{name}`")
     if between:
         new_if = inlined_if
         kept = [between[0].with_changes(leading_lines=[*moved, *between[0].leading_lines]), *between[1:]]
     else:
         new_if = inlined_if.with_changes(leading_lines=[*moved, *nxt.leading_lines])  # type: ignore[union-attr]
         kept = []
-    if_index = _if_ordinal(ctx.module, nxt)
     first_edits = ctx.replace_statements([stmt, *between, nxt], [*kept, new_if])
+    return _compose(ctx, diagnostic, first_edits, nxt, name, value, "inline")
+
+
+def _rebind_tensor(stmt: cst.SimpleStatementLine, assign: cst.Assign, name: str) -> Tuple[cst.SimpleStatementLine, cst.BaseExpression]:
+    """``s = <tensor>.item()`` -> (``s = <tensor>``, ``s.item()``); ``float(<tensor>)`` -> ``float(s)`` alike.
+
+    Exact when the ``if`` testing ``s`` is the next statement and ``s`` is read nowhere else
+    (checked by the caller): the tensor is computed once, where the number was, and each
+    test reads the same one-element tensor, so the same number (or raises as ``.item()`` did).
+    """
+    read = assign.value
+    assert isinstance(read, cst.Call)
+    if isinstance(read.func, cst.Attribute) and read.func.attr.value == "item":
+        tensor = read.func.value
+        again: cst.BaseExpression = cst.Call(func=cst.Attribute(value=cst.Name(name), attr=cst.Name("item")))
+    else:
+        tensor = read.args[0].value
+        again = read.with_changes(args=[cst.Arg(cst.Name(name))], lpar=[], rpar=[])
+    new_assign = assign.with_changes(value=tensor.with_changes(lpar=[], rpar=[]) if getattr(tensor, "lpar", None) else tensor)
+    return stmt.with_changes(body=[new_assign]), again
+
+
+def _compose(ctx: FixContext, diagnostic, first_edits, nxt: cst.If, name: str, value: cst.BaseExpression, how: str) -> Fix:
+    """The inner codemod's fix of the ``if`` after ``first_edits``, composed with them into one fix."""
+    if_index = _if_ordinal(ctx.module, nxt)
     inlined = apply_edits(ctx.source, first_edits)
     inner = _inner_fix(ctx, diagnostic, inlined, if_index)
     final = apply_edits(inlined, inner.edits)
@@ -215,12 +248,14 @@ def _build(ctx: FixContext, diagnostic, func, stmt, assign: cst.Assign, nxt: cst
     except cst.ParserSyntaxError:
         raise Refuse("the composed rewrite does not parse") from None
     read = ctx.module.code_for_node(value).strip()
-    return Fix(
-        f"inline `{name} = {read}` into the `if` test (`{name}` is read only there, right after), then {inner.name}: {inner.message}",
-        inner.applicability,
-        diff_edits(ctx.source, final),
-        NAME,
-    )
+    if how == "inline":
+        what = f"inline `{name} = {read}` into the `if` test (`{name}` is read only there, right after)"
+    else:
+        what = (
+            f"{how} instead of `{read}` (`{name}` is read only by the `if`/`elif` tests right after, which now "
+            f"read it there)"
+        )
+    return Fix(f"{what}, then {inner.name}: {inner.message}", inner.applicability, diff_edits(ctx.source, final), NAME)
 
 
 def _if_ordinal(module: cst.Module, target: cst.If) -> int:
