@@ -288,3 +288,57 @@ def test_a_computed_number_read_elsewhere_or_after_other_statements_is_refused()
         fixes = item_fixes(item_module(body))
         assert fixes and all(f.applicability is Applicability.DISPLAY_ONLY for f in fixes), body
         assert reason in fixes[0].message, fixes[0].message
+
+
+# ------------------------------------------------------------------ cond: an input read by a floating-only reduction
+
+CENTER = """
+m = x.mean()
+if m > 0:
+    y = (x - m) * 0.5
+else:
+    y = x
+return y
+"""
+
+
+def test_an_input_reduced_by_mean_before_the_if_is_floating():
+    f = cond_fix(HEADER + "class M(nn.Module):\n    def forward(self, x):\n" + textwrap.indent(textwrap.dedent(CENTER).strip("\n"), " " * 8) + "\n")
+    assert f.applicability is Applicability.SAFE, f.message
+
+
+def test_floating_by_use_needs_an_unconditional_reduction_of_the_same_tensor():
+    torch = pytest.importorskip("torch")
+    for dtype in (torch.int64, torch.int32, torch.uint8, torch.bool):  # the fact the proof rests on
+        for op in ("mean", "std", "var", "norm"):
+            with pytest.raises(RuntimeError):
+                getattr(torch.ones(3, dtype=dtype), op)()
+    for pre in (
+        "m = x.amax()",  # works on integers
+        "m = x.sum() * 0.0\nif False:\n    x.mean()",  # not on every path
+        "m = x.sum() if x.dim() else x.mean()",
+        "m = x.mean()\nx = x.long()",  # rebound
+    ):
+        body = CENTER.replace("m = x.mean()", pre)
+        f = cond_fix(HEADER + "class M(nn.Module):\n    def forward(self, x):\n" + textwrap.indent(textwrap.dedent(body).strip("\n"), " " * 8) + "\n")
+        assert f.applicability is not Applicability.SAFE, (pre, f.message)
+
+
+def test_floating_by_use_helper(monkeypatch):
+    import pt2lint.fixes.cond as cond_mod
+
+    def qualname(ctx, node):  # `torch.<f>(...)` only; a method call has no qualified name
+        func = node.func
+        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "torch":
+            return "torch." + func.attr.value
+        return None
+
+    monkeypatch.setattr(cond_mod, "call_qualname", qualname)
+    module = cst.parse_module(textwrap.dedent("""
+        a = x.mean() + torch.std(y, 0) + z.norm(dim=1).sum()
+        b = w.mean(dtype=torch.float32) + (lambda: v.mean())() + (u.var() if c else 0) + (k and k.mean())
+        if True:
+            q.mean()
+        r.mean()
+    """))
+    assert cond_mod.floating_by_use(None, list(module.body), rebound={"r"}) == {"x", "y", "z"}

@@ -531,6 +531,50 @@ _FLOAT_KEEPING = frozenset(
     reciprocal logsumexp cumsum round floor ceil trunc sign""".split()
 )
 
+#: Prefix of the entries of ``floating_attrs`` that are local names, not ``self`` attributes
+#: (an attribute name cannot contain it).
+FLOATING_NAME = "name:"
+
+#: Reductions that raise for integer and bool tensors (measured on torch 2.13: ``mean``,
+#: ``std``, ``var`` and ``norm`` of int64, int32, uint8 and bool tensors raise RuntimeError).
+_FLOAT_ONLY = frozenset({"mean", "std", "var", "norm"})
+
+
+def floating_by_use(ctx: FixContext, before: Sequence[cst.BaseStatement], rebound: Set[str]) -> Set[str]:
+    """Names ``x`` (never rebound in the function: not in ``rebound``) that ``before`` passes to a
+    reduction of :data:`_FLOAT_ONLY` without ``dtype=`` (``x.mean()``, ``torch.std(x, 0)``), in a
+    simple statement and outside any lambda, comprehension, conditional expression or
+    ``and``/``or`` (so on every path through ``before``).
+
+    Such a reduction raises for an integer or bool ``x``, so where the code after ``before``
+    runs, ``x`` is floating (or complex): the must-analysis behind "``x * 0.5`` keeps ``x``'s dtype".
+    """
+    out: Set[str] = set()
+    skip = (cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp, cst.IfExp, cst.BooleanOperation)
+
+    def visit(node: cst.CSTNode) -> None:
+        if isinstance(node, skip):
+            return
+        if isinstance(node, cst.Call) and not any(a.keyword is not None and a.keyword.value == "dtype" for a in node.args):
+            q = call_qualname(ctx, node)
+            func = node.func
+            target = None
+            if q is None and isinstance(func, cst.Attribute) and func.attr.value in _FLOAT_ONLY:
+                target = func.value
+            elif q is not None and q.rpartition(".")[0] == "torch" and q.rpartition(".")[2] in _FLOAT_ONLY and node.args:
+                if node.args[0].keyword is None and node.args[0].star == "":
+                    target = node.args[0].value
+            if isinstance(target, cst.Name) and target.value not in rebound:
+                out.add(target.value)
+        for child in node.children:
+            visit(child)
+
+    for st in before:
+        if isinstance(st, cst.SimpleStatementLine):
+            visit(st)
+    return out
+
+
 _NUMBER_ANNOTATIONS = frozenset({"int", "float", "bool"})
 
 
@@ -615,6 +659,8 @@ def _proven_floating(ctx: FixContext, expr: Optional[cst.BaseExpression], stmts:
         return True
     if isinstance(expr, cst.Name):
         value, before, bound = _resolve(ctx, stmts, expr.value)
+        if value is None and not bound and FLOATING_NAME + expr.value in floating_attrs:
+            return True  # a never-rebound name that a floating-only op read before the `if`
         if value is None and bound:
             # bound in a compound statement (the branches of an earlier `if`): floating when every
             # assignment to it before here is
@@ -1202,6 +1248,11 @@ class CondRewrite:
                         kinds.setdefault(tgt.attr.value, set()).add(ok)
         return {name for name, oks in kinds.items() if oks == {True}}
 
+    def _floating_names(self) -> Set[str]:
+        """Names of the function that are floating tensors wherever the ``if`` can be reached: see
+        :func:`floating_by_use`, applied to the statements that run before the ``if`` in its block."""
+        return floating_by_use(self.ctx, self._before_top(), self.ctx.function_bound(self.func))
+
     def _number_attrs(self) -> Set[str]:
         """Attributes of the enclosing class that hold a Python number, so no parameter: see
         :func:`number_attributes`."""
@@ -1398,7 +1449,7 @@ class CondRewrite:
         the rank or device (a full reduction, a device move) that the other is not known to share.
         """
         prover = self._prover()
-        floating = self._floating_submodules()
+        floating = self._floating_submodules() | {FLOATING_NAME + n for n in self._floating_names()}
         for label, per in self._output_slots(leaves, outputs, mode):
             classes = [dtype_class(self.ctx, e, st) if e is not None else "?" for e, st in per]
             known = [c for c in classes if c != "?"]
