@@ -12,7 +12,7 @@ import textwrap
 
 from pt2lint.diagnostics import Applicability
 from pt2lint.fixes.cond import number_attributes
-from test_fix_cond_safety import COMPILED, cond_fix
+from test_fix_cond_safety import cond_fix
 
 import libcst as cst
 import pytest
