@@ -1749,12 +1749,13 @@ class Interpreter:
             for name, fn in cls.methods.items():
                 if name in ("forward", "__call__") or fn.kind in ("staticmethod", "classmethod", "property"):
                     continue
-                if foreign and name not in _CONSTRUCTION_METHODS:
-                    # a class of another module: its constructor builds the attributes that
-                    # matter (what the constructor calls is followed); its other methods are
-                    # read only when called
+                # a class of another module: its constructor builds the attributes that matter
+                # (what the constructor calls is followed); of its other methods only those
+                # that set ``self`` state (``setup_caches``-style builders) are read here
+                if foreign and name not in _CONSTRUCTION_METHODS and not _stores_self_state(fn.node):
                     continue
-                params = {p.name.value: UNKNOWN for p in list(fn.node.params.params)[1:]}
+                params = {p.name.value: self._attr_param_value(p) for p in list(fn.node.params.params)[1:]}
+                params.update((p.name.value, self._attr_param_value(p)) for p in fn.node.params.kwonly_params)
                 self.call_function(fn, self_value, params, {}, ())
         finally:
             self.silent -= 1
@@ -1763,6 +1764,52 @@ class Interpreter:
         final.update(own)
         cls.attrs = final
         return final
+
+    def _attr_param_value(self, p: cst.Param) -> Value:
+        """The value of a method parameter while collecting ``self`` attributes.
+
+        A parameter annotated with a class of the project (``kv_cache: Optional[KVCache] = None``,
+        ``attn: MultiHeadAttention``) is an instance of that class (or ``None`` where the
+        annotation allows it), so ``self.kv_cache = kv_cache`` lets ``self.kv_cache.size``
+        (a property) and its methods be followed.  Anything else stays Unknown.
+        """
+        if p.annotation is None:
+            return UNKNOWN
+        ann = p.annotation.annotation
+        optional = False
+        for _ in range(4):
+            if isinstance(ann, cst.SimpleString):
+                text = ann.evaluated_value
+                if not isinstance(text, str):
+                    return UNKNOWN
+                try:
+                    ann = cst.parse_expression(text)
+                except cst.ParserSyntaxError:
+                    return UNKNOWN
+                continue
+            if isinstance(ann, cst.BinaryOperation) and isinstance(ann.operator, cst.BitOr):
+                sides = [ann.left, ann.right]
+                rest = [x for x in sides if not (isinstance(x, cst.Name) and x.value == "None")]
+                if len(rest) != 1:
+                    return UNKNOWN
+                optional, ann = True, rest[0]
+                continue
+            if isinstance(ann, cst.Subscript):
+                head = (dotted_name(ann.value) or "").rsplit(".", 1)[-1]
+                inner = [el.slice.value for el in ann.slice if isinstance(el.slice, cst.Index)]
+                rest = [x for x in inner if not (isinstance(x, cst.Name) and x.value == "None")]
+                if head not in ("Optional", "Union") or len(rest) != 1:
+                    return UNKNOWN
+                optional = optional or head == "Optional" or len(rest) < len(inner)
+                ann = rest[0]
+                continue
+            break
+        if not isinstance(ann, (cst.Name, cst.Attribute)):
+            return UNKNOWN
+        v = self.eval(ann)
+        if v.kind is Kind.CLASS and isinstance(v.ref, ClassInfo):
+            return Value(Kind.MODULE, ref=v.ref, maybe_none=optional)
+        return UNKNOWN
 
     # ------------------------------------------------------------------ calls
     def eval_Call(self, node: cst.Call) -> Value:
@@ -2432,6 +2479,37 @@ def _reads_name(stmt: cst.CSTNode, name: str) -> bool:
     if value is None:
         return False
     return any(isinstance(node, cst.Name) and node.value == name for node in walk(value))
+
+
+def _stores_self_state(fn: cst.FunctionDef) -> bool:
+    """Whether a method's own body (nested functions and classes aside) assigns an attribute of
+    its first parameter (``self.cache = ...``) or calls ``register_buffer``/``register_parameter``/
+    ``add_module`` on it."""
+    params = list(fn.params.posonly_params) + list(fn.params.params)
+    if not params:
+        return False
+    me = params[0].name.value
+
+    def is_me(e) -> bool:
+        return isinstance(e, cst.Name) and e.value == me
+
+    stack = list(fn.body.body) if isinstance(fn.body, cst.IndentedBlock) else [fn.body]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            continue
+        if isinstance(node, cst.Assign):
+            if any(isinstance(t.target, cst.Attribute) and is_me(t.target.value) for t in node.targets):
+                return True
+        elif isinstance(node, (cst.AnnAssign, cst.AugAssign)):
+            if isinstance(node.target, cst.Attribute) and is_me(node.target.value):
+                return True
+        elif isinstance(node, cst.Call):
+            f = node.func
+            if isinstance(f, cst.Attribute) and is_me(f.value) and f.attr.value in ("register_buffer", "register_parameter", "add_module"):
+                return True
+        stack.extend(node.children)
+    return False
 
 
 def _reads_self_attr(stmt: cst.CSTNode, name: str) -> bool:

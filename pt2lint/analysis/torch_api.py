@@ -132,11 +132,13 @@ COMPILING_GUARD_NAMES = {
 
 # Decorators / wrappers that take a function out of Dynamo's tracing.
 DISABLE_DECORATORS = frozenset({"torch.compiler.disable", "torch._dynamo.disable", "torch._disable_dynamo"})
-# Functions Dynamo puts into the graph without tracing their body.
+# Functions Dynamo puts into the graph without tracing their body.  ``torch.jit.ignore`` and
+# ``torch.jit.unused`` are not among them: they only mark the function for TorchScript, and
+# Dynamo (torch 2.13) traces their body like any other (a tensor ``if`` inside one breaks).
 OPAQUE_DECORATORS = frozenset(
     """torch.compiler.allow_in_graph torch._dynamo.allow_in_graph torch.library.custom_op
     torch._library.custom_ops.custom_op torch.compiler.assume_constant_result
-    torch._dynamo.assume_constant_result torch.jit.ignore torch.jit.unused""".split()
+    torch._dynamo.assume_constant_result""".split()
 )
 COMPILE_FUNCTIONS = frozenset({"torch.compile", "torch._dynamo.optimize"})
 

@@ -1,0 +1,186 @@
+"""Kinds of module state: attributes set on ``self`` anywhere in a class, attribute objects
+typed by their constructor's annotations, and TorchScript-only decorators.
+
+Each test lints a small package the way the CLI does and names the (file, line, code)
+triples that must appear, with the near miss that must not.  The Dynamo facts they rely
+on (torch 2.13) are stated at each test.
+"""
+
+from __future__ import annotations
+
+from test_project_analysis import PYPROJECT, found, lint_tree, write
+
+KVCACHE = """
+    import torch
+    from torch import nn
+
+    class KVCache(nn.Module):
+        def __init__(self, n: int) -> None:
+            super().__init__()
+            self.register_buffer("cache_pos", torch.arange(0, n), persistent=False)
+
+        @property
+        def size(self) -> int:
+            return self.cache_pos[0].item()
+
+        @property
+        def capacity(self) -> int:
+            return self.cache_pos.shape[0]
+    """
+
+
+def test_attribute_object_from_an_annotated_constructor_parameter_is_followed(tmp_path):
+    # ``self.attn.kv_cache.size``: ``attn`` and ``kv_cache`` come in as (keyword-only)
+    # constructor arguments annotated with the project's classes; the property reads a
+    # registered buffer with ``.item()`` (GB0124 on torch 2.13).
+    write(tmp_path, {**PYPROJECT,
+        "pkg/__init__.py": "from pkg.attn import Attn\nfrom pkg.kv_cache import KVCache\n",
+        "pkg/kv_cache.py": KVCACHE,
+        "pkg/attn.py": """
+            from typing import Optional
+            from torch import nn
+            from pkg.kv_cache import KVCache
+
+            class Attn(nn.Module):
+                def __init__(self, *, dim: int, kv_cache: Optional[KVCache] = None) -> None:
+                    super().__init__()
+                    self.kv_cache = kv_cache
+                    self.proj = nn.Linear(dim, dim)
+
+                def forward(self, x):
+                    return self.proj(x)
+            """,
+        "pkg/layer.py": """
+            from torch import nn
+            from pkg import Attn
+
+            class Layer(nn.Module):
+                def __init__(self, attn: Attn, mlp: nn.Module) -> None:
+                    super().__init__()
+                    self.attn = attn
+                    self.mlp = mlp
+
+                def forward(self, x):
+                    if self.attn.kv_cache.size == 0:
+                        return x
+                    return self.attn(x)
+
+            class Near(nn.Module):
+                def __init__(self, attn: Attn) -> None:
+                    super().__init__()
+                    self.attn = attn
+
+                def forward(self, x):
+                    # a shape read through the same object: a guard, no break
+                    if self.attn.kv_cache.capacity == 0:
+                        return x
+                    return self.attn(x)
+            """,
+    })
+    assert found(lint_tree(tmp_path, ["pkg/layer.py"])) == [("pkg/kv_cache.py", 11, "PTC101")]
+
+
+def test_unannotated_or_non_class_constructor_parameter_stays_unknown(tmp_path):
+    # near miss: nothing says what ``cache`` is, and ``n: int`` names no class of the project
+    write(tmp_path, {**PYPROJECT,
+        "pkg/__init__.py": "",
+        "pkg/kv_cache.py": KVCACHE,
+        "pkg/layer.py": """
+            from torch import nn
+
+            class Layer(nn.Module):
+                def __init__(self, cache, n: int) -> None:
+                    super().__init__()
+                    self.cache = cache
+                    self.n = n
+
+                def forward(self, x):
+                    if self.cache.size == 0 or self.n.size == 0:
+                        return x
+                    return x + 1
+            """,
+    })
+    assert found(lint_tree(tmp_path, ["pkg/layer.py"])) == []
+
+
+def test_attribute_object_built_in_a_setup_method_of_another_module(tmp_path):
+    # ``self.kv_cache = KVCache(...)`` in a ``setup_cache`` method (not the constructor) of
+    # a class defined in another module than the compiled one: the attribute is a KVCache.
+    write(tmp_path, {**PYPROJECT,
+        "pkg/__init__.py": "",
+        "pkg/kv_cache.py": KVCACHE,
+        "pkg/attn.py": """
+            from torch import nn
+            from pkg.kv_cache import KVCache
+
+            class Attn(nn.Module):
+                def __init__(self, dim):
+                    super().__init__()
+                    self.kv_cache = None
+                    self.proj = nn.Linear(dim, dim)
+
+                def setup_cache(self, n):
+                    self.kv_cache = KVCache(n)
+
+                def forward(self, x):
+                    if self.kv_cache is not None:
+                        x = x[:, : self.kv_cache.size]
+                    return self.proj(x)
+            """,
+        "pkg/model.py": """
+            from torch import nn
+            from pkg.attn import Attn
+
+            class Model(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.attn = Attn(8)
+
+                def forward(self, x):
+                    return self.attn(x)
+            """,
+    })
+    assert found(lint_tree(tmp_path, ["pkg/model.py"])) == [("pkg/kv_cache.py", 11, "PTC101")]
+
+
+def test_torchscript_ignore_and_unused_bodies_are_traced(tmp_path):
+    # Dynamo (torch 2.13) traces the body of a ``torch.jit.ignore``/``torch.jit.unused``
+    # method like any other: ``if self.flag:`` on a registered buffer inside one is a
+    # data-dependent branch (measured: 2 graphs, 1 break, for both decorators).  A body with
+    # no break stays silent.
+    write(tmp_path, {**PYPROJECT,
+        "pkg/__init__.py": "",
+        "pkg/model.py": """
+            import torch
+            from torch import nn, tensor
+
+            class Codebook(nn.Module):
+                def __init__(self, kmeans_init=False):
+                    super().__init__()
+                    self.register_buffer("initted", tensor(not kmeans_init))
+
+                @torch.jit.ignore
+                def init_(self, x):
+                    if self.initted:
+                        return
+                    self.initted.data.copy_(x[0] > 0)
+
+                @torch.jit.unused
+                def other_(self, x):
+                    if self.initted:
+                        return
+
+                @torch.jit.ignore
+                def plain_(self, x):
+                    return (x * 2).sin()
+
+                def forward(self, x):
+                    self.init_(x)
+                    self.other_(x)
+                    return self.plain_(x)
+            """,
+    })
+    assert found(lint_tree(tmp_path, ["pkg/model.py"])) == [
+        ("pkg/model.py", 11, "PTC104"),
+        ("pkg/model.py", 17, "PTC104"),
+    ]
