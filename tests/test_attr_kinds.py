@@ -184,3 +184,176 @@ def test_torchscript_ignore_and_unused_bodies_are_traced(tmp_path):
         ("pkg/model.py", 11, "PTC104"),
         ("pkg/model.py", 17, "PTC104"),
     ]
+
+
+GPK_MODULE = """
+    from torch import nn
+
+    class Module(nn.Module):
+        def __call__(self, *inputs, **kwargs):
+            outputs = self.forward(*inputs, **kwargs)
+            if isinstance(outputs, list):
+                return [o for o in outputs]
+            return outputs
+    """
+
+
+def test_module_call_override_runs_in_the_region_and_super_call_reaches_forward(tmp_path):
+    # ``torch.compile(module)`` compiles ``module.__call__`` (torch 2.13 OptimizedModule), and
+    # ``self.strategy(x)`` runs ``Strategy.__call__``: the ``.item()`` reads of registered
+    # buffers there are GB0124 breaks; ``super().__call__`` of a project base without one
+    # is ``nn.Module.__call__``, which runs ``forward``.
+    write(tmp_path, {**PYPROJECT,
+        "gpk/__init__.py": "",
+        "gpk/module.py": GPK_MODULE,
+        "gpk/strategy.py": """
+            import torch
+            from gpk.module import Module
+
+            class _Strategy(Module):
+                def __init__(self):
+                    super().__init__()
+                    self.register_buffer("initialized", torch.tensor(0))
+
+                def forward(self, x):
+                    print(x)
+                    return x * 2
+
+                def __call__(self, x, prior: bool = False, **kwargs):
+                    if not self.initialized.item():
+                        self.initialized.fill_(1)
+                    return super().__call__(x, **kwargs)
+
+            class Strategy(_Strategy):
+                def __init__(self):
+                    super().__init__()
+                    self.register_buffer("updated", torch.tensor(True))
+
+                def __call__(self, x, prior: bool = False, **kwargs):
+                    if not self.updated.item() and not prior:
+                        self.updated.fill_(True)
+                    return super().__call__(x, prior=prior, **kwargs)
+            """,
+        "gpk/model.py": """
+            from gpk.module import Module
+            from gpk.strategy import Strategy
+
+            class GP(Module):
+                def __init__(self, strategy: Strategy):
+                    super().__init__()
+                    self.strategy = strategy
+
+                def __call__(self, inputs, prior: bool = False, **kwargs):
+                    if inputs is not None and inputs.dim() == 1:
+                        inputs = inputs.unsqueeze(-1)
+                    return self.strategy(inputs, prior=prior, **kwargs)
+            """,
+    })
+    assert found(lint_tree(tmp_path, ["gpk/model.py"])) == [
+        ("gpk/strategy.py", 10, "PTC301"),
+        ("gpk/strategy.py", 14, "PTC101"),
+        ("gpk/strategy.py", 24, "PTC101"),
+    ]
+
+
+def test_module_without_call_override_still_runs_forward(tmp_path):
+    # near miss: a plain module's ``__call__`` is nn.Module's; the ``.item()`` in a helper
+    # that nothing calls is not in the region
+    write(tmp_path, {**PYPROJECT,
+        "pkg/__init__.py": "",
+        "pkg/model.py": """
+            import torch
+            from torch import nn
+
+            class Net(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.register_buffer("step", torch.tensor(0))
+
+                def report(self):
+                    return self.step.item()
+
+                def forward(self, x):
+                    return super().__call__ if False else x + 1
+            """,
+    })
+    assert found(lint_tree(tmp_path, ["pkg/model.py"])) == []
+
+
+def test_requires_grad_on_module_state_is_not_a_steady_break(tmp_path):
+    # torch 2.13: ``requires_grad_()`` on a buffer/parameter breaks on the first compiled
+    # call only (the flag stays set; the guard recompiles the frame into one graph), while
+    # on a forward input or on an intermediate that is returned it breaks (GB0125 /
+    # "requires_grad_() intermediate leaked as output").
+    write(tmp_path, {**PYPROJECT,
+        "pkg/__init__.py": "",
+        "pkg/model.py": """
+            import torch
+            from torch import nn
+
+            class Buf(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.register_buffer("zero", torch.tensor(0.0), persistent=False)
+                    self.fc = nn.Linear(4, 4)
+
+                def forward(self, x):
+                    loss = self.zero
+                    if self.training:
+                        loss.requires_grad_()
+                    self.fc.weight.requires_grad_(False)
+                    return self.fc(x).sum() + loss
+
+            class Inp(nn.Module):
+                def forward(self, x):
+                    x.requires_grad_()
+                    y = x * 2
+                    y.requires_grad_()
+                    return y
+
+            class Mixed(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.register_buffer("zero", torch.tensor(0.0))
+
+                def forward(self, x):
+                    loss = self.zero
+                    if x.shape[0] > 2:
+                        loss = x.sum()
+                    loss.requires_grad_()
+                    return loss
+            """,
+    })
+    got = [f for f in found(lint_tree(tmp_path, ["pkg/model.py"])) if f[2] == "PTC308"]
+    assert got == [("pkg/model.py", 19, "PTC308"), ("pkg/model.py", 21, "PTC308"), ("pkg/model.py", 33, "PTC308")]
+
+
+def test_module_to_returns_the_module_so_its_forward_is_followed(tmp_path):
+    # ``Resample(...).to(x)(x)``: nn.Module.to/cuda/float/eval/... return the module
+    # (torch/nn/modules/module.py), so the call runs ``Resample.forward``, whose tensor slice
+    # bound is read with ``__index__`` (GB0124 on torch 2.13).  Near miss: ``.to()`` of a
+    # class of the project that is not a module (and defines no ``to``) says nothing, so
+    # ``Box().to(x)(x)`` is not followed into ``Box.__call__``.
+    write(tmp_path, {**PYPROJECT,
+        "pkg/__init__.py": "",
+        "pkg/model.py": """
+            from typing import Optional
+            from torch import nn
+
+            class Resample(nn.Module):
+                def forward(self, x, bound: Optional[int] = None):
+                    if bound is None:
+                        return x
+                    return x[..., :bound]
+
+            class Box:
+                def __call__(self, x):
+                    return x.sum().item()
+
+            class Net(nn.Module):
+                def forward(self, x):
+                    y = Resample().to(x).eval()(x, x.argmax())
+                    return y + Box().to(x)(x)
+            """,
+    })
+    assert found(lint_tree(tmp_path, ["pkg/model.py"])) == [("pkg/model.py", 8, "PTC103")]

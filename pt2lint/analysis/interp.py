@@ -78,6 +78,12 @@ def _is_bool_annotation(ann: cst.BaseExpression) -> bool:
 
 
 #: Methods whose ``self.x = ...`` attributes are collected for classes of other modules.
+# ``nn.Module`` methods that return the module itself (torch/nn/modules/module.py, torch 2.13:
+# ``return self``, or ``return self._apply(...)`` which returns ``self``).
+_MODULE_SELF_METHODS = frozenset(
+    """to cuda cpu xpu ipu mtia type float double half bfloat16 to_empty share_memory _apply apply
+    train eval requires_grad_""".split()
+)
 _CONSTRUCTION_METHODS = frozenset({"__init__", "__post_init__", "__new__", "setup", "build"})
 
 _GENERIC_METHOD_NAMES = frozenset(
@@ -245,6 +251,12 @@ class Interpreter:
             self.invoke(fwd, self_value, list(params.values()), {}, ())
         else:
             self.call_function(fwd, self_value, params, {}, chain=(), entry_symbol=f"{cls.name}.{fwd.name}")
+        call = cls.lookup_method("__call__")
+        if fwd.name != "__call__" and call is not None and id(call) not in self.analysed and not (call.disabled or call.opaque):
+            # ``torch.compile(module)`` compiles the instance's ``__call__`` (torch 2.13,
+            # ``OptimizedModule``): an override in the project is part of the region too
+            self._use_region(f"{cls.name}.{call.name}")
+            self.call_function(call, self_value, self._entry_params(call), {}, chain=(), entry_symbol=f"{cls.name}.{call.name}")
 
     def _root_module_classes(self):
         """Split module classes into roots (nobody builds them) and submodules (built in some ``__init__``).
@@ -1678,6 +1690,8 @@ class Interpreter:
             cls = base.ref
             if isinstance(cls, ClassInfo):
                 m = cls.lookup_method(name, skip_self=True)
+                if m is None and name == "__call__" and cls.is_module:
+                    m = self._super_module_call(cls)
                 if m is not None:
                     return Value(Kind.FUNCTION, ref=m, elt=self.frame.self_value)
             return UNKNOWN
@@ -1697,6 +1711,13 @@ class Interpreter:
         if base.alias_of:
             return Value(Kind.UNKNOWN, alias_of=base.alias_of)
         return UNKNOWN
+
+    def _super_module_call(self, cls: ClassInfo) -> Optional[FunctionInfo]:
+        """``super().__call__`` in a module class whose project bases define no ``__call__``:
+        ``nn.Module.__call__``, which runs the instance's ``forward`` (hooks aside)."""
+        owner = self.frame.self_value if self.frame is not None else None
+        target = owner.ref if owner is not None and owner.kind is Kind.SELF and isinstance(owner.ref, ClassInfo) else cls
+        return target.lookup_method("forward")
 
     def self_attribute(self, base: Value, name: str) -> Value:
         cls: ClassInfo = base.ref
@@ -2077,11 +2098,14 @@ class Interpreter:
     def _call_module(self, mod: Value, args, kwargs, chain) -> Value:
         if isinstance(mod.ref, ClassInfo):
             cls = mod.ref
-            fwd = cls.lookup_method("forward") or cls.lookup_method("__call__")
-            if fwd is None or not (cls.is_module or fwd.name == "__call__"):
-                fwd = cls.lookup_method("__call__")
-                if fwd is None:
-                    return UNKNOWN
+            # calling an instance runs its class's ``__call__`` when the project defines one
+            # (a module that overrides it: Dynamo inlines the override, and ``super().__call__``
+            # reaches ``forward``), else a module's ``forward``
+            fwd = cls.lookup_method("__call__")
+            if fwd is None and cls.is_module:
+                fwd = cls.lookup_method("forward")
+            if fwd is None:
+                return UNKNOWN
             return self.invoke(fwd, Value(Kind.SELF, ref=cls), args, kwargs, chain)
         ref = mod.ref if isinstance(mod.ref, str) else ""
         last = ref.rsplit(".", 1)[-1]
@@ -2136,6 +2160,8 @@ class Interpreter:
                 return SHAPE
             return SHAPE
         if k is Kind.MODULE:
+            if method in _MODULE_SELF_METHODS and (not isinstance(recv.ref, ClassInfo) or recv.ref.is_module):
+                return recv  # ``ResampleFrac(...).to(x)(x)``: the module itself
             if method in ("parameters", "buffers", "modules", "children"):
                 return container(elt=TENSOR if method in ("parameters", "buffers") else MODULE)
             if method in ("named_parameters", "named_buffers", "named_modules", "named_children"):
@@ -2338,7 +2364,11 @@ class Interpreter:
         if name == "next" and first is not None:
             return first.element()
         if name == "super":
-            cls = self.frame.cls if self.frame else None
+            # zero-argument ``super()`` starts after the class that defines the running method
+            # (its ``__class__`` cell), not after the instance's class
+            fn = self.frame.func if self.frame else None
+            home = getattr(fn, "cls", None)
+            cls = home if isinstance(home, ClassInfo) else (self.frame.cls if self.frame else None)
             return Value(Kind.SUPER, ref=cls)
         if name in ("print", "breakpoint", "input", "open", "exec", "eval"):
             return NONE

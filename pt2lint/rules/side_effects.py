@@ -16,8 +16,11 @@ modules or names; the table decides within it.
 
 from __future__ import annotations
 
+import libcst as cst
+
 from pt2lint.analysis import dynamo_facts as facts
 from pt2lint.analysis.kinds import Kind
+from pt2lint.analysis.walk import walk
 from pt2lint.rules.base import Rule
 from pt2lint.analysis.index import FunctionInfo
 
@@ -213,7 +216,10 @@ class AutogradInForward(Rule):
             interp.report(self.code, ev.node, f"`{ev.qualname}()` inside a compiled region: graph break (compute gradients outside the compiled forward, or use torch.func.grad)")
         elif ev.method == "backward" and ev.receiver is not None and ev.receiver.kind is Kind.TENSOR and not ev.receiver.weak:
             interp.report(self.code, ev.node, "`.backward()` inside a compiled region: graph break (call backward outside the compiled function)")
-        elif ev.method == "requires_grad_" and ev.receiver is not None and ev.receiver.kind is Kind.TENSOR and not ev.receiver.weak:
+        elif (
+            ev.method == "requires_grad_" and ev.receiver is not None and ev.receiver.kind is Kind.TENSOR and not ev.receiver.weak
+            and not _is_module_state(interp, ev.receiver_node)
+        ):
             interp.report(self.code, ev.node, "`.requires_grad_()` inside a compiled region: graph break (create leaf tensors that need gradients outside the compiled function)")
 
     def on_attr_store(self, interp, ev) -> None:
@@ -224,6 +230,55 @@ class AutogradInForward(Rule):
                 "setting `.requires_grad` inside a compiled region: graph break (GB0206; set it on parameters "
                 "outside forward, or use torch.no_grad/detach for the values that must not get gradients)",
             )
+
+
+def _self_rooted(node, me: str) -> bool:
+    """``self.x`` / ``self.fc.weight``: an attribute chain whose root is the name ``me``."""
+    if not isinstance(node, cst.Attribute):
+        return False
+    while isinstance(node, cst.Attribute):
+        node = node.value
+    return isinstance(node, cst.Name) and node.value == me
+
+
+def _is_module_state(interp, node) -> bool:
+    """Whether ``node`` (the receiver of a call) is a tensor held on ``self``: ``self.zero``,
+    ``self.fc.weight``, or a local name every assignment of which in the function reads one
+    (``loss = self.zero``).
+
+    ``requires_grad_()`` on such persistent state breaks only on the first compiled call
+    (GB0125); its ``requires_grad`` flag then stays set on the buffer or parameter, Dynamo's
+    guard on it fails once, and the recompiled frame traces the call without a break
+    (measured on torch 2.13: a fresh module with ``self.zero.requires_grad_()`` in train mode
+    broke on call 1 and recompiled into one full graph on call 2; a forward input kept the
+    broken graph on every call).
+    """
+    frame = interp.frame
+    fn = getattr(frame, "func", None) if frame is not None else None
+    fdef = getattr(fn, "node", None)
+    if node is None or not isinstance(fdef, cst.FunctionDef) or getattr(fn, "cls", None) is None:
+        return False
+    params = list(fdef.params.posonly_params) + list(fdef.params.params)
+    if not params:
+        return False
+    me = params[0].name.value
+    if _self_rooted(node, me):
+        return True
+    if not isinstance(node, cst.Name) or node.value == me:
+        return False
+    sources = []
+    for n in walk(fdef.body, into_functions=False):
+        if isinstance(n, cst.Assign):
+            for t in n.targets:
+                if isinstance(t.target, cst.Name) and t.target.value == node.value:
+                    sources.append(n.value)
+                elif any(isinstance(e, cst.Name) and e.value == node.value for e in walk(t.target)):
+                    return False  # unpacked or otherwise bound: not a plain alias
+        elif isinstance(n, (cst.AnnAssign, cst.AugAssign, cst.NamedExpr, cst.For, cst.WithItem)):
+            target = n.target if not isinstance(n, cst.WithItem) else (n.asname.name if n.asname else None)
+            if target is not None and any(isinstance(e, cst.Name) and e.value == node.value for e in walk(target)):
+                return False
+    return bool(sources) and all(_self_rooted(v, me) for v in sources)
 
 
 class ExplicitGraphBreak(Rule):
