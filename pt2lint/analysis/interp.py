@@ -77,13 +77,14 @@ def _is_bool_annotation(ann: cst.BaseExpression) -> bool:
     return name.rsplit(".", 1)[-1] == "BoolTensor"
 
 
-#: Methods whose ``self.x = ...`` attributes are collected for classes of other modules.
-# ``nn.Module`` methods that return the module itself (torch/nn/modules/module.py, torch 2.13:
-# ``return self``, or ``return self._apply(...)`` which returns ``self``).
+#: ``nn.Module`` methods that return the module itself (torch/nn/modules/module.py, torch 2.13:
+#: ``return self``, or ``return self._apply(...)``, which returns ``self``).
 _MODULE_SELF_METHODS = frozenset(
     """to cuda cpu xpu ipu mtia type float double half bfloat16 to_empty share_memory _apply apply
     train eval requires_grad_""".split()
 )
+#: Methods always read for the ``self.x = ...`` attributes of classes of other modules (their
+#: other methods only when they set ``self`` state, see ``_stores_self_state``).
 _CONSTRUCTION_METHODS = frozenset({"__init__", "__post_init__", "__new__", "setup", "build"})
 
 _GENERIC_METHOD_NAMES = frozenset(
