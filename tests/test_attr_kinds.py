@@ -302,7 +302,8 @@ def test_requires_grad_on_module_state_is_not_a_steady_break(tmp_path):
                     if self.training:
                         loss.requires_grad_()
                     self.fc.weight.requires_grad_(False)
-                    return self.fc(x).sum() + loss
+                    loss = loss + self.fc(x).sum()
+                    return loss
 
             class Inp(nn.Module):
                 def forward(self, x):
@@ -322,10 +323,25 @@ def test_requires_grad_on_module_state_is_not_a_steady_break(tmp_path):
                         loss = x.sum()
                     loss.requires_grad_()
                     return loss
+
+            class Loop(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.register_buffer("zero", torch.tensor(0.0))
+
+                def forward(self, x):
+                    loss = self.zero
+                    for _ in range(2):
+                        loss.requires_grad_()
+                        loss = x * 2
+                    return loss
             """,
     })
     got = [f for f in found(lint_tree(tmp_path, ["pkg/model.py"])) if f[2] == "PTC308"]
-    assert got == [("pkg/model.py", 19, "PTC308"), ("pkg/model.py", 21, "PTC308"), ("pkg/model.py", 33, "PTC308")]
+    assert got == [
+        ("pkg/model.py", 20, "PTC308"), ("pkg/model.py", 22, "PTC308"), ("pkg/model.py", 34, "PTC308"),
+        ("pkg/model.py", 45, "PTC308"),
+    ]
 
 
 def test_module_to_returns_the_module_so_its_forward_is_followed(tmp_path):

@@ -20,7 +20,7 @@ import libcst as cst
 
 from pt2lint.analysis import dynamo_facts as facts
 from pt2lint.analysis.kinds import Kind
-from pt2lint.analysis.walk import walk
+from pt2lint.analysis.walk import iter_children, walk
 from pt2lint.rules.base import Rule
 from pt2lint.analysis.index import FunctionInfo
 
@@ -218,7 +218,7 @@ class AutogradInForward(Rule):
             interp.report(self.code, ev.node, "`.backward()` inside a compiled region: graph break (call backward outside the compiled function)")
         elif (
             ev.method == "requires_grad_" and ev.receiver is not None and ev.receiver.kind is Kind.TENSOR and not ev.receiver.weak
-            and not _is_module_state(interp, ev.receiver_node)
+            and not _is_module_state(interp, ev.node, ev.receiver_node)
         ):
             interp.report(self.code, ev.node, "`.requires_grad_()` inside a compiled region: graph break (create leaf tensors that need gradients outside the compiled function)")
 
@@ -241,10 +241,42 @@ def _self_rooted(node, me: str) -> bool:
     return isinstance(node, cst.Name) and node.value == me
 
 
-def _is_module_state(interp, node) -> bool:
-    """Whether ``node`` (the receiver of a call) is a tensor held on ``self``: ``self.zero``,
-    ``self.fc.weight``, or a local name every assignment of which in the function reads one
-    (``loss = self.zero``).
+def _binds(stmt, name: str) -> bool:
+    """Whether ``stmt`` (nested functions aside) binds the local ``name`` anywhere."""
+    for n in walk(stmt, into_functions=False):
+        targets = ()
+        if isinstance(n, cst.Assign):
+            targets = tuple(t.target for t in n.targets)
+        elif isinstance(n, (cst.AnnAssign, cst.AugAssign, cst.NamedExpr, cst.For)):
+            targets = (n.target,)
+        elif isinstance(n, cst.WithItem) and n.asname is not None:
+            targets = (n.asname.name,)
+        elif isinstance(n, cst.ExceptHandler) and n.name is not None:
+            targets = (n.name.name,)
+        if any(isinstance(e, cst.Name) and e.value == name for t in targets for e in walk(t)):
+            return True
+    return False
+
+
+def _plain_alias(stmt, name: str, me: str) -> bool:
+    """``name = self.x`` (or ``a = name = self.x``) as the last binding of ``name`` in ``stmt``."""
+    smalls = list(stmt.body) if isinstance(stmt, cst.SimpleStatementLine) else [stmt]
+    for small in reversed(smalls):
+        if not _binds(small, name):
+            continue
+        return (
+            isinstance(small, cst.Assign)
+            and all(isinstance(t.target, cst.Name) for t in small.targets)
+            and _self_rooted(small.value, me)
+        )
+    return False
+
+
+def _is_module_state(interp, call, node) -> bool:
+    """Whether ``node`` (the receiver of ``call``) is a tensor held on ``self``: ``self.zero``,
+    ``self.fc.weight``, or a local name whose binding reaching the call is ``name = self.<attr>``
+    (``loss = self.zero`` earlier in the same or an enclosing block, with no other binding of
+    the name in between or in a loop around the call).
 
     ``requires_grad_()`` on such persistent state breaks only on the first compiled call
     (GB0125); its ``requires_grad`` flag then stays set on the buffer or parameter, Dynamo's
@@ -266,19 +298,27 @@ def _is_module_state(interp, node) -> bool:
         return True
     if not isinstance(node, cst.Name) or node.value == me:
         return False
-    sources = []
-    for n in walk(fdef.body, into_functions=False):
-        if isinstance(n, cst.Assign):
-            for t in n.targets:
-                if isinstance(t.target, cst.Name) and t.target.value == node.value:
-                    sources.append(n.value)
-                elif any(isinstance(e, cst.Name) and e.value == node.value for e in walk(t.target)):
-                    return False  # unpacked or otherwise bound: not a plain alias
-        elif isinstance(n, (cst.AnnAssign, cst.AugAssign, cst.NamedExpr, cst.For, cst.WithItem)):
-            target = n.target if not isinstance(n, cst.WithItem) else (n.asname.name if n.asname else None)
-            if target is not None and any(isinstance(e, cst.Name) and e.value == node.value for e in walk(target)):
-                return False
-    return bool(sources) and all(_self_rooted(v, me) for v in sources)
+    name = node.value
+    parents = {}
+    for n in walk(fdef, into_functions=False):
+        for c in iter_children(n):
+            parents[id(c)] = n
+    loops = []
+    cur = call
+    while cur is not fdef:
+        parent = parents.get(id(cur))
+        if parent is None:
+            return False
+        if isinstance(parent, (cst.For, cst.While)):
+            loops.append(parent)
+        if isinstance(parent, (cst.IndentedBlock, cst.SimpleStatementLine)):
+            body = list(parent.body)
+            idx = next((i for i, b in enumerate(body) if b is cur), None)
+            for stmt in reversed(body[:idx] if idx is not None else ()):
+                if _binds(stmt, name):
+                    return _plain_alias(stmt, name, me) and not any(_binds(loop, name) for loop in loops)
+        cur = parent
+    return False
 
 
 class ExplicitGraphBreak(Rule):
