@@ -373,3 +373,27 @@ def test_module_to_returns_the_module_so_its_forward_is_followed(tmp_path):
             """,
     })
     assert found(lint_tree(tmp_path, ["pkg/model.py"])) == [("pkg/model.py", 8, "PTC103")]
+
+
+def test_item_on_a_value_of_unknown_kind_is_not_reported(tmp_path):
+    # torch 2.13: ``.item()`` of a NumPy scalar or one-element array made in the region is
+    # traced without a break (measured: ``np.float64(2.0).item()`` and
+    # ``np.array([2.0]).item()`` gave one graph, no break), so ``.item()`` is a break only
+    # on a value proven to be a tensor; the registered buffer next to it is one.
+    write(tmp_path, {**PYPROJECT,
+        "pkg/__init__.py": "",
+        "pkg/model.py": """
+            import torch
+            from torch import nn
+
+            class Net(nn.Module):
+                def __init__(self, scale):
+                    super().__init__()
+                    self.scale = scale
+                    self.register_buffer("steps", torch.zeros(()))
+
+                def forward(self, x):
+                    return x * self.scale.item() + self.steps.item()
+            """,
+    })
+    assert found(lint_tree(tmp_path, ["pkg/model.py"])) == [("pkg/model.py", 11, "PTC101")]
