@@ -10,7 +10,11 @@ shape :func:`valid_entry` checks (known rule codes, positions of at least 1, no 
 characters in text meant for a terminal) and names only files and positions that exist
 in the sources it was computed from (:func:`positions_hold`); anything else --
 unreadable, not JSON, the wrong shape, larger than :data:`MAX_ENTRY_BYTES`, a FIFO or a
-link -- is a miss and is rewritten.  Entries are keyed by the exact bytes that were
+link -- is a miss and is rewritten.  Every entry is signed (HMAC-SHA256 over its key and
+content) with a secret that lives outside every project, in the user's own cache folder
+(:func:`cache_secret`): an entry committed to a repository, copied from another machine or
+moved to another key's file does not carry a valid signature and is a miss, so no one
+but the user can make ``check`` report a file clean.  Entries are keyed by the exact bytes that were
 analysed (the worker that linted a file stores its result under the key of the bytes it
 read) and by what else the result depends on: the file's absolute path and import roots,
 and every setting (:meth:`ResultCache.key`).  The files and directories its analysis
@@ -23,6 +27,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import hmac
 import json
 import os
 import stat
@@ -48,6 +53,101 @@ DEPENDENCY_MAX_BYTES = 4 * 1024 * 1024
 #: Files whose change makes every entry stale: the code, the rule specs and the data tables
 #: (the Dynamo facts of ``pt2lint/data``).
 _FINGERPRINTED = (".py", ".toml", ".json")
+
+
+#: Environment variable naming the folder of the signing secret (default: the user's cache folder).
+SECRET_DIR_ENV = "PT2LINT_SECRET_DIR"
+_SECRET_NAME = "cache-key"
+_SECRET_HEX = 64
+
+
+def secret_path() -> Optional[str]:
+    """Where the cache's signing secret lives: ``$PT2LINT_SECRET_DIR/cache-key``, else
+    ``$XDG_CACHE_HOME/pt2lint/cache-key``, else ``~/.cache/pt2lint/cache-key``; ``None``
+    without a home folder.  Never inside a project (a repository cannot ship it)."""
+    folder = os.environ.get(SECRET_DIR_ENV)
+    if not folder:
+        base = os.environ.get("XDG_CACHE_HOME")
+        if not base:
+            home = os.path.expanduser("~")
+            if home == "~" or not os.path.isabs(home):
+                return None
+            base = os.path.join(home, ".cache")
+        folder = os.path.join(base, "pt2lint")
+    return os.path.join(folder, _SECRET_NAME)
+
+
+def _read_secret(path: str) -> Optional[bytes]:
+    """The secret in ``path`` when it is a regular file of this user that nobody else can write
+    (no link followed, no FIFO waited on), holding 64 hex digits; else ``None``."""
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+    fd = os.open(path, flags)
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_size != _SECRET_HEX:
+            return None
+        if hasattr(os, "geteuid") and (st.st_uid != os.geteuid() or st.st_mode & 0o022):
+            return None
+        data = os.read(fd, _SECRET_HEX + 1)
+    finally:
+        os.close(fd)
+    if len(data) != _SECRET_HEX or any(c not in b"0123456789abcdef" for c in data):
+        return None
+    return data
+
+
+def _make_secret(path: str) -> None:
+    """Create ``path`` with a fresh random secret, mode 0600; a secret already there wins (no overwrite)."""
+    import secrets
+
+    folder = os.path.dirname(path)
+    os.makedirs(folder, mode=0o700, exist_ok=True)
+    tmp = os.path.join(folder, f".{_SECRET_NAME}.{os.getpid()}.{secrets.token_hex(4)}")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600)
+    try:
+        os.write(fd, secrets.token_hex(_SECRET_HEX // 2).encode("ascii"))
+        os.close(fd)
+        try:
+            os.link(tmp, path)  # atomic and never replaces: two first runs agree on one secret
+        except FileExistsError:
+            pass
+    finally:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+
+
+_SECRET_CACHE: Dict[str, Optional[bytes]] = {}
+
+
+def cache_secret() -> Optional[bytes]:
+    """The user's secret that cache entries are signed with, created on first use; ``None`` when
+    there is none to be had (no home folder, an unusable secret file), and then the cache is
+    neither read nor written.  See :func:`secret_path` for where it lives."""
+    path = secret_path()
+    if path is None:
+        return None
+    if path in _SECRET_CACHE:
+        return _SECRET_CACHE[path]
+    secret: Optional[bytes] = None
+    try:
+        try:
+            secret = _read_secret(path)
+        except FileNotFoundError:
+            _make_secret(path)
+            secret = _read_secret(path)
+    except OSError:
+        secret = None
+    _SECRET_CACHE[path] = secret
+    return secret
+
+
+def _signature(secret: bytes, key: str, content: Dict[str, Any]) -> str:
+    """HMAC-SHA256 (hex) of an entry's ``key`` and its four fields, in a canonical JSON form."""
+    canonical = json.dumps(content, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+    message = key.encode("ascii", "replace") + b"\0" + canonical.encode("ascii")
+    return hmac.new(secret, message, hashlib.sha256).hexdigest()
 
 
 def _fingerprinted_files(folders):
@@ -335,7 +435,8 @@ def valid_entry(data: Any, codes: Optional[FrozenSet[str]] = None) -> bool:
         data: the decoded JSON.
         codes: the known rule codes (default: every code of :func:`pt2lint.specs.load_specs`).
 
-    The check is strict: the four top-level keys and nothing else; each finding with a known
+    The check is strict: the four top-level keys and nothing else (besides the ``signature``
+    :meth:`ResultCache.get` checks); each finding with a known
     code, a severity, 1-based positions with ``end`` not before ``start``, text fields without
     control characters (so a forged entry cannot put terminal escapes on the screen); each
     dependency a path with a sha256 hex digest or ``null``.
@@ -344,7 +445,9 @@ def valid_entry(data: Any, codes: Optional[FrozenSet[str]] = None) -> bool:
         from pt2lint.specs import load_specs
 
         codes = frozenset(load_specs())
-    if not isinstance(data, dict) or set(data) != {"diagnostics", "dependencies", "has_regions", "submodules"}:
+    if not isinstance(data, dict) or set(data) - {"signature"} != {"diagnostics", "dependencies", "has_regions", "submodules"}:
+        return False
+    if "signature" in data and not (isinstance(data["signature"], str) and len(data["signature"]) == 64):
         return False
     if not isinstance(data["has_regions"], bool):
         return False
@@ -493,6 +596,12 @@ class ResultCache:
             return None
         if not valid_entry(entry, self._codes()):
             return None
+        secret = cache_secret()
+        signature = entry.pop("signature", None)
+        if secret is None or not isinstance(signature, str):
+            return None
+        if not hmac.compare_digest(signature, _signature(secret, key, entry)):
+            return None  # not written by this user for this key: forged, copied or moved
         current = current if current is not None else DependencyHashes()
         deps = tuple((p, h) for p, h in entry["dependencies"])
         if not current.unchanged(deps):
@@ -560,12 +669,18 @@ class ResultCache:
             os.makedirs(os.path.dirname(path), exist_ok=True)
             if not self._safe_dirs(path):
                 return
-            payload = json.dumps({
+            secret = cache_secret()
+            if secret is None:
+                return
+            content = {
                 "diagnostics": [diagnostic_to_dict(d, result.filename) for d in result.diagnostics],
                 "dependencies": [list(dep) for dep in result.dependencies],
                 "has_regions": result.has_regions,
                 "submodules": [list(s) for s in result.submodules],
-            })
+            }
+            # the round trip makes the signed form the one get() rebuilds from the file
+            content = json.loads(json.dumps(content))
+            payload = json.dumps(dict(content, signature=_signature(secret, key, content)))
             atomic_write(path, payload.encode("utf-8"), mode=0o644, durable=False, prefix=".tmp-")
         except (OSError, ValueError):
             pass
