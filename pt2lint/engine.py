@@ -12,6 +12,7 @@ from __future__ import annotations
 import io
 import os
 import re
+import sys
 import tokenize
 from dataclasses import replace
 from typing import Callable, Iterator, List, Optional, Sequence, Tuple
@@ -147,8 +148,9 @@ def _cpython_verdict(source: str) -> Optional[Tuple[str, int, int, int, int]]:
     there), with ``dont_inherit`` so pt2lint's own ``__future__`` imports do not
     leak in; the code object is discarded, nothing runs.  Positions are 1-based
     characters (CPython gives UTF-8 byte columns for compiler errors; they are
-    converted).  Depth limits (``RecursionError``, ``MemoryError``) are not judged
-    here: :mod:`pt2lint.nesting` does that.
+    converted).  A depth limit (``RecursionError``, ``MemoryError``) is judged as
+    ``import`` in a fresh ``python`` would judge it, whatever this thread's depth and
+    recursion limit (:func:`pt2lint.nesting.compile_as_imported`).
     """
     import hashlib
     import warnings
@@ -166,7 +168,10 @@ def _cpython_verdict(source: str) -> Optional[Tuple[str, int, int, int, int]]:
     except ValueError as exc:  # older CPythons: "source code string cannot contain null bytes"
         verdict = _rejection(SyntaxError(str(exc)), source)
     except (RecursionError, MemoryError, OverflowError):
-        return None  # not cached: the nesting guard decides, maybe with a bigger stack
+        verdict = _depth_verdict(source)  # this stack was deeper (or its limit lower) than an import's
+    else:
+        if len(source) >= _DEPTH_JUDGED_CHARS and sys.getrecursionlimit() > _DEFAULT_RECURSION_LIMIT:
+            verdict = _depth_verdict(source)  # under a raised limit CPython's compiler allows more than import's
     if len(_VERDICTS) >= _VERDICTS_MAX:
         try:
             _VERDICTS.pop(next(iter(_VERDICTS)), None)
@@ -174,6 +179,23 @@ def _cpython_verdict(source: str) -> Optional[Tuple[str, int, int, int, int]]:
             pass
     _VERDICTS[key] = verdict
     return verdict
+
+
+#: A text shorter than this cannot nest ~3000 levels deep (CPython's depth limit under import).
+_DEPTH_JUDGED_CHARS = 2900
+_DEFAULT_RECURSION_LIMIT = 1000
+
+
+def _depth_verdict(source: str) -> Optional[Tuple[str, int, int, int, int]]:
+    """The verdict of a compile under ``import``'s limits (:func:`pt2lint.nesting.compile_as_imported`)
+    when it is a depth error, else ``None``; positioned where the text starts nesting deeply."""
+    from pt2lint.nesting import looks_deeply_nested, too_deep_for_python
+
+    diag = too_deep_for_python(source, "<pt2lint>", looks_deeply_nested(source) or 0)
+    if diag is None:
+        return None
+    message = diag.message[len("SyntaxError: "):] if diag.message.startswith("SyntaxError: ") else diag.message
+    return message, diag.start.line, diag.start.column, diag.start.line, diag.start.column + 1
 
 
 def _rejection(exc: SyntaxError, source: str) -> Tuple[str, int, int, int, int]:
