@@ -1880,6 +1880,12 @@ class Interpreter:
             callee_value = self.eval(func)
         elif qual is None:
             callee_value = self.eval(func)
+        if method is None and args and node.args and node.args[0].keyword is None and not node.args[0].star:
+            unbound = _unbound_tensor_method(qual, callee_value)
+            if unbound is not None and args[0].kind is Kind.TENSOR:
+                # ``torch.Tensor.item(t)`` (or an alias of it) is ``t.item()``, to Dynamo as to us
+                method, receiver, receiver_node = unbound, args[0], node.args[0].value
+                args, qual, callee_value = args[1:], None, None
         if (
             receiver is not None and receiver.keys is not None and method in _CONTAINER_MUTATORS
             and isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and self.frame is not None
@@ -2560,3 +2566,21 @@ _BUILTINS = frozenset(
     sum any all super breakpoint input open exec eval format ord chr map filter vars dir globals locals object
     slice property staticmethod classmethod NotImplementedError ValueError RuntimeError TypeError""".split()
 )
+
+
+#: Qualified names of the tensor class; ``<one of them>.<method>(t, ...)`` calls ``t.<method>(...)``.
+_TENSOR_CLASSES = ("torch.Tensor", "torch._C.TensorBase", "torch._C._TensorBase")
+
+
+def _unbound_tensor_method(qual: Optional[str], callee: Optional[Value]) -> Optional[str]:
+    """The method name when a call's function is a method of the tensor class looked up on the class
+    (``torch.Tensor.item``, or a variable holding it), else ``None``."""
+    name = qual
+    if name is None and callee is not None and callee.kind is Kind.UNKNOWN and isinstance(callee.ref, str):
+        name = callee.ref
+    if not name or "." not in name:
+        return None
+    owner, _, method = name.rpartition(".")
+    if owner not in _TENSOR_CLASSES or not method.isidentifier() or method.startswith("__"):
+        return None
+    return method
