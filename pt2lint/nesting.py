@@ -114,6 +114,12 @@ def _frame_depth() -> int:
     return depth
 
 
+#: Verdicts of :func:`compile_as_imported` by text digest: a deep file is judged by the nesting
+#: guard and again by the syntax check on the big stack.
+_JUDGED: "dict[str, Optional[BaseException]]" = {}
+_JUDGED_LOCK = threading.Lock()
+
+
 def compile_as_imported(source: str, filename: str = "<pt2lint>") -> Optional[BaseException]:
     """Compile ``source`` under the limits ``import`` has in a fresh ``python``; its error, or ``None``.
 
@@ -132,6 +138,12 @@ def compile_as_imported(source: str, filename: str = "<pt2lint>") -> Optional[Ba
         The ``SyntaxError``, ``RecursionError``, ``MemoryError``, ``ValueError`` or
         ``OverflowError`` CPython raised, or ``None`` when it compiles.
     """
+    import hashlib
+
+    key = hashlib.sha256(source.encode("utf-8", "surrogatepass")).hexdigest()
+    with _JUDGED_LOCK:
+        if key in _JUDGED:
+            return _JUDGED[key]
     box: dict = {}
     pad_frames = sys.version_info[:2] == (3, 11)
 
@@ -164,7 +176,14 @@ def compile_as_imported(source: str, filename: str = "<pt2lint>") -> Optional[Ba
         judge()
     else:
         thread.join()
-    return box.get("error")
+    error = box.get("error")
+    if error is not None:
+        error = error.with_traceback(None)  # keeps no frames (the padding's) alive
+    with _JUDGED_LOCK:
+        if len(_JUDGED) >= 64:
+            _JUDGED.pop(next(iter(_JUDGED)))
+        _JUDGED[key] = error
+    return error
 
 
 def too_deep_for_python(source: str, filename: str, offset: int = 0) -> Optional[Diagnostic]:

@@ -14,7 +14,7 @@ written in the training script, outside any ``forward``.
 
 from __future__ import annotations
 
-from typing import Iterator, Optional, Tuple
+from typing import Iterator, List, Optional, Tuple
 
 import libcst as cst
 
@@ -88,7 +88,22 @@ def module_calls(index, skip_compat_fallbacks: bool = False) -> Iterator[Tuple[c
     With ``skip_compat_fallbacks``, calls inside an ``except AttributeError``/``TypeError``/
     ``ImportError``/... handler are left out: code that runs only when a newer API failed
     (an older torch).
+
+    The module is walked once per index (both rules that read every call share the walk:
+    on a big module it is most of the analysis' time).
     """
+    memo = getattr(index, "_module_calls_memo", None)
+    if memo is None or memo[0] is not index.module:
+        memo = (index.module, _walk_calls(index))
+        try:
+            index._module_calls_memo = memo
+        except AttributeError:  # an index that takes no new attributes: no memo
+            pass
+    return iter([call[:4] for call in memo[1] if not (skip_compat_fallbacks and call[4])])
+
+
+def _walk_calls(index) -> List[Tuple[cst.CSTNode, Optional[str], cst.CSTNode, Optional[cst.CSTNode], bool]]:
+    """:func:`module_calls`'s tuples, each with whether it lies in a compatibility-fallback handler."""
     out = []
 
     class _Visitor(cst.CSTVisitor):
@@ -98,11 +113,11 @@ def module_calls(index, skip_compat_fallbacks: bool = False) -> Iterator[Tuple[c
             self.fallback = 0
 
         def visit_ExceptHandler(self, node) -> None:
-            if skip_compat_fallbacks and _catches_compat(node):
+            if _catches_compat(node):
                 self.fallback += 1
 
         def leave_ExceptHandler(self, node) -> None:
-            if skip_compat_fallbacks and _catches_compat(node):
+            if _catches_compat(node):
                 self.fallback -= 1
 
         def visit_SimpleStatementLine(self, node) -> None:
@@ -132,8 +147,8 @@ def module_calls(index, skip_compat_fallbacks: bool = False) -> Iterator[Tuple[c
         def visit_Decorator(self, node) -> None:
             self.headers.append(node)
             expr = node.decorator
-            if not isinstance(expr, cst.Call) and not self.fallback:
-                out.append((expr, index.imports.qualify(expr), self.stmts[-1] if self.stmts else None, node))
+            if not isinstance(expr, cst.Call):
+                out.append((expr, index.imports.qualify(expr), self.stmts[-1] if self.stmts else None, node, self.fallback > 0))
 
         def leave_Decorator(self, node) -> None:
             self.headers.pop()
@@ -145,14 +160,12 @@ def module_calls(index, skip_compat_fallbacks: bool = False) -> Iterator[Tuple[c
             self.headers.pop()
 
         def visit_Call(self, node) -> None:
-            if self.fallback:
-                return
             stmt = self.stmts[-1] if self.stmts else None
             header = self.headers[-1] if self.headers and not isinstance(stmt, cst.SimpleStatementLine) else None
-            out.append((node, index.imports.qualify(node.func), stmt, header))
+            out.append((node, index.imports.qualify(node.func), stmt, header, self.fallback > 0))
 
     index.module.visit(_Visitor())
-    return iter(out)
+    return out
 
 
 class DeprecatedAmpApi(Rule):
