@@ -52,6 +52,26 @@ _SHARING_FUNCTIONS = frozenset(
 _PASS_THROUGH_MODULES = frozenset({"Identity", "Flatten", "Unflatten"}) | frozenset(api.INPLACE_MODULE_POS)
 
 
+def _function_facts(ctx: FixContext, func: cst.FunctionDef) -> Tuple[List[cst.CSTNode], Set[int], Set[str], Set[int]]:
+    """What every write in ``func`` shares, computed once per function (a forward with hundreds of
+    in-place writes asks for each): its nodes in order, the ids of nodes inside nested function and
+    class bodies (captured, not run where they stand), its ``global``/``nonlocal`` names, and the ids
+    of its names that are not reads (:func:`~pt2lint.fixes.names._not_loads`)."""
+    return ctx.per_node("input-references", func, lambda: _compute_function_facts(func))  # type: ignore[return-value]
+
+
+def _compute_function_facts(func: cst.FunctionDef) -> Tuple[List[cst.CSTNode], Set[int], Set[str], Set[int]]:
+    order = list(walk(func.body))
+    nested: Set[int] = set()
+    for n in order:
+        if isinstance(n, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+            nested.update(id(m) for m in walk(n.body))
+    declared = {
+        item.name.value for n in order if isinstance(n, (cst.Global, cst.Nonlocal)) for item in n.names if isinstance(item.name, cst.Name)
+    }
+    return order, nested, declared, _not_loads(order, flat=True)
+
+
 class InputReferences:
     """Finds references to a forward input that an in-place write would reach and a rebinding would not.
 
@@ -71,7 +91,7 @@ class InputReferences:
         self.receiver = receiver
         self.holders: Set[str] = {receiver, alias}
         self._stores_memo: Dict[int, bool] = {}
-        order = list(walk(func.body))
+        order, self._nested, self._declared, self._skip = _function_facts(ctx, func)
         inside = {id(n) for n in walk(stmt)}
         index = next(i for i, n in enumerate(order) if n is stmt)
         loop = self._outermost_loop(stmt)
@@ -82,16 +102,8 @@ class InputReferences:
             for part in (loop.body, loop.test if isinstance(loop, cst.While) else None):
                 if part is not None:
                     looped.update(id(n) for n in walk(part))
-        # nodes of nested function bodies: captured, not run where they stand
-        self._nested: Set[int] = set()
-        for n in order:
-            if isinstance(n, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
-                self._nested.update(id(m) for m in walk(n.body))
         self.before: List[cst.CSTNode] = [n for i, n in enumerate(order) if (i < index or id(n) in looped or id(n) in inside) and n is not stmt]
         self.after: List[cst.CSTNode] = [n for i, n in enumerate(order) if (i > index or id(n) in looped) and id(n) not in inside]
-        self._declared: Set[str] = {
-            item.name.value for n in order if isinstance(n, (cst.Global, cst.Nonlocal)) for item in n.names if isinstance(item.name, cst.Name)
-        }
 
     def _outermost_loop(self, node: cst.CSTNode) -> Optional[cst.CSTNode]:
         found = None
@@ -112,7 +124,7 @@ class InputReferences:
             why = self._store(n)
             if why is not None:
                 return why
-        skip = _not_loads(self.after)
+        skip = self._skip  # the function's non-read names: the same for the nodes after the write
         for n in self.after:
             if isinstance(n, cst.Name) and id(n) not in skip and n.value in self.holders and n.value != self.receiver:
                 return f"`{n.value}` shares storage with the written tensor and is read afterwards, so it would no longer see the write"

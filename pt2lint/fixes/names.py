@@ -32,11 +32,16 @@ def target_names(target: cst.BaseExpression) -> List[cst.Name]:
     return out
 
 
-def _not_loads(nodes: Iterable[cst.CSTNode]) -> Set[int]:
-    """ids of ``Name`` nodes that are not reads: attribute names, keywords, parameters, binding targets."""
+def _not_loads(nodes: Iterable[cst.CSTNode], flat: bool = False) -> Set[int]:
+    """ids of ``Name`` nodes that are not reads: attribute names, keywords, parameters, binding targets.
+
+    ``nodes`` are roots whose subtrees are searched; with ``flat``, ``nodes`` already lists every
+    node of interest (a walk's output) and each is looked at alone: the same answer for those
+    nodes in linear rather than depth-times-size time.
+    """
     skip: Set[int] = set()
     for root in nodes:
-        for n in walk(root):
+        for n in ((root,) if flat else walk(root)):
             if isinstance(n, cst.Attribute):
                 skip.add(id(n.attr))
             elif isinstance(n, cst.Arg) and n.keyword is not None:
