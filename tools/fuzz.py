@@ -15,7 +15,8 @@ Inputs come from five sources (``--sources``, comma-separated):
 ``torch``    random ``nn.Module`` classes built from torch-flavoured statements (``.item()``,
              branches on tensors, in-place ops, helpers, recursion, aliases, decorators,
              class-body ``forward = ...``/``del forward``, constant-string ``getattr``,
-             NFKC-equivalent names, helper chains past the depth limit, branch outputs of
+             NFKC-equivalent names, tensor methods called through the class
+             (``torch.Tensor.item(t)``, an alias of it), helper chains past the depth limit, branch outputs of
              different dtype/rank/device, helpers writing module state) -- the code the
              analysis actually looks at;
 ``mutate``   ``fixtures/models/*.py`` (and earlier inputs) with 1-4 mutations: drop, duplicate,
@@ -477,6 +478,7 @@ _SCALAR_EXPRS = [
     "x.shape[0]", "x.size(1)", "x.dim()", "len(x)", "x.numel()", "1", "2.5", "None", "True", "'s'", "n + 1",
     "self.training", "x.item()", "int(x)", "float(x.sum())", "x.tolist()", "random.random()", "time.time()",
     "self.count", "id(x)", "x.numpy()", "bool(x)", "x.any()", "isinstance(x, torch.Tensor)",
+    "torch.Tensor.item(x.sum())", "torch.Tensor.tolist(x)", "torch.Tensor.item(3)",
 ]
 _TESTS = [
     "x.sum() > 0", "x.shape[0] > 1", "self.training", "torch.compiler.is_compiling()", "mask is None", "x.any()",
@@ -494,6 +496,7 @@ _SIMPLE_STMTS = [
     "torch.autograd.grad(x.sum(), [x])", "zlib.crc32(b'x')", "h = x; h.mul_(2)", "return {e}", "yield {e}",
     "raise ValueError({s})", "x = self.forward(x)", "x = self(x)", "x = super().forward(x)", "out = x.numpy()",
     "await {e}", "x = ({e}).item()", "setattr(self, 'w', {e})", "x.data = {e}", "return",
+    "item = torch.Tensor.item; {t} = item(x.sum())", "{t} = {t}[0] if {t}.dim() > 1 else {t}; {t} += 1",
 ]
 
 
