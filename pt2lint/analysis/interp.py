@@ -26,6 +26,7 @@ from pt2lint.analysis.events import (
     AssertEvent,
     AttrStoreEvent,
     CallEvent,
+    ConstructEvent,
     GlobalWriteEvent,
     IndexEvent,
     KeyEvent,
@@ -455,6 +456,8 @@ class Interpreter:
         except _Terminated:
             pass
         finally:
+            if self.gb_events > breaks_before:
+                self._module_init_broke(fn, self_value)
             self.active.pop()
             self.frames.pop()
             self.frame, self.stmt, self.header, self.index = saved
@@ -2041,6 +2044,28 @@ class Interpreter:
         elif init is not None:
             self.invoke(init, self_value, args, kwargs, chain)
         return Value(Kind.MODULE, ref=cls, const=objects.BUILT)
+
+    def _module_init_broke(self, fn: FunctionInfo, self_value: Optional[Value]) -> None:
+        """The constructor of an ``nn.Module`` built in the compiled region graph-broke (its frame is current).
+
+        Dynamo then runs that ``__init__`` as a frame of its own, whose ``self`` has not been
+        through ``nn.Module.__init__`` yet: "Uninitialized nn.Module" (GB0119), reported at the
+        ``super().__init__()`` call (measured on torch 2.13 with the graph_breaks log).
+        """
+        if self_value is None or self_value.const != objects.BUILT or fn.name != "__init__":
+            return
+        cls = self_value.ref
+        if not isinstance(cls, ClassInfo) or not cls.is_module or cls.lookup_method("__init__") is not fn:
+            return
+        node = objects.super_init_call(fn.node)
+        if node is None:
+            return
+        saved = self.stmt, self.header
+        self.stmt, self.header = node, None
+        try:
+            self.emit("on_construct", ConstructEvent(node, cls, fn))
+        finally:
+            self.stmt, self.header = saved
 
     def _fresh_self(self) -> bool:
         """Whether the method being analysed runs on an object constructed inside the compiled region."""

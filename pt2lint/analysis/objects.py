@@ -184,3 +184,16 @@ def annotated_fields(node: cst.ClassDef) -> List[Tuple[str, Optional[cst.BaseExp
                     continue
                 out.append((small.target.value, small.value))
     return out
+
+
+def super_init_call(fn: cst.FunctionDef) -> Optional[cst.CSTNode]:
+    """The statement of ``fn``'s body that calls ``super().__init__(...)`` (or ``Base.__init__(self, ...)``)."""
+    body = fn.body.body if isinstance(fn.body, cst.IndentedBlock) else ()
+    for stmt in body:
+        if not isinstance(stmt, cst.SimpleStatementLine):
+            continue
+        for small in stmt.body:
+            call = getattr(small, "value", None)
+            if isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) and call.func.attr.value == "__init__":
+                return stmt
+    return None
