@@ -30,6 +30,7 @@ from pt2lint.rules.dynamic_shape import BooleanMaskIndex, DynamicShapeOp
 from pt2lint.rules.export import DataDependentAssert, TensorNumpy
 from pt2lint.rules.mutation import InputMutation
 from pt2lint.rules.objects import ModuleInitGraphBreak, ParameterInCompiledRegion
+from pt2lint.rules.sorting import SortNonConstant
 from pt2lint.rules.recompile import (
     GlobalStateMutation,
     GrowingContainerLen,
@@ -78,6 +79,7 @@ RULES: Dict[str, Type[Rule]] = {
         NumpyUnsupportedFunction,
         ParameterInCompiledRegion,
         ModuleInitGraphBreak,
+        SortNonConstant,
         InputMutation,
         ModuleStateMutation,
         TensorId,
