@@ -263,3 +263,45 @@ def test_package_binding_wins_over_a_submodule_of_the_same_name(tmp_path):
     })
     got = found(lint_tree(tmp_path, ["model.py"]))
     assert got == [("pkg/solve.py", 2, "PTC101")]
+
+
+def test_object_built_in_forward_mutating_its_own_state_is_not_a_recompile(tmp_path):
+    # An object built in this call: its Python state dies with it, Dynamo guards on nothing.
+    # The same method on an object the module keeps is a recompile hazard (a guard on
+    # ``self.tracker.calls``).
+    tracker = """
+        class Tracker:
+            def __init__(self):
+                self.calls = 0
+
+            def bump(self, x):
+                self.calls += 1
+                return x * 2
+    """
+    write(tmp_path, {**PYPROJECT,
+        "tracker.py": tracker,
+        "fresh.py": """
+            from torch import nn
+            from tracker import Tracker
+
+
+            class Fresh(nn.Module):
+                def forward(self, x):
+                    return Tracker().bump(x)
+        """,
+        "kept.py": """
+            from torch import nn
+            from tracker import Tracker
+
+
+            class Kept(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.tracker = Tracker()
+
+                def forward(self, x):
+                    return self.tracker.bump(x)
+        """,
+    })
+    assert found(lint_tree(tmp_path, ["fresh.py", "tracker.py"])) == []
+    assert found(lint_tree(tmp_path, ["kept.py", "tracker.py"])) == [("tracker.py", 6, "PTC501")]

@@ -2164,7 +2164,8 @@ class Interpreter:
                 fwd = cls.lookup_method("__call__")
                 if fwd is None:
                     return UNKNOWN
-            return self.invoke(fwd, Value(Kind.SELF, ref=cls), args, kwargs, chain)
+            fresh = objects.BUILT if mod.const == objects.BUILT else None  # a module built in this call
+            return self.invoke(fwd, Value(Kind.SELF, ref=cls, const=fresh), args, kwargs, chain)
         ref = mod.ref if isinstance(mod.ref, str) else ""
         last = ref.rsplit(".", 1)[-1]
         if last in ("Sequential",) and mod.elts:
