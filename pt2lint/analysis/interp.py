@@ -1520,7 +1520,7 @@ class Interpreter:
         known = _known_truth(self.eval_test(node.test, "ifexp"))
         if known is not None:
             return self.eval(node.body) if known else self.eval(node.orelse)
-        return join(self.eval(node.body), self.eval(node.orelse))
+        return _join_candidates([self.eval(node.body), self.eval(node.orelse)])
 
     def eval_BooleanOperation(self, node: cst.BooleanOperation) -> Value:
         # Outside a test, only the left operand's truthiness is taken (to short-circuit).
@@ -1682,7 +1682,7 @@ class Interpreter:
 
     def attribute(self, base: Value, name: str, node: Optional[cst.CSTNode]) -> Value:
         if objects.is_one_of(base):
-            return _join_all([self.attribute(c, name, node) for c in base.elts])
+            return _join_candidates([self.attribute(c, name, node) for c in base.elts])
         if objects.is_record(base):
             hit = base.item(name)
             if hit is not None:
@@ -2017,7 +2017,7 @@ class Interpreter:
                 results.append(self._call_result(node, qual, method, receiver, c, args, kwargs)[0])
         finally:
             self._via_candidates = saved
-        return _join_all(results)
+        return _join_candidates(results)
 
     def _construct(self, cls: ClassInfo, args, kwargs, chain) -> Value:
         """``Cls(...)`` inside a compiled region: Dynamo traces the object's ``__init__`` with the
@@ -2152,8 +2152,9 @@ class Interpreter:
         finally:
             self.frame, self.stmt, self.header, self.index = saved
         for r in frame.returns:
-            if r.kind is Kind.FUNCTION and isinstance(r.ref, FunctionInfo):
-                return r.ref
+            for c in objects.candidates(r):  # ``return f(obj) if obj else f``: the first definition returned
+                if c.kind is Kind.FUNCTION and isinstance(c.ref, FunctionInfo):
+                    return c.ref
         return None
 
     def _call_module(self, mod: Value, args, kwargs, chain) -> Value:
@@ -2529,12 +2530,24 @@ def _known_truth(v: Value) -> Optional[bool]:
         return False
     if v.kind is Kind.CONST and not v.maybe_none and isinstance(v.const, (bool, int, float, str)):
         return bool(v.const)
+    if v.kind in (Kind.FUNCTION, Kind.CLASS) and v.ref is not None and not v.maybe_none:
+        return True  # a function or class object is always true (``if obj:`` in a decorator)
     return None
 
 
 def _guess(v: Value) -> Value:
     """``v`` as a guess: a sure tensor becomes a weak one (rules do not branch-flag guesses)."""
     return replace(v, weak=True) if v.kind is Kind.TENSOR and not v.weak else v
+
+
+def _join_candidates(values: Sequence[Value]) -> Value:
+    """The join of values of one point, where different functions, classes or instances stay
+    "one of these" (``f if flag else g``, the results of a call on several candidates)."""
+    if len(values) > 1 and all(v.kind in (Kind.FUNCTION, Kind.CLASS, Kind.MODULE) for v in values):
+        picked = objects.one_of(values)
+        if picked is not None:
+            return picked
+    return _join_all(values)
 
 
 def _join_all(values: Sequence[Value]) -> Value:
