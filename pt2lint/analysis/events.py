@@ -151,3 +151,19 @@ class KeyEvent:
     key_node: cst.BaseExpression
     how: str
     container_node: Optional[cst.BaseExpression] = None
+
+
+@dataclass
+class ConstructEvent:
+    """The ``__init__`` of an ``nn.Module`` subclass constructed inside a compiled region graph-broke.
+
+    Attributes:
+        node: where Dynamo reports the module as uninitialized: the ``super().__init__()``
+            call of that ``__init__`` (its first statement when it has none).
+        cls: the :class:`~pt2lint.analysis.index.ClassInfo` constructed.
+        init: the ``__init__`` :class:`~pt2lint.analysis.index.FunctionInfo` that broke.
+    """
+
+    node: cst.CSTNode
+    cls: object
+    init: object

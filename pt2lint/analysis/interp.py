@@ -26,6 +26,7 @@ from pt2lint.analysis.events import (
     AssertEvent,
     AttrStoreEvent,
     CallEvent,
+    ConstructEvent,
     GlobalWriteEvent,
     IndexEvent,
     KeyEvent,
@@ -36,6 +37,7 @@ from pt2lint.analysis.events import (
 from pt2lint.analysis.imports import dotted_name
 from pt2lint.analysis.walk import walk
 from pt2lint.analysis.index import ClassInfo, FunctionInfo, ModuleIndex, decorator_name, identifier
+from pt2lint.analysis import objects
 from pt2lint.analysis.kinds import (
     CONST,
     DATA,
@@ -184,6 +186,10 @@ class Interpreter:
         self.globals: Dict[str, Value] = {}
         self._globals_busy: set = set()
         self.instantiated: set = set()  # local classes constructed inside some class's methods
+        # id(class) -> ``self.<name>`` values of the instances of that class constructed inside a
+        # compiled region (``__init__`` run with the call's argument kinds, then its methods)
+        self.built: Dict[int, Dict[str, Value]] = {}
+        self._via_candidates: Optional[str] = None  # the candidates of the "one of these" call being made
         self._call_node: Optional[cst.Call] = None  # the module call being evaluated (for write events)
         self._slice_bounds: list = []  # tensor-valued slice bounds of the subscript being evaluated
         self.frames: List[Frame] = []  # the call stack of frames being analysed
@@ -409,7 +415,7 @@ class Interpreter:
         if len(self.active) >= MAX_DEPTH or self.budget <= 0:
             self._limit_reached(fn, "depth" if self.budget > 0 else "budget")
             return UNKNOWN
-        key = (id(fn), self_value.ref if self_value is not None else None, tuple(sorted(params.items(), key=lambda kv: kv[0])), self.silent > 0)
+        key = (id(fn), (self_value.ref, self_value.const) if self_value is not None else None, tuple(sorted(params.items(), key=lambda kv: kv[0])), self.silent > 0)
         try:
             hash(key)
         except TypeError:
@@ -418,11 +424,14 @@ class Interpreter:
             if self.memo_breaks.get(key):
                 self._graph_break_seen()
             return self.memo[key]
-        count = self.signatures.get(id(fn), 0)
+        # the limit is per function and receiver class: a method inherited by several classes
+        # (the candidates of ``SOLVERS[method](...)``) is a different context in each
+        skey = (id(fn), id(self_value.ref)) if self_value is not None and isinstance(self_value.ref, ClassInfo) else id(fn)
+        count = self.signatures.get(skey, 0)
         if count >= MAX_SIGNATURES_PER_FUNCTION:
             self._limit_reached(fn, "signatures")
             return UNKNOWN
-        self.signatures[id(fn)] = count + 1
+        self.signatures[skey] = count + 1
         self.budget -= 1
         self.memo[key] = UNKNOWN  # recursion through memo
         if self.silent == 0:
@@ -430,11 +439,14 @@ class Interpreter:
             if fn.origin is not None:
                 self.analysed.add(id(fn.origin))
         symbol = entry_symbol or fn.symbol
+        via, self._via_candidates = self._via_candidates, None
         cls = fn.cls
         if self_value is not None and self_value.kind is Kind.SELF and isinstance(self_value.ref, ClassInfo):
             if fn.cls is not None and fn.cls is not self_value.ref:
                 symbol = f"{self_value.ref.name}.{fn.name}" if fn.cls in self_value.ref.mro() and fn.name != "forward" else symbol
             cls = self_value.ref
+        if via:
+            symbol = f"{symbol} (one of {via})"
         env = dict(params)
         if self_value is not None:
             first = self._first_param_name(fn)
@@ -457,6 +469,8 @@ class Interpreter:
         except _Terminated:
             pass
         finally:
+            if self.gb_events > breaks_before:
+                self._module_init_broke(fn, self_value)
             self.active.pop()
             self.frames.pop()
             self.frame, self.stmt, self.header, self.index = saved
@@ -568,6 +582,8 @@ class Interpreter:
     def emit(self, handler: str, event) -> None:
         if self.silent:
             return
+        if handler == "on_state_write" and self._fresh_self():
+            return  # an object constructed in this call: no state outlives it, nothing to guard
         for fn in self.dispatch.handlers.get(handler, ()):
             fn(self, event)
 
@@ -996,6 +1012,8 @@ class Interpreter:
                     self.emit("on_state_write", StateWriteEvent(stmt, name, cur, "reassign"))
                 if self.silent:
                     base.ref.attrs[name] = join(base.ref.attrs[name], value) if name in base.ref.attrs else value
+                else:
+                    self._store_built(base.ref, name, value)
         elif isinstance(target, cst.Subscript):
             base = self.eval(target.value)
             index = self._eval_slices(target)
@@ -1515,7 +1533,7 @@ class Interpreter:
         known = _known_truth(self.eval_test(node.test, "ifexp"))
         if known is not None:
             return self.eval(node.body) if known else self.eval(node.orelse)
-        return join(self.eval(node.body), self.eval(node.orelse))
+        return _join_candidates([self.eval(node.body), self.eval(node.orelse)])
 
     def eval_BooleanOperation(self, node: cst.BooleanOperation) -> Value:
         # Outside a test, only the left operand's truthiness is taken (to short-circuit).
@@ -1629,6 +1647,20 @@ class Interpreter:
         if base.kind is Kind.DATA:
             return DATA
         if base.kind is Kind.CONTAINER:
+            if objects.is_record(base) and index.kind is Kind.CONST and isinstance(index.const, int) and not isinstance(index.const, bool):
+                try:
+                    return base.elts[index.const]
+                except IndexError:
+                    return UNKNOWN
+            if (
+                base.elts and len(base.elts) > 1 and index_node is not None
+                and (index.kind is not Kind.CONST or index.const is None) and index.kind is not Kind.TENSOR
+            ):
+                # ``SOLVERS[method]``: a key of unknown value into a literal of classes (or of
+                # functions) picks one of them
+                picked = objects.one_of(base.elts)
+                if picked is not None:
+                    return picked
             if base.keys is not None:
                 if index.kind is Kind.SHAPE and index_node is not None:
                     self.emit("on_key", KeyEvent(node, index, index_node, "read", node.value))
@@ -1662,6 +1694,12 @@ class Interpreter:
         return self.attribute(base, identifier(node.attr.value), node)
 
     def attribute(self, base: Value, name: str, node: Optional[cst.CSTNode]) -> Value:
+        if objects.is_one_of(base):
+            return _join_candidates([self.attribute(c, name, node) for c in base.elts])
+        if objects.is_record(base):
+            hit = base.item(name)
+            if hit is not None:
+                return hit
         k = base.kind
         if k is Kind.SELF or (k is Kind.MODULE and isinstance(base.ref, ClassInfo)):
             return self.self_attribute(base, name)
@@ -1730,6 +1768,9 @@ class Interpreter:
                 return self.call_function(m, base, {}, {}, self.frame.chain if self.frame else ())
             return Value(Kind.FUNCTION, ref=m, elt=base)
         attrs = self.class_attrs(cls)
+        built = self.built.get(id(cls))
+        if built is not None and name in built and (built[name].kind is not Kind.UNKNOWN or name not in attrs):
+            return built[name]
         if name in attrs:
             v = attrs[name]
             return v
@@ -1873,7 +1914,7 @@ class Interpreter:
             receiver_node = func.value
             receiver = self.eval(func.value)
             method = identifier(func.attr.value)
-            callee_value = self.attribute(receiver, method, func) if receiver.kind in (Kind.SELF, Kind.SUPER, Kind.CLASS) or (receiver.kind is Kind.MODULE and isinstance(receiver.ref, ClassInfo)) else None
+            callee_value = self.attribute(receiver, method, func) if receiver.kind in (Kind.SELF, Kind.SUPER, Kind.CLASS) or (receiver.kind is Kind.MODULE and isinstance(receiver.ref, ClassInfo)) or objects.is_one_of(receiver) else None
             if receiver.kind is Kind.UNKNOWN and isinstance(receiver.ref, str):
                 qual = f"{receiver.ref}.{method}"
         elif isinstance(func, cst.Name) and qual is None:
@@ -1994,6 +2035,10 @@ class Interpreter:
     def _call_result(self, node, qual, method, receiver, callee_value, args, kwargs):
         """(result value, local callee) of a call."""
         chain = self.frame.chain if self.frame else ()
+        if objects.is_one_of(callee_value):
+            return self._call_candidates(node, qual, method, receiver, callee_value, args, kwargs), None
+        if callee_value is not None and objects.is_record_class(callee_value):
+            return objects.make_record(callee_value.keys, args, kwargs), None
         # -- local functions, methods, submodules -------------------------------------------------
         if callee_value is not None:
             k = callee_value.kind
@@ -2004,6 +2049,8 @@ class Interpreter:
                 cls = callee_value.ref
                 if self.silent and self.frame is not None and self.frame.cls is not None:
                     self.instantiated.add(cls)
+                if not self.silent and self.frame is not None:
+                    return self._construct(cls, args, kwargs, chain), None
                 return Value(Kind.MODULE, ref=cls), None
             if k is Kind.MODULE:
                 self._call_node = node
@@ -2029,8 +2076,90 @@ class Interpreter:
             return UNKNOWN, None
         return self._qualified_result(qual, args, kwargs, chain), None
 
+    def _call_candidates(self, node, qual, method, receiver, callee_value: Value, args, kwargs) -> Value:
+        """Call each candidate of a "one of these" value (``SOLVERS[method](...)``, ``f if c else g``).
+
+        Every candidate is analysed with the call's argument kinds, and the chain of a
+        finding reached through one names the candidates; the result is the join of
+        theirs (instances of different classes stay "one of these").
+        """
+        results = []
+        saved = self._via_candidates
+        names = objects.candidate_names(callee_value)
+        try:
+            for c in callee_value.elts:
+                self._via_candidates = names
+                results.append(self._call_result(node, qual, method, receiver, c, args, kwargs)[0])
+        finally:
+            self._via_candidates = saved
+        return _join_candidates(results)
+
+    def _construct(self, cls: ClassInfo, args, kwargs, chain) -> Value:
+        """``Cls(...)`` inside a compiled region: Dynamo traces the object's ``__init__`` with the
+        call's arguments; the instance's attributes keep the kinds they are given there and in
+        the methods later called on it (see :mod:`pt2lint.analysis.objects`).
+
+        ``typing.NamedTuple`` classes give a record of their fields; ``@dataclass`` classes
+        without their own ``__init__`` bind their annotated fields (then run ``__post_init__``).
+        """
+        if objects.is_namedtuple_bases(cls.bases):
+            fields = objects.annotated_fields(cls.node)
+            return objects.make_record([n for n, _ in fields], args, kwargs)
+        self.built.setdefault(id(cls), {})
+        init = cls.lookup_method("__init__")
+        self_value = Value(Kind.SELF, ref=cls, const=objects.BUILT)
+        if init is None and any(objects.is_dataclass_node(c.node) for c in cls.mro()):
+            names = [n for c in reversed(cls.mro()) for n, _ in objects.annotated_fields(c.node)]
+            rec = objects.make_record(names, args, kwargs)
+            for name, v in zip(rec.keys, rec.elts):
+                self._store_built(cls, name, v)
+            post = cls.lookup_method("__post_init__")
+            if post is not None:
+                self.invoke(post, self_value, [], {}, chain)
+        elif init is not None:
+            self.invoke(init, self_value, args, kwargs, chain)
+        return Value(Kind.MODULE, ref=cls, const=objects.BUILT)
+
+    def _module_init_broke(self, fn: FunctionInfo, self_value: Optional[Value]) -> None:
+        """The constructor of an ``nn.Module`` built in the compiled region graph-broke (its frame is current).
+
+        Dynamo then runs that ``__init__`` as a frame of its own, whose ``self`` has not been
+        through ``nn.Module.__init__`` yet: "Uninitialized nn.Module" (GB0119), reported at the
+        ``super().__init__()`` call (measured on torch 2.13 with the graph_breaks log).
+        """
+        if self_value is None or self_value.const != objects.BUILT or fn.name != "__init__":
+            return
+        cls = self_value.ref
+        if not isinstance(cls, ClassInfo) or not cls.is_module or cls.lookup_method("__init__") is not fn:
+            return
+        node = objects.super_init_call(fn.node)
+        if node is None:
+            return
+        saved = self.stmt, self.header
+        self.stmt, self.header = node, None
+        try:
+            self.emit("on_construct", ConstructEvent(node, cls, fn))
+        finally:
+            self.stmt, self.header = saved
+
+    def _fresh_self(self) -> bool:
+        """Whether the method being analysed runs on an object constructed inside the compiled region."""
+        sv = self.frame.self_value if self.frame is not None else None
+        return sv is not None and sv.const == objects.BUILT
+
+    def _store_built(self, cls: ClassInfo, name: str, value: Value) -> None:
+        """Record ``self.<name> = value`` for a class whose instances are constructed in a compiled region."""
+        built = self.built.get(id(cls))
+        if built is None:
+            return
+        value = replace(value, alias_of=None) if value.alias_of and value.kind is not Kind.TENSOR else value
+        built[name] = join(built[name], value) if name in built else value
+
     def _call_local(self, fn: FunctionInfo, callee_value: Value, args, kwargs, chain) -> Value:
         bound_self = callee_value.elt if callee_value.elt is not None and callee_value.elt.kind is Kind.SELF else None
+        owner = callee_value.elt
+        if bound_self is None and owner is not None and owner.kind is Kind.MODULE and isinstance(owner.ref, ClassInfo):
+            bound_self = Value(Kind.SELF, ref=owner.ref, const=owner.const)  # a method of an instance (``obj.method(x)``)
         if callee_value.const == "autograd.apply":
             return self.invoke(fn, None, [UNKNOWN] + list(args), kwargs, chain)
         return self.invoke(fn, bound_self, args, kwargs, chain)
@@ -2098,8 +2227,9 @@ class Interpreter:
         finally:
             self.frame, self.stmt, self.header, self.index = saved
         for r in frame.returns:
-            if r.kind is Kind.FUNCTION and isinstance(r.ref, FunctionInfo):
-                return r.ref
+            for c in objects.candidates(r):  # ``return f(obj) if obj else f``: the first definition returned
+                if c.kind is Kind.FUNCTION and isinstance(c.ref, FunctionInfo):
+                    return c.ref
         return None
 
     def _call_module(self, mod: Value, args, kwargs, chain) -> Value:
@@ -2113,7 +2243,8 @@ class Interpreter:
                 fwd = cls.lookup_method("forward")
             if fwd is None:
                 return UNKNOWN
-            return self.invoke(fwd, Value(Kind.SELF, ref=cls), args, kwargs, chain)
+            fresh = objects.BUILT if mod.const == objects.BUILT else None  # a module built in this call
+            return self.invoke(fwd, Value(Kind.SELF, ref=cls, const=fresh), args, kwargs, chain)
         ref = mod.ref if isinstance(mod.ref, str) else ""
         last = ref.rsplit(".", 1)[-1]
         if last in ("Sequential",) and mod.elts:
@@ -2161,6 +2292,8 @@ class Interpreter:
                 return CONST
             if method in ("copy",):
                 return recv
+            if method == "_replace" and objects.is_record(recv):
+                return objects.replace_fields(recv, kwargs)
             return UNKNOWN
         if k is Kind.SHAPE:
             if method in ("numel",):
@@ -2241,6 +2374,11 @@ class Interpreter:
         return Value(Kind.TENSOR, alias_of=alias, bool_tensor=bool_t, weak=weak, const="strided" if strided else None)
 
     def _qualified_result(self, qual: str, args, kwargs, chain) -> Value:
+        if qual in objects.RECORD_FACTORIES:
+            spec = args[1] if len(args) > 1 else kwargs.get("field_names") or kwargs.get("fields")
+            fields = objects.record_fields(spec) if spec is not None else None
+            if fields is not None:
+                return objects.record_class(fields)
         if qual.startswith("builtins."):
             return self._builtin_result(qual[9:], args, kwargs, chain)
         if qual in api.CONST_FUNCTIONS:
@@ -2476,12 +2614,24 @@ def _known_truth(v: Value) -> Optional[bool]:
         return False
     if v.kind is Kind.CONST and not v.maybe_none and isinstance(v.const, (bool, int, float, str)):
         return bool(v.const)
+    if v.kind in (Kind.FUNCTION, Kind.CLASS) and v.ref is not None and not v.maybe_none:
+        return True  # a function or class object is always true (``if obj:`` in a decorator)
     return None
 
 
 def _guess(v: Value) -> Value:
     """``v`` as a guess: a sure tensor becomes a weak one (rules do not branch-flag guesses)."""
     return replace(v, weak=True) if v.kind is Kind.TENSOR and not v.weak else v
+
+
+def _join_candidates(values: Sequence[Value]) -> Value:
+    """The join of values of one point, where different functions, classes or instances stay
+    "one of these" (``f if flag else g``, the results of a call on several candidates)."""
+    if len(values) > 1 and all(v.kind in (Kind.FUNCTION, Kind.CLASS, Kind.MODULE) for v in values):
+        picked = objects.one_of(values)
+        if picked is not None:
+            return picked
+    return _join_all(values)
 
 
 def _join_all(values: Sequence[Value]) -> Value:

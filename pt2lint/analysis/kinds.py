@@ -143,6 +143,13 @@ def join(a: Value, b: Value) -> Value:
         return replace(b, maybe_none=True)
     if b.kind is Kind.NONE and a.kind is not Kind.NONE:
         return replace(a, maybe_none=True)
+    if a.kind is b.kind and a.kind in (Kind.FUNCTION, Kind.CLASS, Kind.MODULE) and (a.ref is not b.ref or a.elts != b.elts or a.elt != b.elt):
+        # different definitions reaching one point (``f if flag else g``): "one of these"
+        from pt2lint.analysis.objects import one_of
+
+        picked = one_of((a, b))
+        if picked is not None:
+            return picked
     alias = a.alias_of or b.alias_of
     if a.kind is b.kind:
         elts = None

@@ -557,6 +557,9 @@ class ProjectModel:
             return None
         self._resolving.add(key)
         try:
+            bound = self._bound_in_parent(parts)
+            if bound is not None:
+                return bound
             for i in range(len(parts), 0, -1):
                 mod = self.load_module(".".join(parts[:i]))
                 if mod is not None:
@@ -564,6 +567,20 @@ class ProjectModel:
             return None
         finally:
             self._resolving.discard(key)
+
+    def _bound_in_parent(self, parts: Sequence[str]):
+        """``pkg.name`` where ``pkg/__init__.py`` itself binds ``name`` (``from .odeint import odeint``):
+        the package's attribute, which is what ``from pkg import name`` and ``pkg.name`` give in
+        Python even when a submodule ``pkg/name.py`` exists; ``None`` when the package does not bind it."""
+        if len(parts) < 2:
+            return None
+        parent = self.load_module(".".join(parts[:-1]))
+        if parent is None or isinstance(parent, NamespacePackage) or not getattr(parent, "is_package", False):
+            return None
+        name = parts[-1]
+        if name in parent.functions or name in parent.classes or name in parent.imports.names:
+            return self.lookup(parent, [name])
+        return None
 
     def lookup(self, mod, rest: Sequence[str]):
         """Attribute path ``rest`` looked up in module ``mod`` (through re-exports and submodules)."""

@@ -29,6 +29,8 @@ from pt2lint.rules.data_dependent import (
 from pt2lint.rules.dynamic_shape import BooleanMaskIndex, DynamicShapeOp
 from pt2lint.rules.export import DataDependentAssert, TensorNumpy
 from pt2lint.rules.mutation import InputMutation
+from pt2lint.rules.objects import ModuleInitGraphBreak, ParameterInCompiledRegion
+from pt2lint.rules.sorting import SortNonConstant
 from pt2lint.rules.recompile import (
     GlobalStateMutation,
     GrowingContainerLen,
@@ -75,6 +77,9 @@ RULES: Dict[str, Type[Rule]] = {
         DisabledFunctionCall,
         RnnModuleCall,
         NumpyUnsupportedFunction,
+        ParameterInCompiledRegion,
+        ModuleInitGraphBreak,
+        SortNonConstant,
         InputMutation,
         ModuleStateMutation,
         TensorId,
