@@ -209,16 +209,19 @@ class Interpreter:
         roots, subs = self._root_module_classes()
         for cls in roots:
             self._run_module_entry(cls)
-        for fn in self.entry.entry_functions():
-            if id(fn) not in self.analysed:
-                self._use_region(fn.symbol)
-                self.call_function(fn, None, self._entry_params(fn), {}, chain=())
         # A module class that no analysed code reached (built by a factory, stored
-        # in a dict, ...) is still compiled as somebody's submodule: analyse it alone.
+        # in a dict, passed as an argument, ...) is still compiled as somebody's
+        # submodule: analyse it alone, with what its unseen callers pass unknown.
         for cls in subs:
             fwd = cls.lookup_method("forward")
             if fwd is not None and id(fwd) not in self.analysed:
-                self._run_module_entry(cls)
+                self._run_module_entry(cls, unseen_callers=True)
+        # Compiled functions last: one called from the compiled code above was
+        # analysed there, with the kinds its callers pass.
+        for fn in self.entry.entry_functions():
+            if id(fn) not in self.analysed:
+                self._use_region(fn.symbol)
+                self.call_function(fn, None, self._caller_entry_params(fn), {}, chain=())
         self._use_region(None)
 
     def _use_region(self, symbol: Optional[str]) -> None:
@@ -246,12 +249,14 @@ class Interpreter:
         self.memo.clear()  # values computed under other knobs
         self.memo_breaks.clear()
 
-    def _run_module_entry(self, cls: ClassInfo) -> None:
+    def _run_module_entry(self, cls: ClassInfo, unseen_callers: bool = False) -> None:
         fwd = cls.lookup_method("forward") or cls.lookup_method("__call__")
         if fwd is None or fwd.disabled or fwd.opaque:
             return
         self_value = Value(Kind.SELF, ref=cls)
         params = self._entry_params(fwd)
+        if unseen_callers:
+            params = self._unseen_caller_params(fwd, params)
         fwd.link_decorators()
         self._use_region(f"{cls.name}.{fwd.name}")
         if fwd.local_decorators:
@@ -295,6 +300,54 @@ class Interpreter:
         if params.star_kwarg is not None:
             out[params.star_kwarg.name.value] = Value(Kind.CONTAINER, elt=UNKNOWN)
         return out
+
+    def _unseen_caller_params(self, fn: FunctionInfo, params: Dict[str, Value]) -> Dict[str, Value]:
+        """Entry kinds of a submodule's ``forward`` that no analysed caller reached.
+
+        The module is built inside another module's ``__init__``, so it is called from
+        compiled code, with arguments the analysis did not see. A parameter that its
+        annotation or default does not type is then Unknown, not a Tensor: it stays a
+        guess (a weak Tensor), which becomes a sure tensor where the code uses it as one
+        (``x.sum()``, ``x.view(...)``) and is never reported as a tensor on its own
+        (``if i > n:`` on what may be an int is no proven break).
+        """
+        out = dict(params)
+        for p in self._plain_params(fn):
+            name = identifier(p.name.value)
+            v = out.get(name)
+            if v is not None and v.kind is Kind.TENSOR and not v.weak:
+                out[name] = replace(v, weak=True)
+        return out
+
+    def _caller_entry_params(self, fn: FunctionInfo) -> Dict[str, Value]:
+        """Entry kinds of a compiled function: the join of what its calls in its module pass.
+
+        A parameter that no call informs (no call site, or every caller passes something
+        the call site alone does not type) keeps :meth:`_entry_params`' kind; see
+        :func:`pt2lint.analysis.callers.join_callers` for the join.
+        """
+        from pt2lint.analysis import callers
+
+        defaults = self._entry_params(fn)
+        module = fn.module if fn.module is not None else self.entry
+        has_self = fn.cls is not None and fn.kind in ("method", "classmethod", "property")
+        bound = []
+        for call in callers.call_sites(module, fn):
+            got = callers.caller_arguments(call, getattr(module, "imports", None))
+            if got is None:
+                continue  # ``f(*args)``: says nothing about any parameter
+            args, kwargs = got
+            bound.append(self.bind_arguments(fn, args, kwargs, has_self))
+        return callers.join_callers(bound, defaults) if bound else defaults
+
+    @staticmethod
+    def _plain_params(fn: FunctionInfo) -> List[cst.Param]:
+        """The parameters of ``fn`` (``self`` aside) with neither an annotation nor a default."""
+        params = fn.node.params
+        plist = list(params.posonly_params) + list(params.params)
+        if fn.cls is not None and fn.kind in ("method", "classmethod", "property") and plist:
+            plist = plist[1:]
+        return [p for p in plist + list(params.kwonly_params) if p.annotation is None and p.default is None]
 
     def _param_value(self, p: cst.Param) -> Value:
         name = p.name.value

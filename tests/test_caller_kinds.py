@@ -1,0 +1,291 @@
+"""Parameter kinds of a region root come from its callers, not from a guess.
+
+A submodule's ``forward`` reached from its parent takes the kinds the parent
+passes; one that no analysed caller reaches (the module is passed as an argument
+to a callee the analysis cannot resolve) has callers the analysis did not see, so
+its untyped parameters are Unknown, not Tensors; a ``@torch.compile``d function
+takes the join of what its calls in the module pass.  Each case was run through
+Dynamo on torch 2.13 (``torch._dynamo.explain``): the near misses below do not
+break there, the flagged lines do.
+"""
+
+from __future__ import annotations
+
+import textwrap
+
+from pt2lint.analysis.callers import join_callers, static_value
+from pt2lint.analysis.kinds import CONST, SHAPE, TENSOR, UNKNOWN, Kind, Value
+from pt2lint.engine import lint_source
+from pt2lint.settings import LintSettings, resolve_selection
+
+import libcst as cst
+
+DEFAULT = LintSettings(enabled=resolve_selection())
+GRAPH_BREAKS = {"PTC103", "PTC104"}
+
+
+def found(code: str):
+    result = lint_source(textwrap.dedent(code).lstrip("\n"), "m.py", DEFAULT)
+    return sorted((d.start.line, d.code) for d in result.diagnostics if d.code in GRAPH_BREAKS)
+
+
+ALIBI = """
+import torch
+from torch import nn
+
+
+class Alibi(nn.Module):
+    def __init__(self, heads):
+        super().__init__()
+        self.register_buffer("bias", None, persistent=False)
+
+    def forward(self, i, j):
+        if self.bias is not None and self.bias.shape[-1] >= j and self.bias.shape[-2] >= i:
+            return self.bias[..., -i:, -j:]
+        return torch.zeros(i, j, device=self.bias.device)
+"""
+
+
+PASSED_ON = ALIBI + """
+
+class Attention(nn.Module):
+    def __init__(self, dim):
+        super().__init__()
+        self.proj = nn.Linear(dim, dim)
+
+    def forward(self, x, rel_pos=None):
+        i, j = x.shape[-2], x.shape[-2]
+        out = self.proj(x)
+        if rel_pos is not None:
+            out = out + rel_pos(i, j)
+        return out
+
+
+class Layers(nn.Module):
+    def __init__(self, dim, depth):
+        super().__init__()
+        self.rel_pos = Alibi(4)
+        self.layers = nn.ModuleList([nn.ModuleList([nn.LayerNorm(dim), Attention(dim)]) for _ in range(depth)])
+
+    def forward(self, x):
+        for norm, block in self.layers:
+            x = block(norm(x), rel_pos=self.rel_pos)
+        return x
+"""
+
+
+def test_ints_from_shapes_into_a_submodule_passed_as_an_argument_are_not_tensors():
+    # x_transformers' AlibiPositionalBias: the parent hands ``self.rel_pos`` to blocks the
+    # analysis cannot resolve, which call ``rel_pos(i, j)`` with sequence lengths
+    assert found(PASSED_ON) == []
+
+
+REACHED = ALIBI + """
+
+class Layers(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.rel_pos = Alibi(4)
+
+    def forward(self, x):
+        return x + self.rel_pos(x.shape[-2], x.shape[-1])
+"""
+
+
+def test_ints_from_shapes_into_a_reached_submodule_are_not_tensors():
+    assert found(REACHED) == []
+
+
+TENSOR_PASSED = ALIBI + """
+
+class Layers(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.rel_pos = Alibi(4)
+
+    def forward(self, x, mask):
+        n = mask.sum(-1).max()
+        return x + self.rel_pos(n, n)
+"""
+
+
+def test_a_tensor_passed_into_the_submodule_is_flagged():
+    assert found(TENSOR_PASSED) == [(11, "PTC104"), (11, "PTC104"), (12, "PTC103"), (12, "PTC103")]
+
+
+GATE = """
+import torch
+from torch import nn
+
+
+class Gate(nn.Module):
+    def forward(self, x, scores):
+        if scores.sum() > 0:
+            return x
+        return -x
+
+
+class Block(nn.Module):
+    def forward(self, x, gate=None):
+        return gate(x, x) if gate is not None else x
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.gate = Gate()
+        self.blocks = nn.ModuleList([nn.ModuleList([nn.LayerNorm(4), Block()])])
+
+    def forward(self, x):
+        for norm, block in self.blocks:
+            x = block(norm(x), gate=self.gate)
+        return x
+"""
+
+
+def test_unreached_submodule_parameter_used_as_a_tensor_still_breaks():
+    # ``scores.sum()`` is a tensor-only method: whatever the unseen caller passes, the
+    # ``if`` on its result is data-dependent (Dynamo breaks at this line)
+    assert found(GATE) == [(7, "PTC104")]
+
+
+COMPILED = """
+import torch
+
+
+@torch.compile
+def crop(x, n):
+    if n > 2:
+        x = x * 2
+    return x[:n]
+
+"""
+
+
+def test_compiled_function_called_with_ints_is_not_flagged():
+    code = COMPILED + """
+def main():
+    x = torch.randn(8, 4)
+    crop(x, 3)
+    crop(x, x.shape[0] - 1)
+    crop(x, n=len(x))
+"""
+    assert found(code) == []
+
+
+def test_compiled_function_called_with_a_tensor_is_flagged():
+    code = COMPILED + """
+def main():
+    x = torch.randn(8, 4)
+    crop(x, torch.tensor(3))
+"""
+    assert found(code) == [(6, "PTC104"), (8, "PTC103")]
+
+
+def test_compiled_function_without_callers_keeps_tensor_parameters():
+    assert found(COMPILED) == [(6, "PTC104"), (8, "PTC103")]
+
+
+def test_compiled_function_with_mixed_callers_reports_only_sure_breaks():
+    # an int at one call and something unknown at another: ``n`` may be either, and
+    # ``if n > 2`` is a break only for a tensor -- not proven, so not reported
+    code = COMPILED + """
+def main(k):
+    x = torch.randn(8, 4)
+    crop(x, 3)
+    crop(x, k)
+"""
+    assert found(code) == []
+
+
+def test_compiled_alias_calls_count_as_calls():
+    code = """
+import torch
+
+
+def crop(x, n):
+    if n > 2:
+        x = x * 2
+    return x[:n]
+
+
+step = torch.compile(crop)
+
+
+def main():
+    step(torch.randn(8, 4), 3)
+"""
+    assert found(code) == []
+
+
+def test_compiled_function_called_from_a_compiled_forward_takes_its_kinds():
+    code = COMPILED + """
+class M(torch.nn.Module):
+    def forward(self, x):
+        return crop(x, x.shape[0])
+"""
+    assert found(code) == []
+
+
+def test_static_values_of_call_arguments():
+    def v(src):
+        return static_value(cst.parse_expression(src))
+
+    assert v("3").kind is Kind.CONST and v("3").const == 3
+    assert v("x.shape[0] - 1") == SHAPE
+    assert v("len(x)") == SHAPE
+    assert v("x.size(1)") == SHAPE
+    assert v("(1, 2)").kind is Kind.CONTAINER
+    assert v("None").kind is Kind.NONE
+    assert v("torch.tensor(3)") == UNKNOWN
+    assert v("k") == UNKNOWN
+    assert v("(k, 2)") == UNKNOWN
+
+
+def test_join_of_callers():
+    defaults = {"x": TENSOR, "n": TENSOR}
+    out = join_callers([{"x": UNKNOWN, "n": CONST}, {"x": UNKNOWN, "n": SHAPE}], defaults)
+    assert out["x"] == TENSOR  # nobody informs x: its default
+    assert out["n"] == SHAPE
+    mixed = join_callers([{"x": UNKNOWN, "n": CONST}, {"x": UNKNOWN, "n": UNKNOWN}], defaults)
+    assert mixed["n"].kind is Kind.TENSOR and mixed["n"].weak
+    assert join_callers([], defaults) == defaults
+    assert join_callers([{"n": Value(Kind.TENSOR, weak=True)}], {"n": CONST})["n"] == CONST
+
+
+def test_dynamo_agrees(tmp_path):
+    """The kinds above are Dynamo's: the near misses do not break, the flagged lines do."""
+    torch = __import__("pytest").importorskip("torch")
+    import importlib.util
+    import sys
+
+    def break_lines(code, build):
+        # the ``@torch.compile`` line is blanked (line numbers kept) and the function explained
+        path = tmp_path / f"callers_{len(list(tmp_path.iterdir()))}.py"
+        path.write_text(textwrap.dedent(code).lstrip("\n").replace("@torch.compile\n", "\n"))
+        spec = importlib.util.spec_from_file_location(path.stem, path)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[path.stem] = module
+        spec.loader.exec_module(module)
+        fn, args = build(module)
+        torch._dynamo.reset()
+        out = torch._dynamo.explain(fn)(*args)
+        lines = set()
+        for b in out.break_reasons:  # the innermost frame of the snippet on each break's stack
+            frames = [f for f in b.user_stack if f.filename == str(path)]
+            if frames:
+                lines.add(frames[-1].lineno)
+        return sorted(lines)
+
+    x = torch.randn(4, 5, 5)
+
+    def layers(m, *args):
+        m.rel_pos.bias = torch.zeros(4, 6, 6)
+        return m, (x, *args)
+
+    assert break_lines(PASSED_ON, lambda mod: layers(mod.Layers(5, 1))) == []
+    assert break_lines(REACHED, lambda mod: layers(mod.Layers())) == []
+    assert 11 in break_lines(TENSOR_PASSED, lambda mod: layers(mod.Layers(), torch.ones(4, 5, dtype=torch.long)))
+    assert break_lines(GATE, lambda mod: (mod.Net(), (torch.randn(2, 4),))) == [7]
+    assert break_lines(COMPILED, lambda mod: (mod.crop, (torch.randn(8, 4), 3))) == []
+    assert 6 in break_lines(COMPILED, lambda mod: (mod.crop, (torch.randn(8, 4), torch.tensor(3))))
