@@ -227,6 +227,44 @@ class M(torch.nn.Module):
     assert found(code) == []
 
 
+def test_literal_defaults_are_not_tensors():
+    # ``scale=1.0``, ``causal=False``, ``mask=None``: branching on them is no break
+    assert found("""
+import torch
+from torch import nn
+
+
+class M(nn.Module):
+    def forward(self, x, scale=1.0, causal=False, mask=None, k=-1):
+        if scale > 1:
+            x = x * scale
+        if causal:
+            x = x.tril()
+        if mask is not None:
+            x = x + mask
+        return x[..., :k]
+""") == []
+
+
+def test_imported_function_compiled_here_takes_the_kinds_of_the_calls_here(tmp_path):
+    from pt2lint.engine import lint_paths
+
+    pkg = tmp_path / "f"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "ops.py").write_text("def crop(x, n):\n    if n > 2:\n        x = x * 2\n    return x[:n]\n")
+    (pkg / "run.py").write_text(
+        "import torch\nfrom .ops import crop\nfast = torch.compile(crop)\n\n\ndef main(x):\n    return fast(x, x.shape[0])\n"
+    )
+    settings = LintSettings(enabled=DEFAULT.enabled, project_root=str(tmp_path))
+    files = [str(pkg / "__init__.py"), str(pkg / "ops.py"), str(pkg / "run.py")]
+    got = [(d.filename.rsplit("/", 1)[-1], d.start.line, d.code) for r in lint_paths(files, settings, jobs=1) for d in r.diagnostics]
+    assert [g for g in got if g[2] in GRAPH_BREAKS] == []
+    (pkg / "run.py").write_text("import torch\nfrom .ops import crop\nfast = torch.compile(crop)\n")
+    got = [(d.filename.rsplit("/", 1)[-1], d.start.line, d.code) for r in lint_paths(files, settings, jobs=1) for d in r.diagnostics]
+    assert [g for g in got if g[2] in GRAPH_BREAKS] == [("ops.py", 2, "PTC104"), ("ops.py", 4, "PTC103")]
+
+
 def test_static_values_of_call_arguments():
     def v(src):
         return static_value(cst.parse_expression(src))

@@ -329,15 +329,18 @@ class Interpreter:
         from pt2lint.analysis import callers
 
         defaults = self._entry_params(fn)
-        module = fn.module if fn.module is not None else self.entry
+        modules = [fn.module if fn.module is not None else self.entry]
+        if modules[0] is not self.entry and fn.cls is None:
+            modules.append(self.entry)  # ``torch.compile(helper)`` of an imported helper: called here
         has_self = fn.cls is not None and fn.kind in ("method", "classmethod", "property")
         bound = []
-        for call in callers.call_sites(module, fn):
-            got = callers.caller_arguments(call, getattr(module, "imports", None))
-            if got is None:
-                continue  # ``f(*args)``: says nothing about any parameter
-            args, kwargs = got
-            bound.append(self.bind_arguments(fn, args, kwargs, has_self))
+        for module in modules:
+            for call in callers.call_sites(module, fn):
+                got = callers.caller_arguments(call, getattr(module, "imports", None))
+                if got is None:
+                    continue  # ``f(*args)``: says nothing about any parameter
+                args, kwargs = got
+                bound.append(self.bind_arguments(fn, args, kwargs, has_self))
         return callers.join_callers(bound, defaults) if bound else defaults
 
     @staticmethod
