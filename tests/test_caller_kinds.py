@@ -13,12 +13,12 @@ from __future__ import annotations
 
 import textwrap
 
+import libcst as cst
+
 from pt2lint.analysis.callers import join_callers, static_value
 from pt2lint.analysis.kinds import CONST, SHAPE, TENSOR, UNKNOWN, Kind, Value
 from pt2lint.engine import lint_source
 from pt2lint.settings import LintSettings, resolve_selection
-
-import libcst as cst
 
 DEFAULT = LintSettings(enabled=resolve_selection())
 GRAPH_BREAKS = {"PTC103", "PTC104"}
