@@ -544,6 +544,37 @@ def tensor_attributes() -> List[str]:
     return sorted(n for n in dir(torch.Tensor) if not n.startswith("_"))
 
 
+def _named_tensor_returns(packet: Any, count: int) -> Optional[List[str]]:
+    """The return names of the first overload of an aten op packet that returns ``count``
+    named tensors (``aten.max.dim``: ``values, indices``), or ``None``."""
+    for overload in packet.overloads():
+        returns = getattr(packet, overload)._schema.returns
+        if len(returns) == count and all(r.name and str(r.type) == "Tensor" for r in returns):
+            return [r.name for r in returns]
+    return None
+
+
+def return_types() -> Dict[str, List[str]]:
+    """Field names of the named tuples (``torch.return_types``) ops return, by op name.
+
+    The names are those of ``torch.return_types.__all__`` (structseq classes; the ``_out``
+    variants left out), e.g. ``max``, ``topk``, ``linalg_eigh``; the field names are the
+    return names of the aten op of the same name whose schema returns that many named
+    tensors (``aten::max.dim(...) -> (Tensor values, Tensor indices)``).  Every field is a
+    tensor; an op whose schema names none of the right count is left out.
+    """
+    out: Dict[str, List[str]] = {}
+    for name in torch.return_types.__all__:
+        cls = getattr(torch.return_types, name)
+        if name.endswith("_out") or not isinstance(cls, type) or not hasattr(cls, "n_fields"):
+            continue
+        packet = getattr(torch.ops.aten, name, None)
+        fields = _named_tensor_returns(packet, cls.n_fields) if packet is not None else None
+        if fields:
+            out[name] = fields
+    return dict(sorted(out.items()))
+
+
 AMP_PACKAGES = ("torch.amp", "torch.cuda.amp", "torch.cpu.amp")
 
 
@@ -844,6 +875,7 @@ def derive_static() -> Dict[str, Any]:
         "skip_modules": skip_modules(),
         "graph_breaks": registry_subset(),
         "tensor": {"attributes": tensor_attributes()},
+        "return_types": return_types(),
         "amp_deprecated": amp_deprecated(),
         "collectives": collectives(),
 

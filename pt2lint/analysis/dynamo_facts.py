@@ -244,6 +244,19 @@ def tensor_attributes() -> FrozenSet[str]:
     return frozenset(facts().get("tensor", {}).get("attributes", ()))
 
 
+@functools.lru_cache(maxsize=None)
+def return_fields(op: str) -> Optional[Tuple[str, ...]]:
+    """Field names of the named tuple (``torch.return_types.<op>``) that op ``op`` returns
+    (``"max"`` -> ``("values", "indices")``, ``"linalg_eigh"`` -> ``("eigenvalues",
+    "eigenvectors")``), every field a tensor; ``None`` for an op that returns none.
+
+    Source: ``torch.return_types.__all__`` and the aten schemas' return names, on torch
+    2.13 (``return_types`` section of the facts table, tools/gen_dynamo_facts.py).
+    """
+    fields = facts().get("return_types", {}).get(op)
+    return tuple(fields) if fields else None
+
+
 def _split_numpy(name: str) -> Optional[tuple]:
     """``"numpy.linalg.norm"`` -> ``("numpy.linalg", "norm")``; a bare ``"mean"`` -> ``("numpy", "mean")``."""
     if not name.startswith("numpy."):

@@ -14,6 +14,7 @@ What Dynamo does with each construct was measured on torch 2.13 (see
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import replace
 from typing import Dict, List, Optional, Sequence, Tuple
@@ -183,6 +184,7 @@ class Interpreter:
         self.budget = MAX_ANALYSES_PER_FILE
         self._budget_reported = False  # the budget's PTC004 is given once per file
         self._getattr_nodes: Dict[int, tuple] = {}  # id(getattr call) -> (call, its Attribute)
+        self._map_casts: Dict[int, tuple] = {}  # id(``map(int, it)`` call) -> (call, cast name, iterables)
         self.globals: Dict[str, Value] = {}
         self._globals_busy: set = set()
         self.instantiated: set = set()  # local classes constructed inside some class's methods
@@ -702,6 +704,7 @@ class Interpreter:
         elif isinstance(stmt, cst.For):
             self.header = stmt.iter
             it = self.eval(stmt.iter)
+            self._consume_map(stmt.iter)
             before = dict(self.frame.env)
             mark = len(self.frame.log)
             for _ in range(_LOOP_PASSES):
@@ -1799,6 +1802,10 @@ class Interpreter:
                 if fwd is not None:
                     return Value(Kind.FUNCTION, ref=fwd, const="autograd.apply")
             return UNKNOWN
+        if k is Kind.CONTAINER and isinstance(base.ref, _Fields) and name in base.ref:
+            # ``x.max(dim=-1).values``: a field of a ``torch.return_types`` named tuple
+            i = base.ref.index(name)
+            return base.elts[i] if base.elts is not None and len(base.elts) == len(base.ref) else base.element()
         if k in (Kind.CONST, Kind.SHAPE):
             return CONST
         if k is Kind.UNKNOWN and isinstance(base.ref, str):
@@ -2000,6 +2007,10 @@ class Interpreter:
         finally:
             if frame is not None:
                 frame.calling = saved_calling
+        if qual == "builtins.map":
+            result = self._map_cast(node, args, result)
+        elif qual in _ITERATING_BUILTINS and node.args and not node.args[0].star:
+            self._consume_map(node.args[0].value)
         if self.silent == 0:
             self._emit_call_writes(node, qual, method, receiver, callee_value, args, kwargs)
             self.emit(
@@ -2007,6 +2018,34 @@ class Interpreter:
                 CallEvent(node, qual, method, receiver, tuple(args), kwargs, result, callee, receiver_node),
             )
         return result
+
+    def _map_cast(self, node: cst.Call, args: List[Value], result: Value) -> Value:
+        """``map(int, it)`` (``float``, ``bool``, ``complex``; the builtin, not shadowed): its elements
+        are the cast of ``it``'s elements, and the call is remembered so that consuming it
+        (:meth:`_consume_map`) is seen as the casts.  Other ``map`` calls keep ``result``."""
+        first = node.args[0].value if node.args else None
+        if not (isinstance(first, cst.Name) and "builtins." + first.value in _MAP_CASTS and len(args) >= 2
+                and not any(a.star or a.keyword for a in node.args) and self._is_builtin(first.value)):
+            return result
+        iterables = tuple(args[1:])
+        self._map_casts[id(node)] = (node, "builtins." + first.value, iterables)
+        return container(elt=self._builtin_result(first.value, [iterables[0].element()], {}, ()))
+
+    def _consume_map(self, expr: cst.BaseExpression) -> None:
+        """``list(map(int, t))`` / ``for v in map(int, t)``: iterating the lazy ``map`` calls the cast
+        on each element; it is emitted as that call (``int(t[i])``) at the ``map``.
+
+        ``map`` is lazy: Dynamo runs the cast only when the map is iterated (``list(map(int, t))``
+        over a tensor breaks with "Unsupported Tensor.item() call", an unconsumed
+        ``map(float, t)`` traces; ``map(int, x.shape)`` traces; measured on torch 2.13).
+        """
+        hit = self._map_casts.get(id(expr)) if isinstance(expr, cst.Call) else None
+        if hit is None or hit[0] is not expr or self.silent:
+            return
+        node, cast, iterables = hit
+        for it in iterables:
+            elt = it.element()
+            self.emit("on_call", CallEvent(node, cast, None, None, (elt,), {}, self._builtin_result(cast[9:], [elt], {}, ()), None, None))
 
     def _constant_getattr(self, node: cst.Call) -> Optional[cst.Attribute]:
         """``x.name`` for ``getattr(x, "name")`` / ``getattr(x, "name", default)`` with a constant string
@@ -2403,9 +2442,9 @@ class Interpreter:
         if method in api.SPLIT_METHODS:
             return container(elt=Value(Kind.TENSOR, alias_of=recv.alias_of, bool_tensor=recv.bool_tensor, weak=weak))
         if method in api.TUPLE_METHODS:
-            return container(elt=Value(Kind.TENSOR, weak=weak))
+            return _named_result(method, container(elt=Value(Kind.TENSOR, weak=weak)))
         if method in api.DIM_TUPLE_METHODS and (kwargs.get("dim") is not None or (args and args[0].kind in (Kind.CONST, Kind.SHAPE))):
-            return container(elt=Value(Kind.TENSOR, weak=weak))
+            return _named_result(method, container(elt=Value(Kind.TENSOR, weak=weak)))
         if method in ("nonzero",) and kwargs.get("as_tuple") is not None and kwargs["as_tuple"].const is True:
             return container(elt=Value(Kind.TENSOR, ref="dynamic"))
         if method in ("unique", "unique_consecutive") and any(kwargs.get(k) is not None and kwargs[k].const is True for k in ("return_inverse", "return_counts")):
@@ -2461,14 +2500,14 @@ class Interpreter:
         if qual in ("torch.cond", "torch._higher_order_ops.cond.cond"):
             return TENSOR  # the branch functions' output: a tensor (or a tuple of them)
         if qual in api.TUPLE_FUNCTIONS:
-            return container(elt=TENSOR)
+            return _named_result(_return_type_name(qual), container(elt=TENSOR))
         last = qual.rsplit(".", 1)[-1]
         if qual in ("torch.nonzero",) and kwargs.get("as_tuple") is not None and kwargs["as_tuple"].const is True:
             return container(elt=Value(Kind.TENSOR, ref="dynamic"))
         if qual == "torch.where" and len(args) == 1 and not kwargs:
             return container(elt=Value(Kind.TENSOR, ref="dynamic"))
         if qual in ("torch.max", "torch.min", "torch.median", "torch.mode") and (kwargs.get("dim") is not None or (len(args) > 1 and args[1].kind in (Kind.CONST, Kind.SHAPE))):
-            return container(elt=TENSOR)
+            return _named_result(_return_type_name(qual), container(elt=TENSOR))
         if qual in ("torch.unique", "torch.unique_consecutive") and any(kwargs.get(k) is not None and kwargs[k].const is True for k in ("return_inverse", "return_counts")):
             return container(elt=Value(Kind.TENSOR, ref="dynamic"))
         if api.is_tensor_function(qual):
@@ -2574,6 +2613,36 @@ class Interpreter:
         if name in ("print", "breakpoint", "input", "open", "exec", "eval"):
             return NONE
         return UNKNOWN
+
+
+_MAP_CASTS = frozenset({"builtins.int", "builtins.float", "builtins.bool", "builtins.complex"})
+# builtins that iterate their first argument to the end
+_ITERATING_BUILTINS = frozenset(
+    "builtins." + n for n in "list tuple set frozenset sorted sum min max any all dict enumerate zip".split()
+)
+
+
+class _Fields(tuple):
+    """The field names of a ``torch.return_types`` named tuple: the ``ref`` of its container value."""
+
+
+@functools.lru_cache(maxsize=None)
+def _fields_of(op: str) -> Optional[_Fields]:
+    fields = dynamo_facts.return_fields(op)
+    return _Fields(fields) if fields else None
+
+
+def _return_type_name(qual: str) -> str:
+    """The ``torch.return_types`` name of a torch function: ``torch.max`` -> ``max``,
+    ``torch.linalg.eigh`` -> ``linalg_eigh`` (the aten op names)."""
+    return qual[len("torch."):].replace(".", "_")
+
+
+def _named_result(op: str, value: Value) -> Value:
+    """``value`` (a container of tensors) marked with the fields of the named tuple ``op`` returns, if any
+    (facts table: torch.return_types and the aten schemas' return names)."""
+    fields = _fields_of(op)
+    return replace(value, ref=fields) if fields is not None else value
 
 
 def _qualified_value(q: str) -> Value:
