@@ -1,0 +1,136 @@
+"""Value kinds of call forms that are easy to miss: unbound ``torch.Tensor`` methods,
+fields of ``torch.return_types`` named tuples, and casts applied through ``map``.
+
+Each case names the (line, code) pairs that must appear, next to its near miss that
+must not (behaviour measured with Dynamo on torch 2.13; see the interpreter's docstrings).
+"""
+
+from __future__ import annotations
+
+import textwrap
+
+from pt2lint.analysis import dynamo_facts
+from pt2lint.engine import lint_source
+from pt2lint.settings import LintSettings, resolve_selection
+
+DEFAULT = LintSettings(enabled=resolve_selection())
+
+
+def found(code: str):
+    result = lint_source(textwrap.dedent(code).lstrip("\n"), "m.py", DEFAULT)
+    return sorted((d.start.line, d.code) for d in result.diagnostics)
+
+
+def test_unbound_tensor_methods_are_the_bound_calls():
+    assert found(
+        """
+        import torch
+        class M(torch.nn.Module):
+            def forward(self, x, mask):
+                p = torch.sigmoid(x).mean()
+                a = x * torch.Tensor.item(p)
+                b = torch.Tensor.tolist(p)
+                c = torch.Tensor.add(x, 1)
+                d = torch.Tensor.item(3)
+                return a, b, c, d
+        """
+    ) == [(5, "PTC101"), (6, "PTC102")]
+
+
+def test_unbound_inplace_method_writes_its_first_argument():
+    assert found(
+        """
+        import torch
+        class M(torch.nn.Module):
+            def forward(self, x):
+                torch.Tensor.add_(x, 1)
+                y = x + 1
+                torch.Tensor.add_(y, 1)
+                return y
+        """
+    ) == [(4, "PTC401")]
+
+
+def test_return_types_fields_are_tensors():
+    assert found(
+        """
+        import torch
+        class M(torch.nn.Module):
+            def forward(self, x, logits):
+                best = x.max(dim=-1).values
+                if best.mean() > 0:
+                    x = -x
+                a = logits.topk(2, dim=-1).indices.tolist()
+                med = torch.median(x, dim=0)
+                b = med.values.tolist()
+                c = torch.sort(x).values[0, 0].item()
+                e = torch.linalg.eigh(x).eigenvalues.tolist()
+                return x, a, b, c, e
+        """
+    ) == [(5, "PTC104"), (7, "PTC102"), (9, "PTC102"), (10, "PTC101"), (11, "PTC102")]
+
+
+def test_fields_of_other_values_are_not_tensors():
+    assert found(
+        """
+        import torch
+        class M(torch.nn.Module):
+            def forward(self, x, d: dict, obj):
+                if d.values:
+                    x = x + 1
+                if obj.values:
+                    x = x + 1
+                r = x.max(dim=-1).values * 2
+                if x.max(dim=-1).count:
+                    x = x + 1
+                return x, r
+        """
+    ) == []
+
+
+def test_return_type_fields_come_from_torch():
+    assert dynamo_facts.return_fields("max") == ("values", "indices")
+    assert dynamo_facts.return_fields("linalg_eigh") == ("eigenvalues", "eigenvectors")
+    assert dynamo_facts.return_fields("add") is None
+
+
+def test_iterating_map_of_a_cast_over_a_tensor_reads_each_element():
+    assert found(
+        """
+        import torch
+        class M(torch.nn.Module):
+            def forward(self, x, lens):
+                n = list(map(int, lens))
+                t = tuple(map(bool, lens))
+                for v in map(float, x):
+                    pass
+                return x * n[0]
+        """
+    ) == [(4, "PTC103"), (5, "PTC103"), (6, "PTC103")]
+
+
+def test_map_near_misses():
+    assert found(
+        """
+        import torch
+        class M(torch.nn.Module):
+            def forward(self, x):
+                s = list(map(int, x.shape))
+                m = map(float, x)
+                q = list(map(str, [1, 2]))
+                return x * s[0]
+        """
+    ) == []
+
+
+def test_map_with_a_shadowed_cast_is_not_the_builtin():
+    assert found(
+        """
+        import torch
+        def int(v):
+            return v
+        class M(torch.nn.Module):
+            def forward(self, x):
+                return list(map(int, x))
+        """
+    ) == []
