@@ -134,3 +134,36 @@ def test_map_with_a_shadowed_cast_is_not_the_builtin():
                 return list(map(int, x))
         """
     ) == []
+
+
+def test_formatting_a_tensor_into_a_string_reads_its_value():
+    assert found(
+        """
+        import torch
+        class M(torch.nn.Module):
+            def forward(self, x, hw):
+                h, w = hw.unbind()
+                a = "%dx%d" % (h, w)
+                b = "%d" % hw[0]
+                c = str(hw[0])
+                d = f"{hw[0]}"
+                e = "{}".format(hw[0])
+                return x * len(a + b + c + d + e)
+        """
+    ) == [(5, "PTC103"), (6, "PTC103"), (7, "PTC103"), (8, "PTC103"), (9, "PTC103")]
+
+
+def test_formatting_shapes_and_constants_is_no_break():
+    assert found(
+        """
+        import torch
+        class M(torch.nn.Module):
+            def forward(self, x, hw, name: str):
+                k = "%d-%s" % (x.shape[0], x.dtype)
+                j = f"{x.shape[0]}" + "{}".format(x.size(1)) + str(x.dim()) + f"{name}"
+                m = x % 3
+                if k:
+                    x = x + 1
+                return x * m
+        """
+    ) == []

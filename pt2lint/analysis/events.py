@@ -167,3 +167,16 @@ class ConstructEvent:
     node: cst.CSTNode
     cls: object
     init: object
+
+
+@dataclass
+class FormatEvent:
+    """A value formatted into a string: an operand of ``"..." % v``, a field of an f-string,
+    an argument of ``"...".format(v)``.
+
+    ``node`` is the formatting expression (the ``%`` operation, the f-string field's
+    expression, the ``format`` call); ``value`` the formatted value.
+    """
+
+    node: cst.CSTNode
+    value: Value

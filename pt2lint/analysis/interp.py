@@ -28,6 +28,7 @@ from pt2lint.analysis.events import (
     AttrStoreEvent,
     CallEvent,
     ConstructEvent,
+    FormatEvent,
     GlobalWriteEvent,
     IndexEvent,
     KeyEvent,
@@ -1478,7 +1479,9 @@ class Interpreter:
     def eval_FormattedString(self, node: cst.FormattedString) -> Value:
         for part in node.parts:
             if isinstance(part, cst.FormattedStringExpression):
-                self.eval(part.expression)
+                v = self.eval(part.expression)
+                if part.conversion is None or part.conversion == "s":
+                    self._emit_formatted(part.expression, (v,))
         return CONST
 
     def eval_Ellipsis(self, node) -> Value:
@@ -1637,7 +1640,25 @@ class Interpreter:
     def eval_BinaryOperation(self, node: cst.BinaryOperation) -> Value:
         a = self.eval(node.left)
         b = self.eval(node.right)
+        if isinstance(node.operator, cst.Modulo) and _is_string_node(node.left):
+            # ``"%dx%d" % (h, w)``: printf-style formatting makes a string whatever the operands
+            operands = b.elts if b.kind is Kind.CONTAINER and b.elts is not None and b.keys is None else (b,)
+            self._emit_formatted(node, operands)
+            return CONST
         return self.binop(a, b, _bin_symbol(node.operator))
+
+    def _emit_formatted(self, node: cst.CSTNode, values) -> None:
+        """Emit a :class:`FormatEvent` per value formatted into a string (``"%d" % t``, ``f"{t}"``,
+        ``"{}".format(t)``): a tensor's text needs its value in Python.
+
+        Measured on torch 2.13: each of these forms with a tensor operand breaks (GB0088
+        "Observed exception", GB0033 "Data dependent operator", GB0208), and so does ``str(t)``;
+        ``"%d" % x.shape[0]`` traces.
+        """
+        if not self.wants("on_format"):
+            return
+        for v in values:
+            self.emit("on_format", FormatEvent(node, v))
 
     def eval_Comparison(self, node: cst.Comparison) -> Value:
         left = self.eval(node.left)
@@ -2011,6 +2032,8 @@ class Interpreter:
             result = self._map_cast(node, args, result)
         elif qual in _ITERATING_BUILTINS and node.args and not node.args[0].star:
             self._consume_map(node.args[0].value)
+        elif method == "format" and receiver_node is not None and _is_string_node(receiver_node):
+            self._emit_formatted(node, list(args) + list(kwargs.values()))
         if self.silent == 0:
             self._emit_call_writes(node, qual, method, receiver, callee_value, args, kwargs)
             self.emit(
@@ -2643,6 +2666,13 @@ def _named_result(op: str, value: Value) -> Value:
     (facts table: torch.return_types and the aten schemas' return names)."""
     fields = _fields_of(op)
     return replace(value, ref=fields) if fields is not None else value
+
+
+def _is_string_node(node: cst.BaseExpression) -> bool:
+    """A string literal (plain, implicitly concatenated or an f-string)."""
+    return isinstance(node, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)) and not (
+        isinstance(node, cst.SimpleString) and "b" in node.prefix.lower()
+    )
 
 
 def _qualified_value(q: str) -> Value:

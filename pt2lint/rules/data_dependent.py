@@ -75,6 +75,9 @@ class TensorToPythonScalar(Rule):
                 "`range()` over a tensor value needs a Python int: graph break (loop over a static size, e.g. x.shape[0])",
             )
             return
+        if q in ("builtins.format", "builtins.str") and len(ev.args) >= 1 and not ev.kwargs:
+            self.on_format(interp, ev, ev.args[0])
+            return
         if q in _CAST_NAMES and len(ev.args) == 1 and not ev.kwargs:
             arg = ev.args[0]
             if arg.kind is not Kind.TENSOR or arg.weak:
@@ -89,6 +92,19 @@ class TensorToPythonScalar(Rule):
                 f"(keep it a tensor{'; use torch.where for choices' if name == 'bool' else ''})",
             )
 
+
+    def on_format(self, interp, ev, value=None) -> None:
+        """``"%d" % t``, ``f"{t}"``, ``"{}".format(t)``, ``format(t)``, ``str(t)`` of a tensor: the text
+        needs its value (each breaks on torch 2.13, also with capture_scalar_outputs)."""
+        v = ev.value if value is None else value
+        if v.kind is not Kind.TENSOR or v.weak:
+            return
+        interp.report(
+            self.code,
+            ev.node,
+            "formatting a tensor into a string reads its value into Python: graph break "
+            "(format it outside the compiled region, or key on shapes/ints instead)",
+        )
 
     def on_index(self, interp, ev) -> None:
         for bound, _ in ev.slice_bounds:
