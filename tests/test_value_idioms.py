@@ -167,3 +167,33 @@ def test_formatting_shapes_and_constants_is_no_break():
                 return x * m
         """
     ) == []
+
+
+def test_forward_hook_method_registered_in_init_is_compiled_code():
+    assert found(
+        """
+        import torch
+        from torch import nn
+        class M(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(4, 4)
+                self.norms = []
+                self.fc.register_forward_hook(self._hook)
+            def _hook(self, mod, inp, out):
+                return out * out.norm().item()
+            def _not_a_hook(self, mod, inp, out):
+                return out.norm().item()
+            def forward(self, x):
+                return self.fc(x)
+        class Quiet(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(4, 4)
+                self.fc.register_forward_hook(self._hook)
+            def _hook(self, mod, inp, out):
+                return out * 2
+            def forward(self, x):
+                return self.fc(x)
+        """
+    ) == [(10, "PTC101")]

@@ -272,6 +272,34 @@ class Interpreter:
             # ``OptimizedModule``): an override in the project is part of the region too
             self._use_region(f"{cls.name}.{call.name}")
             self.call_function(call, self_value, self._entry_params(call), {}, chain=(), entry_symbol=f"{cls.name}.{call.name}")
+        for hook in self._forward_hooks(cls):
+            if id(hook) not in self.analysed:
+                self._use_region(f"{cls.name}.{hook.name}")
+                self.call_function(hook, self_value, self._entry_params(hook), {}, chain=(), entry_symbol=f"{cls.name}.{hook.name}")
+
+    @staticmethod
+    def _forward_hooks(cls: ClassInfo) -> List[FunctionInfo]:
+        """Methods of ``cls`` that its ``__init__`` registers as forward hooks
+        (``self.fc.register_forward_hook(self._hook)``, on ``self`` or a submodule).
+
+        Dynamo traces the forward hooks of a compiled module's (sub)modules as part of the
+        call: ``out.norm().item()`` in such a hook breaks with "Unsupported Tensor.item()
+        call" at the hook's line (measured on torch 2.13).
+        """
+        init = cls.lookup_method("__init__")
+        if init is None:
+            return []
+        out: List[FunctionInfo] = []
+        for node in walk(init.node.body):
+            if not (isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute)
+                    and node.func.attr.value == "register_forward_hook" and node.args):
+                continue
+            arg = node.args[0].value
+            if isinstance(arg, cst.Attribute) and isinstance(arg.value, cst.Name) and arg.value.value == "self":
+                m = cls.lookup_method(identifier(arg.attr.value))
+                if m is not None and m.kind == "method" and m not in out:
+                    out.append(m)
+        return out
 
     def _root_module_classes(self):
         """Split module classes into roots (nobody builds them) and submodules (built in some ``__init__``).
