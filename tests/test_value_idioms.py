@@ -197,3 +197,38 @@ def test_forward_hook_method_registered_in_init_is_compiled_code():
                 return self.fc(x)
         """
     ) == [(10, "PTC101")]
+
+
+def test_closure_and_factory_hooks_registered_in_init_are_compiled_code():
+    assert found(
+        """
+        import torch
+        from torch import nn
+        class C(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(4, 4)
+                self.stats = {}
+                def hook(mod, inp, out):
+                    return out * out.norm().item()
+                self.fc.register_forward_hook(hook)
+            def forward(self, x):
+                return self.fc(x)
+        class F(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.blocks = nn.ModuleList([nn.Linear(4, 4) for _ in range(2)])
+                for i, blk in enumerate(self.blocks):
+                    blk.register_forward_hook(self._make_hook(i))
+            def _make_hook(self, i):
+                def hook(module, inputs, output):
+                    return output * output.norm().item()
+                return hook
+            def forward(self, x):
+                for b in self.blocks:
+                    x = b(x)
+                return x
+        def unregistered(mod, inp, out):
+            return out.norm().item()
+        """
+    ) == [(9, "PTC101"), (21, "PTC101")]

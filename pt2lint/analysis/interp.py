@@ -193,6 +193,7 @@ class Interpreter:
         # compiled region (``__init__`` run with the call's argument kinds, then its methods)
         self.built: Dict[int, Dict[str, Value]] = {}
         self._via_candidates: Optional[str] = None  # the candidates of the "one of these" call being made
+        self._hooks: Dict[int, List[Value]] = {}  # id(ClassInfo) -> forward hooks its __init__ registers
         self._call_node: Optional[cst.Call] = None  # the module call being evaluated (for write events)
         self._slice_bounds: list = []  # tensor-valued slice bounds of the subscript being evaluated
         self.frames: List[Frame] = []  # the call stack of frames being analysed
@@ -272,34 +273,15 @@ class Interpreter:
             # ``OptimizedModule``): an override in the project is part of the region too
             self._use_region(f"{cls.name}.{call.name}")
             self.call_function(call, self_value, self._entry_params(call), {}, chain=(), entry_symbol=f"{cls.name}.{call.name}")
-        for hook in self._forward_hooks(cls):
-            if id(hook) not in self.analysed:
-                self._use_region(f"{cls.name}.{hook.name}")
-                self.call_function(hook, self_value, self._entry_params(hook), {}, chain=(), entry_symbol=f"{cls.name}.{hook.name}")
-
-    @staticmethod
-    def _forward_hooks(cls: ClassInfo) -> List[FunctionInfo]:
-        """Methods of ``cls`` that its ``__init__`` registers as forward hooks
-        (``self.fc.register_forward_hook(self._hook)``, on ``self`` or a submodule).
-
-        Dynamo traces the forward hooks of a compiled module's (sub)modules as part of the
-        call: ``out.norm().item()`` in such a hook breaks with "Unsupported Tensor.item()
-        call" at the hook's line (measured on torch 2.13).
-        """
-        init = cls.lookup_method("__init__")
-        if init is None:
-            return []
-        out: List[FunctionInfo] = []
-        for node in walk(init.node.body):
-            if not (isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute)
-                    and node.func.attr.value == "register_forward_hook" and node.args):
+        for hook in self._hooks.get(id(cls), ()):
+            fn = hook.ref
+            if id(fn) in self.analysed or fn.disabled or fn.opaque:
                 continue
-            arg = node.args[0].value
-            if isinstance(arg, cst.Attribute) and isinstance(arg.value, cst.Name) and arg.value.value == "self":
-                m = cls.lookup_method(identifier(arg.attr.value))
-                if m is not None and m.kind == "method" and m not in out:
-                    out.append(m)
-        return out
+            bound = hook.elt if hook.elt is not None and hook.elt.kind is Kind.SELF else None
+            if fn.cls is not None and bound is None:
+                continue
+            self._use_region(f"{cls.name}.{fn.name}")
+            self.call_function(fn, bound, self._entry_params(fn), {}, chain=(), entry_symbol=f"{cls.name}.{fn.name}")
 
     def _root_module_classes(self):
         """Split module classes into roots (nobody builds them) and submodules (built in some ``__init__``).
@@ -2070,6 +2052,25 @@ class Interpreter:
             )
         return result
 
+    def _record_hook(self, hook: Value) -> None:
+        """Remember a function the class being built registers with ``register_forward_hook`` (on
+        ``self`` or a submodule): a bound method (``self._hook``), a nested ``def``, or one a factory
+        method returns (``self._make_hook(name)``).  :meth:`_run_module_entry` analyses it as
+        compiled code of the module.
+
+        Dynamo traces the forward hooks of a compiled module's (sub)modules as part of the
+        call: ``out.norm().item()`` in such a hook breaks with "Unsupported Tensor.item()
+        call" at the hook's line (measured on torch 2.13, for a method and for a closure).
+        """
+        owner = self.frame.lookup("self") if self.frame is not None else None
+        if owner is None or owner.kind is not Kind.SELF or not isinstance(owner.ref, ClassInfo):
+            return
+        if hook.kind is not Kind.FUNCTION or not isinstance(hook.ref, FunctionInfo):
+            return
+        hooks = self._hooks.setdefault(id(owner.ref), [])
+        if all(h.ref is not hook.ref for h in hooks):
+            hooks.append(hook)
+
     def _map_cast(self, node: cst.Call, args: List[Value], result: Value) -> Value:
         """``map(int, it)`` (``float``, ``bool``, ``complex``; the builtin, not shadowed): its elements
         are the cast of ``it``'s elements, and the call is remembered so that consuming it
@@ -2126,8 +2127,10 @@ class Interpreter:
         return attr
 
     def _collect_attr_call(self, node: cst.Call, receiver: Value, method: str, args) -> None:
-        """While collecting ``self`` attributes: ``register_buffer``/``register_parameter``/``add_module``
-        and ``self.layers.append(Block())`` (a ModuleList filled in a loop)."""
+        """While collecting ``self`` attributes: ``register_buffer``/``register_parameter``/``add_module``,
+        ``self.layers.append(Block())`` (a ModuleList filled in a loop), and forward hooks."""
+        if method == "register_forward_hook" and args:
+            self._record_hook(args[0])
         if receiver.kind is Kind.SELF and isinstance(receiver.ref, ClassInfo) and len(args) >= 2:
             first = node.args[0].value
             if isinstance(first, cst.SimpleString) and method in ("register_buffer", "register_parameter", "add_module"):
