@@ -2417,6 +2417,8 @@ class Interpreter:
         if method in ("to", "type") and any(_is_bool_dtype(a) for a in list(args) + [kwargs.get("dtype")] if a is not None):
             return Value(Kind.TENSOR, bool_tensor=True, weak=weak, alias_of=None)
         alias = recv.alias_of if (method in api.VIEW_METHODS or api.is_inplace_method(method)) else None
+        if alias is not None and method in ("to", "type") and _cast_copies(args, kwargs):
+            alias = None
         strided = False
         if alias is not None:
             if method in api.STRIDING_VIEWS:
@@ -2583,6 +2585,32 @@ def _qualified_value(q: str) -> Value:
     if q.startswith(("torch.", "math.", "numpy.", "np.")):
         return Value(Kind.UNKNOWN, ref=q) if q.rsplit(".", 1)[-1][:1].isupper() or q.count(".") >= 2 else Value(Kind.CONST, ref=q)
     return Value(Kind.UNKNOWN, ref=q)
+
+
+def _cast_copies(args, kwargs) -> bool:
+    """``x.to(...)``/``x.type(...)`` whose arguments say it returns a new tensor, not ``x``.
+
+    ``Tensor.to`` returns ``self`` when nothing changes and a copy otherwise
+    (measured on torch 2.13: ``x.to(torch.float64).add_(1)`` leaves a float32 ``x``
+    alone and writes a float64 one).  The analysis does not know an input's dtype,
+    so a cast to a named dtype other than float32 (the default dtype, the one an
+    input of unknown dtype most likely has, like ``.double()``/``.half()``/``.long()``
+    which are copies here too) and ``copy=True`` count as copies; ``.to(torch.float32)``,
+    ``.to(other.dtype)``, ``.to(device)`` and ``.type_as(y)`` may return ``x`` itself.
+    """
+    copy = kwargs.get("copy")
+    if copy is not None and copy.kind is Kind.CONST and copy.const is True:
+        return True
+    for a in list(args[:2]) + [kwargs.get("dtype")]:
+        if a is None or a.kind is not Kind.CONST:
+            continue
+        name = a.ref if isinstance(a.ref, str) else a.const if isinstance(a.const, str) else None
+        if name is None or not name.startswith("torch."):
+            continue
+        last = name[len("torch."):]
+        if last in api.TORCH_DTYPES and last not in api.DEFAULT_FLOAT_DTYPES:
+            return True
+    return False
 
 
 def _is_bool_dtype(v: Optional[Value]) -> bool:
