@@ -93,3 +93,30 @@ def test_dtype_names_match_torch():
     names = {n for n in dir(torch) if isinstance(getattr(torch, n, None), torch.dtype)}
     assert api.TORCH_DTYPES == names
     assert {n for n in names if getattr(torch, n) == torch.get_default_dtype()} == api.DEFAULT_FLOAT_DTYPES
+
+
+# ----------------------------------------------------------- torch.Generator
+
+
+def test_generator_made_seeded_and_passed_in_forward():
+    assert [c for c in codes(
+        """
+        import torch, torch.nn as nn
+        class M(nn.Module):
+            def forward(self, x):
+                g = torch.Generator(device=x.device)
+                g.manual_seed(3)
+                return x + torch.rand(2, 4, generator=g, device=x.device)
+        """
+    ) if c[1] == "PTC315"] == [(4, "PTC315"), (5, "PTC315"), (6, "PTC315")]
+
+
+def test_generator_parameter_of_unknown_value_is_not_flagged():
+    assert codes(
+        """
+        import torch, torch.nn as nn
+        class M(nn.Module):
+            def forward(self, x, generator=None):
+                return x + torch.randn(x.shape, generator=generator, device=x.device)
+        """
+    ) == []

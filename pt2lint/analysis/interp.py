@@ -98,6 +98,12 @@ _CONTAINER_MUTATORS = frozenset(
 )
 
 
+# A ``torch.Generator`` instance (``torch.Generator()``, ``g.manual_seed(0)``): its
+# methods read as ``"torch.Generator().<name>"`` qualified names.
+GENERATOR_REF = "torch.Generator()"
+GENERATOR = Value(Kind.UNKNOWN, ref=GENERATOR_REF)
+
+
 class Frame:
     """The state of one function being analysed."""
 
@@ -2451,6 +2457,8 @@ class Interpreter:
             return Value(Kind.TENSOR) if qual.rsplit(".", 1)[-1][:1].islower() else UNKNOWN
         if qual in ("torch.nn.Parameter", "torch.nn.parameter.Parameter", "torch.nn.Buffer"):
             return Value(Kind.TENSOR)
+        if qual == "torch.Generator" or (qual.startswith(GENERATOR_REF + ".") and qual.rsplit(".", 1)[-1] == "manual_seed"):
+            return GENERATOR  # ``Generator.manual_seed`` returns the generator itself
         if qual in ("torch.utils.checkpoint.checkpoint", "torch.utils.checkpoint.checkpoint_sequential") and args:
             fnv = args[0]
             if fnv.kind is Kind.FUNCTION and isinstance(fnv.ref, FunctionInfo):
