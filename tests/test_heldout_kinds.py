@@ -120,3 +120,34 @@ def test_generator_parameter_of_unknown_value_is_not_flagged():
                 return x + torch.randn(x.shape, generator=generator, device=x.device)
         """
     ) == []
+
+
+# ------------------------------------------------- arithmetic on random draws
+
+
+def test_python_arithmetic_on_a_random_draw_breaks_where_it_happens():
+    assert [c for c in codes(
+        """
+        import random
+        import torch, torch.nn as nn
+        class M(nn.Module):
+            def forward(self, x):
+                g = random.uniform(-6.0, 6.0)
+                t = random.randint(0, 9)
+                y = x * (10.0 ** (g / 20.0))
+                return y + x * (t / 10)
+        """
+    ) if c[1] == "PTC305"] == [(7, "PTC305"), (8, "PTC305")]
+
+
+def test_a_random_draw_meeting_a_tensor_directly_is_not_flagged():
+    assert codes(
+        """
+        import random
+        import torch, torch.nn as nn
+        class M(nn.Module):
+            def forward(self, x):
+                g = random.uniform(0.5, 1.5)
+                return x * g + random.randrange(3) + x * random.randint(0, 3)
+        """
+    ) == []

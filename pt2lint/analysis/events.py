@@ -167,3 +167,14 @@ class ConstructEvent:
     node: cst.CSTNode
     cls: object
     init: object
+
+
+@dataclass
+class RandomArithEvent:
+    """Python arithmetic (``g / 20.0``) on a value a ``random`` call drew as a graph input.
+
+    Attributes:
+        node: the ``BinaryOperation``.
+    """
+
+    node: cst.BinaryOperation

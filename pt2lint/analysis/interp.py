@@ -30,6 +30,7 @@ from pt2lint.analysis.events import (
     GlobalWriteEvent,
     IndexEvent,
     KeyEvent,
+    RandomArithEvent,
     StateWriteEvent,
     TestEvent,
     WriteEvent,
@@ -102,6 +103,14 @@ _CONTAINER_MUTATORS = frozenset(
 # methods read as ``"torch.Generator().<name>"`` qualified names.
 GENERATOR_REF = "torch.Generator()"
 GENERATOR = Value(Kind.UNKNOWN, ref=GENERATOR_REF)
+
+
+# The result of a ``random`` call Dynamo draws as a graph input (the facts table's
+# "random-variable" source: ``random.uniform``/``randint``/``randrange``).  Measured on
+# torch 2.13: it meets tensors in the graph (``x * random.uniform(a, b)`` traces), but
+# Python arithmetic on it with a number (``g / 20.0``) breaks with GB0213.
+RANDOM_DRAW = Value(Kind.DATA, ref="random-variable")
+_PY_NUMBER_KINDS = (Kind.CONST, Kind.SHAPE, Kind.DATA)
 
 
 class Frame:
@@ -1640,6 +1649,8 @@ class Interpreter:
     def eval_BinaryOperation(self, node: cst.BinaryOperation) -> Value:
         a = self.eval(node.left)
         b = self.eval(node.right)
+        if (a == RANDOM_DRAW or b == RANDOM_DRAW) and a.kind in _PY_NUMBER_KINDS and b.kind in _PY_NUMBER_KINDS:
+            self.emit("on_random_arith", RandomArithEvent(node))
         return self.binop(a, b, _bin_symbol(node.operator))
 
     def eval_Comparison(self, node: cst.Comparison) -> Value:
@@ -2443,6 +2454,9 @@ class Interpreter:
             fields = objects.record_fields(spec) if spec is not None else None
             if fields is not None:
                 return objects.record_class(fields)
+        fact = dynamo_facts.call_fact(qual)
+        if fact is not None and fact.source == "random-variable":
+            return RANDOM_DRAW
         if qual.startswith("builtins."):
             return self._builtin_result(qual[9:], args, kwargs, chain)
         if qual in api.CONST_FUNCTIONS:

@@ -140,6 +140,16 @@ class NondeterministicPythonCall(Rule):
             f"(use torch.rand/torch.randint on the device, or pass the value in as an input)",
         )
 
+    def on_random_arith(self, interp, ev) -> None:
+        # ``random.uniform``/``randint``/``randrange`` trace (the draw is a graph input),
+        # but Python arithmetic on the draw breaks (measured on torch 2.13, GB0213)
+        interp.report(
+            self.code,
+            ev.node,
+            "Python arithmetic on a value drawn by `random` inside a compiled region: graph break (GB0213) "
+            "(multiply the tensor by the draw directly, draw with torch.rand on the device, or pass the value in)",
+        )
+
 
 class ManualSeed(Rule):
     """PTC306: reseeding an RNG inside a compiled region."""
