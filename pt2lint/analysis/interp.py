@@ -1650,7 +1650,12 @@ class Interpreter:
         a = self.eval(node.left)
         b = self.eval(node.right)
         if (a == RANDOM_DRAW or b == RANDOM_DRAW) and a.kind in _PY_NUMBER_KINDS and b.kind in _PY_NUMBER_KINDS:
-            self.emit("on_random_arith", RandomArithEvent(node))
+            # after that break the frame resumes with the draws as plain Python numbers
+            # (measured: ``f0:f0 + f`` on the next line did not break), so once per frame
+            seen = self.__dict__.setdefault("_random_arith_frames", set())
+            if id(self.frame) not in seen:
+                seen.add(id(self.frame))
+                self.emit("on_random_arith", RandomArithEvent(node))
         return self.binop(a, b, _bin_symbol(node.operator))
 
     def eval_Comparison(self, node: cst.Comparison) -> Value:
