@@ -180,3 +180,14 @@ class FormatEvent:
 
     node: cst.CSTNode
     value: Value
+
+
+@dataclass
+class RandomArithEvent:
+    """Python arithmetic (``g / 20.0``) on a value a ``random`` call drew as a graph input.
+
+    Attributes:
+        node: the ``BinaryOperation``.
+    """
+
+    node: cst.BinaryOperation

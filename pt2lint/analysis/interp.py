@@ -32,6 +32,7 @@ from pt2lint.analysis.events import (
     GlobalWriteEvent,
     IndexEvent,
     KeyEvent,
+    RandomArithEvent,
     StateWriteEvent,
     TestEvent,
     WriteEvent,
@@ -98,6 +99,20 @@ _GENERIC_METHOD_NAMES = frozenset(
 _CONTAINER_MUTATORS = frozenset(
     "append extend insert pop clear update add setdefault popitem remove discard appendleft extendleft popleft".split()
 )
+
+
+# A ``torch.Generator`` instance (``torch.Generator()``, ``g.manual_seed(0)``): its
+# methods read as ``"torch.Generator().<name>"`` qualified names.
+GENERATOR_REF = "torch.Generator()"
+GENERATOR = Value(Kind.UNKNOWN, ref=GENERATOR_REF)
+
+
+# The result of a ``random`` call Dynamo draws as a graph input (the facts table's
+# "random-variable" source: ``random.uniform``/``randint``/``randrange``).  Measured on
+# torch 2.13: it meets tensors in the graph (``x * random.uniform(a, b)`` traces), but
+# Python arithmetic on it with a number (``g / 20.0``) breaks with GB0213.
+RANDOM_DRAW = Value(Kind.DATA, ref="random-variable")
+_PY_NUMBER_KINDS = (Kind.CONST, Kind.SHAPE, Kind.DATA)
 
 
 class Frame:
@@ -1655,6 +1670,13 @@ class Interpreter:
             operands = b.elts if b.kind is Kind.CONTAINER and b.elts is not None and b.keys is None else (b,)
             self._emit_formatted(node, operands)
             return CONST
+        if (a == RANDOM_DRAW or b == RANDOM_DRAW) and a.kind in _PY_NUMBER_KINDS and b.kind in _PY_NUMBER_KINDS:
+            # after that break the frame resumes with the draws as plain Python numbers
+            # (measured: ``f0:f0 + f`` on the next line did not break), so once per frame
+            seen = self.__dict__.setdefault("_random_arith_frames", set())
+            if id(self.frame) not in seen:
+                seen.add(id(self.frame))
+                self.emit("on_random_arith", RandomArithEvent(node))
         return self.binop(a, b, _bin_symbol(node.operator))
 
     def _emit_formatted(self, node: cst.CSTNode, values) -> None:
@@ -2510,6 +2532,8 @@ class Interpreter:
         if method in ("to", "type") and any(_is_bool_dtype(a) for a in list(args) + [kwargs.get("dtype")] if a is not None):
             return Value(Kind.TENSOR, bool_tensor=True, weak=weak, alias_of=None)
         alias = recv.alias_of if (method in api.VIEW_METHODS or api.is_inplace_method(method)) else None
+        if alias is not None and method in ("to", "type") and _cast_copies(args, kwargs):
+            alias = None
         strided = False
         if alias is not None:
             if method in api.STRIDING_VIEWS:
@@ -2528,6 +2552,9 @@ class Interpreter:
             fields = objects.record_fields(spec) if spec is not None else None
             if fields is not None:
                 return objects.record_class(fields)
+        fact = dynamo_facts.call_fact(qual)
+        if fact is not None and fact.source == "random-variable":
+            return RANDOM_DRAW
         if qual.startswith("builtins."):
             return self._builtin_result(qual[9:], args, kwargs, chain)
         if qual in api.CONST_FUNCTIONS:
@@ -2542,6 +2569,8 @@ class Interpreter:
             return Value(Kind.TENSOR) if qual.rsplit(".", 1)[-1][:1].islower() else UNKNOWN
         if qual in ("torch.nn.Parameter", "torch.nn.parameter.Parameter", "torch.nn.Buffer"):
             return Value(Kind.TENSOR)
+        if qual == "torch.Generator" or (qual.startswith(GENERATOR_REF + ".") and qual.rsplit(".", 1)[-1] == "manual_seed"):
+            return GENERATOR  # ``Generator.manual_seed`` returns the generator itself
         if qual in ("torch.utils.checkpoint.checkpoint", "torch.utils.checkpoint.checkpoint_sequential") and args:
             fnv = args[0]
             if fnv.kind is Kind.FUNCTION and isinstance(fnv.ref, FunctionInfo):
@@ -2713,6 +2742,32 @@ def _qualified_value(q: str) -> Value:
     if q.startswith(("torch.", "math.", "numpy.", "np.")):
         return Value(Kind.UNKNOWN, ref=q) if q.rsplit(".", 1)[-1][:1].isupper() or q.count(".") >= 2 else Value(Kind.CONST, ref=q)
     return Value(Kind.UNKNOWN, ref=q)
+
+
+def _cast_copies(args, kwargs) -> bool:
+    """``x.to(...)``/``x.type(...)`` whose arguments say it returns a new tensor, not ``x``.
+
+    ``Tensor.to`` returns ``self`` when nothing changes and a copy otherwise
+    (measured on torch 2.13: ``x.to(torch.float64).add_(1)`` leaves a float32 ``x``
+    alone and writes a float64 one).  The analysis does not know an input's dtype,
+    so a cast to a named dtype other than float32 (the default dtype, the one an
+    input of unknown dtype most likely has, like ``.double()``/``.half()``/``.long()``
+    which are copies here too) and ``copy=True`` count as copies; ``.to(torch.float32)``,
+    ``.to(other.dtype)``, ``.to(device)`` and ``.type_as(y)`` may return ``x`` itself.
+    """
+    copy = kwargs.get("copy")
+    if copy is not None and copy.kind is Kind.CONST and copy.const is True:
+        return True
+    for a in list(args[:2]) + [kwargs.get("dtype")]:
+        if a is None or a.kind is not Kind.CONST:
+            continue
+        name = a.ref if isinstance(a.ref, str) else a.const if isinstance(a.const, str) else None
+        if name is None or not name.startswith("torch."):
+            continue
+        last = name[len("torch."):]
+        if last in api.TORCH_DTYPES and last not in api.DEFAULT_FLOAT_DTYPES:
+            return True
+    return False
 
 
 def _is_bool_dtype(v: Optional[Value]) -> bool:

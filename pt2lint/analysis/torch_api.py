@@ -18,6 +18,19 @@ VIEW_METHODS = frozenset(
     data indices values crow_indices col_indices ravel align_to refine_names rename""".split()
 )
 
+# The names of ``torch.dtype`` objects in the ``torch`` namespace (torch 2.13:
+# ``[n for n in dir(torch) if isinstance(getattr(torch, n), torch.dtype)]``; a test
+# checks the list against the installed torch), and those that name float32, the
+# default dtype (``torch.get_default_dtype()``) floating tensors are made with.
+TORCH_DTYPES = frozenset(
+    """bfloat16 bit bits16 bits1x8 bits2x4 bits4x2 bits8 bool cdouble cfloat chalf complex128 complex32
+    complex64 double float float16 float32 float4_e2m1fn_x2 float64 float8_e4m3fn float8_e4m3fnuz
+    float8_e5m2 float8_e5m2fnuz float8_e8m0fnu half int int1 int16 int2 int3 int32 int4 int5 int6 int64
+    int7 int8 long qint32 qint8 quint2x4 quint4x2 quint8 short uint1 uint16 uint2 uint3 uint32 uint4
+    uint5 uint6 uint64 uint7 uint8""".split()
+)
+DEFAULT_FLOAT_DTYPES = frozenset({"float", "float32"})
+
 # Views that are (usually) not contiguous, and the methods that then copy instead of viewing.
 STRIDING_VIEWS = frozenset("permute transpose t T mT movedim moveaxis swapaxes swapdims expand expand_as".split())
 COPY_IF_STRIDED = frozenset({"contiguous", "reshape", "reshape_as", "flatten", "ravel"})

@@ -51,6 +51,7 @@ from pt2lint.rules.side_effects import (
     NumpyUnsupportedFunction,
     PrintCall,
     RnnModuleCall,
+    TorchGeneratorUse,
     UntraceableCFunction,
     WarningsWarn,
 )
@@ -80,6 +81,7 @@ RULES: Dict[str, Type[Rule]] = {
         ParameterInCompiledRegion,
         ModuleInitGraphBreak,
         SortNonConstant,
+        TorchGeneratorUse,
         InputMutation,
         ModuleStateMutation,
         TensorId,

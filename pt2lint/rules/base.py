@@ -24,7 +24,7 @@ class Rule:
     code: str = ""
     HANDLERS = (
         "on_call", "on_test", "on_index", "on_write", "on_state_write", "on_assert", "on_attr_store",
-        "on_global_write", "on_key", "on_module", "on_construct", "on_format",
+        "on_global_write", "on_key", "on_module", "on_construct", "on_format", "on_random_arith",
     )
 
     def __init__(self, settings) -> None:

@@ -140,6 +140,16 @@ class NondeterministicPythonCall(Rule):
             f"(use torch.rand/torch.randint on the device, or pass the value in as an input)",
         )
 
+    def on_random_arith(self, interp, ev) -> None:
+        # ``random.uniform``/``randint``/``randrange`` trace (the draw is a graph input),
+        # but Python arithmetic on the draw breaks (measured on torch 2.13, GB0213)
+        interp.report(
+            self.code,
+            ev.node,
+            "Python arithmetic on a value drawn by `random` inside a compiled region: graph break (GB0213) "
+            "(multiply the tensor by the draw directly, draw with torch.rand on the device, or pass the value in)",
+        )
+
 
 class ManualSeed(Rule):
     """PTC306: reseeding an RNG inside a compiled region."""
@@ -363,3 +373,32 @@ class DisabledFunctionCall(Rule):
                 f"`{fn.symbol}` is decorated with torch.compiler.disable: calling it splits the graph "
                 f"(intended? suppress this line; otherwise remove the decorator)",
             )
+
+
+class TorchGeneratorUse(Rule):
+    """PTC315: a ``torch.Generator`` made, seeded or passed as ``generator=`` in a compiled region.
+
+    Measured on torch 2.13 (the spec's examples): ``torch.Generator()`` in ``forward``
+    breaks where it is made ("An opaque object was created in the middle of the
+    program", GB0363), any method of a generator breaks ("torch.Generator method",
+    GB7650), and a generator passed to a torch random function breaks at that call
+    ("Failed to convert args/kwargs to proxy", GB0055), whether it was made in
+    ``forward``, in ``__init__`` or at module level.  ``generator=None`` traces.
+    Only values known to be generators count: a ``generator`` parameter of unknown
+    value is not flagged.
+    """
+
+    code = "PTC315"
+
+    def on_call(self, interp, ev) -> None:
+        from pt2lint.analysis.interp import GENERATOR_REF
+
+        q = ev.qualname or ""
+        if q == "torch.Generator":
+            interp.report(self.code, ev.node, "`torch.Generator()` made inside a compiled region: graph break (GB0363) (make it outside and draw the noise outside, or use the global RNG: torch.randn without generator=)")
+        elif q.startswith(GENERATOR_REF + "."):
+            name = q[len(GENERATOR_REF) + 1:]
+            interp.report(self.code, ev.node, f"`Generator.{name}()` inside a compiled region: graph break (GB7650) (seed and use the generator outside the compiled region)")
+        gen = ev.kwargs.get("generator")
+        if gen is not None and gen.kind is Kind.UNKNOWN and gen.ref == GENERATOR_REF and (q.startswith("torch.") or ev.method):
+            interp.report(self.code, ev.node, "a `torch.Generator` passed as `generator=` inside a compiled region: graph break (GB0055) (draw the noise outside and pass it in, or use the global RNG)")

@@ -1,0 +1,153 @@
+"""Argument binding through submodule methods, dtype-cast copies, and the other
+kinds found by linting model code written apart from the fixtures.
+
+Each case names the finding that must appear and its near miss that must not;
+the Dynamo facts behind them are measured in the rule specs' examples
+(tests/test_spec_evidence.py) on torch 2.13.
+"""
+
+from __future__ import annotations
+
+import textwrap
+
+from pt2lint.analysis import torch_api as api
+from pt2lint.engine import lint_source
+from pt2lint.settings import LintSettings, resolve_selection
+
+DEFAULT = LintSettings(enabled=resolve_selection())
+
+
+def found(code: str):
+    result = lint_source(textwrap.dedent(code).lstrip("\n"), "m.py", DEFAULT)
+    return sorted((d.start.line, d.code, d.message) for d in result.diagnostics)
+
+
+def codes(code: str):
+    return [(line, c) for line, c, _ in found(code)]
+
+
+# --------------------------------------------- methods of submodules bind self
+
+_CACHE = """
+import torch, torch.nn as nn
+class Cache(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("k", torch.zeros(8, 4))
+    def update(self, pos, val):
+        {body}
+        return self.k
+class M(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.cache = Cache()
+    def forward(self, val, pos):
+        return self.cache.update(pos, val).sum(0)
+"""
+
+
+def test_submodule_method_write_to_buffer_is_not_an_input_write():
+    # index_copy_ writes its receiver (the buffer), not the index argument
+    assert codes(_CACHE.format(body="self.k.index_copy_(0, pos, val)")) == []
+
+
+def test_submodule_method_write_to_argument_names_the_right_input():
+    out = found(_CACHE.format(body="val.mul_(2)"))
+    assert [(line, c) for line, c, _ in out] == [(7, "PTC401")]
+    assert "`val`" in out[0][2] and "`pos`" not in out[0][2]
+
+
+# --------------------------------------------------------- dtype-cast copies
+
+_CAST = """
+import torch, torch.nn as nn
+class M(nn.Module):
+    def forward(self, x):
+        y = {cast}
+        y.add_(1.0)
+        return y
+"""
+
+
+def test_cast_to_another_dtype_is_a_copy():
+    for cast in (
+        "x.to(torch.float64)",
+        "x.to(dtype=torch.float16)",
+        "x.to(x.device, torch.bfloat16)",
+        "x.type(torch.float64)",
+        "x.to(torch.float32, copy=True)",
+        "x.double()",
+    ):
+        assert codes(_CAST.format(cast=cast)) == [], cast
+
+
+def test_cast_to_default_or_unknown_dtype_may_return_the_input():
+    for cast in ("x.to(torch.float32)", "x.float()", "x.to(x.dtype)", "x.to(x.device)", "x.to(torch.float)"):
+        assert codes(_CAST.format(cast=cast)) == [(5, "PTC401")], cast
+
+
+def test_dtype_names_match_torch():
+    import pytest
+
+    torch = pytest.importorskip("torch")
+    names = {n for n in dir(torch) if isinstance(getattr(torch, n, None), torch.dtype)}
+    assert api.TORCH_DTYPES == names
+    assert {n for n in names if getattr(torch, n) == torch.get_default_dtype()} == api.DEFAULT_FLOAT_DTYPES
+
+
+# ----------------------------------------------------------- torch.Generator
+
+
+def test_generator_made_seeded_and_passed_in_forward():
+    assert [c for c in codes(
+        """
+        import torch, torch.nn as nn
+        class M(nn.Module):
+            def forward(self, x):
+                g = torch.Generator(device=x.device)
+                g.manual_seed(3)
+                return x + torch.rand(2, 4, generator=g, device=x.device)
+        """
+    ) if c[1] == "PTC315"] == [(4, "PTC315"), (5, "PTC315"), (6, "PTC315")]
+
+
+def test_generator_parameter_of_unknown_value_is_not_flagged():
+    assert codes(
+        """
+        import torch, torch.nn as nn
+        class M(nn.Module):
+            def forward(self, x, generator=None):
+                return x + torch.randn(x.shape, generator=generator, device=x.device)
+        """
+    ) == []
+
+
+# ------------------------------------------------- arithmetic on random draws
+
+
+def test_python_arithmetic_on_a_random_draw_breaks_where_it_happens():
+    assert [c for c in codes(
+        """
+        import random
+        import torch, torch.nn as nn
+        class M(nn.Module):
+            def forward(self, x):
+                g = random.uniform(-6.0, 6.0)
+                t = random.randint(0, 9)
+                y = x * (10.0 ** (g / 20.0))
+                return y + x * (t / 10)
+        """
+    ) if c[1] == "PTC305"] == [(7, "PTC305")]  # after the break the draws are plain numbers
+
+
+def test_a_random_draw_meeting_a_tensor_directly_is_not_flagged():
+    assert codes(
+        """
+        import random
+        import torch, torch.nn as nn
+        class M(nn.Module):
+            def forward(self, x):
+                g = random.uniform(0.5, 1.5)
+                return x * g + random.randrange(3) + x * random.randint(0, 3)
+        """
+    ) == []
