@@ -287,3 +287,37 @@ def test_decorator_factory_imported_from_another_module(tmp_path):
         finally:
             os.chdir(old)
         assert got == expected, method
+
+
+def test_break_inside_a_generator_consumed_by_all_any_sum_set_breaks_again_at_the_call():
+    code = """
+        import torch
+        from torch import nn
+
+        def total(xs):
+            s = sum(
+                t.sum().item() for t in xs
+            )
+            return xs[0] * s
+
+        class M(nn.Module):
+            def forward(self, x, y):
+                ok = all(
+                    torch.equal(a, b) for a, b in zip([x, y], [x, x])
+                )
+                listed = all(
+                    [torch.equal(a, b) for a, b in zip([x, y], [x, x])]
+                )
+                top = max(
+                    t.sum().item() for t in (x, y)
+                )
+                inline = any(torch.equal(a, b) for a, b in zip([x], [y]))
+                shapes = all(
+                    a.shape == b.shape for a, b in zip([x, y], [x, x])
+                )
+                return total([x, y]) + 1, ok, listed, top, inline, shapes
+        """
+    # 15: a list is built before all() runs; 18: max exhausts the generator without a second break;
+    # 21: generator on the call's line (same site); 22: no break inside
+    assert found(code, codes={"PTC313"}) == [(5, "PTC313"), (12, "PTC313")]
+    assert {(6, "PTC101"), (13, "PTC105"), (16, "PTC105"), (19, "PTC101")} <= set(found(code))

@@ -28,6 +28,7 @@ from pt2lint.analysis.events import (
     CallEvent,
     ConstructEvent,
     GlobalWriteEvent,
+    GeneratorBreakEvent,
     IndexEvent,
     KeyEvent,
     StateWriteEvent,
@@ -1973,6 +1974,7 @@ class Interpreter:
         args: List[Value] = []
         kwargs: Dict[str, Value] = {}
         arg_nodes = []
+        breaks_before = self.gb_events
         for a in node.args:
             v = self.eval(a.value)
             if a.keyword is not None:
@@ -2033,6 +2035,8 @@ class Interpreter:
             if frame is not None:
                 frame.calling = saved_calling
         if self.silent == 0:
+            if self.gb_events > breaks_before:
+                self._emit_generator_break(node, qual)
             self._emit_builtin_tests(node, qual, args)
             self._emit_call_writes(node, qual, method, receiver, callee_value, args, kwargs)
             self.emit(
@@ -2040,6 +2044,24 @@ class Interpreter:
                 CallEvent(node, qual, method, receiver, tuple(args), kwargs, result, callee, receiver_node),
             )
         return result
+
+    def _emit_generator_break(self, node: cst.Call, qual: Optional[str]) -> None:
+        """A graph break was reported while evaluating ``node``'s only argument, a generator expression
+        consumed by ``all``/``any``/``sum``/``set``: Dynamo cannot resume the half-run generator and
+        breaks again at the call (GB8335; measured on torch 2.13 -- ``min``, ``max``, ``list``,
+        ``tuple`` and ``sorted`` exhaust it without a second break).  Only a generator written on a later
+        line than the call gives a new site; on the same line it is the same break line."""
+        if qual not in _GENERATOR_RESUME_BUILTINS or len(node.args) != 1 or node.args[0].keyword is not None:
+            return
+        gen = node.args[0].value
+        if not isinstance(gen, cst.GeneratorExp) or node.args[0].star:
+            return
+        module = cst.Module(body=[])
+        text = module.code_for_node(node)
+        head = text.find(module.code_for_node(gen.elt))
+        if head <= 0 or "\n" not in text[:head]:
+            return
+        self.emit("on_generator_break", GeneratorBreakEvent(node, gen, qual.split(".", 1)[1]))
 
     def _emit_builtin_tests(self, node: cst.Call, qual: Optional[str], args) -> None:
         """``all(...)``/``any(...)`` over tensors test each element's truth in Python: Dynamo runs them
@@ -2679,6 +2701,8 @@ class Interpreter:
         return UNKNOWN
 
 
+#: builtins that, fed a generator which graph-breaks inside, break again at the call (torch 2.13)
+_GENERATOR_RESUME_BUILTINS = frozenset({"builtins.all", "builtins.any", "builtins.sum", "builtins.set"})
 _PARTIAL = "functools.partial"
 
 

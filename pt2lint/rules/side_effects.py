@@ -363,3 +363,18 @@ class DisabledFunctionCall(Rule):
                 f"`{fn.symbol}` is decorated with torch.compiler.disable: calling it splits the graph "
                 f"(intended? suppress this line; otherwise remove the decorator)",
             )
+
+
+class GeneratorGraphBreak(Rule):
+    """PTC313: a graph break inside a generator expression consumed by ``all``/``any``/``sum``/``set``."""
+
+    code = "PTC313"
+
+    def on_generator_break(self, interp, ev) -> None:
+        interp.report(
+            self.code,
+            ev.node,
+            f"a graph break inside the generator that `{ev.builtin}()` consumes: Dynamo cannot resume the "
+            f"generator and breaks again here (pass a list instead, `{ev.builtin}([...])`, or remove the "
+            f"break inside)",
+        )
