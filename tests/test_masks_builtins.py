@@ -321,3 +321,31 @@ def test_break_inside_a_generator_consumed_by_all_any_sum_set_breaks_again_at_th
     # 21: generator on the call's line (same site); 22: no break inside
     assert found(code, codes={"PTC313"}) == [(5, "PTC313"), (12, "PTC313")]
     assert {(6, "PTC101"), (13, "PTC105"), (16, "PTC105"), (19, "PTC101")} <= set(found(code))
+
+
+def test_is_none_folds_only_for_parameters_the_body_never_rebinds():
+    code = """
+        import torch
+        from torch import nn
+
+        def select(x, mask=None):
+            if mask is not None:
+                x = x[mask] + print("masked")
+            return x.sum()
+
+        def accumulate(xs, h=None):
+            for x in xs:
+                if h is None:
+                    h = x
+                else:
+                    h = h + x.sum().item()
+            return h
+
+        class M(nn.Module):
+            def forward(self, x):
+                return select(x) + accumulate([x, x]){extra}
+        """
+    # select(x): `mask` is None for the whole call, the branch is not traced; `h` is rebound in the loop
+    codes = {"PTC101", "PTC201", "PTC301"}
+    assert found(code.format(extra=""), codes=codes) == [(14, "PTC101")]
+    assert found(code.format(extra=" + select(x, x > 0)"), codes=codes) == [(6, "PTC201"), (6, "PTC301"), (14, "PTC101")]

@@ -2345,13 +2345,14 @@ class Interpreter:
         """``expr`` is a parameter of the function being analysed that its body never rebinds: its value
         is the one bound at the call for the whole body."""
         frame = self.frame
-        if not isinstance(expr, cst.Name) or frame is None or frame.func is None or not hasattr(frame.func, "node"):
+        node = getattr(frame.func, "node", None) if frame is not None else None
+        params = getattr(node, "params", None)
+        if not isinstance(expr, cst.Name) or not isinstance(params, cst.Parameters):
             return False
-        params = frame.func.node.params
         names = {p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)}
         if expr.value not in names:
             return False
-        return expr.value not in _rebound_names(frame.func.node)
+        return expr.value not in _rebound_names(node)
 
     def _decorator_call_args(self, dec_expr: cst.Call):
         """The arguments of a decorator factory call (``@cached(name="svd")``): literals and
@@ -2375,13 +2376,12 @@ class Interpreter:
         default take that constant, so a decorator's ``if ignore_args:`` follows the path Python takes at
         decoration time."""
         bound = self.bind_arguments(deco, args, kwargs, False)
-        given = set(kwargs)
-        plist = list(deco.node.params.posonly_params) + list(deco.node.params.params) + list(deco.node.params.kwonly_params)
-        for i, p in enumerate(plist):
+        params = deco.node.params
+        positional = list(params.posonly_params) + list(params.params)
+        left = positional[len(args):] + list(params.kwonly_params)  # parameters no positional argument fills
+        for p in left:
             name = identifier(p.name.value)
-            if name in given or (i < len(args) and p not in deco.node.params.kwonly_params):
-                continue
-            v = _name_constant(p.default) if p.default is not None else None
+            v = _name_constant(p.default) if p.default is not None and name not in kwargs else None
             if v is not None:
                 bound[name] = v
         return bound
