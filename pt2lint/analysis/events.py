@@ -191,3 +191,17 @@ class RandomArithEvent:
     """
 
     node: cst.BinaryOperation
+
+
+@dataclass
+class GeneratorBreakEvent:
+    """A graph break inside a generator expression that the builtin ``builtin`` (``all``, ``any``,
+    ``sum``, ``set``) consumes, written on a later line than the call: Dynamo breaks again at the
+    call ("Generator reconstruction with mutations", GB8335), measured on torch 2.13.
+
+    ``node`` is the call; ``generator`` its generator-expression argument.
+    """
+
+    node: cst.Call
+    generator: cst.GeneratorExp
+    builtin: str

@@ -30,6 +30,7 @@ from pt2lint.analysis.events import (
     ConstructEvent,
     FormatEvent,
     GlobalWriteEvent,
+    GeneratorBreakEvent,
     IndexEvent,
     KeyEvent,
     RandomArithEvent,
@@ -1064,13 +1065,24 @@ class Interpreter:
                 self.emit("on_write", WriteEvent(node, cur, f"`{op}` on an attribute"))
         elif isinstance(target, cst.Subscript):
             base = self.eval(target.value)
-            self._eval_slices(target)
+            index = self._eval_slices(target)
+            self._augassign_read(target, base, index)
             if base.kind is Kind.TENSOR and not base.weak:
                 self.emit("on_write", WriteEvent(node, base, f"`[...] {op}` (in-place {op} into a slice)"))
             elif base.kind is Kind.CONTAINER and self._is_self_attr(target.value):
                 self.emit("on_state_write", StateWriteEvent(node, self._self_attr_name(target.value), base, "container", f"[...] {op}"))
             elif base.kind is Kind.CONTAINER and self.is_module_global(target.value):
                 self.emit("on_global_write", GlobalWriteEvent(node, target.value.value, base, "container", f"[...] {op}"))
+
+    def _augassign_read(self, target: cst.Subscript, base: Value, index: Value) -> None:
+        """``x[i] op= v`` first reads ``x[i]`` (``__getitem__``), then stores it back: the read is an index
+        like any other (a boolean mask there breaks the graph, "Dynamic shape operator", measured on
+        torch 2.13, where the plain store ``x[mask] = v`` does not)."""
+        if base.kind is not Kind.TENSOR:
+            return
+        node = target.slice[0].slice
+        index_node = node.value if len(target.slice) == 1 and isinstance(node, cst.Index) else None
+        self.emit("on_index", IndexEvent(target, base, index, index_node, tuple(self._slice_bounds)))
 
     # ------------------------------------------------------------------ store
     def store(self, target: cst.BaseExpression, value: Value, stmt: cst.CSTNode) -> None:
@@ -1703,6 +1715,11 @@ class Interpreter:
             folded = None if known is None else (folded and known)
             if isinstance(op, (cst.Is, cst.IsNot)):
                 r = CONST
+                is_none = _is_none_test(left, comp.comparator, right) if len(node.comparisons) == 1 else None
+                if is_none is True and not self._fixed_parameter(node.left):
+                    is_none = None
+                if is_none is not None:
+                    return const(is_none if isinstance(op, cst.Is) else not is_none)
             elif isinstance(op, (cst.In, cst.NotIn)):
                 if left.kind is Kind.SHAPE and right.kind is Kind.CONTAINER and right.keys is not None and len(node.comparisons) == 1:
                     self.emit("on_key", KeyEvent(node, left, node.left, "in", comp.comparator))
@@ -1793,9 +1810,25 @@ class Interpreter:
             return base.element()
         if base.kind is Kind.MODULE:
             return base.element()
+        masked = self._mask_of_unknown(node, base, index, index_node)
+        if masked is not None:
+            return masked
         if base.alias_of:
             return Value(Kind.UNKNOWN, alias_of=base.alias_of)
         return UNKNOWN
+
+    def _mask_of_unknown(self, node: cst.Subscript, base: Value, index: Value, index_node) -> Optional[Value]:
+        """``y[mask]`` where ``y``'s kind is unknown (the result of a library call the analysis does not
+        follow) and ``mask`` is surely a bool tensor: only a tensor (or an array) takes a boolean-mask
+        index -- a list, tuple or str raises on a multi-element tensor index and a dict looks it up by
+        identity -- so ``y`` is read as a tensor for this index (an ``IndexEvent``), and the selection is
+        a tensor of data-dependent size.  The result stays a guess (``weak``): the evidence is the index
+        alone.  Returns ``None`` when the rule does not apply.
+        """
+        if base.kind is not Kind.UNKNOWN or not (index.kind is Kind.TENSOR and index.bool_tensor and not index.weak):
+            return None
+        self.emit("on_index", IndexEvent(node, replace(base, kind=Kind.TENSOR, weak=True), index, index_node))
+        return Value(Kind.TENSOR, weak=True, ref="dynamic")
 
     def eval_Attribute(self, node: cst.Attribute) -> Value:
         q = self.qualname(node)
@@ -2001,6 +2034,7 @@ class Interpreter:
         args: List[Value] = []
         kwargs: Dict[str, Value] = {}
         arg_nodes = []
+        breaks_before = self.gb_events
         for a in node.args:
             v = self.eval(a.value)
             if a.keyword is not None:
@@ -2067,6 +2101,9 @@ class Interpreter:
         elif method == "format" and receiver_node is not None and _is_string_node(receiver_node):
             self._emit_formatted(node, list(args) + list(kwargs.values()))
         if self.silent == 0:
+            if self.gb_events > breaks_before:
+                self._emit_generator_break(node, qual)
+            self._emit_builtin_tests(node, qual, args)
             self._emit_call_writes(node, qual, method, receiver, callee_value, args, kwargs)
             self.emit(
                 "on_call",
@@ -2120,6 +2157,37 @@ class Interpreter:
         for it in iterables:
             elt = it.element()
             self.emit("on_call", CallEvent(node, cast, None, None, (elt,), {}, self._builtin_result(cast[9:], [elt], {}, ()), None, None))
+
+    def _emit_generator_break(self, node: cst.Call, qual: Optional[str]) -> None:
+        """A graph break was reported while evaluating ``node``'s only argument, a generator expression
+        consumed by ``all``/``any``/``sum``/``set``: Dynamo cannot resume the half-run generator and
+        breaks again at the call (GB8335; measured on torch 2.13 -- ``min``, ``max``, ``list``,
+        ``tuple`` and ``sorted`` exhaust it without a second break).  Only a generator written on a later
+        line than the call gives a new site; on the same line it is the same break line."""
+        if qual not in _GENERATOR_RESUME_BUILTINS or len(node.args) != 1 or node.args[0].keyword is not None:
+            return
+        gen = node.args[0].value
+        if not isinstance(gen, cst.GeneratorExp) or node.args[0].star:
+            return
+        module = cst.Module(body=[])
+        text = module.code_for_node(node)
+        head = text.find(module.code_for_node(gen.elt))
+        if head <= 0 or "\n" not in text[:head]:
+            return
+        self.emit("on_generator_break", GeneratorBreakEvent(node, gen, qual.split(".", 1)[1]))
+
+    def _emit_builtin_tests(self, node: cst.Call, qual: Optional[str], args) -> None:
+        """``all(...)``/``any(...)`` over tensors test each element's truth in Python: Dynamo runs them
+        through its builtin polyfills, which call ``bool()`` on every element, a data-dependent branch
+        (GB0170, reported at the ``all(``/``any(`` line; measured on torch 2.13).  A ``TestEvent`` on the
+        call, when the iterable's elements are surely tensors.  Builtin ``min``/``max``/``sum`` over tensors
+        do not break (rewritten to tensor ops) and get no event.
+        """
+        if qual not in ("builtins.all", "builtins.any") or len(args) != 1 or len(node.args) != 1 or node.args[0].star:
+            return
+        elt = args[0].element()
+        if elt.kind is Kind.TENSOR and not elt.weak:
+            self.emit("on_test", TestEvent(node, elt, qual.split(".", 1)[1]))
 
     def _constant_getattr(self, node: cst.Call) -> Optional[cst.Attribute]:
         """``x.name`` for ``getattr(x, "name")`` / ``getattr(x, "name", default)`` with a constant string
@@ -2333,6 +2401,8 @@ class Interpreter:
             bound_self = Value(Kind.SELF, ref=owner.ref, const=owner.const)  # a method of an instance (``obj.method(x)``)
         if callee_value.const == "autograd.apply":
             return self.invoke(fn, None, [UNKNOWN] + list(args), kwargs, chain)
+        if callee_value.const == _PARTIAL:
+            kwargs = {**_partial_kwargs(callee_value), **kwargs}
         return self.invoke(fn, bound_self, args, kwargs, chain)
 
     def invoke(self, fn: FunctionInfo, bound_self: Optional[Value], args, kwargs, chain) -> Value:
@@ -2375,16 +2445,69 @@ class Interpreter:
         target_value = Value(Kind.FUNCTION, ref=inner)
         self.silent += 1
         try:
+            bound: Dict[str, Value] = {}
             if isinstance(dec_expr, cst.Call):
-                factory = self._returned_function(deco, self.bind_arguments(deco, [], {}, False))
+                dargs, dkwargs = self._decorator_call_args(dec_expr)
+                factory = self._returned_callable(deco, self._bind_decorator(deco, dargs, dkwargs))
                 if factory is None:
                     return None
-                deco = factory
-            return self._returned_function(deco, self.bind_arguments(deco, [target_value], {}, False))
+                deco, bound = factory.ref, _partial_kwargs(factory)
+            return self._returned_function(deco, self._bind_decorator(deco, [target_value], bound))
         finally:
             self.silent -= 1
 
+    def _fixed_parameter(self, expr: cst.BaseExpression) -> bool:
+        """``expr`` is a parameter of the function being analysed that its body never rebinds: its value
+        is the one bound at the call for the whole body."""
+        frame = self.frame
+        node = getattr(frame.func, "node", None) if frame is not None else None
+        params = getattr(node, "params", None)
+        if not isinstance(expr, cst.Name) or not isinstance(params, cst.Parameters):
+            return False
+        names = {p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)}
+        if expr.value not in names:
+            return False
+        return expr.value not in _rebound_names(node)
+
+    def _decorator_call_args(self, dec_expr: cst.Call):
+        """The arguments of a decorator factory call (``@cached(name="svd")``): literals and
+        ``True``/``False``/``None`` keep their values, anything else is Unknown (the expression belongs to
+        the class or module body, not to a frame the analysis runs).  Returns ``(args, kwargs)``;
+        ``*``/``**`` arguments are left out."""
+        args: List[Value] = []
+        kwargs: Dict[str, Value] = {}
+        for a in dec_expr.args:
+            if a.star:
+                continue
+            v = _name_constant(a.value) or self._literal(a.value) or UNKNOWN
+            if a.keyword is not None:
+                kwargs[a.keyword.value] = v
+            else:
+                args.append(v)
+        return args, kwargs
+
+    def _bind_decorator(self, deco: FunctionInfo, args, kwargs) -> Dict[str, Value]:
+        """``bind_arguments`` for a decorator or decorator factory: parameters left at a ``True``/``False``
+        default take that constant, so a decorator's ``if ignore_args:`` follows the path Python takes at
+        decoration time."""
+        bound = self.bind_arguments(deco, args, kwargs, False)
+        params = deco.node.params
+        positional = list(params.posonly_params) + list(params.params)
+        left = positional[len(args):] + list(params.kwonly_params)  # parameters no positional argument fills
+        for p in left:
+            name = identifier(p.name.value)
+            v = _name_constant(p.default) if p.default is not None and name not in kwargs else None
+            if v is not None:
+                bound[name] = v
+        return bound
+
     def _returned_function(self, deco: FunctionInfo, params: Dict[str, Value]) -> Optional[FunctionInfo]:
+        value = self._returned_callable(deco, params)
+        return value.ref if value is not None else None
+
+    def _returned_callable(self, deco: FunctionInfo, params: Dict[str, Value]) -> Optional[Value]:
+        """The first local function (a ``FUNCTION`` value, possibly a ``functools.partial`` of one) that
+        ``deco`` returns when run on ``params``; ``None`` when it returns none."""
         frame = Frame(deco, dict(params), deco.closure, None, (deco.symbol,), None, None)
         saved = self.frame, self.stmt, self.header, self.index
         self.frame = frame
@@ -2400,7 +2523,7 @@ class Interpreter:
         for r in frame.returns:
             for c in objects.candidates(r):  # ``return f(obj) if obj else f``: the first definition returned
                 if c.kind is Kind.FUNCTION and isinstance(c.ref, FunctionInfo):
-                    return c.ref
+                    return c
         return None
 
     def _call_module(self, mod: Value, args, kwargs, chain) -> Value:
@@ -2571,6 +2694,8 @@ class Interpreter:
             return Value(Kind.TENSOR)
         if qual == "torch.Generator" or (qual.startswith(GENERATOR_REF + ".") and qual.rsplit(".", 1)[-1] == "manual_seed"):
             return GENERATOR  # ``Generator.manual_seed`` returns the generator itself
+        if qual == "functools.partial":
+            return _partial_value(args, kwargs)
         if qual in ("torch.utils.checkpoint.checkpoint", "torch.utils.checkpoint.checkpoint_sequential") and args:
             fnv = args[0]
             if fnv.kind is Kind.FUNCTION and isinstance(fnv.ref, FunctionInfo):
@@ -2733,6 +2858,94 @@ def _is_string_node(node: cst.BaseExpression) -> bool:
     return isinstance(node, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)) and not (
         isinstance(node, cst.SimpleString) and "b" in node.prefix.lower()
     )
+
+
+#: builtins that, fed a generator which graph-breaks inside, break again at the call (torch 2.13)
+_GENERATOR_RESUME_BUILTINS = frozenset({"builtins.all", "builtins.any", "builtins.sum", "builtins.set"})
+_PARTIAL = "functools.partial"
+
+
+def _partial_value(args, kwargs) -> Value:
+    """``functools.partial(f, k=v, ...)`` of a local function ``f``: ``f``'s ``FUNCTION`` value carrying the
+    bound keywords (in ``keys``/``elts``), which a call merges under its own.  Partials that also bind
+    positional arguments, or of anything else, stay Unknown."""
+    if len(args) != 1 or args[0].kind is not Kind.FUNCTION or not isinstance(args[0].ref, FunctionInfo):
+        return UNKNOWN
+    fn = args[0]
+    if fn.const is not None or fn.elt is not None:
+        return UNKNOWN  # a bound method or another special callable: not modelled
+    return Value(Kind.FUNCTION, ref=fn.ref, const=_PARTIAL, keys=tuple(kwargs), elts=tuple(kwargs.values()))
+
+
+def _partial_kwargs(v: Value) -> Dict[str, Value]:
+    """The keywords a ``functools.partial`` value binds (empty for a plain function)."""
+    if v.const != _PARTIAL or v.keys is None or v.elts is None:
+        return {}
+    return dict(zip(v.keys, v.elts))
+
+
+def _is_none_test(left: Value, right_node: cst.BaseExpression, right: Value) -> Optional[bool]:
+    """``left is None`` when the values decide it: ``left`` is surely ``None`` (True; the caller also checks
+    that it is a parameter the function never rebinds, so a loop's ``if h is None: h = x`` keeps both
+    branches), or surely a function or class defined in the project (False; a decorator's ``if method is
+    None:``).  Dynamo specialises on both, tracing one branch.  ``None`` when unknown (tensors, modules,
+    anything that may be ``None``)."""
+    if not (isinstance(right_node, cst.Name) and right_node.value == "None" and right.kind is Kind.NONE):
+        return None
+    if left.kind is Kind.NONE:
+        return True
+    if left.kind in (Kind.FUNCTION, Kind.CLASS) and not left.maybe_none and left.ref is not None:
+        return False
+    return None
+
+
+_REBOUND: Dict[int, Tuple[cst.FunctionDef, frozenset]] = {}
+
+
+def _rebound_names(fn_node: cst.FunctionDef) -> frozenset:
+    """Names a function body binds (assignment, augmented assignment, ``for``/``with``/``except`` targets,
+    ``:=``, ``del``, imports, nested ``def``/``class``), nested functions included; memoised per node."""
+    key = id(fn_node)
+    hit = _REBOUND.get(key)
+    if hit is not None and hit[0] is fn_node:
+        return hit[1]
+    names = set()
+    for n in walk(fn_node.body):
+        targets = ()
+        if isinstance(n, cst.AssignTarget):
+            targets = (n.target,)
+        elif isinstance(n, (cst.AugAssign, cst.AnnAssign)):
+            targets = (n.target,)
+        elif isinstance(n, (cst.For, cst.CompFor)):
+            targets = (n.target,)
+        elif isinstance(n, cst.WithItem) and n.asname is not None:
+            targets = (n.asname.name,)
+        elif isinstance(n, cst.NamedExpr):
+            targets = (n.target,)
+        elif isinstance(n, cst.ExceptHandler) and n.name is not None:
+            targets = (n.name.name,)
+        elif isinstance(n, cst.Del):
+            targets = (n.target,)
+        elif isinstance(n, (cst.FunctionDef, cst.ClassDef)):
+            names.add(n.name.value)
+        elif isinstance(n, cst.ImportAlias):
+            bound = n.asname.name if n.asname is not None else n.name
+            targets = (bound,) if isinstance(bound, cst.Name) else ()
+        for t in targets:
+            names.update(x.value for x in walk(t) if isinstance(x, cst.Name))
+    result = frozenset(names)
+    _REBOUND[key] = (fn_node, result)
+    return result
+
+
+def _name_constant(node: Optional[cst.BaseExpression]) -> Optional[Value]:
+    """``True``/``False``/``None`` written as a name: its constant value, else ``None``."""
+    if isinstance(node, cst.Name):
+        if node.value in ("True", "False"):
+            return const(node.value == "True")
+        if node.value == "None":
+            return NONE
+    return None
 
 
 def _qualified_value(q: str) -> Value:

@@ -146,6 +146,8 @@ _CONSTRUCT_TEXT = {
     "not": "`not` on a tensor value",
     "and": "`and` on a tensor value",
     "or": "`or` on a tensor value",
+    "all": "`all()` over tensor values",
+    "any": "`any()` over tensor values",
 }
 
 
@@ -159,6 +161,8 @@ class DataDependentBranch(Rule):
         if v.kind is Kind.TENSOR and not v.weak:
             what = _CONSTRUCT_TEXT.get(ev.construct, "a truth test on a tensor value")
             fix = "use torch.where or torch.cond" if ev.construct in ("if", "elif", "ifexp") else "keep the condition a tensor (torch.where / torch.cond)"
+            if ev.construct in ("all", "any"):
+                fix = f"reduce a tensor instead: torch.stack([...]).{ev.construct}()"
             interp.report(self.code, ev.node, f"{what} is data-dependent control flow: graph break ({fix})")
         elif v.kind is Kind.DATA and self.settings.capture_scalar_outputs:
             what = _CONSTRUCT_TEXT.get(ev.construct, "a truth test").replace("a tensor value", "a value read from a tensor")

@@ -402,3 +402,18 @@ class TorchGeneratorUse(Rule):
         gen = ev.kwargs.get("generator")
         if gen is not None and gen.kind is Kind.UNKNOWN and gen.ref == GENERATOR_REF and (q.startswith("torch.") or ev.method):
             interp.report(self.code, ev.node, "a `torch.Generator` passed as `generator=` inside a compiled region: graph break (GB0055) (draw the noise outside and pass it in, or use the global RNG)")
+
+
+class GeneratorGraphBreak(Rule):
+    """PTC313: a graph break inside a generator expression consumed by ``all``/``any``/``sum``/``set``."""
+
+    code = "PTC313"
+
+    def on_generator_break(self, interp, ev) -> None:
+        interp.report(
+            self.code,
+            ev.node,
+            f"a graph break inside the generator that `{ev.builtin}()` consumes: Dynamo cannot resume the "
+            f"generator and breaks again here (pass a list instead, `{ev.builtin}([...])`, or remove the "
+            f"break inside)",
+        )
