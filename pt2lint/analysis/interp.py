@@ -1067,7 +1067,7 @@ class Interpreter:
             base = self.eval(target.value)
             index = self._eval_slices(target)
             self._augassign_read(target, base, index)
-            if base.kind is Kind.TENSOR and not base.weak:
+            if base.kind is Kind.TENSOR and (not base.weak or _array_only_index(target)):
                 self.emit("on_write", WriteEvent(node, base, f"`[...] {op}` (in-place {op} into a slice)"))
             elif base.kind is Kind.CONTAINER and self._is_self_attr(target.value):
                 self.emit("on_state_write", StateWriteEvent(node, self._self_attr_name(target.value), base, "container", f"[...] {op}"))
@@ -1119,7 +1119,7 @@ class Interpreter:
                 self.frame.assign(target.value.value, _dict_with(base, index, value))
             # A guessed tensor (``cache=None`` parameter) is as likely a list or dict:
             # item assignment into those writes no tensor.
-            if base.kind is Kind.TENSOR and not base.weak:
+            if base.kind is Kind.TENSOR and (not base.weak or _array_only_index(target)):
                 self.emit("on_write", WriteEvent(target, base, "`[...] =` (index assignment writes in place)"))
             elif base.kind is Kind.CONTAINER and self._is_self_attr(target.value):
                 key_node = self._subscript_key(target)
@@ -3071,6 +3071,22 @@ def _known_truth(v: Value) -> Optional[bool]:
     if v.kind in (Kind.FUNCTION, Kind.CLASS) and v.ref is not None and not v.maybe_none:
         return True  # a function or class object is always true (``if obj:`` in a decorator)
     return None
+
+
+def _array_only_index(target: cst.Subscript) -> bool:
+    """Whether the subscript's index only an array accepts: several axes with a slice or ``...`` among them
+    (``cache[:, a:b]``, ``x[..., 0]``).  A list raises ``TypeError`` on a tuple index and a dict is not keyed
+    by slices in practice, so a guessed tensor stored into this way is a tensor (``x[key] = v``,
+    ``x[a:b] = v`` may still be a dict or list)."""
+    elements = target.slice
+    if len(elements) < 2 and not (
+        len(elements) == 1 and isinstance(elements[0].slice, cst.Index) and isinstance(elements[0].slice.value, cst.Ellipsis)
+    ):
+        return False
+    return any(
+        isinstance(e.slice, cst.Slice) or (isinstance(e.slice, cst.Index) and isinstance(e.slice.value, cst.Ellipsis))
+        for e in elements
+    )
 
 
 def _guess(v: Value) -> Value:
