@@ -101,6 +101,10 @@ def test_ellipsis_store_into_a_cache_element_writes_the_input():
     assert found(CACHE.format(write="cache[..., 0] = new.sum()")) == [(5, "PTC401")]
 
 
+def test_multi_axis_augmented_store_into_a_cache_element_writes_the_input():
+    assert found(CACHE.format(write="cache[:, start:start + new.shape[1]] += new")) == [(5, "PTC401")]
+
+
 def test_stores_a_list_or_dict_also_accepts_stay_silent_on_a_guessed_tensor():
     # ``cache=None``: as likely a list or a dict, and these indexes are valid on both
     assert found(CACHE.format(write="cache[start] = new")) == []
