@@ -327,3 +327,39 @@ def test_dynamo_agrees(tmp_path):
     assert break_lines(GATE, lambda mod: (mod.Net(), (torch.randn(2, 4),))) == [7]
     assert break_lines(COMPILED, lambda mod: (mod.crop, (torch.randn(8, 4), 3))) == []
     assert 6 in break_lines(COMPILED, lambda mod: (mod.crop, (torch.randn(8, 4), torch.tensor(3))))
+
+
+MAX_OF_MAYBE = """
+import torch
+from torch import nn
+
+
+def bucketed(q, bucket_size):
+    bucket_size = max(bucket_size, 1)
+    if bucket_size > 1:
+        q = q * 2
+    return q
+
+
+class Block(nn.Module):
+    def __init__(self, bucket_size=1):
+        super().__init__()
+        self.bucket_size = bucket_size
+
+    def forward(self, q):
+        return bucketed(q, self.bucket_size)
+
+
+class Sure(nn.Module):
+    def forward(self, q):
+        m = max(q.sum(), 1)
+        if m > 1:
+            q = q * 2
+        return q
+"""
+
+
+def test_builtin_max_keeps_the_doubt_of_an_operand_that_may_not_be_a_tensor():
+    # ``max(size, 1)`` on a value that is only maybe a tensor is no proof of a tensor (Dynamo
+    # traces ``Block`` without a break); over a sure tensor it is one (``Sure`` breaks at the ``if``)
+    assert found(MAX_OF_MAYBE) == [(24, "PTC104")]

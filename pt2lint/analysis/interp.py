@@ -2796,9 +2796,13 @@ class Interpreter:
             return Value(Kind.CONTAINER, elt=UNKNOWN)
         if name in ("min", "max"):
             vals = list(args) if len(args) > 1 else ([first.element()] if first is not None else [])
-            if any(v.kind is Kind.TENSOR for v in vals):
+            tensors = [v for v in vals if v.kind is Kind.TENSOR]
+            if tensors:
                 # Dynamo rewrites builtin min/max over tensors to torch.minimum/maximum (no break).
-                return TENSOR
+                # A value that is only maybe a tensor (``max(size, 1)`` with ``size`` of unknown
+                # kind) keeps that doubt: the result is a tensor only when an operand surely is.
+                sure = [v for v in tensors if not v.weak]
+                return TENSOR if sure else tensors[0]
             return _join_all(vals) if vals else UNKNOWN
         if name in ("abs", "round", "pow", "divmod"):
             if first is not None:
