@@ -2904,6 +2904,7 @@ def _is_none_test(left: Value, right_node: cst.BaseExpression, right: Value) -> 
 
 
 _REBOUND: Dict[int, Tuple[cst.FunctionDef, frozenset]] = {}
+_REBOUND_MAX = 4096  # entries keep their trees alive: bounded, for long-lived processes (the LSP server)
 
 
 def _rebound_names(fn_node: cst.FunctionDef) -> frozenset:
@@ -2938,6 +2939,8 @@ def _rebound_names(fn_node: cst.FunctionDef) -> frozenset:
         for t in targets:
             names.update(x.value for x in walk(t) if isinstance(x, cst.Name))
     result = frozenset(names)
+    if len(_REBOUND) >= _REBOUND_MAX:
+        _REBOUND.clear()
     _REBOUND[key] = (fn_node, result)
     return result
 
