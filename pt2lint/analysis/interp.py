@@ -202,6 +202,7 @@ class Interpreter:
         self._budget_reported = False  # the budget's PTC004 is given once per file
         self._getattr_nodes: Dict[int, tuple] = {}  # id(getattr call) -> (call, its Attribute)
         self._map_casts: Dict[int, tuple] = {}  # id(``map(int, it)`` call) -> (call, cast name, iterables)
+        self._random_arith_frames: set = set()  # id(frame) of frames that already had their random-arithmetic break
         self.globals: Dict[str, Value] = {}
         self._globals_busy: set = set()
         self.instantiated: set = set()  # local classes constructed inside some class's methods
@@ -1685,9 +1686,8 @@ class Interpreter:
         if (a == RANDOM_DRAW or b == RANDOM_DRAW) and a.kind in _PY_NUMBER_KINDS and b.kind in _PY_NUMBER_KINDS:
             # after that break the frame resumes with the draws as plain Python numbers
             # (measured: ``f0:f0 + f`` on the next line did not break), so once per frame
-            seen = self.__dict__.setdefault("_random_arith_frames", set())
-            if id(self.frame) not in seen:
-                seen.add(id(self.frame))
+            if id(self.frame) not in self._random_arith_frames:
+                self._random_arith_frames.add(id(self.frame))
                 self.emit("on_random_arith", RandomArithEvent(node))
         return self.binop(a, b, _bin_symbol(node.operator))
 
