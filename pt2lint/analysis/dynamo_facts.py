@@ -53,9 +53,14 @@ __all__ = [
     "facts",
     "gb_explanation",
     "gb_type",
+    "inplace_view_breaks",
+    "inplace_view_method",
     "numpy_scalar_draw",
     "numpy_traced",
     "numpy_unsupported",
+    "shape_op_break",
+    "shape_op_forms",
+    "ShapeOpFact",
     "skipped_function",
     "tensor_call_breaks",
     "torch_version",
@@ -288,11 +293,17 @@ def numpy_traced(name: str) -> bool:
 def numpy_unsupported(qualname: Optional[str]) -> Optional[str]:
     """The graph-break id (``"GB0294"``, "attempted to trace numpy function unsupported by
     PyTorch") when ``qualname`` is a NumPy function Dynamo wraps but ``torch._numpy`` does not
-    implement, and a probe confirmed the break; None otherwise."""
-    fact = call_fact(qualname)
+    implement, and a probe confirmed the break; None otherwise.
+
+    Probed in ``calls`` (with fitting arguments) or ``numpy_calls`` (every other such
+    function of ``numpy``, ``numpy.linalg``, ``numpy.fft``: ``numpy.load``, ``numpy.savez``...).
+    """
+    fact = call_fact(qualname) or _fact("numpy_calls", qualname)
     if fact is None or fact.source != "numpy-unsupported":
         return None
-    return breaks(qualname)
+    if not fact.confirmed or fact.outcome != "breaks":
+        return None
+    return fact.gb
 
 
 def numpy_scalar_draw(qualname: Optional[str]) -> Optional[Tuple[str, int]]:
@@ -383,3 +394,106 @@ def cudagraph_mode(mode: Optional[str]) -> bool:
     if mode is None:
         return False
     return bool(facts().get("cudagraphs", {}).get("modes", {}).get(mode, False))
+
+
+@dataclass(frozen=True)
+class ShapeOpFact:
+    """One probed call of a callee that reaches an ATen op whose output depends on data
+    (``shape_ops`` section of the table, tools/gen_dynamo_facts.py).
+
+    Attributes:
+        callee: ``"torch.where"``, ``"torch.Tensor.unique"``, ``"numpy.unique"``.
+        form: the kinds of the arguments probed (``"T"``: a tensor or array, ``"py"``: a
+            Python number), the receiver of a method left out.
+        aten: the tagged ops (``torch.Tag.dynamic_output_shape`` /
+            ``data_dependent_output``) the eager call ran; empty for an argument list that
+            ran none (``torch.where(b, x, x)``).
+        outcome: what the Dynamo probe measured: ``"breaks"``, ``"traces"``, ``"inconclusive"``.
+        gb: the measured graph-break id, or None.
+        confirmed: the probe agreed with the tags (a break where a tagged op ran, none where
+            none did).
+    """
+
+    callee: str
+    form: Tuple[str, ...]
+    aten: Tuple[str, ...]
+    outcome: str
+    gb: Optional[str]
+    confirmed: bool
+
+
+@functools.lru_cache(maxsize=1)
+def _shape_ops() -> Dict[str, Tuple[ShapeOpFact, ...]]:
+    out: Dict[str, list] = {}
+    for raw in facts().get("shape_ops", {}).values():
+        fact = ShapeOpFact(
+            callee=raw["callee"], form=tuple(raw["form"]), aten=tuple(raw["aten"]), outcome=raw["outcome"],
+            gb=raw.get("gb"), confirmed=bool(raw["confirmed"]),
+        )
+        out.setdefault(fact.callee, []).append(fact)
+    return {k: tuple(v) for k, v in out.items()}
+
+
+def shape_op_forms(callee: Optional[str]) -> Tuple[ShapeOpFact, ...]:
+    """Every probed argument list of ``callee`` (``"torch.unique"``, ``"torch.Tensor.nonzero"``,
+    ``"numpy.unique"``) that reaches a data-dependent ATen op with one of them; ``()`` for
+    a callee that reaches none with any argument list tried.
+
+    Source: ``torch.Tag.dynamic_output_shape`` / ``data_dependent_output`` on the overloads
+    an eager call ran, each argument list then probed with Dynamo on torch 2.13.
+    """
+    if not callee:
+        return ()
+    return _shape_ops().get(callee, ())
+
+
+def shape_op_break(callee: Optional[str], kinds: Tuple[Optional[str], ...], gb_ids: FrozenSet[str]) -> Optional[ShapeOpFact]:
+    """The probed fact that a call of ``callee`` with arguments of ``kinds`` breaks with one of
+    ``gb_ids``, or None.
+
+    ``kinds`` are ``"T"`` (a tensor), ``"py"`` (a Python number or other non-tensor) or
+    ``None`` (not known). The call is taken to break only when a confirmed probe with those
+    argument kinds broke with an id of ``gb_ids`` and no probe with the same number of
+    arguments that could match ``kinds`` traced (or broke unconfirmed): ``torch.where(b)``
+    breaks, ``torch.where(b, x, y)`` does not; ``F.one_hot(t)`` breaks (GB0246),
+    ``F.one_hot(t, 3)`` traces.
+    """
+    forms = shape_op_forms(callee)
+    if not forms:
+        return None
+
+    def matches(form: Tuple[str, ...]) -> bool:
+        return len(form) == len(kinds) and all(k is None or k == f for k, f in zip(kinds, form))
+
+    hits = [f for f in forms if matches(f.form)]
+    if not hits:
+        return None
+    good = [f for f in hits if f.confirmed and f.outcome == "breaks" and f.gb in gb_ids]
+    if not good or len(good) != len(hits):
+        return None
+    return good[0]
+
+
+def inplace_view_breaks(method: Optional[str]) -> Optional[str]:
+    """The graph-break id (``"GB0148"``) when ``Tensor.<method>`` is an in-place view op
+    (its ATen op's first overload is tagged ``torch.Tag.inplace_view``: ``unsqueeze_``,
+    ``transpose_``, ``t_``, ``squeeze_``, ``as_strided_``, ``resize_``, ``detach_``...) and a
+    probe confirmed that calling it on a graph input breaks; None otherwise.
+
+    Source: the test in ``torch/_dynamo/variables/tensor.py`` ("Getting an inplace view on a
+    graph input is not supported"), the ``inplace_view`` section of the table.
+    """
+    if not method:
+        return None
+    for raw in facts().get("inplace_view", {}).values():
+        if raw.get("method") == method and raw.get("receiver") == "input":
+            if raw.get("confirmed") and raw.get("outcome") == "breaks":
+                return raw.get("gb")
+    return None
+
+
+def inplace_view_method(method: Optional[str]) -> bool:
+    """True when ``Tensor.<method>`` changes only its receiver's metadata (shape, strides,
+    storage), not its data: its ATen op's first overload carries ``torch.Tag.inplace_view``
+    on torch 2.13 (``inplace_view_methods`` of the table)."""
+    return bool(method) and method in frozenset(facts().get("inplace_view_methods", ()))
