@@ -28,6 +28,7 @@ from pt2lint.rules.data_dependent import (
 )
 from pt2lint.rules.dynamic_shape import BooleanMaskIndex, DynamicShapeOp
 from pt2lint.rules.export import DataDependentAssert, TensorNumpy
+from pt2lint.rules.inplace_view import InplaceViewOnInput
 from pt2lint.rules.mutation import InputMutation
 from pt2lint.rules.objects import ModuleInitGraphBreak, ParameterInCompiledRegion
 from pt2lint.rules.sorting import SortNonConstant
@@ -80,6 +81,7 @@ RULES: Dict[str, Type[Rule]] = {
         GeneratorGraphBreak,
         RnnModuleCall,
         NumpyUnsupportedFunction,
+        InplaceViewOnInput,
         ParameterInCompiledRegion,
         ModuleInitGraphBreak,
         SortNonConstant,

@@ -7,14 +7,41 @@ torch 2.13, see the specs).
 
 from __future__ import annotations
 
+from pt2lint.analysis import dynamo_facts as facts
 from pt2lint.analysis.kinds import Kind
 from pt2lint.rules.base import Rule
 
-DYNAMIC_SHAPE_FUNCTIONS = frozenset(
-    """torch.nonzero torch.unique torch.unique_consecutive torch.masked_select torch.bincount
-    torch.argwhere""".split()
-)
-DYNAMIC_SHAPE_METHODS = frozenset("nonzero unique unique_consecutive masked_select bincount argwhere".split())
+#: The graph-break ids this rule owns: "Dynamic shape operator" and "Attempted to use
+#: `torch.nn.functional.one_hot` with data-dependent output shape" (torch 2.13 registry).
+SHAPE_GB_IDS = frozenset({"GB0036", "GB0246"})
+
+
+def _arg_kind(value):
+    """``"T"`` for a sure tensor, ``"py"`` for a Python number / constant / size, else None (not known)."""
+    if value.kind is Kind.TENSOR and not value.weak and not value.maybe_none:
+        return "T"
+    if value.kind in (Kind.CONST, Kind.SHAPE, Kind.NONE):
+        return "py"
+    return None
+
+
+def derived_shape_break(callee, args, kwargs):
+    """The probed fact that calling ``callee`` (``"torch.unique"``, ``"torch.Tensor.nonzero"``,
+    ``"numpy.unique"``) with these argument values breaks on a data-dependent output shape, or None.
+
+    A callee every probed argument list of which broke (``torch.unique``, ``np.unique``,
+    ``F.ctc_loss``) breaks whatever its arguments; one with an argument list that traced
+    (``torch.where(b, x, y)``, ``F.one_hot(t, 3)``) breaks only where the argument kinds
+    (keyword arguments taken in order after the positional ones) match a probe that broke
+    and no probe of that length traced. Source: :func:`pt2lint.analysis.dynamo_facts.shape_op_forms`.
+    """
+    forms = facts.shape_op_forms(callee)
+    if not forms:
+        return None
+    if all(f.confirmed and f.outcome == "breaks" and f.gb in SHAPE_GB_IDS for f in forms):
+        return forms[0]
+    kinds = tuple(_arg_kind(v) for v in (*args, *kwargs.values()))
+    return facts.shape_op_break(callee, kinds, SHAPE_GB_IDS)
 
 
 class BooleanMaskIndex(Rule):
@@ -47,24 +74,34 @@ class DynamicShapeOp(Rule):
         if self.settings.capture_dynamic_output_shape_ops:
             return
         name = None
+        fact = None
         q = ev.qualname
-        if q in DYNAMIC_SHAPE_FUNCTIONS:
-            name = q
-        elif q == "torch.where" and len(ev.args) == 1 and not ev.kwargs:
-            name = "torch.where(cond)"
-        elif q == "torch.repeat_interleave" and len(ev.args) >= 2 and ev.args[1].kind is Kind.TENSOR and "output_size" not in ev.kwargs:
+        if q == "torch.repeat_interleave" and len(ev.args) >= 2 and ev.args[1].kind is Kind.TENSOR and "output_size" not in ev.kwargs:
             name = "torch.repeat_interleave with tensor repeats"
-        elif ev.method is not None and ev.receiver is not None and ev.receiver.kind is Kind.TENSOR:
-            if ev.method in DYNAMIC_SHAPE_METHODS:
-                name = f".{ev.method}()"
-            elif ev.method == "repeat_interleave" and ev.args and ev.args[0].kind is Kind.TENSOR and "output_size" not in ev.kwargs:
+        elif ev.method == "repeat_interleave" and ev.receiver is not None and ev.receiver.kind is Kind.TENSOR:
+            if ev.args and ev.args[0].kind is Kind.TENSOR and "output_size" not in ev.kwargs:
                 name = ".repeat_interleave() with tensor repeats"
+        elif q and (q.startswith("torch.") or q.startswith("numpy.")):
+            fact = derived_shape_break(q, ev.args, ev.kwargs)
+            name = q if fact is not None else None
+        elif ev.method is not None and ev.receiver is not None and ev.receiver.kind is Kind.TENSOR and not ev.receiver.weak:
+            fact = derived_shape_break(f"torch.Tensor.{ev.method}", ev.args, ev.kwargs)
+            name = f".{ev.method}()" if fact is not None else None
         if name is None:
             return
-        hint = "torch.nonzero_static(x, size=...)" if "nonzero" in name or "argwhere" in name or "where" in name else "a static-shape formulation (masking, torch.where)"
+        if q == "torch.where":
+            name = "torch.where(cond)"
+        via = f" (reaches aten::{fact.aten[0]}, {fact.gb})" if fact is not None and fact.aten else ""
+        nonzero = fact is not None and "nonzero" in fact.aten
+        if fact is not None and fact.gb == "GB0246":
+            hint = "an explicit num_classes"
+        elif nonzero:
+            hint = "torch.nonzero_static(x, size=...)"
+        else:
+            hint = "a static-shape formulation (masking, torch.where)"
         interp.report(
             self.code,
             ev.node,
-            f"`{name}` has a data-dependent output shape: graph break (use {hint}, "
+            f"`{name}` has a data-dependent output shape{via}: graph break (use {hint}, "
             f"or set capture_dynamic_output_shape_ops=True)",
         )

@@ -1,0 +1,42 @@
+"""PTC314: an in-place view op (``unsqueeze_``, ``transpose_``, ``t_``, ``squeeze_``,
+``as_strided_``, ``resize_``...) called on a tensor passed into the compiled function.
+
+Dynamo falls back on these (``torch/_dynamo/variables/tensor.py``: "Getting an inplace
+view on a graph input is not supported", a delayed graph break, GB0148). Which methods
+are in-place view ops is read from torch: those whose ATen op's first overload carries
+``torch.Tag.inplace_view``, each probed on torch 2.13 (``inplace_view`` section of
+``pt2lint/data/dynamo_facts.json``). On a fresh tensor or on a view of an input (which has
+no source of its own) the same methods are traced.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from pt2lint.analysis import dynamo_facts as facts
+from pt2lint.analysis.kinds import Kind
+from pt2lint.rules.base import Rule
+
+
+class InplaceViewOnInput(Rule):
+    """PTC314: ``x.unsqueeze_(0)`` / ``x.t_()`` on a parameter of the compiled function itself."""
+
+    code = "PTC314"
+
+    def on_call(self, interp, ev) -> None:
+        gb = facts.inplace_view_breaks(ev.method)
+        if gb is None or ev.receiver is None or ev.receiver.kind is not Kind.TENSOR or ev.receiver.weak:
+            return
+        node = ev.receiver_node
+        frame = interp.frame
+        if not isinstance(node, cst.Name) or frame is None or frame.sites:
+            return  # only the entry function's own parameters are graph inputs for sure
+        if ev.receiver.alias_of != node.value or not interp._fixed_parameter(node):
+            return
+        interp.report(
+            self.code,
+            ev.node,
+            f"`.{ev.method}()` changes the shape of the input `{node.value}` in place: Dynamo does not "
+            f"trace in-place view ops on graph inputs, graph break ({gb}) "
+            f"(use the out-of-place `{node.value} = {node.value}.{ev.method[:-1]}(...)`)",
+        )
