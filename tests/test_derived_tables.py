@@ -146,3 +146,49 @@ def test_numpy_function_without_torch_numpy_equivalent_on_any_argument_is_ptc312
             return x @ filters, grid
     """
     assert found(code, {"PTC312"}) == [(8, "PTC312")]
+
+
+def test_builtins_that_need_python_numbers_are_ptc103_on_tensors():
+    code = """
+    from torch import nn
+
+
+    class M(nn.Module):
+        def forward(self, x):
+            s = x.sum()
+            a = pow(x, 2)
+            b = hex(s.long())
+            c = chr(s.long() + 60)
+            return x, a, b, c
+    """
+    assert found(code, {"PTC103"}) == [(7, "PTC103"), (8, "PTC103"), (9, "PTC103")]
+
+
+def test_builtin_near_misses():
+    code = """
+    from torch import nn
+
+
+    class M(nn.Module):
+        def forward(self, x, y):
+            s = x.sum()
+            a = abs(s) + len(x) + max(x[0], x[1]).sum() + sum(x).sum() + min(s, 1.0)
+            b = pow(x.shape[0], 2) + x ** 2
+            c = hex(3) + chr(x.shape[1] + 60)
+            return a, b, c, pow(y.n, 2)
+    """
+    assert found(code, {"PTC103"}) == []
+
+
+def test_builtins_on_tensors_are_not_flagged_for_export():
+    code = textwrap.dedent("""
+    from torch import nn
+
+
+    class M(nn.Module):
+        def forward(self, x):
+            return pow(x, 2)
+    """).lstrip("\\n")
+    settings = LintSettings(enabled=resolve_selection(target="export"), target="export")
+    assert [d.code for d in lint_source(code, "m.py", settings).diagnostics if d.code == "PTC103"] == []
+    assert found(code, {"PTC103"}) == [(6, "PTC103")]

@@ -54,9 +54,12 @@ Where each part comes from (torch 2.13 names):
   only when the probe agrees with ``expect`` (and, for a break, with
   ``expect_gb`` when the source names one).
 * ``tensor_calls`` -- the same for calls whose argument is a tensor (``math``
-  functions, ``copy.copy``): ``math`` functions are constant-folded on Python
-  numbers (``BuiltinVariable._constant_fold_functions``), so a tensor argument
-  has to be read into Python (``__float__``): expected to break.
+  functions, builtins, ``copy.copy``): ``math`` functions and builtins such as
+  ``chr``, ``hex``, ``pow`` are constant-folded on Python numbers
+  (``BuiltinVariable._constant_fold_functions``), so a tensor argument has to be
+  read into Python (``__float__``/``__index__``): expected to break; a builtin with
+  its own ``call_<name>`` handler (``abs``, ``len``, ``min``, ``max``) takes
+  tensors: expected to trace.
 * ``sized_calls`` -- those NumPy draws with a size (an array): traced.
 * ``shape_calls`` -- ``math`` functions on shapes (``math.sqrt(x.shape[-1])``): traced.
 * ``math`` -- the ``math`` functions Dynamo constant-folds on numbers and shapes.
@@ -309,7 +312,18 @@ _MATH_ON_TENSOR = (
     ("math.erf", "t"), ("math.log2", "t"), ("math.log10", "t"), ("math.atan2", "t, 1.0"),
     ("math.hypot", "t, 1.0"),
 )
-TENSOR_CALLS: Tuple[Candidate, ...] = tuple(Candidate(q, f"{q}({args})") for q, args in _MATH_ON_TENSOR) + (
+# Builtins Dynamo folds on constants (``BuiltinVariable._constant_fold_functions``), on a
+# tensor: those without a ``call_<name>`` handler need Python numbers (``n`` is a 0-d int64
+# tensor); those with one (``abs``, ``len``, ``min``, ``max``) handle tensors. ``sum`` has
+# none yet traces (Dynamo runs it element by element): its entry stays unconfirmed.
+_BUILTINS_ON_TENSOR = (
+    ("builtins.chr", "n + 60"), ("builtins.hex", "n"), ("builtins.oct", "n"), ("builtins.bin", "n"),
+    ("builtins.pow", "t, 2"), ("builtins.ascii", "x"), ("builtins.abs", "t"), ("builtins.len", "x"),
+    ("builtins.min", "t, 1.0"), ("builtins.max", "x[0], x[1]"), ("builtins.sum", "x"),
+)
+TENSOR_CALLS: Tuple[Candidate, ...] = tuple(
+    Candidate(q, f"{q}({args})") for q, args in _MATH_ON_TENSOR + _BUILTINS_ON_TENSOR
+) + (
     Candidate("copy.copy", "copy.copy(x)"),
     Candidate("copy.deepcopy", "copy.deepcopy(x)"),
 )
@@ -353,6 +367,7 @@ PROBE_VARS: Dict[str, str] = {
     "tg": "torch.tensor([[1, 2]])",
     "il": "torch.tensor([4])",
     "tl": "torch.tensor([2])",
+    "n": "(x.abs().sum() > -1).long() + 2",  # a 0-d int64 tensor (3)
 }
 
 # ---------------------------------------------------------------------------
@@ -527,6 +542,8 @@ def derive_tensor(qualname: str) -> Dict[str, Any]:
 
     obj = resolve(qualname)
     if _hashable(obj) and obj in BuiltinVariable._constant_fold_functions():
+        if trace_rules.is_builtin_callable(obj) and hasattr(BuiltinVariable, f"call_{getattr(obj, '__name__', '')}"):
+            return _fact("builtin-handler", "traces")  # the handler takes tensors (abs, len, min, max, sum)
         return _fact("constant-fold", "breaks")
     return _fact(derive(qualname)["source"], "traces")
 

@@ -26,6 +26,15 @@ comes from:
   ``torch/_dynamo/variables/misc.py``) for the modules Dynamo wraps
   (``NP_TO_TNP_MODULE``: ``numpy``, ``numpy.fft``, ``numpy.linalg``,
   ``numpy.random``).
+* :func:`shape_op_forms`, :func:`shape_op_break` -- callees (``torch.*``, ``Tensor``
+  methods, ``torch.nn.functional.*``, the NumPy functions ``torch._numpy`` implements) that
+  reach an ATen overload tagged ``torch.Tag.dynamic_output_shape`` or
+  ``data_dependent_output``, found by running each on small arguments under a dispatch
+  mode; every argument list probed with Dynamo (``shape_ops``).
+* :func:`inplace_view_breaks`, :func:`inplace_view_method` -- ``Tensor`` methods whose
+  ATen op carries ``torch.Tag.inplace_view``, probed on a graph input (``inplace_view``).
+* :func:`numpy_unsupported` also answers from ``numpy_calls``: every NumPy function
+  ``torch._numpy`` lacks, probed.
 * :func:`gb_type`, :func:`gb_explanation` -- ``torch/_dynamo/graph_break_registry.json``.
 
 Every predicate that says a call breaks returns the measured graph-break id

@@ -3190,7 +3190,7 @@ def _reads_self_attr(stmt: cst.CSTNode, name: str) -> bool:
 _BUILTINS = frozenset(
     """print len int float bool complex str repr isinstance issubclass hasattr getattr setattr callable type id
     hash range enumerate zip list tuple dict set frozenset sorted reversed iter next min max abs round pow divmod
-    sum any all super breakpoint input open exec eval format ord chr map filter vars dir globals locals object
+    sum any all super breakpoint input open exec eval format ord chr hex oct bin ascii map filter vars dir globals locals object
     slice property staticmethod classmethod NotImplementedError ValueError RuntimeError TypeError""".split()
 )
 

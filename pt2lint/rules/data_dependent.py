@@ -68,6 +68,22 @@ class TensorToPythonScalar(Rule):
                     f"torch.{_TORCH_FOR_MATH.get(q[5:], q[5:])})",
                 )
             return
+        if (
+            q and q.startswith("builtins.") and self.settings.target != "export"  # export runs them on the tensor
+            and any(a.kind is Kind.TENSOR and not a.weak for a in ev.args)
+        ):
+            # chr/hex/oct/bin/pow/ascii: Dynamo folds them on Python numbers only (Dynamo facts
+            # table, tensor_calls: probe-confirmed); abs/len/min/max/sum handle tensors and
+            # have no confirmed break.
+            gb = facts.tensor_call_breaks(q)
+            if gb:
+                interp.report(
+                    self.code,
+                    ev.node,
+                    f"`{q[9:]}()` of a tensor needs a Python number, read out of the tensor: graph break ({gb}) "
+                    f"(use the torch operator on the tensor, or call it on an int outside the compiled region)",
+                )
+                return
         if q == "builtins.range" and any(a.kind is Kind.TENSOR and not a.weak for a in ev.args):
             interp.report(
                 self.code,
