@@ -41,7 +41,7 @@ from pt2lint.analysis.events import (
 from pt2lint.analysis.imports import dotted_name
 from pt2lint.analysis.walk import walk
 from pt2lint.analysis.index import ClassInfo, FunctionInfo, ModuleIndex, decorator_name, identifier
-from pt2lint.analysis import objects
+from pt2lint.analysis import dicts, objects, rebinding
 from pt2lint.analysis.kinds import (
     CONST,
     DATA,
@@ -1118,6 +1118,8 @@ class Interpreter:
             is_global = base.kind is Kind.CONTAINER and self.is_module_global(target.value)
             if base.kind is Kind.CONTAINER and base.keys is not None and isinstance(target.value, cst.Name) and not is_global:
                 self.frame.assign(target.value.value, _dict_with(base, index, value))
+            elif _string_key(index) and dicts.can_hold_entries(base) and isinstance(target.value, cst.Name) and not is_global:
+                self.frame.assign(target.value.value, dicts.with_entry(base, index.const, value))
             # A guessed tensor (``cache=None`` parameter) is as likely a list or dict:
             # item assignment into those writes no tensor.
             if base.kind is Kind.TENSOR and (not base.weak or _array_only_index(target)):
@@ -1716,7 +1718,7 @@ class Interpreter:
             if isinstance(op, (cst.Is, cst.IsNot)):
                 r = CONST
                 is_none = _is_none_test(left, comp.comparator, right) if len(node.comparisons) == 1 else None
-                if is_none is True and not self._fixed_parameter(node.left):
+                if is_none is True and not (self._fixed_parameter(node.left) or self._straight_line_parameter(node.left)):
                     is_none = None
                 if is_none is not None:
                     return const(is_none if isinstance(op, cst.Is) else not is_none)
@@ -1790,6 +1792,10 @@ class Interpreter:
                 picked = objects.one_of(base.elts)
                 if picked is not None:
                     return picked
+            if dicts.is_open(base) and _string_key(index):
+                hit = dicts.known_entries(base).get(index.const)
+                if hit is not None:
+                    return hit
             if base.keys is not None:
                 if index.kind is Kind.SHAPE and index_node is not None:
                     self.emit("on_key", KeyEvent(node, index, index_node, "read", node.value))
@@ -2049,6 +2055,8 @@ class Interpreter:
             elif a.star == "**":
                 if v.keys is not None and v.elts is not None:
                     kwargs.update(zip(v.keys, v.elts))
+                elif dicts.is_open(v):
+                    kwargs.update(dicts.known_entries(v))  # the entries written to an open dict
             else:
                 args.append(v)
                 arg_nodes.append(a.value)
@@ -2456,6 +2464,14 @@ class Interpreter:
         finally:
             self.silent -= 1
 
+    def _straight_line_parameter(self, expr: cst.BaseExpression) -> bool:
+        """``expr`` is a parameter that only straight-line code rebinds, read outside loops (see
+        :mod:`pt2lint.analysis.rebinding`): its current value is exact."""
+        frame = self.frame
+        if not isinstance(expr, cst.Name) or frame is None:
+            return False
+        return rebinding.straight_line_parameter(getattr(frame.func, "node", None), expr.value, frame.loop_depth)
+
     def _fixed_parameter(self, expr: cst.BaseExpression) -> bool:
         """``expr`` is a parameter of the function being analysed that its body never rebinds: its value
         is the one bound at the call for the whole body."""
@@ -2576,6 +2592,10 @@ class Interpreter:
             if method in ("keys",):
                 return container(elt=CONST)
             if method in ("get", "pop", "setdefault"):
+                if dicts.is_open(recv) and args and _string_key(args[0]):
+                    hit = dicts.known_entries(recv).get(args[0].const)
+                    if hit is not None:
+                        return hit
                 if recv.keys is not None and args and args[0].kind is Kind.CONST and isinstance(args[0].const, str):
                     default = args[1] if len(args) > 1 else (NONE if method == "get" else UNKNOWN)
                     hit = recv.item(args[0].const, default)
@@ -3001,6 +3021,11 @@ def _is_basic_index(index: Value) -> bool:
     if index.kind is Kind.CONTAINER and index.elts is not None:
         return all(e.kind is not Kind.TENSOR for e in index.elts)
     return index.kind in (Kind.CONST, Kind.SHAPE, Kind.NONE, Kind.UNKNOWN)
+
+
+def _string_key(v: Value) -> bool:
+    """A dict key whose string value is known (``d["norm"]``)."""
+    return v.kind is Kind.CONST and isinstance(v.const, str)
 
 
 def _dict_with(d: Value, key: Value, value: Value) -> Value:

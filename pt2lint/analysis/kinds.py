@@ -150,6 +150,13 @@ def join(a: Value, b: Value) -> Value:
         picked = one_of((a, b))
         if picked is not None:
             return picked
+    if Kind.CONTAINER in (a.kind, b.kind) and (a.keys != b.keys or a.const != b.const):
+        # dicts whose known entries differ (``{}`` and ``{"norm": f}``, an open dict): keep what is known
+        from pt2lint.analysis.dicts import join_dicts
+
+        joined = join_dicts(a, b)
+        if joined is not None:
+            return joined
     alias = a.alias_of or b.alias_of
     if a.kind is b.kind:
         elts = None

@@ -8,6 +8,8 @@ Dynamo cannot trace a Python scalar whose value lives in tensor data
 
 from __future__ import annotations
 
+import libcst as cst
+
 from pt2lint.analysis import dynamo_facts as facts
 from pt2lint.analysis.kinds import Kind
 from pt2lint.rules.base import Rule
@@ -167,10 +169,44 @@ _CONSTRUCT_TEXT = {
 }
 
 
+def _constant_message(msg) -> bool:
+    """Whether an ``assert``'s message compiles to one constant (Python folds it into a ``LOAD_CONST``).
+
+    ``None`` (no message), a string literal, implicitly concatenated literals and an
+    f-string without replacement fields are constants; ``"...".format(x)``, an f-string
+    with fields, a name or any other expression are not.
+    """
+    if msg is None or isinstance(msg, cst.SimpleString):
+        return True
+    if isinstance(msg, cst.ConcatenatedString):
+        return _constant_message(msg.left) and _constant_message(msg.right)
+    if isinstance(msg, cst.FormattedString):
+        return all(isinstance(p, cst.FormattedStringText) for p in msg.parts)
+    return False
+
+
 class DataDependentBranch(Rule):
     """PTC104: Python control flow decided by a tensor's value."""
 
     code = "PTC104"
+
+    def on_assert(self, interp, ev) -> None:
+        """``assert <tensor>, <message>`` breaks only when the message is not one constant.
+
+        Dynamo (torch 2.13, ``symbolic_convert._detect_and_normalize_assert_statement``)
+        rewrites an assert on a tensor into ``torch._assert_async`` only when the bytecode
+        after the jump is ``LOAD_ASSERTION_ERROR`` [``LOAD_CONST`` ``CALL``] ``RAISE_VARARGS``;
+        any other message (``"...".format(x)``, an f-string with fields, a variable) leaves
+        a plain jump on a tensor: "Data-dependent branching" (GB0170) at the assert.
+        """
+        v = ev.value
+        if v.kind is Kind.TENSOR and not v.weak and not _constant_message(ev.node.msg):
+            interp.report(
+                self.code,
+                ev.node.test,
+                "`assert` on a tensor value with a computed message is data-dependent control flow: graph break "
+                "(use a constant string message, which Dynamo turns into torch._assert_async, or torch._assert)",
+            )
 
     def on_test(self, interp, ev) -> None:
         v = ev.value
