@@ -39,7 +39,7 @@ from pt2lint.analysis.events import (
     WriteEvent,
 )
 from pt2lint.analysis.imports import dotted_name
-from pt2lint.analysis.walk import walk
+from pt2lint.analysis.walk import iter_children, walk
 from pt2lint.analysis.index import ClassInfo, FunctionInfo, ModuleIndex, decorator_name, identifier
 from pt2lint.analysis import dicts, objects, rebinding
 from pt2lint.analysis.kinds import (
@@ -3170,10 +3170,31 @@ def _reads_name(stmt: cst.CSTNode, name: str) -> bool:
     return any(isinstance(node, cst.Name) and node.value == name for node in walk(value))
 
 
+_SELF_STATE: Dict[int, Tuple[cst.FunctionDef, bool]] = {}
+_SELF_STATE_MAX = 4096  # entries keep their trees alive: bounded, for long-lived processes (the LSP server)
+
+
 def _stores_self_state(fn: cst.FunctionDef) -> bool:
     """Whether a method's own body (nested functions and classes aside) assigns an attribute of
     its first parameter (``self.cache = ...``) or calls ``register_buffer``/``register_parameter``/
-    ``add_module`` on it."""
+    ``add_module`` on it.
+
+    Memoised per node: the methods of a base class in another module (a library's
+    ``PreTrainedModel``) are asked about once per class that inherits them, in every entry file
+    whose analysis builds such a class, and the node (a cached piece of that module) is the same.
+    """
+    hit = _SELF_STATE.get(id(fn))
+    if hit is not None and hit[0] is fn:
+        return hit[1]
+    result = _scan_self_state(fn)
+    if len(_SELF_STATE) >= _SELF_STATE_MAX:
+        _SELF_STATE.clear()
+    _SELF_STATE[id(fn)] = (fn, result)
+    return result
+
+
+def _scan_self_state(fn: cst.FunctionDef) -> bool:
+    """:func:`_stores_self_state` without the memo."""
     params = list(fn.params.posonly_params) + list(fn.params.params)
     if not params:
         return False
@@ -3197,7 +3218,7 @@ def _stores_self_state(fn: cst.FunctionDef) -> bool:
             f = node.func
             if isinstance(f, cst.Attribute) and is_me(f.value) and f.attr.value in ("register_buffer", "register_parameter", "add_module"):
                 return True
-        stack.extend(node.children)
+        stack.extend(iter_children(node))  # the code fields only: far cheaper than ``.children``
     return False
 
 

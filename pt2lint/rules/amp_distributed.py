@@ -21,6 +21,7 @@ import libcst as cst
 from pt2lint.analysis import dynamo_facts as facts
 from pt2lint.analysis import torch_api as api
 from pt2lint.analysis.kinds import Kind
+from pt2lint.analysis.walk import iter_children
 from pt2lint.rules.base import Rule
 
 #: The autocast context-manager classes, by the names they are imported under.
@@ -337,7 +338,7 @@ def _rank_invariant_calls(test: cst.CSTNode) -> set:
     stack = [test]
     while stack:
         node = stack.pop()
-        stack.extend(node.children)
+        stack.extend(iter_children(node))
         if not isinstance(node, cst.Comparison) or len(node.comparisons) != 1:
             continue
         op, right = node.comparisons[0].operator, node.comparisons[0].comparator
@@ -361,7 +362,7 @@ def _calls_in(expr: cst.CSTNode) -> Iterator[cst.Call]:
             yield node
         if isinstance(node, (cst.Lambda, cst.FunctionDef)):
             continue
-        stack.extend(node.children)
+        stack.extend(iter_children(node))
 
 
 class FsdpFlatParamsUnderCompile(Rule):
