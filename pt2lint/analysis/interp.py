@@ -205,6 +205,11 @@ class Interpreter:
         self._random_arith_frames: set = set()  # id(frame) of frames that already had their random-arithmetic break
         self.globals: Dict[str, Value] = {}
         self._globals_busy: set = set()
+        # Every function (and receiver class) whose id() keys ``memo``/``signatures``/``analysed``, kept
+        # alive for this analysis: a freed one's id would be reused by a new object, which would then
+        # hit its memo entry, share its signature count, or pass for analysed (an outcome that
+        # depended on memory layout).
+        self._id_keys: dict = {}
         self.instantiated: set = set()  # local classes constructed inside some class's methods
         # id(class) -> ``self.<name>`` values of the instances of that class constructed inside a
         # compiled region (``__init__`` run with the call's argument kinds, then its methods)
@@ -501,6 +506,9 @@ class Interpreter:
         if len(self.active) >= MAX_DEPTH or self.budget <= 0:
             self._limit_reached(fn, "depth" if self.budget > 0 else "budget")
             return UNKNOWN
+        self._id_keys.setdefault(id(fn), fn)
+        if self_value is not None and isinstance(self_value.ref, ClassInfo):
+            self._id_keys.setdefault(id(self_value.ref), self_value.ref)
         key = (id(fn), (self_value.ref, self_value.const) if self_value is not None else None, tuple(sorted(params.items(), key=lambda kv: kv[0])), self.silent > 0)
         try:
             hash(key)
