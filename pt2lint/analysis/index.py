@@ -54,7 +54,7 @@ class FunctionInfo:
     __slots__ = (
         "node", "name", "symbol", "cls", "disabled", "opaque", "compiled", "kind",
         "local_decorators", "is_generator", "closure", "module", "foreign_decorators", "decorator_targets",
-        "decorators_linked", "origin",
+        "decorators_linked", "origin", "lambda_stmt",
     )
 
     def __init__(self, node: cst.FunctionDef, symbol: str, cls: Optional["ClassInfo"]) -> None:
@@ -74,6 +74,7 @@ class FunctionInfo:
         self.decorator_targets: Dict[int, "FunctionInfo"] = {}  # id(decorator expr) -> project function
         self.decorators_linked = False
         self.origin: Optional["FunctionInfo"] = None  # the decorated function this is the undecorated body of
+        self.lambda_stmt: Optional[cst.CSTNode] = None  # for a lambda: the statement that holds it
 
     def link_decorators(self) -> None:
         """Resolve decorators imported from other project modules (once): their wrappers run in the region."""
@@ -183,6 +184,32 @@ class ClassInfo:
 
     def __repr__(self) -> str:
         return f"<ClassInfo {self.name}>"
+
+
+def lambda_function(lam: cst.Lambda, stmt: Optional[cst.CSTNode], symbol: str, cls: Optional[ClassInfo]) -> FunctionInfo:
+    """The function a ``lambda`` expression makes, as a :class:`FunctionInfo`.
+
+    Args:
+        lam: the ``Lambda`` node.
+        stmt: the statement of the file's tree that holds it; findings in the lambda's body
+            are reported against it (the synthetic ``def`` below is in no tree).
+        symbol: the name chains show (``M.forward.<locals>.<lambda>``).
+        cls: the class whose body binds it, if any (``forward = lambda self, x: ...``).
+
+    Python gives a lambda the parameters it spells and one ``return`` of its body; Dynamo
+    traces it as it traces a ``def`` (measured on torch 2.13: ``g = lambda t: t.sum().item();
+    g(x)`` breaks at the lambda's line).  Its ``node`` is a ``def`` with those parameters whose
+    ``return`` holds the lambda's own body node, so positions of what is inside stay the
+    file's.
+    """
+    ret = cst.Return(value=lam.body)
+    node = cst.FunctionDef(
+        name=cst.Name("_lambda"), params=lam.params, body=cst.IndentedBlock(body=[cst.SimpleStatementLine(body=[ret])])
+    )
+    info = FunctionInfo(node, symbol, cls)
+    info.name = "<lambda>"
+    info.lambda_stmt = stmt
+    return info
 
 
 def method_alias(fn: FunctionInfo, cls: ClassInfo, name: str) -> FunctionInfo:
@@ -353,25 +380,54 @@ class ModuleIndex:
                     if isinstance(small, cst.Assign):
                         for t in small.targets:
                             if isinstance(t.target, cst.Name):
-                                self._class_body_binding(cls, identifier(t.target.value), small.value)
+                                self._class_body_binding(cls, identifier(t.target.value), small.value, stmt)
                     elif isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name) and small.value is not None:
-                        self._class_body_binding(cls, identifier(small.target.value), small.value)
+                        self._class_body_binding(cls, identifier(small.target.value), small.value, stmt)
                     elif isinstance(small, cst.Del):
                         for gone in _del_names(small):
                             cls.methods.pop(gone, None)  # ``del forward``: the class has no such method
                             cls.method_imports.pop(gone, None)
         return cls
 
-    def _class_body_binding(self, cls: ClassInfo, name: str, value: cst.BaseExpression) -> None:
+    def _class_body_binding(
+        self, cls: ClassInfo, name: str, value: cst.BaseExpression, stmt: Optional[cst.CSTNode] = None
+    ) -> None:
         """``name = value`` in the body of ``cls``: a method when ``value`` names a function.
 
         ``forward = _impl`` (a method defined above in the body), ``forward = other_fn`` (a
         module-level function defined above) and ``forward = helpers.fn`` / an imported name (a
         function of another project module, resolved when the class is linked) bind a method;
-        any other value unbinds a method of that name.
+        so does ``forward = lambda self, x: ...``, and ``staticmethod(...)`` /
+        ``classmethod(...)`` of a lambda or a function defined above binds one of that kind;
+        any other value unbinds a method of that name.  ``stmt`` is the class-body statement
+        (where findings in a lambda's body are reported).
         """
         cls.methods.pop(name, None)
         cls.method_imports.pop(name, None)
+        kind = None
+        if (
+            isinstance(value, cst.Call) and len(value.args) == 1 and value.args[0].keyword is None
+            and not value.args[0].star
+            and dotted_name(value.func) in ("staticmethod", "classmethod") and dotted_name(value.func) not in self.imports.names
+        ):
+            kind = dotted_name(value.func)
+            value = value.args[0].value
+        if isinstance(value, cst.Lambda):
+            info = lambda_function(value, stmt, f"{cls.name}.{name}", cls)
+            info.name = name
+            if kind is not None:
+                info.kind = kind
+            cls.methods[name] = info
+            self.all_functions.append(info)
+            return
+        if kind is not None:
+            if isinstance(value, cst.Name) and identifier(value.value) in self.functions and value.value not in self.imports.names:
+                info = method_alias(self.functions[identifier(value.value)], cls, name)
+                info.kind = kind
+                info.module = None  # set with the others once the module is collected
+                cls.methods[name] = info
+                self.all_functions.append(info)
+            return
         if isinstance(value, cst.Name):
             source = identifier(value.value)
             if source in cls.methods:

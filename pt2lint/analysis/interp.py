@@ -40,7 +40,7 @@ from pt2lint.analysis.events import (
 )
 from pt2lint.analysis.imports import dotted_name
 from pt2lint.analysis.walk import iter_children, walk
-from pt2lint.analysis.index import ClassInfo, FunctionInfo, ModuleIndex, decorator_name, identifier
+from pt2lint.analysis.index import ClassInfo, FunctionInfo, ModuleIndex, decorator_name, identifier, lambda_function
 from pt2lint.analysis import dicts, objects, rebinding
 from pt2lint.analysis.kinds import (
     CONST,
@@ -195,6 +195,8 @@ class Interpreter:
         self.stmt: Optional[cst.CSTNode] = None
         self.header: Optional[cst.CSTNode] = None
         self.memo: Dict[tuple, Value] = {}
+        self._lambdas: Dict[tuple, FunctionInfo] = {}  # (id(lambda node), id(frame)) -> its function
+        self._lambda_keep: List[tuple] = []
         self.signatures: Dict[int, int] = {}
         self.active: List[FunctionInfo] = []
         self.analysed: set = set()
@@ -559,7 +561,10 @@ class Interpreter:
         self.frames.append(frame)
         breaks_before = self.gb_events
         try:
-            self.exec_block(fn.node.body)
+            if fn.lambda_stmt is not None:
+                self._exec_lambda(fn, frame)
+            else:
+                self.exec_block(fn.node.body)
         except _Terminated:
             pass
         finally:
@@ -578,6 +583,49 @@ class Interpreter:
             result = NONE
         self.memo[key] = result
         return result
+
+    def _context_method(self, manager: Value, name: str, args, expr: cst.BaseExpression) -> Optional[Value]:
+        """Call ``__enter__``/``__exit__`` of a context manager that is an instance of a class of the
+        project (``with Timer(x) as t:``); ``None`` when ``manager`` is anything else.
+
+        Python calls them around the ``with`` body and Dynamo traces them as part of the frame: an
+        ``.item()`` in a same-file ``__enter__`` or ``__exit__`` breaks (torch 2.13: the whole frame
+        then runs eagerly).  ``__exit__`` gets three ``None``\ s (the body did not raise).
+        """
+        if manager.kind is not Kind.MODULE or not isinstance(manager.ref, ClassInfo):
+            return None
+        fn = manager.ref.lookup_method(name)
+        if fn is None:
+            return None
+        frame = self.frame
+        chain = frame.chain if frame is not None else ()
+        saved = frame.calling if frame is not None else None
+        if frame is not None:
+            frame.calling = expr
+        try:
+            return self.invoke(fn, Value(Kind.SELF, ref=manager.ref, const=manager.const), list(args), {}, chain)
+        finally:
+            if frame is not None:
+                frame.calling = saved
+
+    def _exec_lambda(self, fn: FunctionInfo, frame: Frame) -> None:
+        """Run a lambda's body in ``frame``: its one expression is the return value; findings in it
+        belong to the statement that holds the lambda."""
+        self.stmt, self.header = fn.lambda_stmt, None
+        ret = fn.node.body.body[0].body[0]
+        frame.returns.append(self.eval(ret.value))
+
+    def _is_type_of_tensor(self, func: cst.BaseExpression) -> bool:
+        """``func`` is ``type(t).<name>`` for a value ``t`` that is surely a tensor (its class's attribute)."""
+        if not isinstance(func, cst.Attribute) or not isinstance(func.value, cst.Call):
+            return False
+        call = func.value
+        if len(call.args) != 1 or call.args[0].keyword is not None or call.args[0].star:
+            return False
+        if self.qualname(call.func) != "builtins.type":
+            return False
+        v = self.eval(call.args[0].value)
+        return v.kind is Kind.TENSOR and not v.maybe_none
 
     def _limit_reached(self, fn: FunctionInfo, why: str) -> None:
         """Report (``PTC004``) a call to ``fn`` that is not analysed because a limit was reached.
@@ -769,12 +817,18 @@ class Interpreter:
             if stmt.orelse is not None:
                 self._exec_branch(stmt.orelse.body)
         elif isinstance(stmt, cst.With):
+            managers = []
             for item in stmt.items:
                 self.stmt, self.header = stmt, item.item
                 v = self.eval(item.item)
+                entered = self._context_method(v, "__enter__", [], item.item)
+                managers.append((v, item.item))
                 if item.asname is not None:
-                    self.bind(item.asname.name, v)
+                    self.bind(item.asname.name, entered if entered is not None else v)
             self.exec_block(stmt.body)
+            for v, expr in reversed(managers):
+                self.stmt, self.header = stmt, expr
+                self._context_method(v, "__exit__", [NONE, NONE, NONE], expr)
         elif isinstance(stmt, (cst.Try, getattr(cst, "TryStar", cst.Try))):
             mark = len(self.frame.log)
             self.exec_block(stmt.body)
@@ -1612,7 +1666,21 @@ class Interpreter:
         return Value(Kind.CONTAINER, elt=self._comprehension(node, [node.key, node.value]))
 
     def eval_Lambda(self, node: cst.Lambda) -> Value:
-        return Value(Kind.FUNCTION, ref=node)
+        """A lambda is a local function closing over the current frame (one per frame and lambda,
+        so a loop that rebinds it reaches a fixed point)."""
+        frame = self.frame
+        if frame is None:
+            return Value(Kind.FUNCTION, ref=node)
+        key = (id(node), id(frame))
+        info = self._lambdas.get(key)
+        if info is None:
+            chain = frame.chain[-1] if frame.chain else ""
+            info = lambda_function(node, self.stmt, f"{chain}.<locals>.<lambda>".lstrip("."), None)
+            info.closure = frame
+            info.module = self.index
+            self._lambdas[key] = info
+            self._lambda_keep.append((node, frame))  # the ids in the key stay those objects'
+        return Value(Kind.FUNCTION, ref=info)
 
     def eval_NamedExpr(self, node: cst.NamedExpr) -> Value:
         v = self.eval(node.value)
@@ -2045,6 +2113,7 @@ class Interpreter:
         func = node.func
         if isinstance(func, cst.Call):
             func = self._constant_getattr(func) or func  # ``getattr(x, "item")()`` is ``x.item()``
+        func = _called_through_dunder_call(func)
         args: List[Value] = []
         kwargs: Dict[str, Value] = {}
         arg_nodes = []
@@ -2087,12 +2156,19 @@ class Interpreter:
             callee_value = self.eval(func)
         elif qual is None:
             callee_value = self.eval(func)
+        if method is not None and self._is_type_of_tensor(func):
+            qual, method, receiver = f"torch.Tensor.{method}", None, None  # ``type(t).item(t)``
         if method is None and args and node.args and node.args[0].keyword is None and not node.args[0].star:
             unbound = _unbound_tensor_method(qual, callee_value)
+            if unbound is None and callee_value is not None and callee_value.const == _METHODCALLER:
+                unbound = callee_value.ref  # ``operator.methodcaller("item")(t)`` is ``t.item()``
             if unbound is not None and args[0].kind is Kind.TENSOR:
-                # ``torch.Tensor.item(t)`` (or an alias of it) is ``t.item()``, to Dynamo as to us
+                # ``torch.Tensor.item(t)`` (or an alias or a ``functools.partial`` of it) is ``t.item()``,
+                # to Dynamo as to us
+                bound_args = list(callee_value.elts or ()) if callee_value is not None and callee_value.const == _METHODCALLER else []
+                kwargs = {**_partial_kwargs(callee_value), **kwargs} if callee_value is not None else kwargs
                 method, receiver, receiver_node = unbound, args[0], node.args[0].value
-                args, qual, callee_value = args[1:], None, None
+                args, qual, callee_value = bound_args + args[1:], None, None
         if (
             receiver is not None and receiver.keys is not None and method in _CONTAINER_MUTATORS
             and isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and self.frame is not None
@@ -2724,6 +2800,8 @@ class Interpreter:
             return GENERATOR  # ``Generator.manual_seed`` returns the generator itself
         if qual == "functools.partial":
             return _partial_value(args, kwargs)
+        if qual == "operator.methodcaller":
+            return _method_caller(args, kwargs)
         if qual in ("torch.utils.checkpoint.checkpoint", "torch.utils.checkpoint.checkpoint_sequential") and args:
             fnv = args[0]
             if fnv.kind is Kind.FUNCTION and isinstance(fnv.ref, FunctionInfo):
@@ -2901,12 +2979,44 @@ def _partial_value(args, kwargs) -> Value:
     """``functools.partial(f, k=v, ...)`` of a local function ``f``: ``f``'s ``FUNCTION`` value carrying the
     bound keywords (in ``keys``/``elts``), which a call merges under its own.  Partials that also bind
     positional arguments, or of anything else, stay Unknown."""
+    if len(args) == 1 and _unbound_tensor_method(None, args[0]) is not None and args[0].const is None:
+        # ``functools.partial(torch.Tensor.item)``: still the unbound method, with the keywords bound
+        return Value(Kind.UNKNOWN, ref=args[0].ref, const=_PARTIAL, keys=tuple(kwargs), elts=tuple(kwargs.values()))
     if len(args) != 1 or args[0].kind is not Kind.FUNCTION or not isinstance(args[0].ref, FunctionInfo):
         return UNKNOWN
     fn = args[0]
     if fn.const is not None or fn.elt is not None:
         return UNKNOWN  # a bound method or another special callable: not modelled
     return Value(Kind.FUNCTION, ref=fn.ref, const=_PARTIAL, keys=tuple(kwargs), elts=tuple(kwargs.values()))
+
+
+#: ``const`` of the value of ``operator.methodcaller(name, *args)``: ``ref`` is the method name, ``elts`` the args
+_METHODCALLER = "operator.methodcaller"
+
+
+def _method_caller(args, kwargs) -> Value:
+    """``operator.methodcaller("name", *args)``: calling it on ``obj`` calls ``obj.name(*args)`` (Python's
+    definition; Dynamo traces it so: ``methodcaller("item")(t)`` breaks as ``t.item()`` does, torch 2.13).
+    Unknown when the name is not a constant string or keywords are bound."""
+    if not args or kwargs or args[0].kind is not Kind.CONST or not isinstance(args[0].const, str):
+        return UNKNOWN
+    if not args[0].const.isidentifier():
+        return UNKNOWN
+    return Value(Kind.FUNCTION, ref=args[0].const, const=_METHODCALLER, elts=tuple(args[1:]))
+
+
+def _called_through_dunder_call(func: cst.BaseExpression) -> cst.BaseExpression:
+    """``f.__call__`` called is ``f`` called (Python's call protocol); any other function expression as is.
+
+    Dynamo breaks on ``t.item.__call__()`` as on ``t.item()`` (torch 2.13, at the same line).  ``super().__call__``
+    stays as written (the base class's ``__call__`` is not ``super()`` called).
+    """
+    if not isinstance(func, cst.Attribute) or func.attr.value != "__call__":
+        return func
+    inner = func.value
+    if isinstance(inner, cst.Call) and isinstance(inner.func, cst.Name) and inner.func.value == "super":
+        return func
+    return inner
 
 
 def _partial_kwargs(v: Value) -> Dict[str, Value]:

@@ -1,0 +1,62 @@
+"""Calls whose function is resolved through Python's call protocol rather than spelled as a method call.
+
+Ground truth (torch 2.13, ``torch._dynamo.explain`` on ``torch.randn(4)``): each module in
+``BREAKS`` has a graph break at the marked line ("Unsupported Tensor.item() call with
+capture_scalar_outputs=False"; for ``__call__``, "Unsupported method call"; for the context
+managers, the whole frame runs eagerly: 0 graphs); each module in ``NEAR_MISSES`` compiles to
+one graph with no break.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from pt2lint.engine import lint_source
+from pt2lint.settings import LintSettings, resolve_selection
+
+SETTINGS = LintSettings(enabled=resolve_selection())
+P = "import torch\nimport torch.nn as nn\nimport functools, operator\n"
+FWD = "class M(nn.Module):\n    def forward(self, x):\n"
+CTX = (
+    "class C:\n    def __init__(self, t):\n        self.t = t\n"
+    "    def __enter__(self):\n        return {enter}\n"
+    "    def __exit__(self, *a):\n        {exit}\n        return False\n"
+)
+
+#: name -> (source, 1-based line of the break)
+BREAKS = {
+    "type-of-tensor": (P + FWD + "        return x * type(x).item(x.sum())\n", 6),
+    "methodcaller": (P + FWD + "        return x * operator.methodcaller('item')(x.sum())\n", 6),
+    "dunder-call": (P + FWD + "        return x * x.sum().item.__call__()\n", 6),
+    "partial-of-unbound": (P + FWD + "        f = functools.partial(torch.Tensor.item)\n        return x * f(x.sum())\n", 7),
+    "lambda-called": (P + FWD + "        g = lambda t: t.sum().item()\n        return x * g(x)\n", 6),
+    "staticmethod-lambda-forward": (P + "class M(nn.Module):\n    forward = staticmethod(lambda x: x * x.sum().item())\n", 5),
+    "lambda-forward": (P + "class M(nn.Module):\n    forward = lambda self, x: x * x.sum().item()\n", 5),
+    "context-enter": (P + CTX.format(enter="self.t.sum().item()", exit="pass") + FWD + "        with C(x) as v:\n            return x * v\n", 8),
+    "context-exit": (P + CTX.format(enter="self", exit="self.t.sum().item()") + FWD + "        with C(x):\n            y = x * 2\n        return y\n", 10),
+}
+
+NEAR_MISSES = {
+    "type-of-tensor-add": P + FWD + "        return type(x).add(x, 1)\n",
+    "methodcaller-add": P + FWD + "        return operator.methodcaller('add', 1)(x)\n",
+    "partial-of-unbound-add": P + FWD + "        f = functools.partial(torch.Tensor.add, other=1)\n        return f(x)\n",
+    "lambda-no-item": P + FWD + "        g = lambda t: t.sum() * 2\n        return x * g(x)\n",
+    "lambda-never-called": P + FWD + "        g = lambda t: t.sum().item()\n        return x * 2\n",
+    "staticmethod-lambda-no-item": P + "class M(nn.Module):\n    forward = staticmethod(lambda x: x * x.sum())\n",
+    "context-no-item": P + CTX.format(enter="self.t.sum()", exit="pass") + FWD + "        with C(x) as v:\n            return x * v\n",
+}
+
+
+def graph_breaks(src: str):
+    return [(d.start.line, d.code) for d in lint_source(src, "m.py", SETTINGS).diagnostics if d.code.startswith("PTC1")]
+
+
+@pytest.mark.parametrize("name", sorted(BREAKS))
+def test_the_break_is_found_at_its_line(name):
+    src, line = BREAKS[name]
+    assert graph_breaks(src) == [(line, "PTC101")]
+
+
+@pytest.mark.parametrize("name", sorted(NEAR_MISSES))
+def test_the_near_miss_is_clean(name):
+    assert graph_breaks(NEAR_MISSES[name]) == []
