@@ -1259,7 +1259,12 @@ class CondRewrite:
         cls = self.ctx.parent(self.func)
         while cls is not None and not isinstance(cls, cst.ClassDef):
             cls = self.ctx.parent(cls)
-        return number_attributes(cls) if cls is not None else set()
+        if cls is None:
+            return set()
+        memo = self.ctx.__dict__.setdefault("_number_attrs_memo", {})  # per file: the tree does not change
+        if id(cls) not in memo:
+            memo[id(cls)] = (cls, number_attributes(cls))
+        return memo[id(cls)][1]
 
     def _registered_buffers(self) -> Set[str]:
         """Names the enclosing class registers with ``self.register_buffer("name", ...)`` (buffers
