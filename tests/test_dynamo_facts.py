@@ -362,6 +362,26 @@ def test_numpy_draws_break_only_without_a_size():
     ) == [(7, "PTC305"), (9, "PTC305"), (12, "PTC305")]
 
 
+def test_a_sized_numpy_draw_is_an_array_whose_item_breaks():
+    # Measured on torch 2.13 (torch._dynamo.explain): `np.random.rand(1).item()` breaks once
+    # (GB0033, the array is a traced tensor), `np.random.rand(4)` used as an array does not.
+    assert found(
+        """
+        import numpy as np
+        import torch
+        from torch import nn
+
+        class M(nn.Module):
+            def forward(self, x):
+                eps = np.random.rand(1).item()
+                idx = np.random.choice(np.arange(8), 3, replace=False)
+                noise = np.random.rand(4) * 2
+                y = x + torch.from_numpy(noise).float()
+                return y * eps
+        """
+    ) == [(7, "PTC101")]
+
+
 def test_numpy_functions_without_torch_numpy_equivalent_are_ptc312():
     assert found(
         """

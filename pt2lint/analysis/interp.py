@@ -2790,6 +2790,8 @@ class Interpreter:
             return SHAPE
         if qual in api.DATA_FUNCTIONS:
             return DATA
+        if _numpy_sized_draw(qual, args, kwargs):
+            return Value(Kind.TENSOR)
         if qual.startswith("numpy.") and not qual.startswith(api.NUMPY_NON_ARRAY):
             # Dynamo traces NumPy calls through torch._numpy: their results are tensors in
             # the graph, so branching on them or using them as ints breaks (measured on 2.13).
@@ -2973,6 +2975,18 @@ def _is_string_node(node: cst.BaseExpression) -> bool:
 #: builtins that, fed a generator which graph-breaks inside, break again at the call (torch 2.13)
 _GENERATOR_RESUME_BUILTINS = frozenset({"builtins.all", "builtins.any", "builtins.sum", "builtins.set"})
 _PARTIAL = "functools.partial"
+
+
+def _numpy_sized_draw(qual: str, args, kwargs) -> bool:
+    """True when ``qual(*args, **kwargs)`` is a NumPy RNG draw given a size
+    (``np.random.rand(1)``, ``np.random.randint(0, 9, size=4)``): ``torch._numpy`` returns
+    an array for it, a tensor in Dynamo's graph, so reading it out (``.item()``, ``int()``,
+    an ``if``) breaks like any tensor.  The draws and their size position come from the
+    Dynamo facts table (:func:`dynamo_facts.numpy_scalar_draw`, both forms probed on
+    torch 2.13); without a size the draw is a Python number (PTC305 reports it).
+    """
+    draw = dynamo_facts.numpy_scalar_draw(qual)
+    return draw is not None and ("size" in kwargs or len(args) > draw[1])
 
 
 def _partial_value(args, kwargs) -> Value:
