@@ -44,6 +44,8 @@ UNPROVEN = [
     ("sum-vs-amax", module("if x.float().mean() > 0:\n    y = x.sum(-1)\nelse:\n    y = x.amax(-1)\nreturn y")),
     # a float32 tensor of the module promotes a float16 input that `x * 3` keeps
     ("float32-tensor-operand", module("if x.sum() > 0:\n    y = x - torch.ones(4)\nelse:\n    y = x * 3\nreturn y")),
+    # a float16 `x` minus a float32 tensor is float32, minus a 0-d float32 one float16
+    ("full-vs-reduced-operand", module("r = self.lin(x)\nif r.mean() > 0:\n    y = x - r\nelse:\n    y = x - r.sum()\nreturn y", LIN)),
     # true division of an integer input is floating
     ("division-of-unknown-input", module("if x.sum() > 0:\n    y = x / 2\nelse:\n    y = x\nreturn y")),
 ]
@@ -54,6 +56,8 @@ PROVEN = [
     # one Python float in both branches: the default dtype for an integer input, its own otherwise
     ("float-literal-both", module("if x.sum() > 0:\n    y = x * 1.5\nelse:\n    y = x * 0.5\nreturn y")),
     ("floating-sum-vs-amax", module("h = self.lin(x)\nif h.mean() > 0:\n    y = h.sum(-1)\nelse:\n    y = h.amax(-1)\nreturn y", LIN)),
+    # both branches promote the same two operands (0.5 * P keeps the floating P's dtype and rank)
+    ("same-operands-promoted", module("if x.sum() > 0:\n    y = x + self.lin(x)\nelse:\n    y = x - 0.5 * self.lin(x)\nreturn y", LIN)),
     # a value read by both branches, whatever its dtype
     ("same-value-both", module("s = x.sum(-1)\nif x.float().mean() > 0:\n    s = s * 2\nreturn s")),
 ]
@@ -89,6 +93,10 @@ def test_the_unproven_rewrites_raise_and_the_proven_run_on_torch():
     assert not runs(lambda x: x.sum(-1), lambda x: x.amax(-1), bools)
     assert not runs(lambda x: x - torch.ones(4), lambda x: x * 3, half)
     assert not runs(lambda x: x / 2, lambda x: x.clone(), ints)
+    r = torch.randn(2, 4)
+    assert not runs(lambda x: x - r, lambda x: x - r.sum(), half)
+    for x in (half, half.float(), half.double()):
+        assert runs(lambda x: x + r, lambda x: x - 0.5 * r, x)
     # the proven ones, on every input dtype they accept
     for x in (ints, half, half.double()):
         assert runs(lambda x: x * 1.5, lambda x: x * 0.5, x)

@@ -770,8 +770,13 @@ def dtype_key(ctx: FixContext, expr: Optional[cst.BaseExpression], stmts: Sequen
         return "exact:" + exact
     if isinstance(expr, cst.Name):
         value, before, bound = _resolve(ctx, stmts, expr.value)
+        if value is None and bound:
+            # bound in a compound statement before here (an earlier `if`): the value it has after
+            # that statement, the same for every branch reading it there
+            where = next((st for st in reversed(stmts) if expr.value in _binds(ctx, st)), None)
+            return f"bound:{id(where)}:{expr.value}"
         if value is None:
-            return None if bound else "of:" + expr.value
+            return "of:" + expr.value
         key = dtype_key(ctx, value, before, floating_attrs, depth + 1)
         # a value of unknown dtype is still the dtype of itself: branches reading one assignment
         # (made before the `if`) agree
@@ -795,9 +800,14 @@ def dtype_key(ctx: FixContext, expr: Optional[cst.BaseExpression], stmts: Sequen
             return None
         prefixes = {k[: len(k) - len(_key_base(k))] for k in keys}
         bases = {_key_base(k) for k in keys}
-        if len(bases - {OPAQUE}) > 1 or (len(bases) > 1 and OPAQUE in bases):
-            return None  # operands of unrelated dtypes promote to one that may be neither
-        key = FLOAT_ARITH + bases.pop() if FLOAT_ARITH in prefixes else keys[0]
+        if len({_underlying(b) for b in bases}) > 1:
+            # operands of unrelated dtypes promote to one that may be neither: the result is the
+            # promotion of exactly these operands (their dtypes and whether each is 0-d, which the
+            # reduction marks keep), the same in another branch promoting the same ones
+            base = "join(" + ",".join(sorted(bases)) + ")"
+        else:
+            base = _underlying(bases.pop())  # one dtype, whatever the ranks
+        key = FLOAT_ARITH + base if FLOAT_ARITH in prefixes else base
         if any(floats) or isinstance(expr.operator, cst.Divide):
             if all(_proven_floating(ctx, e, stmts, floating_attrs) for e in tensors):
                 return _key_base(key)  # a Python float or a division keeps a floating tensor's dtype
@@ -820,13 +830,13 @@ def dtype_key(ctx: FixContext, expr: Optional[cst.BaseExpression], stmts: Sequen
         if name in _SAME_DTYPE or name in api.VIEW_METHODS:
             if any(a.star or _is_tensor_arg(ctx, a.value) for a in rest):
                 return None  # another tensor (or a value that may be one) promotes with the receiver
-            return dtype_key(ctx, recv, stmts, floating_attrs, depth + 1)
+            return _reduced(name, dtype_key(ctx, recv, stmts, floating_attrs, depth + 1))
         if name in _FLOAT_ONLY and not any(a.star or _is_tensor_arg(ctx, a.value) for a in rest):
             # raises for integer and bool tensors, keeps a floating one's dtype
-            return dtype_key(ctx, recv, stmts, floating_attrs, depth + 1)
+            return _reduced(name, dtype_key(ctx, recv, stmts, floating_attrs, depth + 1))
         if name in _FLOAT_KEEPING or name in _FLOAT_RESULT or name in _WIDENING:
             if _proven_floating(ctx, recv, stmts, floating_attrs) and not any(a.star or _is_tensor_arg(ctx, a.value) for a in rest):
-                return dtype_key(ctx, recv, stmts, floating_attrs, depth + 1)
+                return _reduced(name, dtype_key(ctx, recv, stmts, floating_attrs, depth + 1))
             return None
         return OPAQUE
     return OPAQUE if isinstance(expr, cst.Attribute) else None
@@ -846,6 +856,22 @@ def _is_python_number(ctx: FixContext, expr: cst.BaseExpression, floating_attrs:
     return v is not None and v.kind in (Kind.CONST, Kind.SHAPE)
 
 
+def _reduced(name: str, key: Optional[str]) -> Optional[str]:
+    """``key`` marked as reduced by ``name`` (possibly 0-d: a 0-d operand takes part in promotion
+    below a dimensioned one of its category, so ``x - r`` and ``x - r.sum()`` can differ)."""
+    if key is None or name not in _DIM_REDUCTIONS:
+        return key
+    prefix = key[: len(key) - len(_key_base(key))]
+    return prefix + "red(" + _key_base(key) + ")"
+
+
+def _underlying(base: str) -> str:
+    """A key base without its reduction marks: the dtype, whatever the rank."""
+    while base.startswith("red(") and base.endswith(")"):
+        base = base[4:-1]
+    return base
+
+
 def keys_agree(keys: Sequence[Optional[str]]) -> bool:
     """Whether branch outputs with these :func:`dtype_key` values have one dtype: one prefix
     (:data:`FLOAT_ARITH` or none) and one base, an :data:`OPAQUE` base being taken to have the
@@ -854,7 +880,7 @@ def keys_agree(keys: Sequence[Optional[str]]) -> bool:
     if None in keys:
         return False
     prefixes = {k[: len(k) - len(_key_base(k))] for k in keys}  # type: ignore[arg-type]
-    bases = {_key_base(k) for k in keys} - {OPAQUE}  # type: ignore[arg-type]
+    bases = {_underlying(_key_base(k)) for k in keys} - {OPAQUE}  # type: ignore[arg-type]
     return len(prefixes) <= 1 and len(bases) <= 1
 
 
@@ -1535,6 +1561,13 @@ class CondRewrite:
             return
         raise Refuse(f"{what} is {_kind_text(v)} {where}; torch.cond branches can only return tensors")
 
+    def _passthrough_key(self, label: str, outputs: List[str], mode: str) -> Optional[str]:
+        """The :func:`dtype_key` of an output that a branch passes through when an earlier compound
+        statement (another ``if``) binds it: the value after that statement."""
+        name = next((n for n in outputs if label == f"`{n}`"), None) if mode == "assign" else None
+        where = next((st for st in reversed(list(self._before_top())) if name is not None and name in _binds(self.ctx, st)), None)
+        return f"bound:{id(where)}:{name}" if where is not None and not isinstance(where, cst.SimpleStatementLine) else None
+
     def _output_slots(self, leaves: List[Optional[Branch]], outputs: List[str], mode: str):
         """For each output: its label and, per branch, ``(expression or None, statements before it)``.
 
@@ -1615,7 +1648,7 @@ class CondRewrite:
                 numbers = {NUMBER_ATTR + n for n in self._number_attrs()}
                 # an output of unknown dtype still has the dtype of itself: a branch that passes
                 # through the value another branch reads agrees with it
-                keys = [(dtype_key(self.ctx, e, st, floating | numbers) or f"value:{id(e)}") if e is not None else None for e, st in per]
+                keys = [(dtype_key(self.ctx, e, st, floating | numbers) or f"value:{id(e)}") if e is not None else self._passthrough_key(label, outputs, mode) for e, st in per]
                 if not keys_agree(keys):
                     # arithmetic whose operands' dtypes are unknown: its result has the other branch's
                     # dtype only where promotion proves it (an int64 input times 0.5 is floating)
