@@ -125,8 +125,11 @@ OTHER_CASES = [
     ("near-miss-parameter-used-before", src("h = self.lin(x)\n" + branches("y = self.lin(h) * 2", "y = h * 2"), init="self.lin = nn.Linear(4, 4)"), COMPILED, Applicability.SAFE, ""),
     ("near-miss-parameter-in-both", src(branches("y = self.lin(x) * 2", "y = self.lin(x) - 1"), init="self.lin = nn.Linear(4, 4)"), COMPILED, Applicability.SAFE, ""),
     ("near-miss-same-cast", src(branches("y = x.half() * 2", "y = x.half() - 1")), COMPILED, Applicability.SAFE, ""),
-    ("near-miss-buffer-one-branch", src(branches("y = x * self.mean", "y = x * 2"), init="self.register_buffer('mean', torch.zeros(4))"), COMPILED, Applicability.SAFE, ""),
-    ("near-miss-config-constant", src(branches("y = x * self.eps", "y = x * 2"), init="self.eps = 0.5"), COMPILED, Applicability.SAFE, ""),
+    # a float32 buffer promotes a float16 `x` (`x * 2` does not), a Python float an int64 one:
+    # torch.cond raises for those inputs (measured in test_naive_promoting_rewrites_raise)
+    ("buffer-one-branch", src(branches("y = x * self.mean", "y = x * 2"), init="self.register_buffer('mean', torch.zeros(4))"), COMPILED, Applicability.UNSAFE, "not proven to keep one dtype"),
+    ("config-constant-unknown-input", src(branches("y = x * self.eps", "y = x * 2"), init="self.eps = 0.5"), COMPILED, Applicability.UNSAFE, "not proven to keep one dtype"),
+    ("near-miss-config-constant-floating", src("h = self.lin(x)\n" + branches("y = h * self.eps", "y = h * 2"), init="self.lin = nn.Linear(4, 4)\nself.eps = 0.5"), COMPILED, Applicability.SAFE, ""),
 ]
 
 

@@ -674,6 +674,8 @@ class _Run:
     grads: Dict[str, Any] = field(default_factory=dict)
     grad_error: Optional[str] = None
     buffers: Dict[str, Any] = field(default_factory=dict)
+    inputs: List[Tuple[str, Any]] = field(default_factory=list)
+    state: Dict[str, Any] = field(default_factory=dict)
     lines: Set[int] = field(default_factory=set)
     outcomes: Dict[int, Set[bool]] = field(default_factory=dict)
 
@@ -713,7 +715,78 @@ def _run_model(model: Any, args: tuple, kwargs: Dict[str, Any], tracer: _Tracer)
                 run.grad_error = f"{type(exc).__name__}: {exc}"
     run.grads = {n: (None if p.grad is None else p.grad.detach().clone()) for n, p in model.named_parameters()}
     run.buffers = {n: b.detach().clone() for n, b in model.named_buffers()}
+    run.inputs = input_snapshot(args, kwargs)
+    run.state = module_state_snapshot(model)
     return run
+
+
+def input_snapshot(args: tuple, kwargs: Dict[str, Any]) -> List[Tuple[str, Any]]:
+    """``(path, copy)`` of every tensor the caller passed (``args[0]``, ``kwargs['mask'][1]``, ...),
+    taken after the call: what the caller sees of in-place writes to its inputs."""
+    import torch
+
+    leaves = _leaves(list(args), "args") + _leaves(dict(kwargs), "kwargs")
+    return [(p, v.detach().clone()) for p, v in leaves if isinstance(v, torch.Tensor)]
+
+
+_STATE_SCALARS = (int, float, bool, str, type(None))
+
+
+def module_state_snapshot(model: Any) -> Dict[str, Any]:
+    """The Python state of ``model`` and its submodules outside parameters and buffers, after a
+    call: each public instance attribute (``vars(module)``, not ``training``) that is a tensor (a
+    copy), a Python scalar (its value) or a list/tuple/dict/set (its length and, when every element
+    is a Python scalar, its contents).  A counter, a cached tensor or an appended history that the
+    fixed code updates differently from the original shows here."""
+    import torch
+
+    out: Dict[str, Any] = {}
+    for mod_name, mod in model.named_modules():
+        for key, value in vars(mod).items():
+            if key.startswith("_") or key == "training":
+                continue
+            where = f"{mod_name}.{key}" if mod_name else key
+            if isinstance(value, torch.Tensor):
+                out[where] = value.detach().clone()
+            elif isinstance(value, _STATE_SCALARS):
+                out[where] = value
+            elif isinstance(value, (list, tuple, dict, set, frozenset)):
+                items = list(value.items()) if isinstance(value, dict) else list(value)
+                flat = all(isinstance(i, _STATE_SCALARS) or (isinstance(i, tuple) and all(isinstance(j, _STATE_SCALARS) for j in i)) for i in items)
+                out[where] = (type(value).__name__, len(value), repr(sorted(map(repr, items))) if flat else None)
+    return out
+
+
+def _compare_inputs_and_state(label: str, orig: "_Run", fixed: "_Run") -> List[str]:
+    """Differences in what the caller sees after the call: its input tensors (in-place writes) and
+    the Python state of the modules (see :func:`module_state_snapshot`)."""
+    import torch
+
+    out: List[str] = []
+    e_in, a_in = dict(orig.inputs), dict(fixed.inputs)
+    for path in sorted(set(e_in) | set(a_in)):
+        e, a = e_in.get(path), a_in.get(path)
+        if e is None or a is None:
+            out.append(f"{label}: input {path} after the call: missing in the {'original' if e is None else 'fixed'} run")
+            continue
+        why = _diff_tensors(f"{label}: input {path} after the call (written in place)", e, a)
+        if why:
+            out.append(why)
+    for where in sorted(set(orig.state) | set(fixed.state)):
+        missing = object()
+        e, a = orig.state.get(where, missing), fixed.state.get(where, missing)
+        if e is missing or a is missing:
+            out.append(f"{label}: module attribute {where} exists after the call only in the {'fixed' if e is missing else 'original'} run")
+        elif isinstance(e, torch.Tensor) or isinstance(a, torch.Tensor):
+            if not (isinstance(e, torch.Tensor) and isinstance(a, torch.Tensor)):
+                out.append(f"{label}: module attribute {where} after the call: {type(e).__name__} in the original, {type(a).__name__} in the fixed")
+            else:
+                why = _diff_tensors(f"{label}: module attribute {where} after the call", e, a)
+                if why:
+                    out.append(why)
+        elif not (e == a or (isinstance(e, float) and isinstance(a, float) and e != e and a != a)):
+            out.append(f"{label}: module attribute {where} after the call: {e!r} in the original, {a!r} in the fixed")
+    return out
 
 
 def _exc_text(exc: BaseException) -> str:
@@ -760,6 +833,7 @@ def compare_runs(label: str, orig: _Run, fixed: _Run) -> List[str]:
         why = _diff_tensors(f"{label}: buffer {name} after the call", e, a)
         if why:
             out.append(why)
+    out += _compare_inputs_and_state(label, orig, fixed)
     _ = torch
     return out
 

@@ -734,6 +734,174 @@ def _float_source(ctx: FixContext, expr: Optional[cst.BaseExpression], stmts: Se
     return ""
 
 
+_EXACT_DTYPES = _FLOAT_DTYPES | _INT_DTYPES | {"bool"}
+#: :func:`dtype_key` of a value the syntax does not see into (a submodule or helper call, an
+#: attribute): as everywhere in this module, taken to keep its input's dtype
+OPAQUE = "opaque"
+#: prefix of a :func:`dtype_key` after arithmetic with a Python float or a true division (an integer
+#: or bool tensor becomes the default floating dtype, a floating one keeps its own)
+FLOAT_ARITH = "float-arith:"
+
+
+def _key_base(key: str) -> str:
+    return key[len(FLOAT_ARITH):] if key.startswith(FLOAT_ARITH) else key
+
+
+def dtype_key(ctx: FixContext, expr: Optional[cst.BaseExpression], stmts: Sequence[cst.BaseStatement], floating_attrs: Set[str] = frozenset(), depth: int = 0) -> Optional[str]:
+    """What a branch output's dtype is proven equal to, for every input dtype: ``"exact:<dtype>"``
+    for a dtype the syntax fixes (a cast, a comparison, ``dtype=``), ``"of:<name>"`` for the dtype
+    of a name the branch reads but does not bind (an input of the ``if``), ``"float-arith:<key>"``
+    for that after arithmetic with a Python float or a true division (an integer or bool tensor
+    becomes the default floating dtype), :data:`OPAQUE` for a value the syntax does not see into, or ``None`` when promotion may
+    change the dtype for some input dtype.
+
+    Only dtype-preserving steps keep a key: same-dtype methods without tensor arguments (``view``,
+    ``clone``, ``relu``), arithmetic between operands of one key (not true division), and arithmetic
+    with a Python float, a floating-result reduction (``mean``, ``sum``) or true division only of a
+    tensor proven floating (``floating_attrs``, see :func:`_proven_floating`; otherwise the key
+    gets the ``float-arith:`` prefix).  Measured on torch
+    2.13, each of these makes ``torch.cond`` raise for some input dtype: ``(x - x.mean(dtype=
+    torch.float32)) * 0.5`` vs ``x`` for an int64 ``x``, ``x - torch.tensor(1.0)`` vs ``x`` for a 0-d float16 ``x``.
+    """
+    if expr is None or depth > 8:
+        return None
+    exact = dtype_class(ctx, expr, stmts)
+    if exact in _EXACT_DTYPES:
+        return "exact:" + exact
+    if isinstance(expr, cst.Name):
+        value, before, bound = _resolve(ctx, stmts, expr.value)
+        if value is None and bound:
+            # bound in a compound statement before here (an earlier `if`): the value it has after
+            # that statement, the same for every branch reading it there
+            where = next((st for st in reversed(stmts) if expr.value in _binds(ctx, st)), None)
+            return f"bound:{id(where)}:{expr.value}"
+        if value is None:
+            return "of:" + expr.value
+        key = dtype_key(ctx, value, before, floating_attrs, depth + 1)
+        # a value of unknown dtype is still the dtype of itself: branches reading one assignment
+        # (made before the `if`) agree
+        return key if key is not None else f"value:{id(value)}"
+    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, (cst.Minus, cst.Plus, cst.BitInvert)):
+        return dtype_key(ctx, expr.expression, stmts, floating_attrs, depth + 1)
+    if isinstance(expr, cst.Subscript):
+        return dtype_key(ctx, expr.value, stmts, floating_attrs, depth + 1)
+    if isinstance(expr, cst.BinaryOperation):
+        if isinstance(expr.operator, (cst.LeftShift, cst.RightShift, cst.MatrixMultiply, cst.BitAnd, cst.BitOr, cst.BitXor)):
+            return None
+        floats = [_is_float_literal(e) for e in (expr.left, expr.right)]
+        numbers = [not (_is_int_literal(e) or _is_float_literal(e)) and _is_python_number(ctx, e, floating_attrs) for e in (expr.left, expr.right)]
+        tensors = [e for e, n in zip((expr.left, expr.right), numbers) if not (_is_int_literal(e) or _is_float_literal(e) or n)]
+        if not tensors:
+            return None
+        if any(numbers) and not all(_proven_floating(ctx, e, stmts, floating_attrs) for e in tensors):
+            return None  # a Python number of unknown type: an int keeps an integer dtype, a float does not
+        keys = [dtype_key(ctx, e, stmts, floating_attrs, depth + 1) for e in tensors]
+        if None in keys:
+            return None
+        prefixes = {k[: len(k) - len(_key_base(k))] for k in keys}
+        bases = {_key_base(k) for k in keys}
+        if len({_underlying(b) for b in bases}) > 1:
+            # operands of unrelated dtypes promote to one that may be neither: the result is the
+            # promotion of exactly these operands (their dtypes and whether each is 0-d, which the
+            # reduction marks keep), the same in another branch promoting the same ones
+            base = "join(" + ",".join(sorted(bases)) + ")"
+        else:
+            base = _underlying(bases.pop())  # one dtype, whatever the ranks
+        key = FLOAT_ARITH + base if FLOAT_ARITH in prefixes else base
+        if any(floats) or isinstance(expr.operator, cst.Divide):
+            if all(_proven_floating(ctx, e, stmts, floating_attrs) for e in tensors):
+                return _key_base(key)  # a Python float or a division keeps a floating tensor's dtype
+            # an integer or bool tensor becomes the default floating dtype, a floating one keeps its
+            # own: the same for every branch doing this to the same value
+            return None if key.startswith("exact:") else FLOAT_ARITH + _key_base(key)
+        # a Python int keeps the dtype (a bool tensor becomes int64: not modelled, see keys_agree)
+        return key
+    if isinstance(expr, cst.Call):
+        if any(a.keyword is not None and a.keyword.value in ("dtype", "out") for a in expr.args):
+            return None
+        q = call_qualname(ctx, expr)
+        func = expr.func
+        if q is None and isinstance(func, cst.Attribute):
+            name, recv, rest = func.attr.value, func.value, list(expr.args)
+        elif q is not None and q.rpartition(".")[0] in ("torch", "torch.nn.functional") and expr.args and expr.args[0].keyword is None and not expr.args[0].star:
+            name, recv, rest = q.rpartition(".")[2], expr.args[0].value, list(expr.args[1:])
+        else:
+            return OPAQUE
+        if name in _SAME_DTYPE or name in api.VIEW_METHODS:
+            if any(a.star or _is_tensor_arg(ctx, a.value) for a in rest):
+                return None  # another tensor (or a value that may be one) promotes with the receiver
+            return _reduced(name, dtype_key(ctx, recv, stmts, floating_attrs, depth + 1))
+        if name in _FLOAT_ONLY and not any(a.star or _is_tensor_arg(ctx, a.value) for a in rest):
+            # raises for integer and bool tensors, keeps a floating one's dtype
+            return _reduced(name, dtype_key(ctx, recv, stmts, floating_attrs, depth + 1))
+        if name in _FLOAT_KEEPING or name in _FLOAT_RESULT or name in _WIDENING:
+            if _proven_floating(ctx, recv, stmts, floating_attrs) and not any(a.star or _is_tensor_arg(ctx, a.value) for a in rest):
+                return _reduced(name, dtype_key(ctx, recv, stmts, floating_attrs, depth + 1))
+            return None
+        return OPAQUE
+    return OPAQUE if isinstance(expr, cst.Attribute) else None
+
+
+#: Prefix of the entries of the ``floating_attrs`` of :func:`dtype_key` that name ``self``
+#: attributes holding a Python number (see :func:`number_attributes`)
+NUMBER_ATTR = "number:"
+
+
+def _is_python_number(ctx: FixContext, expr: cst.BaseExpression, floating_attrs: Set[str]) -> bool:
+    """Whether ``expr`` is a Python number that is not a literal: a ``self`` attribute that every
+    write sets to a number, or a value the analysis knows to be a constant or a size."""
+    if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and expr.value.value == "self":
+        return NUMBER_ATTR + expr.attr.value in floating_attrs
+    v = ctx.facts.value(expr)
+    return v is not None and v.kind in (Kind.CONST, Kind.SHAPE)
+
+
+def _reduced(name: str, key: Optional[str]) -> Optional[str]:
+    """``key`` marked as reduced by ``name`` (possibly 0-d: a 0-d operand takes part in promotion
+    below a dimensioned one of its category, so ``x - r`` and ``x - r.sum()`` can differ)."""
+    if key is None or name not in _DIM_REDUCTIONS:
+        return key
+    prefix = key[: len(key) - len(_key_base(key))]
+    return prefix + "red(" + _key_base(key) + ")"
+
+
+def _underlying(base: str) -> str:
+    """A key base without its reduction marks: the dtype, whatever the rank."""
+    while base.startswith("red(") and base.endswith(")"):
+        base = base[4:-1]
+    return base
+
+
+def keys_agree(keys: Sequence[Optional[str]]) -> bool:
+    """Whether branch outputs with these :func:`dtype_key` values have one dtype: one prefix
+    (:data:`FLOAT_ARITH` or none) and one base, an :data:`OPAQUE` base being taken to have the
+    others' dtype.  A Python int operand is taken to keep the dtype (for a bool tensor it gives
+    int64: bool tensors in arithmetic are not modelled)."""
+    if None in keys:
+        return False
+    prefixes = {k[: len(k) - len(_key_base(k))] for k in keys}  # type: ignore[arg-type]
+    bases = {_underlying(_key_base(k)) for k in keys} - {OPAQUE}  # type: ignore[arg-type]
+    return len(prefixes) <= 1 and len(bases) <= 1
+
+
+_WIDENING = frozenset({"sum", "prod", "cumsum", "cumprod", "nansum"})
+
+
+def _widens(ctx: FixContext, expr: cst.BaseExpression, stmts: Sequence[cst.BaseStatement]) -> bool:
+    """Whether a branch output of unknown dtype class comes from a reduction that widens integer and
+    bool tensors to int64 (``x.sum()`` of a bool ``x`` is int64, of a float16 one float16)."""
+    if dtype_class(ctx, expr, stmts) != "?":
+        return False
+    if isinstance(expr, cst.Name):
+        value, before, _ = _resolve(ctx, stmts, expr.value)
+        return value is not None and _widens(ctx, value, before)
+    return any(
+        isinstance(n, cst.Call) and isinstance(n.func, (cst.Attribute, cst.Name))
+        and (n.func.attr.value if isinstance(n.func, cst.Attribute) else n.func.value) in _WIDENING
+        for n in walk(expr)
+    )
+
+
 def grad_class(ctx: FixContext, expr: Optional[cst.BaseExpression], stmts: Sequence[cst.BaseStatement], depth: int = 0) -> str:
     """``"none"`` when a branch output never requires grad whatever the inputs (``.detach()``, a
     comparison, a factory call without ``requires_grad=``), else ``"?"`` (it may follow its inputs).
@@ -1398,6 +1566,13 @@ class CondRewrite:
             return
         raise Refuse(f"{what} is {_kind_text(v)} {where}; torch.cond branches can only return tensors")
 
+    def _passthrough_key(self, label: str, outputs: List[str], mode: str) -> Optional[str]:
+        """The :func:`dtype_key` of an output that a branch passes through when an earlier compound
+        statement (another ``if``) binds it: the value after that statement."""
+        name = next((n for n in outputs if label == f"`{n}`"), None) if mode == "assign" else None
+        where = next((st for st in reversed(list(self._before_top())) if name is not None and name in _binds(self.ctx, st)), None)
+        return f"bound:{id(where)}:{name}" if where is not None and not isinstance(where, cst.SimpleStatementLine) else None
+
     def _output_slots(self, leaves: List[Optional[Branch]], outputs: List[str], mode: str):
         """For each output: its label and, per branch, ``(expression or None, statements before it)``.
 
@@ -1474,6 +1649,19 @@ class CondRewrite:
                     f"{label} is {fixed[0]} in one branch and keeps its input's dtype in another; torch.cond needs one "
                     f"dtype, so the rewrite would raise unless the input already is {fixed[0]}"
                 )
+            if set(classes) & {"num", "float"} or any(_widens(self.ctx, e, st) for e, st in per if e is not None):
+                numbers = {NUMBER_ATTR + n for n in self._number_attrs()}
+                # an output of unknown dtype still has the dtype of itself: a branch that passes
+                # through the value another branch reads agrees with it
+                keys = [(dtype_key(self.ctx, e, st, floating | numbers) or f"value:{id(e)}") if e is not None else self._passthrough_key(label, outputs, mode) for e, st in per]
+                if not keys_agree(keys):
+                    # arithmetic whose operands' dtypes are unknown: its result has the other branch's
+                    # dtype only where promotion proves it (an int64 input times 0.5 is floating)
+                    self.notes.append(
+                        f"{label} is computed by arithmetic in a branch and is not proven to keep one dtype in every "
+                        f"branch for every input dtype (a Python number or a tensor of another dtype promotes an "
+                        f"integer or bool input); torch.cond raises where the dtypes differ"
+                    )
             sources = [_float_source(self.ctx, e, st, 0, floating) if e is not None else "" for e, st in per]
             if any(sources) and len(set(sources)) > 1:
                 # a Python float operand makes an integer input floating (the default dtype) and a
