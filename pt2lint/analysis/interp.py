@@ -590,7 +590,7 @@ class Interpreter:
 
         Python calls them around the ``with`` body and Dynamo traces them as part of the frame: an
         ``.item()`` in a same-file ``__enter__`` or ``__exit__`` breaks (torch 2.13: the whole frame
-        then runs eagerly).  ``__exit__`` gets three ``None``\ s (the body did not raise).
+        then runs eagerly).  ``__exit__`` gets three ``None`` arguments (the body did not raise).
         """
         if manager.kind is not Kind.MODULE or not isinstance(manager.ref, ClassInfo):
             return None
