@@ -1606,6 +1606,44 @@ class Interpreter:
     def eval_Lambda(self, node: cst.Lambda) -> Value:
         return Value(Kind.FUNCTION, ref=node)
 
+    def lambda_result(self, node: cst.Lambda, args: Sequence[Value]) -> Optional[Value]:
+        """The value ``node``'s body has when its positional parameters take ``args``.
+
+        The body is evaluated silently (no events, so no findings) in a copy of the
+        current frame's names, which is the lambda's own closure only when ``node``
+        is written where it is called from (a ``key=lambda ...`` argument): callers
+        pass such a node and no other.
+
+        Args:
+            node: the ``lambda`` expression.
+            args: one value per parameter, in order.
+
+        Returns:
+            The body's value, or None when the parameters are not exactly
+            ``len(args)`` plain positional ones without defaults, or there is no frame.
+        """
+        ps = node.params
+        if (
+            self.frame is None
+            or len(ps.params) != len(args)
+            or ps.posonly_params
+            or ps.kwonly_params
+            or isinstance(ps.star_arg, cst.Param)
+            or ps.star_kwarg is not None
+            or any(p.default is not None for p in ps.params)
+        ):
+            return None
+        saved_env = self.frame.env
+        self.frame.env = dict(saved_env)
+        self.silent += 1
+        try:
+            for p, v in zip(ps.params, args):
+                self.bind(p.name, v)
+            return self.eval(node.body)
+        finally:
+            self.silent -= 1
+            self.frame.env = saved_env
+
     def eval_NamedExpr(self, node: cst.NamedExpr) -> Value:
         v = self.eval(node.value)
         self.bind(node.target, v)
