@@ -2833,7 +2833,9 @@ class Interpreter:
                 return const(len(first.elts))
             return SHAPE
         if name in ("isinstance", "issubclass", "hasattr", "callable", "type", "id", "hash", "str", "repr", "format", "getattr", "ord", "chr"):
-            if name == "getattr" and first is not None and first.kind is Kind.SELF and len(args) >= 2:
+            if name == "getattr" and first is not None and first.kind in (Kind.SELF, Kind.MODULE) and len(args) >= 2:
+                # an attribute of a module by a computed name: a submodule, parameter,
+                # buffer or anything else, not a constant
                 return UNKNOWN
             return CONST
         if name == "range":
