@@ -258,6 +258,10 @@ CALLS: Tuple[Candidate, ...] = (
     # torch seeding (PTC306) and friends
     _c("torch.manual_seed", "0"), _c("torch.random.manual_seed", "0"), _c("torch.seed"),
     _c("torch.initial_seed"), _c("torch.get_rng_state"), _c("torch.cuda.manual_seed", "0"),
+    # torch.nn.utils.rnn entries of trace_rules.manual_torch_name_rule_map (PTC307)
+    _c("torch.nn.utils.rnn.pack_padded_sequence", "x.unsqueeze(0), [4], batch_first=True"),
+    _c("torch.nn.utils.rnn.pad_packed_sequence", "torch.nn.utils.rnn.PackedSequence(x, torch.tensor([1, 1, 1, 1]))"),
+    _c("torch.nn.utils.rnn.pad_sequence", "[x, x[:2]], batch_first=True"),
     _c("torch.cuda.manual_seed_all", "0"), _c("torch.compiler.is_compiling"), _c("torch.is_grad_enabled"),
     # math on Python numbers
     _c("math.sqrt", "2.0"), _c("math.log", "2.0"), _c("math.exp", "1.0"), _c("math.floor", "2.5"),

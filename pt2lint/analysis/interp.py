@@ -1682,6 +1682,44 @@ class Interpreter:
             self._lambda_keep.append((node, frame))  # the ids in the key stay those objects'
         return Value(Kind.FUNCTION, ref=info)
 
+    def lambda_result(self, node: cst.Lambda, args: Sequence[Value]) -> Optional[Value]:
+        """The value ``node``'s body has when its positional parameters take ``args``.
+
+        The body is evaluated silently (no events, so no findings) in a copy of the
+        current frame's names, which is the lambda's own closure only when ``node``
+        is written where it is called from (a ``key=lambda ...`` argument): callers
+        pass such a node and no other.
+
+        Args:
+            node: the ``lambda`` expression.
+            args: one value per parameter, in order.
+
+        Returns:
+            The body's value, or None when the parameters are not exactly
+            ``len(args)`` plain positional ones without defaults, or there is no frame.
+        """
+        ps = node.params
+        if (
+            self.frame is None
+            or len(ps.params) != len(args)
+            or ps.posonly_params
+            or ps.kwonly_params
+            or isinstance(ps.star_arg, cst.Param)
+            or ps.star_kwarg is not None
+            or any(p.default is not None for p in ps.params)
+        ):
+            return None
+        saved_env = self.frame.env
+        self.frame.env = dict(saved_env)
+        self.silent += 1
+        try:
+            for p, v in zip(ps.params, args):
+                self.bind(p.name, v)
+            return self.eval(node.body)
+        finally:
+            self.silent -= 1
+            self.frame.env = saved_env
+
     def eval_NamedExpr(self, node: cst.NamedExpr) -> Value:
         v = self.eval(node.value)
         self.bind(node.target, v)
@@ -2883,7 +2921,9 @@ class Interpreter:
                 return const(len(first.elts))
             return SHAPE
         if name in ("isinstance", "issubclass", "hasattr", "callable", "type", "id", "hash", "str", "repr", "format", "getattr", "ord", "chr"):
-            if name == "getattr" and first is not None and first.kind is Kind.SELF and len(args) >= 2:
+            if name == "getattr" and first is not None and first.kind in (Kind.SELF, Kind.MODULE) and len(args) >= 2:
+                # an attribute of a module by a computed name: a submodule, parameter,
+                # buffer or anything else, not a constant
                 return UNKNOWN
             return CONST
         if name == "range":

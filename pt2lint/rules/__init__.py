@@ -32,6 +32,7 @@ from pt2lint.rules.inplace_view import InplaceViewOnInput
 from pt2lint.rules.mutation import InputMutation
 from pt2lint.rules.objects import ModuleInitGraphBreak, ParameterInCompiledRegion
 from pt2lint.rules.sorting import SortNonConstant
+from pt2lint.rules.hooks import ModuleHookRegistration
 from pt2lint.rules.recompile import (
     GlobalStateMutation,
     GrowingContainerLen,
@@ -85,6 +86,7 @@ RULES: Dict[str, Type[Rule]] = {
         ParameterInCompiledRegion,
         ModuleInitGraphBreak,
         SortNonConstant,
+        ModuleHookRegistration,
         TorchGeneratorUse,
         InputMutation,
         ModuleStateMutation,

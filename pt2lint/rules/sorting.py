@@ -11,7 +11,9 @@ from __future__ import annotations
 
 from typing import Optional
 
-from pt2lint.analysis.kinds import Kind, Value
+import libcst as cst
+
+from pt2lint.analysis.kinds import UNKNOWN, Kind, Value
 from pt2lint.rules.base import Rule
 
 
@@ -28,6 +30,18 @@ def _holds_tensor(v: Optional[Value], depth: int = 0) -> bool:
     return False
 
 
+def _key_holds_tensor(interp, ev, items: Value) -> bool:
+    """True when ``key=`` is a ``lambda`` written in the call whose value, for an element
+    of the sorted items, is (or holds) a sure tensor.  Any other key (a named function, a
+    ``lambda`` bound elsewhere, one whose value is unknown) says nothing: not flagged."""
+    key_node = next((a.value for a in ev.node.args if a.keyword is not None and a.keyword.value == "key"), None)
+    if not isinstance(key_node, cst.Lambda):
+        return False
+    element = items.element() if items is not None else None
+    result = interp.lambda_result(key_node, [element if element is not None else UNKNOWN])
+    return _holds_tensor(result)
+
+
 class SortNonConstant(Rule):
     """PTC322: ``sorted(...)``/``list.sort()`` whose sort keys are tensors (or hold tensors)."""
 
@@ -41,7 +55,13 @@ class SortNonConstant(Rule):
         else:
             return
         if "key" in ev.kwargs:
-            return  # the keys are what the key function returns: not known here
+            if _key_holds_tensor(interp, ev, items):
+                interp.report(
+                    self.code, ev.node,
+                    "sort key that returns a tensor: Dynamo sorts only constant keys, graph break "
+                    "(sort with `torch.argsort` on the stacked keys, or make the key a Python number)",
+                )
+            return
         if items.kind is not Kind.CONTAINER or items.keys is not None:
             return  # a dict with known keys: sorting it sorts its (string) keys
         if not _holds_tensor(items.element()):

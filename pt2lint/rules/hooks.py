@@ -1,0 +1,47 @@
+"""PTC316: registering a module hook inside a compiled region.
+
+Measured on torch 2.13 (the spec's examples, graph_breaks log): ``m.register_forward_hook``,
+``register_forward_pre_hook`` and ``register_full_backward_hook`` called from ``forward``
+break with "setattr() on unsupported type" (GB0467): registration writes the module's
+hook dicts, which Dynamo does not model.  A hook registered in ``__init__`` and a
+``tensor.register_hook`` (a gradient hook on a tensor) compile in one graph.
+"""
+
+from __future__ import annotations
+
+from pt2lint.analysis.kinds import Kind
+from pt2lint.rules.base import Rule
+
+
+class ModuleHookRegistration(Rule):
+    """PTC316: ``module.register_*_hook(...)`` inside a compiled region.
+
+    The receiver must be a module (``self``, a submodule) or of unknown kind: the
+    method names are ``torch.nn.Module``'s own hook API, which no tensor, container or
+    constant has.  A call that resolves to a method defined in the linted code (a user
+    class with its own ``register_forward_hook``) is not reported.
+    """
+
+    code = "PTC316"
+    METHODS = frozenset(
+        {
+            "register_forward_hook",
+            "register_forward_pre_hook",
+            "register_full_backward_hook",
+            "register_full_backward_pre_hook",
+            "register_backward_hook",
+        }
+    )
+    RECEIVERS = (Kind.MODULE, Kind.SELF, Kind.UNKNOWN)
+
+    def on_call(self, interp, ev) -> None:
+        if ev.method not in self.METHODS or ev.receiver is None or ev.callee is not None:
+            return
+        if ev.receiver.kind not in self.RECEIVERS:
+            return
+        interp.report(
+            self.code,
+            ev.node,
+            f"`.{ev.method}()` inside a compiled region: registering a module hook writes the module's hook "
+            f"dicts, graph break (register hooks once, in __init__ or before compiling)",
+        )

@@ -1,0 +1,80 @@
+"""PTC316: module hook registration inside forward (measured break: GB0467 on torch 2.13,
+see rules/PTC316-module-hook-registration.toml, run through Dynamo by test_spec_evidence)."""
+
+from __future__ import annotations
+
+import textwrap
+
+from pt2lint.engine import lint_source
+from pt2lint.settings import LintSettings, resolve_selection
+
+DEFAULT = LintSettings(enabled=resolve_selection())
+
+
+def lines(code: str, rule: str = "PTC316"):
+    result = lint_source(textwrap.dedent(code).lstrip("\n"), "m.py", DEFAULT)
+    return sorted(d.start.line for d in result.diagnostics if d.code == rule)
+
+
+def test_hooks_on_submodules_looked_up_by_name_in_forward():
+    code = """
+    import torch
+    from torch import nn
+
+    class Taps(nn.Module):
+        def __init__(self, names=("a", "b")):
+            super().__init__()
+            self.net = nn.Module()
+            self.net.a = nn.Linear(3, 3)
+            self.net.b = nn.Linear(3, 3)
+            self.names = list(names)
+            self.out = {}
+
+        def forward(self, x):
+            hs = [getattr(self.net, n).register_forward_hook(lambda m, i, o: None) for n in self.names]
+            self.net.a.register_full_backward_hook(lambda m, gi, go: None)
+            return self.net.b(self.net.a(x)), hs
+    """
+    assert lines(code) == [14, 15]
+
+
+def test_hooks_in_init_and_tensor_grad_hooks_are_not_flagged():
+    code = """
+    import torch
+    from torch import nn
+
+    class Taps(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Linear(3, 3)
+            self.fc.register_forward_hook(lambda m, i, o: None)
+
+        def forward(self, x, scale: float = 1.0):
+            y = self.fc(x)
+            if y.requires_grad:
+                y.register_hook(lambda g: g * scale)
+            return y
+    """
+    assert lines(code) == []
+
+
+def test_a_local_class_with_the_same_method_name_is_not_a_module():
+    code = """
+    import torch
+    from torch import nn
+
+    class Book:
+        def __init__(self):
+            self.items = []
+        def register_forward_hook(self, name):
+            self.items.append(name)
+
+    class M(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.book = Book()
+        def forward(self, x):
+            self.book.register_forward_hook("x")
+            return x * 2
+    """
+    assert lines(code) == []
