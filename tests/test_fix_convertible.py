@@ -182,7 +182,7 @@ def test_verify_variants_reach_nan_inf_and_integer_range_tests():
 
     kinds = [k for _, k in VARIANTS]
     # the new variants come last: they run only while a branch is still not taken
-    assert kinds[-4:] == ["nan", "inf", "int+100", "intneg"]
+    assert kinds[-6:] == ["nan", "inf", "int+100", "intneg", "params-zeros", "params-neg"]
     x, labels, mask = torch.rand(2, 3), torch.tensor([0, 3]), torch.ones(2, dtype=torch.bool)
     (a, l, m), _ = _variant("nan", (x, labels, mask), {})
     assert torch.isnan(a).sum() == 1 and torch.isnan(a).view(-1)[0] and torch.equal(a.view(-1)[1:], x.view(-1)[1:])

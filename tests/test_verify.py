@@ -69,6 +69,22 @@ class Net(nn.Module):
             h = h + 1
         return h
 """,
+    # the true branch needs every gate output at or below 0.5: no perturbation of `x` reaches it
+    # with these weights, the weights zeroed do (sigmoid(0) == 0.5)
+    "gate_reached_by_weights": """
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.gate = nn.Linear(4, 4)
+
+    def forward(self, x):
+        g = torch.sigmoid(self.gate(x))
+        if g.amax() <= 0.5:
+            y = (x + g) * 0.5
+        else:
+            y = x * g
+        return y
+""",
     # a module that updates its buffers in train mode, called in a branch
     "batchnorm": """
 class Net(nn.Module):
@@ -214,6 +230,25 @@ def test_a_branch_never_taken_is_unverifiable(measured):
     v = _one(measured, "never")
     assert v.status == vf.UNVERIFIABLE, v
     assert "true branch was never taken" in v.reason, v
+
+
+def test_a_branch_reached_only_by_changing_the_weights_is_verified(measured):
+    v = _one(measured, "gate_reached_by_weights")
+    assert v.status == vf.VERIFIED, v
+    assert "both branches" in v.reason, v
+
+
+def test_perturb_parameters_changes_floating_parameters_only():
+    torch = pytest.importorskip("torch")
+    net = torch.nn.Linear(3, 2)
+    net.register_buffer("steps", torch.ones(2))
+    w = net.weight.detach().clone()
+    assert vf.perturb_parameters(net, "params-neg") and torch.equal(net.weight, -w)
+    assert vf.perturb_parameters(net, "params-zeros") and not net.weight.any() and not net.bias.any()
+    assert torch.equal(net.steps, torch.ones(2)) and net.weight.grad is None  # buffers kept, nothing recorded
+    assert not vf.perturb_parameters(torch.nn.ReLU(), "params-zeros")  # no parameter: nothing to try
+    with pytest.raises(ValueError, match="unknown parameter variant"):
+        vf.perturb_parameters(net, "params-ones")
 
 
 def test_a_graph_break_the_fix_did_not_touch_does_not_reject_it(measured):

@@ -29,7 +29,9 @@ classes to the fixed classes, so both run with the same weights and buffers.
 The inputs are the configured example inputs (or the ones confirm
 synthesises) and deterministic perturbations of them (:data:`VARIANTS`:
 negated, zeros, ones, scaled, shifted, fresh random values, inverted masks; then, while a
-branch is still not taken, one NaN or +inf element, integers plus 100 and negated).
+branch is still not taken, one NaN or +inf element, integers plus 100 and negated, and
+the example inputs with the model's floating parameters zeroed or negated, in both the
+original and the fixed copy).
 While the original runs, ``sys.settrace`` line events on the rewritten ``if``
 statements record which branch it took. For every input, outputs (every tensor
 leaf, ``torch.testing.assert_close`` with its dtype-based tolerances), the
@@ -501,16 +503,55 @@ VARIANTS: Tuple[Tuple[str, str], ...] = (
     ("one element +inf", "inf"),
     ("integers plus 100", "int+100"),
     ("integers negated", "intneg"),
+    # the model's floating parameters changed, the example inputs kept (the rewrite must agree for
+    # every weight, so these are inputs too): a test of what a layer outputs (`not (relu(fc(x)) >
+    # 0).any()`) is reached through its weights, not through ``x``
+    ("parameters zeroed", "params-zeros"),
+    ("parameters negated", "params-neg"),
 )
+
+#: The prefix of the :data:`VARIANTS` kinds that change the model's parameters (:func:`perturb_parameters`).
+PARAM_KIND = "params-"
+
+
+def perturb_parameters(model: Any, kind: str) -> bool:
+    """Change ``model``'s floating-point parameters in place, without recording it in autograd:
+    ``params-zeros`` sets them to zero, ``params-neg`` negates them.  Buffers (running
+    statistics, masks) are left as they are.
+
+    Returns:
+        Whether the model has a floating parameter (False: the variant changes nothing).
+
+    Raises:
+        ValueError: for a kind that is not ``params-zeros`` or ``params-neg``.
+    """
+    import torch
+
+    if kind not in ("params-zeros", "params-neg"):
+        raise ValueError(f"unknown parameter variant {kind!r} (expected params-zeros or params-neg)")
+    changed = False
+    with torch.no_grad():
+        for p in model.parameters():
+            if not p.is_floating_point():
+                continue
+            changed = True
+            if kind == "params-zeros":
+                p.zero_()
+            else:
+                p.neg_()
+    return changed
 
 
 def _variant(kind: str, args: tuple, kwargs: Dict[str, Any]) -> Optional[Tuple[tuple, Dict[str, Any]]]:
     """The inputs perturbed by ``kind`` (floating tensors; ``invert`` flips boolean ones); None when
-    it changes nothing (no such tensor)."""
+    it changes nothing (no such tensor).  The parameter kinds (:data:`PARAM_KIND`) return copies
+    of the inputs: :func:`perturb_parameters` changes the model instead."""
     import torch
 
     from pt2lint.confirm.inputs import map_tensors
 
+    if kind.startswith(PARAM_KIND):
+        return map_tensors(args, lambda t: t.clone()), map_tensors(kwargs, lambda t: t.clone())
     changed = [False]
     gen = torch.Generator().manual_seed(int(kind[-1]) if kind.startswith("rand") else 0)
 
@@ -1011,9 +1052,12 @@ def run_verify_job(job: VerifyJob, report: Callable[[str, Any], None] = lambda k
             made = _variant(kind, args, kwargs)
             if made is None:
                 continue
+            o_model = copy.deepcopy(model)
+            if kind.startswith(PARAM_KIND) and not perturb_parameters(o_model, kind):
+                continue
             tried += 1
-            o_run = _run_model(copy.deepcopy(model), *copy.deepcopy(made), _Tracer(job.path, all_tests))
-            if o_run.error is None and first_ok is None:
+            o_run = _run_model(o_model, *copy.deepcopy(made), _Tracer(job.path, all_tests))
+            if o_run.error is None and first_ok is None and not kind.startswith(PARAM_KIND):
                 first_ok = made
             for unit in job.units:
                 if unit.qualname not in fixed_models:
@@ -1025,7 +1069,10 @@ def run_verify_job(job: VerifyJob, report: Callable[[str, Any], None] = lambda k
                 wanted = set(unit.replaced)
                 reached = any(ln in wanted for ln in o_run.lines) if wanted else any(lo <= ln <= hi for ln in o_run.lines)
                 f_path = fixed_mods[unit.qualname][1]
-                f_run = _run_model(copy.deepcopy(fixed_models[unit.qualname]), *copy.deepcopy(made), _Tracer(f_path))
+                f_model = copy.deepcopy(fixed_models[unit.qualname])
+                if kind.startswith(PARAM_KIND):
+                    perturb_parameters(f_model, kind)
+                f_run = _run_model(f_model, *copy.deepcopy(made), _Tracer(f_path))
                 f_lo, f_hi = unit.fixed_span
                 f_reached = any(f_lo <= ln <= f_hi for ln in f_run.lines)
                 rec["executed"] = rec["executed"] or reached
@@ -1097,6 +1144,7 @@ __all__ = [
     "STATUSES",
     "UNVERIFIABLE",
     "UnitSpec",
+    "PARAM_KIND",
     "VARIANTS",
     "VERIFIED",
     "Verdict",
@@ -1104,6 +1152,7 @@ __all__ = [
     "VerifyUnavailable",
     "compare_runs",
     "format_verdict",
+    "perturb_parameters",
     "function_units",
     "keep_verified",
     "plan_verify_jobs",
