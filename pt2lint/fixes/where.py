@@ -3,7 +3,8 @@
 * ``y = a if pred else b``            ->  ``y = torch.where(pred, a, b)``
 * ``if pred: y = a`` / ``else: y = b`` ->  ``y = torch.where(pred, a, b)``
 
-Always unsafe: ``torch.where`` computes both sides (an error, a NaN gradient or
+Unsafe unless :func:`pt2lint.fixes.where_proof.exact_where` proves it exact (both sides
+affine forms of one floating tensor, a 0-d test): ``torch.where`` computes both sides (an error, a NaN gradient or
 the cost of the unused side now happens every time), broadcasts them to one
 shape, and promotes them to one dtype, where the original produced exactly one
 of the two.  The predicate must still be provably one value
@@ -23,6 +24,7 @@ from pt2lint.fixes.context import FixContext, Refuse
 from pt2lint.fixes.edits import comment_lines, lost_comments, sole_small_statement, strip_leading_lines
 from pt2lint.fixes.predicate import translate_predicate
 from pt2lint.fixes.purity import BranchChecker
+from pt2lint.fixes.where_proof import exact_where
 
 NAME = "where"
 TARGET_CODES = frozenset({"PTC104", "PTC101", "PTC103"})
@@ -30,6 +32,12 @@ TARGET_CODES = frozenset({"PTC104", "PTC101", "PTC103"})
 UNSAFE_NOTE = (
     "torch.where evaluates both sides (errors, NaN gradients and cost of the unused side now always happen), "
     "broadcasts them to one shape and promotes them to one dtype"
+)
+
+EXACT_NOTE = (
+    "exact: both sides are arithmetic of the same floating tensor with finite number literals (same dtype and "
+    "shape, nothing raises, the side not taken gets a zero gradient through a finite derivative) and the test is "
+    "0-d; eager mode computes both sides (two elementwise ops instead of one)"
 )
 
 
@@ -117,6 +125,7 @@ def _build(ctx: FixContext, finding, ifexp: Optional[cst.IfExp]) -> Fix:
         _check_side(ctx, checker, ifexp.body, "the `if` side")
         _check_side(ctx, checker, ifexp.orelse, "the `else` side")
         _need_tensor(ctx, ifexp.body, ifexp.orelse)
+        unproven = exact_where(ctx, func, stmt, ifexp.test, ifexp.body, ifexp.orelse)
         call = _call(torch, pred.expr, ifexp.body, ifexp.orelse)
         call = call.with_changes(lpar=ifexp.lpar, rpar=ifexp.rpar) if ifexp.lpar else call
         new_stmt = strip_leading_lines(stmt).deep_replace(ifexp, call)
@@ -133,13 +142,18 @@ def _build(ctx: FixContext, finding, ifexp: Optional[cst.IfExp]) -> Fix:
         _check_side(ctx, checker, a.value, "the `if` branch")
         _check_side(ctx, checker, b.value, "the `else` branch")
         _need_tensor(ctx, a.value, b.value)
+        unproven = exact_where(ctx, func, stmt, stmt.test, a.value, b.value)
         call = _call(torch, pred.expr, a.value, b.value)
         new_stmt = cst.SimpleStatementLine(
             [cst.Assign(targets=a.targets, value=call)],
             leading_lines=comment_lines(stmt.with_changes(leading_lines=())),
         )
         edits = ctx.replace_statements([stmt], [new_stmt])
-    notes = [UNSAFE_NOTE] + pred.inexact
+    if unproven is None and not pred.inexact and not checker.unverified:
+        return Fix(
+            "rewrite as `torch.where(pred, a, b)`; " + EXACT_NOTE, Applicability.SAFE, tuple(edits) + tuple(import_edits), NAME
+        )
+    notes = [UNSAFE_NOTE] + pred.inexact + ([f"not proven exact: {unproven}"] if unproven else [])
     if checker.unverified:
         notes.append("a side calls " + ", ".join(f"`{n}`" for n in dict.fromkeys(checker.unverified)))
     return Fix("rewrite as `torch.where(pred, a, b)`; unsafe: " + "; ".join(notes), Applicability.UNSAFE, tuple(edits) + tuple(import_edits), NAME)
@@ -151,4 +165,4 @@ def _need_tensor(ctx: FixContext, a: cst.BaseExpression, b: cst.BaseExpression) 
         raise Refuse("neither side is a tensor (torch.where would turn a Python number into a tensor)")
 
 
-__all__ = ["NAME", "TARGET_CODES", "UNSAFE_NOTE", "propose"]
+__all__ = ["EXACT_NOTE", "NAME", "TARGET_CODES", "UNSAFE_NOTE", "propose"]
