@@ -120,3 +120,16 @@ def test_measured_exact_for_the_proven_forms_and_not_for_the_near_misses():
     assert torch.where(one, torch.ones(6), torch.ones(6) * 3).shape == (1, 6)
     with pytest.raises(RuntimeError):
         torch.where(torch.tensor(True), torch.ones(2, dtype=torch.bool) * 2, -torch.ones(2, dtype=torch.bool))
+
+
+@pytest.mark.parametrize("name", sorted(PROVEN))
+def test_safe_where_fix_parses_removes_the_finding_and_is_idempotent(name):
+    import libcst as cst
+    from test_fix import findings, fix
+
+    text = module(PROVEN[name])
+    out = fix(text, "where", unsafe=False)
+    assert out != text and "torch.where(" in out
+    cst.parse_module(out)
+    assert fix(out, "where", unsafe=False) == out
+    assert not [c for _, c in findings(out) if c in ("PTC101", "PTC103", "PTC104")], findings(out)
