@@ -117,3 +117,24 @@ def _entries_or_none_known(v: Value) -> Optional[Dict[str, Value]]:
     if v.keys is None and v.elts is None and v.const is None:
         return {}
     return None
+
+
+class OpenKwargs(dict):
+    """The keyword arguments of a call that also passes ``**d`` of a dict whose keys are not
+    all known (an open dict, a dict of unknown keys, a value of unknown kind).
+
+    The mapping holds the keywords the analysis knows; any other parameter of the callee may
+    still be given by ``d``, so a parameter left unbound holds its default *or* an unknown
+    value, never surely the default (``Solver(**options)`` with ``options`` a caller's dict
+    may set ``step_size``, which then is not ``None``).
+    """
+
+
+def open_kwargs(kwargs: Dict[str, Value]) -> "OpenKwargs":
+    """``kwargs`` marked as a call's keywords that an open ``**d`` may extend (see :class:`OpenKwargs`)."""
+    return kwargs if isinstance(kwargs, OpenKwargs) else OpenKwargs(kwargs)
+
+
+def is_open_kwargs(kwargs) -> bool:
+    """Whether a call's keyword mapping may hold keywords beyond those it lists."""
+    return isinstance(kwargs, OpenKwargs)

@@ -113,6 +113,12 @@ GENERATOR = Value(Kind.UNKNOWN, ref=GENERATOR_REF)
 # torch 2.13: it meets tensors in the graph (``x * random.uniform(a, b)`` traces), but
 # Python arithmetic on it with a number (``g / 20.0``) breaks with GB0213.
 RANDOM_DRAW = Value(Kind.DATA, ref="random-variable")
+# A ``random.Random(seed)`` instance: Dynamo (torch 2.13, ``variables/misc.py``
+# ``RandomVariable``) traces it, and its methods in ``RandomVariable._supported_fn_names``
+# draw a value as a graph input, like the module-level ``random.randint``.
+RANDOM_INSTANCE_REF = "random.Random()"
+RANDOM_INSTANCE = Value(Kind.UNKNOWN, ref=RANDOM_INSTANCE_REF)
+_RANDOM_INSTANCE_DRAWS = frozenset({"random", "randint", "randrange", "uniform"})
 _PY_NUMBER_KINDS = (Kind.CONST, Kind.SHAPE, Kind.DATA)
 
 
@@ -205,6 +211,7 @@ class Interpreter:
         self._getattr_nodes: Dict[int, tuple] = {}  # id(getattr call) -> (call, its Attribute)
         self._map_casts: Dict[int, tuple] = {}  # id(``map(int, it)`` call) -> (call, cast name, iterables)
         self._random_arith_frames: set = set()  # id(frame) of frames that already had their random-arithmetic break
+        self._random_branch_frames: set = set()  # id(frame) of frames that already had a branch on a random draw
         self.globals: Dict[str, Value] = {}
         self._globals_busy: set = set()
         # Every function (and receiver class) whose id() keys ``memo``/``signatures``/``analysed``, kept
@@ -695,6 +702,10 @@ class Interpreter:
                 bound[name] = kwargs[name]
             elif name not in bound:
                 bound[name] = self._default_value(p)
+                if bound[name].kind is Kind.UNKNOWN and isinstance(p.default, cst.Name):
+                    bound[name] = self._default_definition(fn, p.default.value) or bound[name]
+                if dicts.is_open_kwargs(kwargs):
+                    bound[name] = join(bound[name], UNKNOWN)  # ``**d`` of unknown keys may give it
         if isinstance(params.star_arg, cst.Param):
             bound[params.star_arg.name.value] = container(elts=extra_pos)
         for p in list(plist) + list(params.kwonly_params):
@@ -706,8 +717,30 @@ class Interpreter:
         if params.star_kwarg is not None:
             names = {p.name.value for p in plist} | {p.name.value for p in params.kwonly_params}
             rest = {k: v for k, v in kwargs.items() if k not in names}
-            bound[params.star_kwarg.name.value] = keyed_dict(rest.items()) if rest else Value(Kind.CONTAINER, elt=UNKNOWN)
+            if dicts.is_open_kwargs(kwargs):
+                bound[params.star_kwarg.name.value] = dicts.open_dict(rest) if rest else Value(Kind.CONTAINER, elt=UNKNOWN)
+            else:
+                bound[params.star_kwarg.name.value] = keyed_dict(rest.items()) if rest else Value(Kind.CONTAINER, elt=UNKNOWN)
         return bound
+
+    def _default_definition(self, fn: FunctionInfo, name: str) -> Optional[Value]:
+        """A parameter default naming a module-level function or class of the callee's module
+        (``odeint_interface=odeint``): Python evaluates it once, there, so an argument left out
+        is that definition, which the call then follows.  ``None`` for any other name (a module
+        constant, an import the project cannot resolve, a name shadowed in an enclosing function).
+        """
+        idx = getattr(fn, "module", None)
+        if idx is None or fn.closure:
+            return None
+        saved = self.index
+        self.index = idx
+        self.silent += 1
+        try:
+            v = self.global_value(name)
+        finally:
+            self.index = saved
+            self.silent -= 1
+        return v if v.kind in (Kind.FUNCTION, Kind.CLASS) and v.ref is not None else None
 
     def _default_value(self, p: cst.Param) -> Value:
         if p.default is None:
@@ -1443,6 +1476,17 @@ class Interpreter:
             v = self.eval(expr)
         else:
             v = self.eval(expr)
+        if v == RANDOM_DRAW:
+            # Branching on a value drawn by ``random`` (or a comparison with one) breaks: Dynamo holds
+            # the draw as an unspecialised graph input (measured on torch 2.13: ``i = r.randrange(1, 4)``
+            # then ``if 2 > i:`` breaks at the ``if``, "generic_jump UnspecializedPythonVariable").  The
+            # frame resumes with the draws as plain numbers, so once per frame.  A break on Python
+            # arithmetic with the draw (``on_random_arith``) may sit on another path (a branch not
+            # taken), so it does not count here.
+            if id(self.frame) in self._random_branch_frames:
+                v = DATA
+            else:
+                self._random_branch_frames.add(id(self.frame))
         self.emit("on_test", TestEvent(expr, v, construct))
         return v
 
@@ -1843,6 +1887,8 @@ class Interpreter:
             elif left.kind is Kind.TENSOR or right.kind is Kind.TENSOR:
                 weak = (left.kind is not Kind.TENSOR or left.weak) and (right.kind is not Kind.TENSOR or right.weak)
                 r = Value(Kind.TENSOR, bool_tensor=True, weak=weak)
+            elif (left == RANDOM_DRAW or right == RANDOM_DRAW) and left.kind in _PY_NUMBER_KINDS and right.kind in _PY_NUMBER_KINDS:
+                r = RANDOM_DRAW  # a comparison with a draw is data too: branching on it breaks (see eval_test)
             elif left.kind is Kind.DATA or right.kind is Kind.DATA:
                 r = DATA
             elif left.kind in (Kind.SHAPE, Kind.CONST, Kind.NONE) and right.kind in (Kind.SHAPE, Kind.CONST, Kind.NONE):
@@ -2170,8 +2216,10 @@ class Interpreter:
             elif a.star == "**":
                 if v.keys is not None and v.elts is not None:
                     kwargs.update(zip(v.keys, v.elts))
-                elif dicts.is_open(v):
-                    kwargs.update(dicts.known_entries(v))  # the entries written to an open dict
+                else:
+                    kwargs = dicts.open_kwargs(kwargs)  # keys not all known: any other parameter may be given
+                    if dicts.is_open(v):
+                        kwargs.update(dicts.known_entries(v))  # the entries written to an open dict
             else:
                 args.append(v)
                 arg_nodes.append(a.value)
@@ -2404,6 +2452,11 @@ class Interpreter:
     def _call_result(self, node, qual, method, receiver, callee_value, args, kwargs):
         """(result value, local callee) of a call."""
         chain = self.frame.chain if self.frame else ()
+        if callee_value is not None and callee_value.kind is Kind.FUNCTION and callee_value.weak:
+            # a known function or a value of unknown kind (see kinds.join): follow the function;
+            # what the call returns may also be anything
+            result, fn = self._call_result(node, qual, method, receiver, replace(callee_value, weak=False), args, kwargs)
+            return join(result, UNKNOWN), fn
         if objects.is_one_of(callee_value):
             return self._call_candidates(node, qual, method, receiver, callee_value, args, kwargs), None
         if callee_value is not None and objects.is_record_class(callee_value):
@@ -2820,8 +2873,15 @@ class Interpreter:
         fact = dynamo_facts.call_fact(qual)
         if fact is not None and fact.source == "random-variable":
             return RANDOM_DRAW
+        if qual == "random.Random" and len(args) <= 1 and not kwargs:
+            return RANDOM_INSTANCE
+        if qual.startswith(RANDOM_INSTANCE_REF + ".") and qual[len(RANDOM_INSTANCE_REF) + 1:] in _RANDOM_INSTANCE_DRAWS:
+            return RANDOM_DRAW
         if qual.startswith("builtins."):
             return self._builtin_result(qual[9:], args, kwargs, chain)
+        number = _math_number_result(qual, args, kwargs)
+        if number is not None:
+            return number
         if qual in api.CONST_FUNCTIONS:
             return CONST
         if qual in api.SHAPE_FUNCTIONS:
@@ -3027,6 +3087,34 @@ def _numpy_sized_draw(qual: str, args, kwargs) -> bool:
     """
     draw = dynamo_facts.numpy_scalar_draw(qual)
     return draw is not None and ("size" in kwargs or len(args) > draw[1])
+
+
+# ``math`` functions that take and return plain numbers (``ceil(n / m) * m``).
+_MATH_NUMBER_FUNCTIONS = frozenset(
+    "ceil floor trunc sqrt isqrt exp log log2 log10 pow fabs gcd lcm copysign".split()
+)
+
+
+def _math_number_result(qual: str, args, kwargs) -> Optional[Value]:
+    """The value of ``math.<f>(...)`` over Python numbers: a number of the same sort.
+
+    A draw of ``random``, or a value read from a tensor, stays one (data); sizes stay sizes
+    (``math.ceil(h / 2)`` of a SymInt is a SymInt to Dynamo); constants stay constants.
+    ``None`` for other calls, and when an argument is not surely a number (a tensor, an
+    unknown value): what ``math`` does with those is other rules' business.
+    """
+    if not qual.startswith("math.") or qual[5:] not in _MATH_NUMBER_FUNCTIONS or kwargs or not args:
+        return None
+    if not all(a.kind in _PY_NUMBER_KINDS for a in args):
+        return None
+    draws = [a for a in args if a.kind is Kind.DATA and a.ref == RANDOM_DRAW.ref]
+    if draws:
+        return RANDOM_DRAW
+    if any(a.kind is Kind.DATA for a in args):
+        return DATA
+    if any(a.kind is Kind.SHAPE for a in args):
+        return SHAPE
+    return CONST
 
 
 def _partial_value(args, kwargs) -> Value:

@@ -157,6 +157,25 @@ def join(a: Value, b: Value) -> Value:
         joined = join_dicts(a, b)
         if joined is not None:
             return joined
+    fn = a if a.kind is Kind.FUNCTION else b if b.kind is Kind.FUNCTION else None
+    if fn is not None and (fn.ref is not None or fn.elts):
+        other = b if fn is a else a
+        if (other.kind is Kind.UNKNOWN and other.ref is None and other.alias_of is None) or (other.kind is Kind.TENSOR and other.weak):
+            # a function of the project on one path, a value of unknown kind (or only guessed
+            # to be a tensor) on another
+            # (``self.fn = fn_param`` or ``self.fn = self._default_fn(...)``): a call follows the
+            # known function, whose breaks are breaks on its path, and its result is joined with
+            # an unknown one (``weak`` marks "or something else")
+            return replace(fn, weak=True, maybe_none=fn.maybe_none or other.maybe_none)
+    draw = a if _is_random_draw(a) else b if _is_random_draw(b) else None
+    if draw is not None:
+        other = b if draw is a else a
+        guess = (other.kind is Kind.UNKNOWN and other.ref is None) or (other.kind is Kind.TENSOR and other.weak and other.alias_of is None)
+        if other.kind in (Kind.DATA, Kind.CONST, Kind.SHAPE) or guess:
+            # a value drawn by ``random`` on one path and a plain number (or a value of unknown
+            # kind) on another: the draw's path is one the code takes, and on it branching on
+            # the value breaks (as for a sure tensor joined with a constant, below)
+            return replace(draw, maybe_none=draw.maybe_none or other.maybe_none)
     alias = a.alias_of or b.alias_of
     if a.kind is b.kind:
         elts = None
@@ -189,3 +208,9 @@ def join(a: Value, b: Value) -> Value:
         weak = t.weak or other.kind not in (Kind.CONST, Kind.SHAPE)
         return Value(Kind.TENSOR, weak=weak, alias_of=alias, maybe_none=a.maybe_none or b.maybe_none, bool_tensor=t.bool_tensor)
     return Value(Kind.UNKNOWN, alias_of=alias)
+
+
+def _is_random_draw(v: Value) -> bool:
+    """A value Dynamo draws as a graph input from Python's ``random`` (``RANDOM_DRAW`` of
+    :mod:`pt2lint.analysis.interp`)."""
+    return v.kind is Kind.DATA and v.ref == "random-variable"

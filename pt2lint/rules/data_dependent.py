@@ -216,6 +216,14 @@ class DataDependentBranch(Rule):
             if ev.construct in ("all", "any"):
                 fix = f"reduce a tensor instead: torch.stack([...]).{ev.construct}()"
             interp.report(self.code, ev.node, f"{what} is data-dependent control flow: graph break ({fix})")
+        elif v.kind is Kind.DATA and v.ref == "random-variable":
+            what = _CONSTRUCT_TEXT.get(ev.construct, "a truth test").replace("a tensor value", "a value drawn by `random`")
+            interp.report(
+                self.code,
+                ev.node,
+                f"{what} is data-dependent control flow: graph break, since Dynamo holds the draw as a graph input "
+                f"(draw with torch.rand/torch.randint and use torch.where, or draw outside the compiled region)",
+            )
         elif v.kind is Kind.DATA and self.settings.capture_scalar_outputs:
             what = _CONSTRUCT_TEXT.get(ev.construct, "a truth test").replace("a tensor value", "a value read from a tensor")
             interp.report(
