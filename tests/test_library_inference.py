@@ -181,3 +181,25 @@ def test_a_default_naming_a_module_function_is_followed():
             def forward(self, y, t):
                 return run(y, t) + run2(y, t)
     """) == [(4, "PTC104")]
+
+
+_ONE_PATH = """
+class M(nn.Module):
+    def __init__(self, options, reverse):
+        super().__init__()
+        self.options = options
+        self.reverse = reverse
+
+    def forward(self, y0, t):
+        options = self.options.copy()
+        if self.reverse:
+            options["grid_constructor"] = lambda t: t.flip(0)
+        return Solver(y0, **options).integrate(t)
+"""
+
+
+def test_an_options_entry_written_on_one_path_is_not_surely_given():
+    # measured with options={"step_size": 0.25}, reverse=False: the ``.item()`` breaks (line
+    # 19); the entry written only when reversing does not make ``step_size`` surely None
+    # (the solver raises when both are given)
+    assert codes(_SOLVER + _ONE_PATH) == [(19, "PTC101"), (20, "PTC702")]

@@ -105,7 +105,10 @@ def join_dicts(a: Value, b: Value) -> Optional[Value]:
         if k in ea and k in eb:
             out[k] = join(ea[k], eb[k])
         else:
-            out[k] = ea[k] if k in ea else eb[k]
+            # on the other path the key is absent or holds a value the analysis does not know:
+            # the entry joins an unknown value (a function stays callable, but is no longer
+            # surely given, e.g. to a ``grid_constructor=None`` parameter through ``**options``)
+            out[k] = join(ea[k] if k in ea else eb[k], UNKNOWN)
     return open_dict(out, maybe_none=a.maybe_none or b.maybe_none)
 
 

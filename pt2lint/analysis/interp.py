@@ -3178,7 +3178,7 @@ def _is_none_test(left: Value, right_node: cst.BaseExpression, right: Value) -> 
         return None
     if left.kind is Kind.NONE:
         return True
-    if left.kind in (Kind.FUNCTION, Kind.CLASS) and not left.maybe_none and left.ref is not None:
+    if left.kind in (Kind.FUNCTION, Kind.CLASS) and not left.maybe_none and not left.weak and left.ref is not None:
         return False
     return None
 
