@@ -205,3 +205,21 @@ class GeneratorBreakEvent:
     node: cst.Call
     generator: cst.GeneratorExp
     builtin: str
+
+
+@dataclass
+class SourcelessCallEvent:
+    """A call of a method of an object built in the compiled frame, during which a graph break
+    happened: Dynamo cannot rebuild the bound method to call it eagerly and breaks at the call
+    ("Reconstruction failure", GB0092), measured on torch 2.13 (see
+    :mod:`pt2lint.analysis.sourceless`).
+
+    Attributes:
+        node: the call.
+        classes: the names of the classes the object may be an instance of.
+        method: the method's name.
+    """
+
+    node: cst.Call
+    classes: Tuple[str, ...]
+    method: str

@@ -41,7 +41,7 @@ from pt2lint.analysis.events import (
 from pt2lint.analysis.imports import dotted_name
 from pt2lint.analysis.walk import iter_children, walk
 from pt2lint.analysis.index import ClassInfo, FunctionInfo, ModuleIndex, decorator_name, identifier, lambda_function
-from pt2lint.analysis import dicts, objects, rebinding
+from pt2lint.analysis import dicts, objects, rebinding, sourceless
 from pt2lint.analysis.kinds import (
     CONST,
     DATA,
@@ -128,6 +128,7 @@ class Frame:
     __slots__ = (
         "func", "env", "parent", "self_value", "chain", "returns", "yields", "cls", "imports", "loop_depth", "skipped",
         "sites", "calling", "log", "globals_declared", "sized",
+        "born",
     )
 
     def __init__(self, func, env, parent, self_value, chain, cls, imports):
@@ -151,6 +152,9 @@ class Frame:
         self.globals_declared: set = set()  # names of a ``global`` statement in this function
         # local names bound to a tensor size (``n = x.shape[0]``, ``b, t, c = x.size()``)
         self.sized: set = set()
+        # local name -> (graph breaks seen when it was bound, the value bound): names bound to an
+        # object built in this frame (see :mod:`pt2lint.analysis.sourceless`)
+        self.born: Dict[str, tuple] = {}
 
     def assign(self, name: str, value: "Value") -> None:
         """Bind ``name`` in this frame's environment (and log the write for joins)."""
@@ -1104,13 +1108,17 @@ class Interpreter:
         if isinstance(small, cst.Expr):
             self.eval(small.value)
         elif isinstance(small, cst.Assign):
+            breaks = self.gb_events
             value = self.eval(small.value)
             for t in small.targets:
                 self.store(t.target, value, small)
+            sourceless.note_binding(self, [t.target for t in small.targets], small.value, value, breaks)
         elif isinstance(small, cst.AnnAssign):
             if small.value is not None:
+                breaks = self.gb_events
                 value = self.eval(small.value)
                 self.store(small.target, value, small)
+                sourceless.note_binding(self, [small.target], small.value, value, breaks)
         elif isinstance(small, cst.AugAssign):
             self.exec_augassign(small)
         elif isinstance(small, cst.Return):
@@ -2227,13 +2235,16 @@ class Interpreter:
         method = None
         receiver = None
         receiver_node = None
+        receiver_broke = False
         callee_value: Optional[Value] = None
         pv = self._project_qualified(func, qual)
         if pv is not None:
             callee_value, qual = pv, None
         elif isinstance(func, cst.Attribute) and qual is None:
             receiver_node = func.value
+            receiver_breaks = self.gb_events
             receiver = self.eval(func.value)
+            receiver_broke = self.gb_events > receiver_breaks
             method = identifier(func.attr.value)
             callee_value = self.attribute(receiver, method, func) if receiver.kind in (Kind.SELF, Kind.SUPER, Kind.CLASS) or (receiver.kind is Kind.MODULE and isinstance(receiver.ref, ClassInfo)) or objects.is_one_of(receiver) else None
             if receiver.kind is Kind.UNKNOWN and isinstance(receiver.ref, str):
@@ -2281,6 +2292,8 @@ class Interpreter:
         if self.silent == 0:
             if self.gb_events > breaks_before:
                 self._emit_generator_break(node, qual)
+                if receiver_node is not None and not receiver_broke:
+                    sourceless.check_call(self, node, receiver_node, receiver, callee_value, breaks_before)
             self._emit_builtin_tests(node, qual, args)
             self._emit_call_writes(node, qual, method, receiver, callee_value, args, kwargs)
             self.emit(

@@ -30,7 +30,7 @@ from pt2lint.rules.dynamic_shape import BooleanMaskIndex, DynamicShapeOp
 from pt2lint.rules.export import DataDependentAssert, TensorNumpy
 from pt2lint.rules.inplace_view import InplaceViewOnInput
 from pt2lint.rules.mutation import InputMutation
-from pt2lint.rules.objects import ModuleInitGraphBreak, ParameterInCompiledRegion
+from pt2lint.rules.objects import ModuleInitGraphBreak, ParameterInCompiledRegion, SourcelessMethodCallBreak
 from pt2lint.rules.sorting import SortNonConstant
 from pt2lint.rules.hooks import ModuleHookRegistration
 from pt2lint.rules.recompile import (
@@ -85,6 +85,7 @@ RULES: Dict[str, Type[Rule]] = {
         InplaceViewOnInput,
         ParameterInCompiledRegion,
         ModuleInitGraphBreak,
+        SourcelessMethodCallBreak,
         SortNonConstant,
         ModuleHookRegistration,
         TorchGeneratorUse,

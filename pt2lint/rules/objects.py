@@ -1,4 +1,4 @@
-"""Rules about objects constructed inside compiled regions (PTC320, PTC321).
+"""Rules about objects constructed inside compiled regions (PTC320, PTC321, PTC323).
 
 Facts measured on torch 2.13 (see the specs in ``rules/`` and their evidence):
 
@@ -11,6 +11,10 @@ Facts measured on torch 2.13 (see the specs in ``rules/`` and their evidence):
   Dynamo runs that ``__init__`` as a frame of its own and meets a module that
   ``nn.Module.__init__`` has not set up yet: "Uninitialized nn.Module" (GB0119), at its
   ``super().__init__()`` line, and the frame runs eagerly.
+* When a method of a plain object (or module) that the compiled frame built graph-breaks,
+  Dynamo cannot rebuild the bound method to call it eagerly: "Reconstruction failure"
+  (GB0092) at the call, and the whole function runs eagerly (see
+  :mod:`pt2lint.analysis.sourceless`).
 """
 
 from __future__ import annotations
@@ -84,4 +88,20 @@ class ModuleInitGraphBreak(Rule):
             f"`{ev.cls.name}` is built inside the compiled region and its `__init__` graph-breaks: Dynamo "
             "then compiles `__init__` on an uninitialized nn.Module and gives up on it (build the module in "
             "the parent's `__init__`, or remove the break from its constructor)",
+        )
+
+
+class SourcelessMethodCallBreak(Rule):
+    """PTC323: a method of an object built in the compiled frame graph-breaks; Dynamo breaks at the call too."""
+
+    code = "PTC323"
+
+    def on_sourceless_call_break(self, interp, ev) -> None:
+        cls = " or ".join(f"`{c}`" for c in ev.classes[:3]) + (" (or another candidate)" if len(ev.classes) > 3 else "")
+        interp.report(
+            self.code, ev.node,
+            f"`.{ev.method}()` of a {cls} object built in this function graph-breaks inside: Dynamo cannot "
+            "rebuild the bound method to resume after the break (Reconstruction failure) and runs this whole "
+            "function eagerly (build the object outside the compiled region, or pass it in, or remove the break "
+            "inside the method)",
         )
