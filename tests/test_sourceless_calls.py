@@ -5,6 +5,7 @@ through Dynamo and its break lines are compared with the linter's."""
 
 from __future__ import annotations
 
+import functools
 import textwrap
 
 import pytest
@@ -17,6 +18,7 @@ DEFAULT = LintSettings(enabled=resolve_selection())
 MODULE = textwrap.dedent(
     '''
     import dataclasses
+    import os
 
     import torch
     from torch import nn
@@ -58,7 +60,14 @@ MODULE = textwrap.dedent(
             return t
 
 
+    class LoudInit(Solver):
+        def __init__(self, y0):
+            print("init")
+            super().__init__(y0)
+
+
     SOLVERS = {"rk": Solver, "euler": Euler}
+    MIXED = {"rk": Solver, "loud": LoudInit}
 
 
     @dataclasses.dataclass
@@ -107,6 +116,22 @@ MODULE = textwrap.dedent(
         def forward(self, x, t):
             solver = SOLVERS[self.method](x)
             return solver.integrate(t)
+
+
+    class Mixed(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.method = os.environ.get("SOLVER_METHOD", "rk")
+
+        def forward(self, x, t):
+            solver = MIXED[self.method](x)
+            return solver.integrate(t)
+
+
+    class BrokenInit(nn.Module):
+        def forward(self, x, t):
+            s = LoudInit(x)
+            return s.integrate(t)
 
 
     class Kinds(nn.Module):
@@ -205,12 +230,13 @@ CALL_SITE_BREAKS = [
     ("Factory", "        out = solver.integrate(t)"),
     ("Direct", "        return Solver(x).integrate(t)"),
     ("Registry", "        return solver.integrate(t)"),
+    ("Mixed", "        return solver.integrate(t)"),
     ("Kinds", "        a = rec.show(t)"),
     ("ModuleMethod", "        return sub.helper(t)"),
     ("Static", "        return s.loud(t)"),
     ("Alias", "        return s2.integrate(t)"),
 ]
-NEAR_MISSES = ["OnSelf", "OnGlobal", "NoBreak", "EarlierBreak", "InLoop", "InTry", "Passed", "NotAMethod"]
+NEAR_MISSES = ["BrokenInit", "OnSelf", "OnGlobal", "NoBreak", "EarlierBreak", "InLoop", "InTry", "Passed", "NotAMethod"]
 
 
 def _line_of(cls: str, text: str) -> int:
@@ -226,9 +252,10 @@ def _class_span(cls: str) -> range:
     return range(start + 1, end + 1)
 
 
+@functools.lru_cache(maxsize=None)
 def _findings():
     result = lint_source(MODULE, "m.py", DEFAULT)
-    return sorted((d.start.line, d.code) for d in result.diagnostics)
+    return tuple(sorted((d.start.line, d.code) for d in result.diagnostics))
 
 
 def test_call_site_break_on_a_method_of_an_object_built_in_the_function():

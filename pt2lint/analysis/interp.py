@@ -2521,12 +2521,16 @@ class Interpreter:
         results = []
         saved = self._via_candidates
         names = objects.candidate_names(callee_value)
+        start, outcomes = self.gb_events, []
         try:
             for c in callee_value.elts:
                 self._via_candidates = names
+                before = self.gb_events
                 results.append(self._call_result(node, qual, method, receiver, c, args, kwargs)[0])
+                outcomes.append((c, self.gb_events > before))
         finally:
             self._via_candidates = saved
+        sourceless.note_candidates(self, node, start, outcomes)
         return _join_candidates(results)
 
     def _construct(self, cls: ClassInfo, args, kwargs, chain) -> Value:

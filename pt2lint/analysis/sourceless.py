@@ -79,16 +79,59 @@ def _bound_methods(callee: Optional[Value]) -> Optional[Sequence[FunctionInfo]]:
     return out or None
 
 
-def _born_entry_valid(frame, name: str) -> Optional[int]:
-    """The graph-break count at which ``name`` was bound to an object built in ``frame``, when the
-    name still holds that object; ``None`` otherwise."""
+def note_candidates(interp, node: cst.Call, start: int, outcomes) -> None:
+    """Remember which candidates of a "one of these" call graph-broke (``SOLVERS[method](...)``).
+
+    Args:
+        interp: the interpreter.
+        node: the call.
+        start: ``interp.gb_events`` before the first candidate was called.
+        outcomes: ``(candidate value, whether a graph break was seen during its call)``, in order.
+
+    Only one class is really constructed (one method really called); an instance of a class
+    whose constructor did not break is built in the frame, and a call of one of its methods
+    that breaks is a call-site break, whatever the other candidates do.
+    """
+    if interp.silent:
+        return
+    interp.__dict__.setdefault("_sourceless_candidates", {})[id(node)] = (node, start, tuple(outcomes))
+
+
+def _candidate_outcomes(interp, node: cst.CSTNode, breaks_before: int):
+    """The ``(candidate, broke)`` pairs of the last "one of these" call at ``node``, when no graph
+    break happened in it before its candidates were called; ``None`` otherwise."""
+    hit = interp.__dict__.get("_sourceless_candidates", {}).get(id(node))
+    if hit is None or hit[0] is not node or hit[1] != breaks_before:
+        return None
+    return hit[2]
+
+
+def _classes(value: Value) -> tuple:
+    return tuple(c.ref for c in objects.candidates(value))
+
+
+def _clean_classes(interp, rhs: cst.BaseExpression, value: Value, breaks_before: int) -> tuple:
+    """The classes ``value`` may be an instance of whose construction at ``rhs`` saw no graph break."""
+    classes = _classes(value)
+    if interp.gb_events == breaks_before:
+        return classes
+    outcomes = _candidate_outcomes(interp, rhs, breaks_before)
+    if outcomes is None:
+        return ()
+    clean = [c.ref for c, broke in outcomes if not broke and c.kind is Kind.CLASS and isinstance(c.ref, ClassInfo)]
+    return tuple(cls for cls in classes if any(cls is c for c in clean))
+
+
+def _born_entry(frame, name: str) -> Optional[tuple]:
+    """``(graph-break count when bound, classes built without a break)`` of ``name`` when it still
+    holds the object built in ``frame`` it was bound to; ``None`` otherwise."""
     entry = frame.born.get(name)
     if entry is None:
         return None
-    stamp, bound = entry
+    stamp, bound, clean = entry
     if frame.env.get(name) is not bound:
         return None
-    return stamp
+    return stamp, clean
 
 
 def note_binding(interp, targets: Sequence[cst.BaseExpression], rhs: cst.BaseExpression, value: Value, breaks_before: int) -> None:
@@ -101,23 +144,26 @@ def note_binding(interp, targets: Sequence[cst.BaseExpression], rhs: cst.BaseExp
             instance) or a name already tracked makes the binding fresh.
         value: the value assigned.
         breaks_before: ``interp.gb_events`` before ``rhs`` was evaluated: an object returned
-            through a graph break reaches the resume function as an argument, which has a source.
+            through a graph break reaches the resume function as an argument, which has a
+            source (for a "one of these" constructor call, the candidates that did not break
+            still build the object in the frame).
     """
     frame = interp.frame
     if frame is None or interp.silent:
         return
-    fresh = interp.gb_events == breaks_before and is_built_instance(value)
-    if fresh:
+    clean: tuple = ()
+    if is_built_instance(value):
         if isinstance(rhs, cst.Name):
-            fresh = _born_entry_valid(frame, identifier(rhs.value)) is not None
-        else:
-            fresh = isinstance(rhs, cst.Call)
+            entry = _born_entry(frame, identifier(rhs.value))
+            clean = entry[1] if entry is not None else ()
+        elif isinstance(rhs, cst.Call):
+            clean = _clean_classes(interp, rhs, value, breaks_before)
     for t in targets:
         if not isinstance(t, cst.Name):
             continue
         name = identifier(t.value)
-        if fresh:
-            frame.born[name] = (interp.gb_events, frame.env.get(name))
+        if clean:
+            frame.born[name] = (interp.gb_events, frame.env.get(name), clean)
         else:
             frame.born.pop(name, None)
 
@@ -143,6 +189,16 @@ def _guarded_statements(interp, fn: FunctionInfo) -> set:
     return out
 
 
+def _broken_classes(interp, node: cst.Call, callee: Value, clean: tuple, breaks_before: int) -> tuple:
+    """The classes of ``clean`` whose method, called at ``node``, saw a graph break (in the call or
+    in its arguments, evaluated while the bound method is already on Dynamo's stack)."""
+    outcomes = _candidate_outcomes(interp, node, breaks_before) if objects.is_one_of(callee) else None
+    if outcomes is None:
+        return clean  # one method, or a break in the arguments: every candidate broke here
+    broke = [c.elt.ref for c, b in outcomes if b and c.elt is not None]
+    return tuple(cls for cls in clean if any(cls is b for b in broke))
+
+
 def check_call(interp, node: cst.Call, receiver_node: cst.BaseExpression, receiver: Value, callee: Optional[Value], breaks_before: int) -> None:
     """After a method call ``receiver.m(...)`` during which a graph break was seen: emit
     ``on_sourceless_call_break`` when Dynamo breaks at this call with "Reconstruction failure"
@@ -159,23 +215,27 @@ def check_call(interp, node: cst.Call, receiver_node: cst.BaseExpression, receiv
     frame = interp.frame
     if frame is None or interp.silent or frame.loop_depth or frame.skipped or frame.func is None:
         return
-    if not is_built_instance(receiver):
-        return
-    methods = _bound_methods(callee)
-    if methods is None:
+    if not is_built_instance(receiver) or _bound_methods(callee) is None:
         return
     if isinstance(receiver_node, cst.Name):
-        stamp = _born_entry_valid(frame, identifier(receiver_node.value))
-        if stamp is None or stamp != breaks_before:
+        entry = _born_entry(frame, identifier(receiver_node.value))
+        if entry is None or entry[0] != breaks_before:
             return
-    elif not isinstance(receiver_node, cst.Call):
+        clean = entry[1]
+    elif isinstance(receiver_node, cst.Call):
+        clean = _classes(receiver)  # its construction did not break (the caller checks)
+    else:
         return
     fn = frame.func
     if getattr(fn, "lambda_stmt", None) is None and id(interp.stmt) in _guarded_statements(interp, fn):
         return
-    cls_names = []
-    for c in objects.candidates(receiver):
-        if c.ref.name not in cls_names:
-            cls_names.append(c.ref.name)
-    interp.emit("on_sourceless_call_break", SourcelessCallEvent(node, tuple(cls_names), methods[0].name))
+    broken = _broken_classes(interp, node, callee, clean, breaks_before)
+    if not broken:
+        return
+    names = []
+    for cls in broken:
+        if cls.name not in names:
+            names.append(cls.name)
+    method = node.func.attr.value if isinstance(node.func, cst.Attribute) else _bound_methods(callee)[0].name
+    interp.emit("on_sourceless_call_break", SourcelessCallEvent(node, tuple(names), method))
     frame.skipped = True  # the whole function runs eagerly after the failure
