@@ -31,6 +31,10 @@ the reconstruction failure, only the breaks of the frames compiled after it):
   block (no partial graph there); nested functions, lambdas and ``functools.partial`` objects
   created in the frame are rebuilt fine.
 
+The analysis stays quiet inside any ``with`` block: ``torch.no_grad()`` was measured to break
+at the call, but other context managers make Dynamo refuse the partial graph in other ways
+(a generic context manager breaks the frame with its own reason), and no table says which.
+
 The analysis tracks, per frame, the local names bound to an object built in that frame and
 the number of graph breaks seen when they were bound (``Frame.born``); a method call on such a
 name (or directly on the constructing call) whose arguments or body graph-break, with no break
