@@ -159,7 +159,9 @@ def test_object_built_in_forward_traces_its_init_with_the_call_kinds(tmp_path):
     # the branch in __init__ is on a Python number, and .dim() is a static shape fact)
     assert ("lib.py", 9, "PTC103") in got
     assert not [g for g in got if g[1] in (3, 8)]
-    assert not [g for g in got if g[0] == "model.py"]
+    # the method of the object built in forward breaks inside, so Dynamo (torch 2.13, graph_breaks
+    # log) also breaks at the call: "Reconstruction failure" for the bound method (PTC323)
+    assert [g for g in got if g[0] == "model.py"] == [("model.py", 10, "PTC323")]
 
 
 def test_namedtuple_and_dataclass_fields_keep_their_kinds(tmp_path):
