@@ -160,6 +160,28 @@ MODULE = textwrap.dedent(
             return s2.integrate(t)
 
 
+    class GradMode(nn.Module):
+        def forward(self, x, t):
+            s = Solver(x)
+            with torch.no_grad(), torch.autocast("cpu"):
+                return s.integrate(t)
+
+
+    class Timer:
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            return False
+
+
+    class UserContext(nn.Module):
+        def forward(self, x, t):
+            s = Solver(x)
+            with Timer():
+                return s.integrate(t)
+
+
     class OnSelf(nn.Module):
         def __init__(self):
             super().__init__()
@@ -235,8 +257,9 @@ CALL_SITE_BREAKS = [
     ("ModuleMethod", "        return sub.helper(t)"),
     ("Static", "        return s.loud(t)"),
     ("Alias", "        return s2.integrate(t)"),
+    ("GradMode", "            return s.integrate(t)"),
 ]
-NEAR_MISSES = ["BrokenInit", "OnSelf", "OnGlobal", "NoBreak", "EarlierBreak", "InLoop", "InTry", "Passed", "NotAMethod"]
+NEAR_MISSES = ["UserContext", "BrokenInit", "OnSelf", "OnGlobal", "NoBreak", "EarlierBreak", "InLoop", "InTry", "Passed", "NotAMethod"]
 
 
 def _line_of(cls: str, text: str) -> int:

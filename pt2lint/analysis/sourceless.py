@@ -18,7 +18,7 @@ the reconstruction failure, only the breaks of the frames compiled after it):
   it calls) prints, calls ``.item()`` or branches on a tensor; the same through a factory
   (``s = make(x)``), on ``Solver(x).integrate(t)``, on a ``@dataclass`` instance, on a method of
   an ``nn.Module`` built in the frame (``m = Sub(); m.helper(t)``), on a ``@staticmethod``
-  reached through the instance, under ``with torch.no_grad():``, with a loop later in the
+  reached through the instance, under ``with torch.no_grad():`` (see below), with a loop later in the
   function, and when the object was created after an earlier break of the frame (in the resume
   function).  The rest of the function runs eagerly: a ``print`` after the call is not reported,
   a function it calls later is compiled as its own frame and its breaks are.
@@ -31,9 +31,12 @@ the reconstruction failure, only the breaks of the frames compiled after it):
   block (no partial graph there); nested functions, lambdas and ``functools.partial`` objects
   created in the frame are rebuilt fine.
 
-The analysis stays quiet inside any ``with`` block: ``torch.no_grad()`` was measured to break
-at the call, but other context managers make Dynamo refuse the partial graph in other ways
-(a generic context manager breaks the frame with its own reason), and no table says which.
+Inside a ``with`` block the call-site break happens for the context managers Dynamo can
+re-enter in the resume function -- measured for ``torch.no_grad()``, ``torch.enable_grad()``,
+``torch.set_grad_enabled(False)``, ``torch.autocast("cpu")``, ``torch.inference_mode()`` and
+``contextlib.nullcontext()`` (:data:`RESUMABLE_MANAGERS`) -- but not under a context manager
+class of the user's or a ``@contextlib.contextmanager`` function (only the method's own break
+is reported there); the analysis stays quiet under any other manager.
 
 The analysis tracks, per frame, the local names bound to an object built in that frame and
 the number of graph breaks seen when they were bound (``Frame.born``); a method call on such a
@@ -51,6 +54,13 @@ from pt2lint.analysis import objects
 from pt2lint.analysis.events import SourcelessCallEvent
 from pt2lint.analysis.index import ClassInfo, FunctionInfo, identifier
 from pt2lint.analysis.kinds import Kind, Value
+
+#: context managers under which the call-site break was measured (torch 2.13): Dynamo resumes
+#: inside them, so it rebuilds the stack at the call
+RESUMABLE_MANAGERS = frozenset({
+    "torch.no_grad", "torch.enable_grad", "torch.set_grad_enabled", "torch.autocast",
+    "torch.inference_mode", "contextlib.nullcontext",
+})
 
 #: method kinds whose bound form has no source when the instance has none (a classmethod is
 #: bound to the class, which does)
@@ -172,25 +182,41 @@ def note_binding(interp, targets: Sequence[cst.BaseExpression], rhs: cst.BaseExp
             frame.born.pop(name, None)
 
 
-def _guarded_statements(interp, fn: FunctionInfo) -> set:
-    """ids of the statements of ``fn`` inside a ``try`` or ``with`` block (nested definitions excluded)."""
-    cache = interp.__dict__.setdefault("_sourceless_guarded", {})
+def _enclosing_blocks(interp, fn: FunctionInfo) -> dict:
+    """id of each statement of ``fn`` -> the ``try``/``with`` statements around it (nested definitions excluded)."""
+    cache = interp.__dict__.setdefault("_sourceless_blocks", {})
     hit = cache.get(id(fn.node))
     if hit is not None and hit[0] is fn.node:
         return hit[1]
-    out: set = set()
+    out: dict = {}
+    blocks = (cst.Try, getattr(cst, "TryStar", cst.Try), cst.With)
 
-    def visit(node: cst.CSTNode, inside: bool) -> None:
+    def visit(node: cst.CSTNode, around: tuple) -> None:
         for child in node.children:
             if isinstance(child, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
                 continue
-            if isinstance(child, cst.BaseStatement) and inside:
-                out.add(id(child))
-            visit(child, inside or isinstance(child, (cst.Try, getattr(cst, "TryStar", cst.Try), cst.With)))
+            if isinstance(child, cst.BaseStatement) and around:
+                out[id(child)] = around
+            visit(child, around + (child,) if isinstance(child, blocks) else around)
 
-    visit(fn.node.body, False)
+    visit(fn.node.body, ())
     cache[id(fn.node)] = (fn.node, out)
     return out
+
+
+def _resumable_here(interp, fn: FunctionInfo) -> bool:
+    """Whether Dynamo can break and resume at the current statement of ``fn``: not in a ``try``
+    block, and in ``with`` blocks of :data:`RESUMABLE_MANAGERS` only."""
+    if getattr(fn, "lambda_stmt", None) is not None:
+        return True
+    for block in _enclosing_blocks(interp, fn).get(id(interp.stmt), ()):
+        if not isinstance(block, cst.With):
+            return False
+        for item in block.items:
+            call = item.item
+            if not isinstance(call, cst.Call) or interp.qualname(call.func) not in RESUMABLE_MANAGERS:
+                return False
+    return True
 
 
 def _broken_classes(interp, node: cst.Call, callee: Value, clean: tuple, breaks_before: int) -> tuple:
@@ -230,8 +256,7 @@ def check_call(interp, node: cst.Call, receiver_node: cst.BaseExpression, receiv
         clean = _classes(receiver)  # its construction did not break (the caller checks)
     else:
         return
-    fn = frame.func
-    if getattr(fn, "lambda_stmt", None) is None and id(interp.stmt) in _guarded_statements(interp, fn):
+    if not _resumable_here(interp, frame.func):
         return
     broken = _broken_classes(interp, node, callee, clean, breaks_before)
     if not broken:
