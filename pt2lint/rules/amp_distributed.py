@@ -95,12 +95,13 @@ def module_calls(index, skip_compat_fallbacks: bool = False) -> Iterator[Tuple[c
     """
     memo = getattr(index, "_module_calls_memo", None)
     if memo is None or memo[0] is not index.module:
-        memo = (index.module, _walk_calls(index))
+        calls = _walk_calls(index)
+        memo = (index.module, [c[:4] for c in calls], [c[:4] for c in calls if not c[4]])  # all; outside fallbacks
         try:
             index._module_calls_memo = memo
         except AttributeError:  # an index that takes no new attributes: no memo
             pass
-    return iter([call[:4] for call in memo[1] if not (skip_compat_fallbacks and call[4])])
+    return iter(memo[2] if skip_compat_fallbacks else memo[1])
 
 
 def _walk_calls(index) -> List[Tuple[cst.CSTNode, Optional[str], cst.CSTNode, Optional[cst.CSTNode], bool]]:
