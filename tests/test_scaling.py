@@ -228,3 +228,127 @@ def test_findings_in_one_long_expression_share_the_climb_to_their_statement(monk
         assert len([d for d in result.diagnostics if d.code == "PTC101"]) >= n
         counts[n] = steps[0]
     assert counts[400] <= 6 * counts[100], counts  # 16x before
+
+
+# ---------------------------------------------------------------- whole-file facts
+def _tensor_ifs(n: int, buffers: bool = False) -> str:
+    lines = ["import torch", "class M(torch.nn.Module):"]
+    if buffers:
+        lines += ["    def __init__(self):", "        super().__init__()", "        self.register_buffer('scale', torch.ones(1))",
+                  "        self.fc = torch.nn.Linear(4, 4)"]
+    lines.append("    def forward(self, x):")
+    for i in range(n):
+        lines += [f"        if x.sum() > {i}:", f"            x = self.fc(x) * self.scale" if buffers else f"            x = x + {i}",
+                  "        else:", f"            x = self.fc(x) - {i}" if buffers else f"            x = x - {i}"]
+    lines += ["        return x", "m = torch.compile(M())"]
+    return "\n".join(lines) + "\n"
+
+
+@pytest.mark.parametrize("buffers", [False, True], ids=["plain", "class-state"])
+def test_cond_proposals_read_the_file_and_class_once_not_once_per_if(monkeypatch, buffers):
+    """Each tensor ``if``'s ``torch.cond`` proposal walked the whole module (what does the file
+    compile?) and its whole class twice (registered buffers, float submodules): quadratic in
+    the number of ``if``s. Counted as nodes the shared walk expands, fixes included."""
+    from pt2lint.analysis import walk as walk_mod
+
+    expanded = [0]
+    original = walk_mod.iter_children
+
+    def counting(node):
+        expanded[0] += 1
+        return original(node)
+
+    monkeypatch.setattr(walk_mod, "iter_children", counting)
+    counts = {}
+    for n in (20, 80):
+        expanded[0] = 0
+        result = lint_source(_tensor_ifs(n, buffers), "m.py", DEFAULT)
+        fixes = [d for d in result.diagnostics if d.code == "PTC104" and d.fix is not None]
+        assert len(fixes) == n
+        if buffers:  # the class facts were read: the buffer has no parameters, the class is compiled
+            assert all("used in some branches only" not in d.fix.message for d in fixes)
+            assert all("not known to run under torch.compile" not in d.fix.message for d in fixes)
+        counts[n] = expanded[0]
+    assert counts[80] <= 5 * counts[20], counts  # 4x is linear; it was 12-14x
+
+
+def test_the_file_compiled_and_class_facts_are_gathered_once_per_file(monkeypatch):
+    from pt2lint.fixes import compiled as compiled_mod
+
+    calls = {"compiled": 0, "buffers": 0}
+    orig_compiled = compiled_mod.compiled_symbols
+    orig_buffers = cond_mod._class_registered_buffers
+
+    def compiled(index):
+        calls["compiled"] += 1
+        return orig_compiled(index)
+
+    def buffers(cls):
+        calls["buffers"] += 1
+        return orig_buffers(cls)
+
+    monkeypatch.setattr(cond_mod, "compiled_symbols", compiled)
+    monkeypatch.setattr(cond_mod, "_class_registered_buffers", buffers)
+    result = lint_source(_tensor_ifs(12, buffers=True), "m.py", DEFAULT)
+    assert len([d for d in result.diagnostics if d.code == "PTC104" and d.fix is not None]) == 12
+    assert calls == {"compiled": 1, "buffers": 1}, calls
+
+
+_CALLS_IN_ORDER = '''\
+import torch
+
+@torch.compile
+@deco(a(), b=c())
+def f(x, y=g(), *, z=h()) -> r():
+    try:
+        k(x)
+    except (AttributeError, i()):
+        torch.cuda.amp.autocast()
+    return (p() if q() else s()), x[t():u():v()]
+
+class C(base(), metaclass=meta()):
+    with w() as o, ww():
+        m(n())
+    lam = lambda: l()
+    match x():
+        case [y] if z():
+            pass
+'''
+
+
+def test_the_whole_file_call_walk_is_in_source_order_and_rebuilds_no_node(monkeypatch):
+    """PTC801/PTC807 read every call of a file; a ``CSTVisitor`` for that rebuilt each node it
+    passed (more CPU than the rest of the analysis on a long file). The field walk must give the
+    calls in the visitor's (source) order, with the same statement, header and fallback flag."""
+    from pt2lint.analysis.index import ModuleIndex
+    from pt2lint.rules import amp_distributed as amp
+
+    module = cst.parse_module(_CALLS_IN_ORDER)
+    index = ModuleIndex(module)
+
+    class Calls(cst.CSTVisitor):  # what LibCST's own traversal sees, in its order
+        def __init__(self):
+            self.found = []
+
+        def visit_Call(self, node):
+            self.found.append(node)
+
+    visitor = Calls()
+    module.visit(visitor)
+    built = [0]
+    original = cst.CSTNode.__post_init__
+
+    def counting(self):
+        built[0] += 1
+        return original(self)
+
+    monkeypatch.setattr(cst.CSTNode, "__post_init__", counting)
+    calls = amp._walk_calls(index)
+    assert built[0] == 0
+    assert [c[0] for c in calls if isinstance(c[0], cst.Call)] == visitor.found
+    by_callee = {module.code_for_node(c[0].func) if isinstance(c[0], cst.Call) else module.code_for_node(c[0]): c for c in calls}
+    assert by_callee["torch.compile"][3] is not None  # a bare decorator: its own header
+    assert isinstance(by_callee["a"][2], cst.FunctionDef) and isinstance(by_callee["a"][3], cst.Decorator)
+    assert by_callee["k"][4] is False and by_callee["torch.cuda.amp.autocast"][4] is True
+    assert isinstance(by_callee["w"][3], cst.WithItem) and isinstance(by_callee["n"][2], cst.SimpleStatementLine)
+    assert by_callee["n"][3] is None  # inside the with body's statement, not its header

@@ -60,3 +60,37 @@ def walk(node: cst.CSTNode, *, into_functions: bool = True) -> Iterator[cst.CSTN
         children = list(iter_children(n))
         children.reverse()
         stack.extend(children)
+
+
+#: Code fields of the nodes whose dataclass field order is not the order their parts are
+#: written in (``@decorators`` come before ``def name``, ``a if test else b`` starts with ``a``).
+#: Every other node's fields are declared in source order.
+_SOURCE_ORDER: Dict[Type[cst.CSTNode], Tuple[str, ...]] = {
+    cst.FunctionDef: ("decorators", "name", "type_parameters", "params", "returns", "body"),
+    cst.ClassDef: ("decorators", "name", "type_parameters", "bases", "keywords", "body"),
+    cst.IfExp: ("body", "test", "orelse"),
+    cst.ExceptHandler: ("type", "name", "body"),
+    cst.ExceptStarHandler: ("type", "name", "body"),
+    cst.MatchCase: ("pattern", "guard", "body"),
+    cst.Parameters: ("posonly_params", "posonly_ind", "params", "star_arg", "kwonly_params", "star_kwarg"),
+    cst.Slice: ("lower", "upper", "step"),
+    cst.TypeAlias: ("name", "type_parameters", "value"),
+    cst.Arg: ("keyword", "value"),
+}
+
+
+def iter_children_in_source_order(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    """Like :func:`iter_children`, but in the order the children are written in the source
+    (the order ``CSTNode.visit`` visits them), at the cost of a dictionary look-up per node."""
+    names = _SOURCE_ORDER.get(type(node))
+    if names is None:
+        names = _fields(type(node))
+    for name in names:
+        value = getattr(node, name, None)
+        if isinstance(value, cst.CSTNode):
+            yield value
+        elif isinstance(value, (list, tuple)):
+            for item in value:
+                if isinstance(item, cst.CSTNode):
+                    yield item
+

@@ -94,14 +94,17 @@ def compiled_symbols(index) -> Dict[str, Set[str]]:
     return {"classes": out_classes, "functions": out_functions}
 
 
-def region_compiled(index, entries: Iterable[str]) -> bool:
+def region_compiled(index, entries: Iterable[str], table: Optional[Dict[str, Set[str]]] = None) -> bool:
     """Whether every region entry symbol (``"Model.forward"``, ``"step"``) is compiled by this file.
 
     Args:
         index: the file's :class:`~pt2lint.analysis.index.ModuleIndex`.
         entries: the first element of each finding chain that reaches the ``if``.
+        table: :func:`compiled_symbols` of ``index`` when the caller already has it (it walks the
+            whole module, so a caller asking once per finding should compute it once per file).
     """
-    table = compiled_symbols(index)
+    if table is None:
+        table = compiled_symbols(index)
     entries = list(entries)
     if not entries:
         return False

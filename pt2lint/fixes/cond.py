@@ -45,7 +45,7 @@ from pt2lint.analysis.dynamo_facts import module_state
 from pt2lint.analysis.kinds import Kind, Value, join
 from pt2lint.analysis.walk import walk
 from pt2lint.diagnostics import Applicability, Fix
-from pt2lint.fixes.compiled import region_compiled
+from pt2lint.fixes.compiled import compiled_symbols, region_compiled
 from pt2lint.fixes.context import FixContext, Refuse
 from pt2lint.fixes.edits import lost_comments
 from pt2lint.fixes.names import bound_names, loaded_names
@@ -1160,6 +1160,21 @@ def _is_tensor_arg(ctx: FixContext, node: cst.BaseExpression) -> bool:
     return v is not None and v.kind in (Kind.TENSOR, Kind.UNKNOWN)
 
 
+def _class_registered_buffers(cls: cst.ClassDef) -> Set[str]:
+    """Names ``cls`` registers anywhere in its body with ``self.register_buffer("name", ...)``
+    (a literal name; buffers have no gradient)."""
+    out: Set[str] = set()
+    for n in walk(cls):
+        if (
+            isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute) and n.func.attr.value == "register_buffer"
+            and n.args and isinstance(n.args[0].value, cst.SimpleString)
+        ):
+            name = n.args[0].value.evaluated_value
+            if isinstance(name, str):
+                out.add(name)
+    return out
+
+
 class CondRewrite:
     """Builds the ``torch.cond`` rewrite of one ``if``/``elif`` chain (see the module docstring).
 
@@ -1342,9 +1357,12 @@ class CondRewrite:
 
     def _known_compiled(self) -> bool:
         """Whether the file compiles the region(s) the ``if`` is reached from (see :mod:`pt2lint.fixes.compiled`)."""
-        ids = {id(n) for n in walk(self.top.test)}
+        ids = self.ctx.subtree_ids(self.top.test)
         entries = [f.chain[0] for f in self.ctx.facts.findings if id(f.node) in ids and f.code in TARGET_CODES and f.chain]
-        return region_compiled(self.ctx.facts.index, entries)
+        index = self.ctx.facts.index
+        # what the file compiles does not depend on the `if`: gathered once per module, not per proposal
+        table = self.ctx.per_node("compiled-symbols", index.module, lambda: compiled_symbols(index))
+        return region_compiled(index, entries, table)
 
     def _self_attrs(self, stmts: Sequence[cst.CSTNode]) -> Dict[str, cst.Attribute]:
         """``self.<name>`` loads in ``stmts`` that may hold parameters (a module with parameters or
@@ -1405,6 +1423,10 @@ class CondRewrite:
             cls = self.ctx.parent(cls)
         if cls is None:
             return set()
+        return self.ctx.per_node("floating-submodules", cls, lambda: self._class_floating_submodules(cls))  # once per class
+
+    def _class_floating_submodules(self, cls: cst.ClassDef) -> Set[str]:
+        """:meth:`_floating_submodules` of the class ``cls``, computed from its whole tree."""
         kinds: Dict[str, Set[bool]] = {}
         for n in walk(cls):
             if isinstance(n, cst.Assign):
@@ -1440,18 +1462,9 @@ class CondRewrite:
         cls = self.ctx.parent(self.func)
         while cls is not None and not isinstance(cls, cst.ClassDef):
             cls = self.ctx.parent(cls)
-        out: Set[str] = set()
         if cls is None:
-            return out
-        for n in walk(cls):
-            if (
-                isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute) and n.func.attr.value == "register_buffer"
-                and n.args and isinstance(n.args[0].value, cst.SimpleString)
-            ):
-                name = n.args[0].value.evaluated_value
-                if isinstance(name, str):
-                    out.add(name)
-        return out
+            return set()
+        return self.ctx.per_node("registered-buffers", cls, lambda: _class_registered_buffers(cls))  # once per class
 
     def _self_attrs_around(self, replaced: Sequence[cst.BaseStatement]) -> Set[str]:
         """``self.<name>`` loads in the simple statements of the blocks that enclose the ``if``
