@@ -1857,7 +1857,7 @@ class Interpreter:
             if id(self.frame) not in self._random_arith_frames:
                 self._random_arith_frames.add(id(self.frame))
                 self.emit("on_random_arith", RandomArithEvent(node))
-        return self.binop(a, b, _bin_symbol(node.operator))
+        return _python_float_arith(self.binop(a, b, _bin_symbol(node.operator)), a, b, node.operator)
 
     def _emit_formatted(self, node: cst.CSTNode, values) -> None:
         """Emit a :class:`FormatEvent` per value formatted into a string (``"%d" % t``, ``f"{t}"``,
@@ -2836,7 +2836,7 @@ class Interpreter:
             return UNKNOWN
         dyn = recv.ref == "dynamic"
         if method == "item":
-            return DATA
+            return Value(Kind.SHAPE, py_float=True) if recv.py_float and not args and not kwargs else DATA
         if method == "tolist":
             return Value(Kind.DATA)
         if method in api.SHAPE_METHODS:
@@ -2907,6 +2907,8 @@ class Interpreter:
             return DATA
         if _numpy_sized_draw(qual, args, kwargs):
             return Value(Kind.TENSOR)
+        if _numpy_float_scalar(qual, args, kwargs):
+            return Value(Kind.TENSOR, py_float=True)
         if qual.startswith("numpy.") and not qual.startswith(api.NUMPY_NON_ARRAY):
             # Dynamo traces NumPy calls through torch._numpy: their results are tensors in
             # the graph, so branching on them or using them as ints breaks (measured on 2.13).
@@ -2986,8 +2988,13 @@ class Interpreter:
         if name in ("int", "float", "bool", "complex"):
             if first is None:
                 return CONST
+            if first.kind is Kind.TENSOR and first.py_float and name in ("int", "float"):
+                # a constant-folded floating NumPy scalar reads back as a Python float
+                return Value(Kind.SHAPE, py_float=name == "float")
             if first.kind is Kind.TENSOR or first.kind is Kind.DATA:
                 return DATA
+            if name == "float" and first.kind in (Kind.SHAPE, Kind.CONST):
+                return replace(SHAPE if first.kind is Kind.SHAPE else CONST, py_float=True)
             if first.kind is Kind.SHAPE:
                 return SHAPE
             return CONST if first.kind is Kind.CONST else UNKNOWN
@@ -3092,6 +3099,62 @@ def _is_string_node(node: cst.BaseExpression) -> bool:
 #: builtins that, fed a generator which graph-breaks inside, break again at the call (torch 2.13)
 _GENERATOR_RESUME_BUILTINS = frozenset({"builtins.all", "builtins.any", "builtins.sum", "builtins.set"})
 _PARTIAL = "functools.partial"
+
+
+def _is_python_float(v: Value) -> bool:
+    """True when ``v`` is known to be a Python float (a float literal, a true division, ``float(n)``)."""
+    return v.kind in (Kind.SHAPE, Kind.CONST) and (v.py_float or (isinstance(v.const, float)))
+
+
+def _python_float_arith(result: Value, a: Value, b: Value, operator: cst.BaseBinaryOp) -> Value:
+    """Mark ``result`` (of ``a <operator> b``) a Python float when it is one: a true division
+    of numbers or sizes, or arithmetic with a float operand (``n / k``, ``n * 0.5``, ``d / 2 + 1``).
+
+    Only numbers can be divided, so a true division's operands are scalars, never tuples.
+    Arithmetic between a constant-folded floating NumPy scalar and another one or a Python
+    number known to be a scalar stays such a scalar (``np.ceil(n / k) + 1``: fake tensors
+    fold the add too, measured on torch 2.13).
+    """
+    arith = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.FloorDivide, cst.Modulo, cst.Power)
+    if result.kind is Kind.TENSOR and isinstance(operator, arith) and (a.py_float or b.py_float):
+        def folded(v: Value) -> bool:
+            if v.kind is Kind.TENSOR:
+                return v.py_float
+            return _is_python_float(v) or (v.kind is Kind.CONST and isinstance(v.const, int) and not isinstance(v.const, bool))
+
+        return replace(result, py_float=True) if folded(a) and folded(b) else result
+    if result.kind not in (Kind.SHAPE, Kind.CONST) or result.py_float:
+        return result
+    if isinstance(operator, cst.Divide) or (
+        isinstance(operator, (cst.Add, cst.Subtract, cst.Multiply, cst.FloorDivide, cst.Modulo, cst.Power))
+        and (_is_python_float(a) or _is_python_float(b))
+    ):
+        return replace(result, py_float=True)
+    return result
+
+
+def _numpy_float_scalar(qual: str, args, kwargs) -> bool:
+    """True when the NumPy call ``qual(*args)`` gives a floating one-element result computed only
+    from Python numbers, which Dynamo constant-folds (``np.ceil(x.shape[0] / k)``,
+    ``np.sqrt(2)``, ``np.maximum(n / 2, 1.0)``): reading it with ``int()``/``float()``/``.item()``
+    does not break on torch 2.13, while ``np.prod(x.shape)`` (a tuple) or ``np.maximum(n, 2)``
+    (an int result) does.
+
+    Every argument must be a number known to be a scalar: a float (see :func:`_is_python_float`)
+    or a constant int; a bare size may be a whole shape tuple, so it does not count. The
+    function must be in ``torch_api.NUMPY_FLOAT_OF_FLOAT``, and, when no argument is a float,
+    in ``torch_api.NUMPY_FLOAT_OF_INT``. Keyword arguments (``dtype=``) are not modelled.
+    """
+    if kwargs or not args or not qual.startswith("numpy.") or qual.count(".") != 1:
+        return False
+    name = qual[6:]
+    if name not in api.NUMPY_FLOAT_OF_FLOAT:
+        return False
+    scalars = all(
+        _is_python_float(a) or (a.kind is Kind.CONST and isinstance(a.const, int) and not isinstance(a.const, bool))
+        for a in args
+    )
+    return scalars and (any(_is_python_float(a) for a in args) or name in api.NUMPY_FLOAT_OF_INT)
 
 
 def _numpy_sized_draw(qual: str, args, kwargs) -> bool:

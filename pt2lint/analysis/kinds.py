@@ -50,6 +50,11 @@ class Value:
         const: the Python value of a constant when it is known (numbers, strings, bools).
         keys: for a dict whose string keys are all known (a literal, the ``**kwargs`` of
             a call with keyword arguments): the keys, with the values in ``elts``.
+        py_float: on a SHAPE/CONST value, a Python float (a true division, ``float(n)``);
+            on a TENSOR value, a one-element NumPy value of floating dtype computed only
+            from Python numbers and sizes, which Dynamo's fake tensors constant-fold, so
+            ``int()``/``float()``/``.item()`` of it reads back a Python number without a
+            break (see ``torch_api.NUMPY_FLOAT_OF_FLOAT``).
     """
 
     kind: Kind
@@ -62,6 +67,7 @@ class Value:
     ref: Any = None
     const: Any = None
     keys: Optional[Tuple[str, ...]] = None
+    py_float: bool = False
 
     def item(self, key: str, default: Optional["Value"] = None) -> Optional["Value"]:
         """``d[key]`` / ``d.get(key, default)`` of a dict with known keys; ``None`` when the keys are unknown."""
@@ -196,6 +202,7 @@ def join(a: Value, b: Value) -> Value:
             ref=a.ref if a.ref is b.ref else None,
             const=a.const if a.const == b.const else None,
             keys=keys if elts is not None else None,
+            py_float=a.py_float and b.py_float,
         )
     # SymInt and Python constants mix freely (both are fine to branch on).
     if {a.kind, b.kind} <= {Kind.SHAPE, Kind.CONST}:

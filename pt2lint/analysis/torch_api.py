@@ -193,6 +193,30 @@ NUMPY_NON_ARRAY = (
 )
 
 
+# NumPy functions that, called on Python numbers only (sizes, constants; not lists or
+# tuples), give a one-element floating result that Dynamo's fake tensors constant-fold
+# (``FakeTensorMode`` propagates constants of at most ``CONSTANT_NUMEL_LIMIT`` = 1 element):
+# ``int()``/``float()``/``.item()`` of it is a Python float read without a break, while an
+# integer or bool result, or one from a list, a tuple or tensor data, breaks (torch 2.13:
+# "torch.* op returned non-Tensor" / "Data dependent operator"). Source: the dtype and
+# ``constant`` of each ``torch._numpy`` function's result on float and on int scalars under
+# ``FakeTensorMode``, checked by tests/test_numpy_scalars.py against the installed torch.
+NUMPY_FLOAT_OF_FLOAT = frozenset(
+    """ceil floor trunc rint round around fix sqrt cbrt exp exp2 expm1 log log2 log10 log1p
+    sin cos tan arcsin arccos arctan sinh cosh tanh arcsinh arccosh arctanh deg2rad rad2deg
+    degrees radians abs absolute fabs negative positive square reciprocal sign float64
+    float32 float16 asarray array power float_power maximum minimum fmax fmin add subtract
+    multiply divide true_divide floor_divide mod remainder fmod hypot arctan2 copysign
+    clip""".split()
+)
+# Of those, the ones whose result is floating also when every argument is a Python int.
+NUMPY_FLOAT_OF_INT = frozenset(
+    """trunc sqrt cbrt exp exp2 expm1 log log2 log10 log1p sin cos tan arcsin arccos arctan
+    sinh cosh tanh arcsinh arccosh arctanh deg2rad rad2deg degrees radians square reciprocal
+    float64 float32 float16 float_power divide true_divide arctan2 copysign""".split()
+)
+
+
 #: Lower-case torch classes whose instances are context managers, not tensors.
 CONTEXT_MANAGER_CLASSES = frozenset(
     """torch.autocast torch.amp.autocast torch.amp.autocast_mode.autocast torch.cuda.amp.autocast

@@ -26,7 +26,8 @@ class TensorItem(Rule):
 
     def on_call(self, interp, ev) -> None:
         if ev.method == "item" and ev.receiver is not None and ev.receiver.kind is Kind.TENSOR and not ev.args:
-            if self.settings.capture_scalar_outputs:
+            if self.settings.capture_scalar_outputs or ev.receiver.py_float:
+                # (a constant-folded floating NumPy scalar, ``np.ceil(n / k).item()``, reads back)
                 return
             interp.report(
                 self.code,
@@ -101,6 +102,9 @@ class TensorToPythonScalar(Rule):
             if arg.kind is not Kind.TENSOR or arg.weak:
                 return
             name = _CAST_NAMES[q]
+            if arg.py_float and name in ("int", "float"):
+                # ``int(np.ceil(n / k))``: Dynamo constant-folds the floating NumPy scalar
+                return
             if name != "complex" and self.settings.capture_scalar_outputs:
                 return
             interp.report(

@@ -1,0 +1,132 @@
+"""NumPy on Python numbers: a floating one-element result computed only from sizes and
+constants is constant-folded by Dynamo's fake tensors, so ``int()``/``float()``/``.item()`` of
+it does not break (torch 2.13), while an integer result, one from a tuple or list, or one
+computed from tensor data does. The static cases are the probe results; the torch tests
+re-derive the function tables from ``torch._numpy`` and re-run a batch through Dynamo."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from pt2lint.analysis import torch_api as api
+from pt2lint.engine import lint_source
+from pt2lint.settings import LintSettings, resolve_selection
+
+DEFAULT = LintSettings(enabled=resolve_selection())
+
+# (expression, breaks on torch 2.13 with static shapes, x = torch.randn(8, 3))
+CASES = [
+    ("x * int(np.ceil(x.shape[0] / 3))", False),
+    ("x * int(np.floor(x.shape[0] / 3))", False),
+    ("x * int(np.round(x.shape[0] / 3))", False),
+    ("x * np.ceil(x.shape[0] / 3).item()", False),
+    ("x * float(np.sqrt(x.shape[0] / 2))", False),
+    ("x * float(np.maximum(x.shape[0] / 2, 2.0))", False),
+    ("x * int(np.maximum(x.shape[0] / 2, 2.0))", False),
+    ("x * float(np.sqrt(2))", False),
+    ("x * float(np.exp(x.shape[0] * 0.5))", False),
+    ("x * int(np.maximum(x.shape[0], 2))", True),
+    ("x * int(np.abs(-x.shape[0]))", True),
+    ("x * int(np.prod(x.shape))", True),
+    ("x * float(np.prod(x.shape))", True),
+    ("x * int(np.sum([1, 2]))", True),
+    ("x * float(np.mean([1.0, 2.0]))", True),
+    ("x * int(np.power(3, 2))", True),
+    ("x * int(np.ceil(x.shape[0] / 3).astype(int))", True),
+    ("x * float(np.ceil(x.sum().numpy()))", True),
+    ("x * int(np.ceil(x.shape[0] / 3) + 1)", False),
+    ("x * int(np.ceil(x.shape[0] / 3) * np.sqrt(2.0))", False),
+    ("x * int(np.ceil(x.shape[0] / 3) + x.sum())", True),
+    ("x * int(np.ceil(x.shape[0] / 3) + np.prod(x.shape))", True),
+]
+
+
+def _flagged(expr: str) -> bool:
+    src = textwrap.dedent(
+        f"""
+        import numpy as np
+        import torch
+
+        @torch.compile
+        def f(x: torch.Tensor):
+            return {expr}
+        """
+    ).lstrip("\n")
+    result = lint_source(src, "m.py", DEFAULT)
+    return any(d.code in ("PTC101", "PTC103") and d.start.line == 6 for d in result.diagnostics)
+
+
+@pytest.mark.parametrize("expr,breaks", CASES)
+def test_numpy_scalar_read_is_flagged_exactly_where_dynamo_breaks(expr, breaks):
+    assert _flagged(expr) is breaks
+
+
+def test_names_carry_the_float_through_assignments():
+    src = textwrap.dedent(
+        """
+        import numpy as np
+        import torch
+
+        @torch.compile
+        def f(x: torch.Tensor, k: int = 4):
+            n = x.shape[0] / k
+            chunks = x.chunk(int(np.ceil(n)), 0)
+            m = np.prod(x.shape)
+            return chunks[0] * int(m)
+        """
+    ).lstrip("\n")
+    result = lint_source(src, "m.py", DEFAULT)
+    assert sorted((d.start.line, d.code) for d in result.diagnostics if d.code == "PTC103") == [(9, "PTC103")]
+
+
+def test_tables_match_torch_numpy_under_fake_tensors():
+    torch = pytest.importorskip("torch")
+    tnp = pytest.importorskip("torch._numpy")
+    from torch._subclasses.fake_tensor import FakeTensorMode
+    from torch.fx.experimental.symbolic_shapes import ShapeEnv
+
+    binary = {"power", "float_power", "maximum", "minimum", "fmax", "fmin", "add", "subtract", "multiply",
+              "divide", "true_divide", "floor_divide", "mod", "remainder", "fmod", "hypot", "arctan2", "copysign"}
+
+    def folded_float(name, scalar):
+        fn = getattr(tnp, name)
+        n_args = 3 if name == "clip" else 2 if name in binary else 1
+        args = [scalar] * n_args if name != "clip" else [scalar, type(scalar)(0), type(scalar)(1)]
+        with FakeTensorMode(shape_env=ShapeEnv()):
+            try:
+                t = fn(*args).tensor
+            except Exception:
+                return False
+            return t.dtype.is_floating_point and t.constant is not None and t.numel() == 1
+
+    for name in api.NUMPY_FLOAT_OF_FLOAT:
+        assert folded_float(name, 0.7), name
+    assert {n for n in api.NUMPY_FLOAT_OF_FLOAT if folded_float(n, 3)} == set(api.NUMPY_FLOAT_OF_INT)
+    assert torch.__version__  # the facts were measured on the installed torch
+
+
+_DYNAMO_CHILD = """
+import numpy as np, torch, torch._dynamo as dynamo, sys, json
+out = []
+for expr in json.loads(sys.argv[1]):
+    dynamo.reset()
+    fn = eval("lambda x: " + expr)
+    out.append(dynamo.explain(fn)(torch.randn(8, 3)).graph_break_count > 0)
+print(json.dumps(out))
+"""
+
+
+def test_cases_are_what_dynamo_does():
+    pytest.importorskip("torch")
+    pytest.importorskip("numpy")
+    import json
+
+    exprs = [e for e, _ in CASES]
+    proc = subprocess.run([sys.executable, "-c", _DYNAMO_CHILD, json.dumps(exprs)], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    measured = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert dict(zip(exprs, measured)) == dict(CASES)
