@@ -38,6 +38,7 @@ CASES = [
     ("x * int(np.power(3, 2))", True),
     ("x * int(np.ceil(x.shape[0] / 3).astype(int))", True),
     ("x * float(np.ceil(x.sum().numpy()))", True),
+    ("x * int(np.ceil(x.shape[0] / x.sum()))", True),
     ("x * int(np.ceil(x.shape[0] / 3) + 1)", False),
     ("x * int(np.ceil(x.shape[0] / 3) * np.sqrt(2.0))", False),
     ("x * int(np.ceil(x.shape[0] / 3) + x.sum())", True),
@@ -81,6 +82,31 @@ def test_names_carry_the_float_through_assignments():
     ).lstrip("\n")
     result = lint_source(src, "m.py", DEFAULT)
     assert sorted((d.start.line, d.code) for d in result.diagnostics if d.code == "PTC103") == [(9, "PTC103")]
+
+
+def test_a_divisor_of_unknown_kind_is_not_assumed_a_tensor():
+    # ``self.virtual_batch_size`` comes from an unannotated ``__init__`` parameter: a number
+    # (the read folds) or a tensor (it breaks), so the read is not a break for every kind it
+    # may have; a tensor divisor still is one.
+    src = textwrap.dedent(
+        """
+        import numpy as np
+        import torch
+
+        class GBN(torch.nn.Module):
+            def __init__(self, virtual_batch_size=128):
+                super().__init__()
+                self.virtual_batch_size = virtual_batch_size
+                self.register_buffer("scale", torch.ones(()))
+
+            def forward(self, x: torch.Tensor):
+                chunks = x.chunk(int(np.ceil(x.shape[0] / self.virtual_batch_size)), 0)
+                n = int(np.ceil(x.shape[0] / self.scale))
+                return torch.cat([c * n for c in chunks], dim=0)
+        """
+    ).lstrip("\n")
+    result = lint_source(src, "m.py", DEFAULT)
+    assert sorted((d.start.line, d.code) for d in result.diagnostics if d.code in ("PTC101", "PTC103")) == [(12, "PTC103")]
 
 
 def test_tables_match_torch_numpy_under_fake_tensors():

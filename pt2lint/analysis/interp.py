@@ -2836,7 +2836,9 @@ class Interpreter:
             return UNKNOWN
         dyn = recv.ref == "dynamic"
         if method == "item":
-            return Value(Kind.SHAPE, py_float=True) if recv.py_float and not args and not kwargs else DATA
+            if recv.py_float and not args and not kwargs:
+                return UNKNOWN if recv.weak else Value(Kind.SHAPE, py_float=True)
+            return DATA
         if method == "tolist":
             return Value(Kind.DATA)
         if method in api.SHAPE_METHODS:
@@ -2907,8 +2909,9 @@ class Interpreter:
             return DATA
         if _numpy_sized_draw(qual, args, kwargs):
             return Value(Kind.TENSOR)
-        if _numpy_float_scalar(qual, args, kwargs):
-            return Value(Kind.TENSOR, py_float=True)
+        folded = _numpy_float_scalar(qual, args, kwargs)
+        if folded is not None:
+            return folded
         if qual.startswith("numpy.") and not qual.startswith(api.NUMPY_NON_ARRAY):
             # Dynamo traces NumPy calls through torch._numpy: their results are tensors in
             # the graph, so branching on them or using them as ints breaks (measured on 2.13).
@@ -2990,7 +2993,7 @@ class Interpreter:
                 return CONST
             if first.kind is Kind.TENSOR and first.py_float and name in ("int", "float"):
                 # a constant-folded floating NumPy scalar reads back as a Python float
-                return Value(Kind.SHAPE, py_float=name == "float")
+                return UNKNOWN if first.weak else Value(Kind.SHAPE, py_float=name == "float")
             if first.kind is Kind.TENSOR or first.kind is Kind.DATA:
                 return DATA
             if name == "float" and first.kind in (Kind.SHAPE, Kind.CONST):
@@ -3123,6 +3126,13 @@ def _python_float_arith(result: Value, a: Value, b: Value, operator: cst.BaseBin
             return _is_python_float(v) or (v.kind is Kind.CONST and isinstance(v.const, int) and not isinstance(v.const, bool))
 
         return replace(result, py_float=True) if folded(a) and folded(b) else result
+    if (
+        isinstance(operator, cst.Divide) and result.kind is Kind.UNKNOWN
+        and {a.kind, b.kind} & {Kind.SHAPE, Kind.CONST} and {a.kind, b.kind} <= {Kind.SHAPE, Kind.CONST, Kind.UNKNOWN}
+    ):
+        # ``x.shape[0] / self.k`` with ``self.k`` of unknown kind: a Python float when it is a
+        # number (a tensor or an array otherwise); the kind stays unknown
+        return replace(result, py_float=True)
     if result.kind not in (Kind.SHAPE, Kind.CONST) or result.py_float:
         return result
     if isinstance(operator, cst.Divide) or (
@@ -3133,7 +3143,7 @@ def _python_float_arith(result: Value, a: Value, b: Value, operator: cst.BaseBin
     return result
 
 
-def _numpy_float_scalar(qual: str, args, kwargs) -> bool:
+def _numpy_float_scalar(qual: str, args, kwargs) -> Optional[Value]:
     """True when the NumPy call ``qual(*args)`` gives a floating one-element result computed only
     from Python numbers, which Dynamo constant-folds (``np.ceil(x.shape[0] / k)``,
     ``np.sqrt(2)``, ``np.maximum(n / 2, 1.0)``): reading it with ``int()``/``float()``/``.item()``
@@ -3144,17 +3154,26 @@ def _numpy_float_scalar(qual: str, args, kwargs) -> bool:
     or a constant int; a bare size may be a whole shape tuple, so it does not count. The
     function must be in ``torch_api.NUMPY_FLOAT_OF_FLOAT``, and, when no argument is a float,
     in ``torch_api.NUMPY_FLOAT_OF_INT``. Keyword arguments (``dtype=``) are not modelled.
+
+    Returns the result's value (a TENSOR with ``py_float``), or ``None`` when the call is not
+    such a fold. An argument of unknown kind that is a float when it is a number
+    (``x.shape[0] / self.k``) makes the result a weak tensor: it folds for a number and is
+    a traced array for a tensor, so a read of it is not a break for every kind it may have.
     """
     if kwargs or not args or not qual.startswith("numpy.") or qual.count(".") != 1:
-        return False
+        return None
     name = qual[6:]
     if name not in api.NUMPY_FLOAT_OF_FLOAT:
-        return False
-    scalars = all(
-        _is_python_float(a) or (a.kind is Kind.CONST and isinstance(a.const, int) and not isinstance(a.const, bool))
-        for a in args
-    )
-    return scalars and (any(_is_python_float(a) for a in args) or name in api.NUMPY_FLOAT_OF_INT)
+        return None
+    guessed = False
+    for a in args:
+        if a.kind is Kind.UNKNOWN and a.py_float:
+            guessed = True
+        elif not (_is_python_float(a) or (a.kind is Kind.CONST and isinstance(a.const, int) and not isinstance(a.const, bool))):
+            return None
+    if not (any(a.py_float or isinstance(a.const, float) for a in args) or name in api.NUMPY_FLOAT_OF_INT):
+        return None
+    return Value(Kind.TENSOR, py_float=True, weak=guessed)
 
 
 def _numpy_sized_draw(qual: str, args, kwargs) -> bool:
