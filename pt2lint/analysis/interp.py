@@ -3127,11 +3127,11 @@ def _python_float_arith(result: Value, a: Value, b: Value, operator: cst.BaseBin
 
         return replace(result, py_float=True) if folded(a) and folded(b) else result
     if (
-        isinstance(operator, cst.Divide) and result.kind is Kind.UNKNOWN
-        and {a.kind, b.kind} & {Kind.SHAPE, Kind.CONST} and {a.kind, b.kind} <= {Kind.SHAPE, Kind.CONST, Kind.UNKNOWN}
+        result.kind is Kind.UNKNOWN and {a.kind, b.kind} <= {Kind.SHAPE, Kind.CONST, Kind.UNKNOWN}
+        and (isinstance(operator, cst.Divide) or (isinstance(operator, arith) and (a.py_float or b.py_float or _is_python_float(a) or _is_python_float(b))))
     ):
-        # ``x.shape[0] / self.k`` with ``self.k`` of unknown kind: a Python float when it is a
-        # number (a tensor or an array otherwise); the kind stays unknown
+        # ``x.shape[0] / self.k``, ``width / scale`` with operands of unknown kind: a Python
+        # float when they are numbers (a tensor or an array otherwise); the kind stays unknown
         return replace(result, py_float=True)
     if result.kind not in (Kind.SHAPE, Kind.CONST) or result.py_float:
         return result
