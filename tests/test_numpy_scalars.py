@@ -110,24 +110,27 @@ def test_a_divisor_of_unknown_kind_is_not_assumed_a_tensor():
 
 
 def test_arithmetic_on_parameters_of_unknown_kind_is_not_assumed_a_tensor():
-    # ``height``/``width`` are unannotated: ints (the read folds) or tensors (it breaks)
+    # ``self.width`` comes from an unannotated ``__init__`` parameter: an int (the read folds)
+    # or a tensor (it breaks); a read of tensor data next to it still breaks
     src = textwrap.dedent(
         """
         import numpy as np
         import torch
 
-        def resize(attentions, height, width):
-            scale = (height * width // attentions.shape[2]) ** 0.5
-            feat_width = int(np.round(width / scale))
-            return attentions.reshape(attentions.shape[0], -1, feat_width)
+        class Resize(torch.nn.Module):
+            def __init__(self, width):
+                super().__init__()
+                self.width = width
 
-        @torch.compile
-        def f(x: torch.Tensor):
-            return resize(x, 4, 4) + int(np.round(x.sum() / 2))
+            def forward(self, attentions: torch.Tensor):
+                scale = (self.width * self.width // attentions.shape[2]) ** 0.5
+                feat_width = int(np.round(self.width / scale))
+                n = int(np.round(attentions.sum() / scale))
+                return attentions.reshape(attentions.shape[0], -1, feat_width) * n
         """
     ).lstrip("\n")
     result = lint_source(src, "m.py", DEFAULT)
-    assert sorted((d.start.line, d.code) for d in result.diagnostics if d.code in ("PTC101", "PTC103")) == [(11, "PTC103")]
+    assert sorted((d.start.line, d.code) for d in result.diagnostics if d.code in ("PTC101", "PTC103")) == [(12, "PTC103")]
 
 
 def test_tables_match_torch_numpy_under_fake_tensors():
