@@ -43,6 +43,9 @@ Where each part comes from (torch 2.13 names):
     a size, returns ``array_or_scalar(..., return_scalar=True)`` -- a Python
     number read out of a traced tensor: "Data dependent operator".
     ``size_index`` is the position of its ``size`` parameter.
+  - ``torch._numpy-datacheck``: a ``torch._numpy.random`` function whose body
+    branches on tensor data (``choice`` checks ``if abs(p.sum() - 1.0) > atol``
+    on every call, sized or not): "Data dependent operator".
 
   Each entry is then probed: a tiny function ``y = x + 1; r = <call>; return y * 2``
   is written to a file, compiled with ``backend="eager"`` and called on a tensor,
@@ -467,6 +470,31 @@ def _scalar_size_index(tnp_fn: Any) -> Optional[int]:
     return None
 
 
+#: Methods whose result, tested by an ``if``, reads tensor data into Python.
+_DATA_READS = frozenset({"sum", "any", "all", "min", "max", "item", "mean", "prod"})
+
+
+def _branches_on_data(tnp_fn: Any) -> bool:
+    """A ``torch._numpy.random`` function whose own body branches on tensor data: an
+    ``if`` test that calls a reduction or ``.item()`` (``choice`` validates its
+    probabilities with ``if abs(p.sum() - 1.0) > atol``), which Dynamo cannot trace
+    ("Data dependent operator" once the probe runs it)."""
+    import ast
+
+    if getattr(tnp_fn, "__module__", "") != "torch._numpy.random":
+        return False
+    try:
+        source = textwrap.dedent(inspect.getsource(inspect.unwrap(tnp_fn)))
+    except (OSError, TypeError):
+        return False
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, (ast.If, ast.IfExp, ast.While)):
+            for sub in ast.walk(node.test):
+                if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute) and sub.func.attr in _DATA_READS:
+                    return True
+    return False
+
+
 def _builtin_handled(fn: Any) -> bool:
     from torch._dynamo.variables.builtin import BuiltinVariable
 
@@ -501,6 +529,8 @@ def derive(qualname: str) -> Dict[str, Any]:
                 # Without a size, torch._numpy.random returns a Python scalar read out of a
                 # traced tensor (array_or_scalar(..., return_scalar=True)).
                 return {**_fact("torch._numpy-scalar", "breaks", GB_DATA), "size_index": size_index}
+            if _branches_on_data(np_map[obj]):
+                return _fact("torch._numpy-datacheck", "breaks", GB_DATA)
             return _fact("torch._numpy", "traces")
         return _fact("numpy-unsupported", "breaks", GB_NUMPY)
     if trace_rules.is_polyfilled_callable(obj):

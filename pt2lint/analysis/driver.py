@@ -256,6 +256,9 @@ def analyse_project(
             smod = site[0] if site[0] is not None else index
             if site[2] is not None:
                 by_module.setdefault(id(smod), (smod, []))[1].append(_Site(site[1], site[2], site[3]))
+        for _code, hnode, hstmt, hheader in _hidden_breaks(f):
+            if hstmt is not None:
+                by_module[id(mod)][1].append(_Site(hnode, hstmt, hheader))
     positions: dict = {}
     for mod, items in by_module.values():
         found = _resolve_positions(mod.module, mod.source if mod is not index else source, items)
@@ -292,7 +295,7 @@ def analyse_project(
                 break
             lines = _statement_lines(positions, site[2], site[3], rng.start.line) or (rng.start.line, rng.start.line)
             sites.append((chain[i], name_of(smod), rng.start.line, rng.start.column + 1, lines[0], lines[1]))
-        message = f.message
+        message = f.message + _hidden_note(f, positions)
         if len(chain) > 1:
             if sites and any(s[1] != fname for s in sites):
                 steps = [f"{s[1]}:{s[2]} {s[0]}" for s in sites] + [f"{fname}:{start.line} {chain[-1]}"]
@@ -345,6 +348,30 @@ def analyse_project(
             f.stmt if start is not None else None,
         ))
     return Analysis(out, sources, deps, has_regions, submodules)
+
+
+def _hidden_breaks(f) -> list:
+    """``(code, node, stmt, header)`` of the later graph breaks in the frame this finding's break ends."""
+    extra = f.extra if isinstance(f.extra, dict) else {}
+    return list(extra.get("hidden_breaks", ()))
+
+
+def _hidden_note(f, positions) -> str:
+    """The message tail naming the breaks Dynamo reaches only once this one is fixed.
+
+    After a graph break inside a loop Dynamo skips the rest of the frame (measured on torch
+    2.13: "graph break in loop", the frame falls back to eager), so later breaks there are
+    not in its log until the first is fixed; they are named here rather than reported alone.
+    """
+    lines = []
+    for code, node, _stmt, _header in _hidden_breaks(f):
+        rng = positions.get(_start_node(node)) or positions.get(node)
+        if rng is not None:
+            lines.append((rng.start.line, code))
+    if not lines:
+        return ""
+    where = ", ".join(f"line {line} ({code})" for line, code in sorted(set(lines)))
+    return f" (Dynamo runs the rest of this frame eagerly after this break in a loop or try block; reached once it is fixed: {where})"
 
 
 def _region_of(settings, index, chain):

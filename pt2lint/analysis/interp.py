@@ -122,12 +122,193 @@ _RANDOM_INSTANCE_DRAWS = frozenset({"random", "randint", "randrange", "uniform"}
 _PY_NUMBER_KINDS = (Kind.CONST, Kind.SHAPE, Kind.DATA)
 
 
+def _returns_of(fn: cst.FunctionDef) -> Optional[List[cst.BaseExpression]]:
+    """The values ``fn`` returns (not counting nested functions); ``None`` when one is bare."""
+    out: List[cst.BaseExpression] = []
+    ok = True
+
+    class V(cst.CSTVisitor):
+        def visit_FunctionDef(self, node) -> bool:
+            return node is fn
+
+        def visit_ClassDef(self, node) -> bool:
+            return False
+
+        def visit_Lambda(self, node) -> bool:
+            return False
+
+        def visit_Try(self, node) -> bool:
+            # ``try: import torch; return torch.compiler.is_compiling() except ...: return False``:
+            # while Dynamo traces, the import and the guard do not raise, so the handlers' returns
+            # are not taken
+            if all(_import_or_return(st) for st in node.body.body):
+                node.body.visit(self)
+                if node.orelse is not None:
+                    node.orelse.visit(self)
+                if node.finalbody is not None:
+                    node.finalbody.visit(self)
+                return False
+            return True
+
+        def visit_Return(self, node) -> None:
+            nonlocal ok
+            if node.value is None:
+                ok = False
+            else:
+                out.append(node.value)
+
+    fn.visit(V())
+    return out if ok and out else None
+
+
+def _import_or_return(stmt: cst.CSTNode) -> bool:
+    """A statement line of only imports and ``return <call>``s."""
+    return isinstance(stmt, cst.SimpleStatementLine) and all(
+        isinstance(small, (cst.Import, cst.ImportFrom))
+        or (isinstance(small, cst.Return) and isinstance(small.value, cst.Call))
+        for small in stmt.body
+    )
+
+
+def _local_assigns(fn: cst.FunctionDef, name: str) -> Tuple[List[cst.BaseExpression], bool]:
+    """The values assigned to local ``name`` in ``fn`` by ``name = e``, and whether every
+    other write to it is ``name |= e`` (which keeps a true value true)."""
+    plain: List[cst.BaseExpression] = []
+    others_or = True
+
+    class V(cst.CSTVisitor):
+        def visit_FunctionDef(self, node) -> bool:
+            return node is fn
+
+        def visit_Assign(self, node) -> None:
+            nonlocal others_or
+            for t in node.targets:
+                if isinstance(t.target, cst.Name) and t.target.value == name:
+                    if len(node.targets) == 1:
+                        plain.append(node.value)
+                    else:
+                        others_or = False
+
+        def visit_AugAssign(self, node) -> None:
+            nonlocal others_or
+            if isinstance(node.target, cst.Name) and node.target.value == name and not isinstance(node.operator, cst.BitOrAssign):
+                others_or = False
+
+        def visit_AnnAssign(self, node) -> None:
+            nonlocal others_or
+            if isinstance(node.target, cst.Name) and node.target.value == name:
+                others_or = False
+
+    fn.visit(V())
+    return plain, others_or
+
+
+def helper_truth(info, target: str, depth: int = 0, resolve=None) -> Optional[bool]:
+    """The value a call of the project function ``info`` has while Dynamo traces, when its
+    body decides it: every ``return`` gives the same compile-time truth.
+
+    A return value's truth comes from ``torch.compiler.is_compiling()``-style guards
+    (:data:`~pt2lint.analysis.torch_api.COMPILING_GUARDS`, ``torch.jit.is_tracing()`` is
+    False under Dynamo), ``not``/``and``/``or`` of such values, calls of other functions of
+    the same module decided the same way (or, failing that, known helper names), and a
+    local assigned once and then only ``|=``-ed (``t = is_compiling() or ...; t |= ...``).
+    ``resolve(module, name)`` finds the project function a name of the helper's module
+    stands for.  Anything else is undecided (``None``): unknown is not true.  transformers' ``is_tracing``
+    (``is_torchdynamo_compiling() or is_jit_tracing() or ...``) is True under Dynamo
+    (measured: ``if not is_tracing(m) and torch.all(m == 1)`` compiles without a break).
+    """
+    fn = getattr(info, "node", None)
+    module = getattr(info, "module", None)
+    if not isinstance(fn, cst.FunctionDef) or depth > 3:
+        return None
+    returns = _returns_of(fn)
+    if returns is None:
+        return None
+
+    def truth(e: cst.BaseExpression, seen: frozenset) -> Optional[bool]:
+        if isinstance(e, cst.UnaryOperation) and isinstance(e.operator, cst.Not):
+            t = truth(e.expression, seen)
+            return None if t is None else not t
+        if isinstance(e, cst.BooleanOperation):
+            a, b = truth(e.left, seen), truth(e.right, seen)
+            if isinstance(e.operator, cst.And):
+                if a is False or b is False:
+                    return False
+                return True if a is True and b is True else None
+            if a is True or b is True:
+                return True
+            return False if a is False and b is False else None
+        if isinstance(e, cst.Name):
+            if e.value in ("True", "False"):
+                return e.value == "True"
+            if e.value in seen:
+                return None
+            values, only_or = _local_assigns(fn, e.value)
+            if len(values) == 1:
+                t = truth(values[0], seen | {e.value})
+                if t is True and only_or:
+                    return True
+                if t is False and only_or is True and not _has_augassign(fn, e.value):
+                    return False
+            return None
+        if isinstance(e, cst.Call) and isinstance(e.func, (cst.Name, cst.Attribute)):
+            d = dotted_name(e.func)
+            if d is None:
+                return None
+            q = module.imports.qualify(e.func) if module is not None else None
+            if q == "torch.compiler.is_exporting":
+                return target == "export"
+            if q in api.COMPILING_GUARDS:
+                return api.COMPILING_GUARDS[q]
+            if isinstance(e.func, cst.Name) and module is not None and resolve is not None:
+                other = resolve(module, e.func.value)
+                t = helper_truth(other, target, depth + 1, resolve) if other is not None else None
+                if t is not None:
+                    return t
+            last = d.rsplit(".", 1)[-1]
+            if q is None and last in api.COMPILING_GUARD_NAMES:
+                return api.COMPILING_GUARD_NAMES[last]
+            if d in api.COMPILING_GUARDS:
+                return api.COMPILING_GUARDS[d]
+        return None
+
+    found = {truth(r, frozenset()) for r in returns}
+    return found.pop() if len(found) == 1 else None
+
+
+def _has_augassign(fn: cst.FunctionDef, name: str) -> bool:
+    return any(
+        isinstance(n, cst.AugAssign) and isinstance(n.target, cst.Name) and n.target.value == name
+        for n in _walk(fn)
+    )
+
+
+def _walk(node: cst.CSTNode):
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        yield n
+        stack.extend(n.children)
+
+
+def _note_hidden(first, code: str, node: cst.CSTNode, stmt, header) -> None:
+    """Remember on ``first`` (the finding whose break made Dynamo skip the frame) a later
+    graph break ``code`` at ``node`` in that frame: Dynamo reaches it only once the first
+    break is fixed, so it is named in the first finding's message, not reported alone."""
+    extra = getattr(first, "extra", None)
+    if not isinstance(extra, dict):
+        return
+    hidden = extra.setdefault("hidden_breaks", [])
+    if node is not getattr(first, "node", None) and all(h[1] is not node for h in hidden):
+        hidden.append((code, node, stmt, header))
+
+
 class Frame:
     """The state of one function being analysed."""
 
     __slots__ = (
         "func", "env", "parent", "self_value", "chain", "returns", "yields", "cls", "imports", "loop_depth", "skipped",
-        "sites", "calling", "log", "globals_declared", "sized",
+        "try_depth", "sites", "calling", "log", "globals_declared", "sized",
         "born",
     )
 
@@ -142,7 +323,10 @@ class Frame:
         self.cls: Optional[ClassInfo] = cls
         self.imports = imports
         self.loop_depth = 0  # inside how many for/while bodies of this function
-        self.skipped = False  # Dynamo gave up on this frame after a graph break in a loop
+        self.try_depth = 0  # inside how many try bodies of this function
+        # Dynamo gave up on this frame after a graph break in a loop: the finding of that
+        # break (or True), else False
+        self.skipped = False
         # (module, node, stmt, header) of the call made from each outer frame of ``chain``
         self.sites: Tuple[tuple, ...] = ()
         self.calling: Optional[cst.Call] = None  # the call this frame is dispatching
@@ -781,21 +965,34 @@ class Interpreter:
         is not reported.
         """
         frame = self.frame
+        newly: list = []
         if code in self._gb_codes:
             if frame is not None and frame.skipped:
+                _note_hidden(frame.skipped, code, node, self.stmt, self.header)
                 return
-            self._graph_break_seen()
+            newly = self._graph_break_seen()
         self.dispatch.findings.record(
             code, node, message, frame.chain if frame else (), self.stmt, self.header, extra,
             module=self.index, sites=frame.sites if frame else (),
         )
+        if newly:
+            # the frames now skipped remember the finding that ended them (its message
+            # will name the breaks they hide)
+            first = self.dispatch.findings.recorded(code, node)
+            for f in newly:
+                f.skipped = first if first is not None else True
 
-    def _graph_break_seen(self) -> None:
-        """A graph break happened here: every frame on the stack that is inside a loop is skipped."""
+    def _graph_break_seen(self) -> list:
+        """A graph break happened here: every frame on the stack that is inside a loop or a
+        ``try`` body is skipped.  Returns the frames it skips (``skipped`` is then set by :meth:`report` to
+        the finding that ended them)."""
         self.gb_events += 1
+        newly = []
         for f in self.frames:
-            if f.loop_depth > 0:
+            if (f.loop_depth > 0 or f.try_depth > 0) and not f.skipped:
                 f.skipped = True
+                newly.append(f)
+        return newly
 
     # ------------------------------------------------------------ statements
     def exec_block(self, body) -> None:
@@ -868,7 +1065,13 @@ class Interpreter:
                 self._context_method(v, "__exit__", [NONE, NONE, NONE], expr)
         elif isinstance(stmt, (cst.Try, getattr(cst, "TryStar", cst.Try))):
             mark = len(self.frame.log)
-            self.exec_block(stmt.body)
+            # Dynamo cannot resume after a graph break inside a ``try`` body: it skips the frame
+            # ("Failed to handle graph break gracefully", measured on torch 2.13)
+            self.frame.try_depth += 1
+            try:
+                self.exec_block(stmt.body)
+            finally:
+                self.frame.try_depth -= 1
             after_body = dict(self.frame.env)
             for h in stmt.handlers:
                 self.frame.env = dict(after_body)
@@ -1385,6 +1588,12 @@ class Interpreter:
         if isinstance(expr, cst.Comparison) and len(expr.comparisons) == 1:
             found = self._dtype_guard(expr)
             return found if found is not None else self._device_guard(expr)
+        if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name):
+            callee = self.eval(expr.func)
+            if callee.kind is Kind.FUNCTION and isinstance(getattr(callee.ref, "node", None), cst.FunctionDef):
+                found = helper_truth(callee.ref, self.settings.target, resolve=self._function_in)
+                if found is not None:
+                    return found
         if isinstance(expr, cst.Call) and expr.args:
             return self._isinstance_truth(expr)
         if isinstance(expr, cst.Call) and not expr.args:
@@ -1401,6 +1610,17 @@ class Interpreter:
                     if not (isinstance(expr.func, cst.Name) and self.frame.is_bound(expr.func.value)):
                         return api.COMPILING_GUARD_NAMES[last]
         return None
+
+    def _function_in(self, module, name: str):
+        """The project function ``name`` stands for at the top level of ``module``, or None."""
+        functions = getattr(module, "functions", {})
+        if name in functions:
+            return functions[name]
+        qualified = getattr(module, "siblings", {}).get(name) or module.imports.names.get(name)
+        if not qualified or self.project is None:
+            return None
+        defn = self.project.resolve(module, qualified)
+        return defn if isinstance(defn, FunctionInfo) else None
 
     def _device_guard(self, expr: cst.Comparison) -> Optional[bool]:
         """``x.device.type == "mps"`` under ``--target cudagraphs``: a constant.

@@ -64,6 +64,10 @@ class FindingSink:
         self._seen[key] = f
         self.items.append(f)
 
+    def recorded(self, code: str, node: cst.CSTNode) -> Optional[RawFinding]:
+        """The finding recorded for ``code`` at ``node``, if any."""
+        return self._seen.get((code, id(node)))
+
 
 class Dispatch:
     """The enabled rules' handlers, grouped by event name."""

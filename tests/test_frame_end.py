@@ -1,0 +1,176 @@
+"""Breaks Dynamo never reaches because an earlier one ends the frame, and helpers that are
+true while Dynamo traces.
+
+Ground truth (torch 2.13, ``graph_breaks`` log, eager backend): after a graph break inside a
+``for``/``while`` body or a ``try`` body Dynamo skips the rest of the frame, so a later break in
+that frame is not logged until the first is fixed; after a break at the top level of the
+function, or inside ``with torch.no_grad()``, it resumes and logs the later one too.  The
+last test runs every case here through Dynamo and compares.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import textwrap
+
+import pytest
+
+from pt2lint.engine import lint_source
+from pt2lint.settings import LintSettings, resolve_selection
+
+SETTINGS = LintSettings(enabled=resolve_selection())
+
+CASES = '''
+import numpy as np
+import torch
+from torch import nn
+
+
+def tracing(t=None) -> bool:
+    flag = is_compiling_now() or torch.jit.is_tracing()
+    if t is not None:
+        flag |= isinstance(t, torch.fx.Proxy)
+    return flag
+
+
+def is_compiling_now() -> bool:
+    try:
+        return torch.compiler.is_compiling()
+    except Exception:
+        return False
+
+
+def scripting() -> bool:
+    return torch.jit.is_scripting()
+
+
+class LoopThenLater(nn.Module):
+    def forward(self, x):
+        y = x + 1
+        for i in range(2):
+            print("step", i)
+            y = y * 2
+        if y.sum() > 0:
+            y = y + 1
+        return y
+
+
+class TopThenLater(nn.Module):
+    def forward(self, x):
+        y = x + 1
+        print("step")
+        if y.sum() > 0:
+            y = y + 1
+        return y
+
+
+class TryThenLater(nn.Module):
+    def forward(self, x):
+        try:
+            v = x.sum().item()
+        finally:
+            pass
+        if x.sum() > 0:
+            x = x + v
+        return x
+
+
+class NoGradThenLater(nn.Module):
+    def forward(self, x):
+        with torch.no_grad():
+            print("step")
+            y = x * 2
+        if y.sum() > 0:
+            y = y + 1
+        return y
+
+
+class MaskDraw(nn.Module):
+    def forward(self, x):
+        eps = np.random.rand(1).item()
+        picked = []
+        for n in [4, 4]:
+            idx = np.random.choice(np.arange(n), 2, replace=False)
+            picked.append(idx)
+        idxs = np.array(picked)
+        if idxs.max() > 2:
+            x = x * 2
+        return x * eps
+
+
+class TracingGuard(nn.Module):
+    def forward(self, x):
+        mask = x > 0
+        if not tracing(mask) and torch.all(mask):
+            x = x * 2
+        if not scripting() and torch.all(mask):
+            x = x * 3
+        return x
+'''
+
+# (class, line) of every graph break in CASES, as Dynamo logs it
+LOOP, LOOP_LATER = 29, 31
+TOP, TOP_LATER = 39, 40
+TRY, TRY_LATER = 48, 51
+NOGRAD, NOGRAD_LATER = 59, 61
+DRAW, CHOICE, CHOICE_LATER = 68, 71, 74
+GUARD, SCRIPTING = 82, 84
+
+
+def lint():
+    result = lint_source(CASES, "cases.py", SETTINGS)
+    return [d for d in result.diagnostics if d.is_graph_break]
+
+
+def lines(diags):
+    return sorted({d.start.line for d in diags})
+
+
+def test_a_break_in_a_loop_hides_the_later_ones_and_names_them():
+    diags = lint()
+    found = lines(diags)
+    assert LOOP in found and LOOP_LATER not in found
+    first = next(d for d in diags if d.start.line == LOOP)
+    assert f"reached once it is fixed: line {LOOP_LATER} (PTC104)" in first.message
+
+
+def test_a_break_at_the_top_level_or_under_no_grad_does_not_hide_the_next():
+    found = lines(lint())
+    assert {TOP, TOP_LATER, NOGRAD, NOGRAD_LATER} <= set(found)
+
+
+def test_a_break_in_a_try_body_hides_the_later_ones():
+    diags = lint()
+    assert TRY in lines(diags) and TRY_LATER not in lines(diags)
+    first = next(d for d in diags if d.start.line == TRY)
+    assert f"line {TRY_LATER} (PTC104)" in first.message
+
+
+def test_numpy_choice_breaks_and_ends_the_loop_frame():
+    found = lines(lint())
+    assert DRAW in found and CHOICE in found and CHOICE_LATER not in found
+
+
+def test_a_helper_true_under_compile_short_circuits_and():
+    found = lines(lint())
+    assert GUARD not in found  # not tracing(...) is False while Dynamo traces
+    assert SCRIPTING in found  # not is_scripting() is True: torch.all(...) is tested
+
+
+def test_every_case_matches_dynamo(tmp_path):
+    """Each class's breaks, as torch 2.13 logs them, are the flagged lines (no more, no fewer)."""
+    pytest.importorskip("torch")
+    import torch
+
+    from pt2lint.confirm.dynamo import graph_breaks
+
+    path = tmp_path / "cases.py"
+    path.write_text(CASES, encoding="utf-8")
+    spec = importlib.util.spec_from_file_location("frame_end_cases", path)
+    cases = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(cases)
+    seen = set()
+    for name in ("LoopThenLater", "TopThenLater", "TryThenLater", "NoGradThenLater", "MaskDraw", "TracingGuard"):
+        seen |= {b.lineno for b in graph_breaks(getattr(cases, name)(), (torch.ones(4),)) if b.filename == str(path)}
+    assert sorted(seen) == lines(lint())
+    assert textwrap.dedent(CASES) == CASES
