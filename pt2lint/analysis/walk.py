@@ -33,16 +33,21 @@ def _fields(cls: Type[cst.CSTNode]) -> Tuple[str, ...]:
     return names
 
 
-def iter_children(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
-    """Direct child nodes of ``node`` that can contain code."""
-    for name in _fields(type(node)):
-        value = getattr(node, name)
+def _children(node: cst.CSTNode, names: Tuple[str, ...]) -> Iterator[cst.CSTNode]:
+    """The nodes held in ``node``'s fields ``names``, in that order (lists flattened)."""
+    for name in names:
+        value = getattr(node, name, None)
         if isinstance(value, cst.CSTNode):
             yield value
         elif isinstance(value, (list, tuple)):
             for item in value:
                 if isinstance(item, cst.CSTNode):
                     yield item
+
+
+def iter_children(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    """Direct child nodes of ``node`` that can contain code."""
+    return _children(node, _fields(type(node)))
 
 
 def walk(node: cst.CSTNode, *, into_functions: bool = True) -> Iterator[cst.CSTNode]:
@@ -83,14 +88,5 @@ def iter_children_in_source_order(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
     """Like :func:`iter_children`, but in the order the children are written in the source
     (the order ``CSTNode.visit`` visits them), at the cost of a dictionary look-up per node."""
     names = _SOURCE_ORDER.get(type(node))
-    if names is None:
-        names = _fields(type(node))
-    for name in names:
-        value = getattr(node, name, None)
-        if isinstance(value, cst.CSTNode):
-            yield value
-        elif isinstance(value, (list, tuple)):
-            for item in value:
-                if isinstance(item, cst.CSTNode):
-                    yield item
+    return _children(node, names if names is not None else _fields(type(node)))
 
