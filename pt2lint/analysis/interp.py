@@ -279,16 +279,8 @@ def helper_truth(info, target: str, depth: int = 0, resolve=None) -> Optional[bo
 def _has_augassign(fn: cst.FunctionDef, name: str) -> bool:
     return any(
         isinstance(n, cst.AugAssign) and isinstance(n.target, cst.Name) and n.target.value == name
-        for n in _walk(fn)
+        for n in walk(fn)
     )
-
-
-def _walk(node: cst.CSTNode):
-    stack = [node]
-    while stack:
-        n = stack.pop()
-        yield n
-        stack.extend(n.children)
 
 
 def _note_hidden(first, code: str, node: cst.CSTNode, stmt, header) -> None:
