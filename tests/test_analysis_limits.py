@@ -84,3 +84,19 @@ def test_the_limit_finding_can_be_ignored(ignored):
     settings = LintSettings(enabled=resolve_selection(ignore=[ignored]))
     codes = [d.code for d in lint_source(_chain(interp.MAX_DEPTH + 2), "m.py", settings).diagnostics]
     assert codes == []
+
+
+def test_an_identity_test_helper_is_analysed_past_the_limit():
+    # ``exists(v): return v is not None`` cannot break for any argument kind (``is`` compares
+    # identity), so calls past the limit are analysed, not reported as skipped
+    calls = "".join(f"        y{i} = exists(k{i})\n" for i in range(interp.MAX_SIGNATURES_PER_FUNCTION + 3))
+    args = ", ".join(f"k{i}=None" if i % 2 else f"k{i}={i}" for i in range(interp.MAX_SIGNATURES_PER_FUNCTION + 3))
+    kinds = "        k0 = x; k2 = x.shape; k4 = [x]; k6 = 'a'; k8 = x.sum()\n"
+    src = (
+        HEADER + 'def exists(val):\n    """Whether val is given."""\n    return val is not None\n\n\n'
+        + f"class Mix(nn.Module):\n    def forward(self, x, {args}):\n" + kinds + calls + "        return x\n"
+    )
+    assert [c for c, _, _ in _found(src)] == []
+    # near miss: a helper that does more than an identity test is still limited and reported
+    near = src.replace("return val is not None", "return val is not None and bool(val)")
+    assert "PTC004" in [c for c, _, _ in _found(near)]

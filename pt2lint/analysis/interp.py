@@ -161,6 +161,41 @@ def _returns_of(fn: cst.FunctionDef) -> Optional[List[cst.BaseExpression]]:
     return out if ok and out else None
 
 
+def _identity_test_only(fn: cst.CSTNode) -> bool:
+    """True when ``fn``'s whole body is ``return`` of an identity test of its names
+    (``return val is not None``, ``return not (a is b)``, after an optional docstring).
+
+    Such a function cannot graph-break, read a tensor's data or write anything, whatever
+    kinds its arguments have (``is`` compares object identity, never a tensor's value), so
+    the per-function limit on argument kinds does not need to skip it: analysing it again
+    costs nothing and is exact.
+    """
+    if not isinstance(fn, cst.FunctionDef) or fn.decorators or not isinstance(fn.body, cst.IndentedBlock):
+        return False
+    body = list(fn.body.body)
+    if body and isinstance(body[0], cst.SimpleStatementLine) and len(body[0].body) == 1:
+        first = body[0].body[0]
+        if isinstance(first, cst.Expr) and isinstance(first.value, (cst.SimpleString, cst.ConcatenatedString)) and len(body) > 1:
+            body = body[1:]
+    if len(body) != 1 or not isinstance(body[0], cst.SimpleStatementLine) or len(body[0].body) != 1:
+        return False
+    ret = body[0].body[0]
+    if not isinstance(ret, cst.Return) or ret.value is None:
+        return False
+
+    def plain(e: cst.BaseExpression) -> bool:
+        return isinstance(e, (cst.Name, cst.Integer, cst.Float, cst.SimpleString))
+
+    e = ret.value
+    while isinstance(e, cst.UnaryOperation) and isinstance(e.operator, cst.Not):
+        e = e.expression
+    return (
+        isinstance(e, cst.Comparison)
+        and plain(e.left)
+        and all(isinstance(c.operator, (cst.Is, cst.IsNot)) and plain(c.comparator) for c in e.comparisons)
+    )
+
+
 def _import_or_return(stmt: cst.CSTNode) -> bool:
     """A statement line of only imports and ``return <call>``s."""
     return isinstance(stmt, cst.SimpleStatementLine) and all(
@@ -711,7 +746,7 @@ class Interpreter:
         # (the candidates of ``SOLVERS[method](...)``) is a different context in each
         skey = (id(fn), id(self_value.ref)) if self_value is not None and isinstance(self_value.ref, ClassInfo) else id(fn)
         count = self.signatures.get(skey, 0)
-        if count >= MAX_SIGNATURES_PER_FUNCTION:
+        if count >= MAX_SIGNATURES_PER_FUNCTION and not _identity_test_only(fn.node):
             self._limit_reached(fn, "signatures")
             return UNKNOWN
         self.signatures[skey] = count + 1
