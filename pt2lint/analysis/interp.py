@@ -238,6 +238,15 @@ def _local_assigns(fn: cst.FunctionDef, name: str) -> Tuple[List[cst.BaseExpress
     return plain, others_or
 
 
+def qualified_guard_truth(qualified: Optional[str], target: str) -> Optional[bool]:
+    """The value the guard call ``qualified()`` has while Dynamo traces for ``target``:
+    ``torch.compiler.is_exporting()`` is true only under ``export``, the others are in
+    :data:`~pt2lint.analysis.torch_api.COMPILING_GUARDS`; ``None`` for any other call."""
+    if qualified == "torch.compiler.is_exporting":
+        return target == "export"
+    return api.COMPILING_GUARDS.get(qualified) if qualified is not None else None
+
+
 def helper_truth(info, target: str, depth: int = 0, resolve=None) -> Optional[bool]:
     """The value a call of the project function ``info`` has while Dynamo traces, when its
     body decides it: every ``return`` gives the same compile-time truth.
@@ -291,10 +300,9 @@ def helper_truth(info, target: str, depth: int = 0, resolve=None) -> Optional[bo
             if d is None:
                 return None
             q = module.imports.qualify(e.func) if module is not None else None
-            if q == "torch.compiler.is_exporting":
-                return target == "export"
-            if q in api.COMPILING_GUARDS:
-                return api.COMPILING_GUARDS[q]
+            known = qualified_guard_truth(q, target)
+            if known is not None:
+                return known
             if isinstance(e.func, cst.Name) and module is not None and resolve is not None:
                 other = resolve(module, e.func.value)
                 t = helper_truth(other, target, depth + 1, resolve) if other is not None else None
@@ -1625,11 +1633,9 @@ class Interpreter:
             return self._isinstance_truth(expr)
         if isinstance(expr, cst.Call) and not expr.args:
             q = self.qualname(expr.func)
-            if q is not None:
-                if q == "torch.compiler.is_exporting":
-                    return self.settings.target == "export"
-                if q in api.COMPILING_GUARDS:
-                    return api.COMPILING_GUARDS[q]
+            known = qualified_guard_truth(q, self.settings.target)
+            if known is not None:
+                return known
             d = dotted_name(expr.func)
             if d is not None:
                 last = d.rsplit(".", 1)[-1]
