@@ -12,13 +12,7 @@ import textwrap
 from pt2lint.analysis import dynamo_facts as facts
 from pt2lint.engine import lint_source
 from pt2lint.settings import LintSettings, resolve_selection
-
-DEFAULT = LintSettings(enabled=resolve_selection())
-
-
-def found(code: str, only=None):
-    result = lint_source(textwrap.dedent(code).lstrip("\n"), "m.py", DEFAULT)
-    return sorted((d.start.line, d.code) for d in result.diagnostics if only is None or d.code in only)
+from linttools import found
 
 
 def test_table_answers_from_probes():
@@ -56,7 +50,7 @@ def test_derived_dynamic_shape_calls_are_ptc202():
             m = torch.combinations(labels, 2)
             return a, d, f, g, k, m
     """
-    assert found(code, {"PTC202"}) == [(9, "PTC202"), (10, "PTC202"), (11, "PTC202"), (12, "PTC202"), (13, "PTC202"), (14, "PTC202")]
+    assert found(code, codes={"PTC202"}) == [(9, "PTC202"), (10, "PTC202"), (11, "PTC202"), (12, "PTC202"), (13, "PTC202"), (14, "PTC202")]
 
 
 def test_dynamic_shape_near_misses():
@@ -78,7 +72,7 @@ def test_dynamic_shape_near_misses():
             r = x.repeat_interleave(2, dim=0)
             return b, c, e, h, n, c2, r
     """
-    assert found(code, {"PTC202"}) == []
+    assert found(code, codes={"PTC202"}) == []
 
 
 def test_dynamic_shape_method_on_a_non_tensor_is_not_flagged():
@@ -90,7 +84,7 @@ def test_dynamic_shape_method_on_a_non_tensor_is_not_flagged():
         def forward(self, x, names: list):
             return x, names.unique()
     """
-    assert found(code, {"PTC202"}) == []
+    assert found(code, codes={"PTC202"}) == []
 
 
 def test_inplace_view_on_input_is_ptc314():
@@ -105,7 +99,7 @@ def test_inplace_view_on_input_is_ptc314():
             y.t_()
             return x, y
     """
-    assert found(code, {"PTC314"}) == [(7, "PTC314"), (8, "PTC314")]
+    assert found(code, codes={"PTC314"}) == [(7, "PTC314"), (8, "PTC314")]
 
 
 def test_inplace_view_near_misses():
@@ -128,7 +122,7 @@ def test_inplace_view_near_misses():
             x.add_(1)
             return a, b, row, z, w
     """
-    assert found(code, {"PTC314"}) == []
+    assert found(code, codes={"PTC314"}) == []
 
 
 def test_numpy_function_without_torch_numpy_equivalent_on_any_argument_is_ptc312():
@@ -145,7 +139,7 @@ def test_numpy_function_without_torch_numpy_equivalent_on_any_argument_is_ptc312
             grid = np.asarray(x.detach().numpy())
             return x @ filters, grid
     """
-    assert found(code, {"PTC312"}) == [(8, "PTC312")]
+    assert found(code, codes={"PTC312"}) == [(8, "PTC312")]
 
 
 def test_builtins_that_need_python_numbers_are_ptc103_on_tensors():
@@ -161,7 +155,7 @@ def test_builtins_that_need_python_numbers_are_ptc103_on_tensors():
             c = chr(s.long() + 60)
             return x, a, b, c
     """
-    assert found(code, {"PTC103"}) == [(7, "PTC103"), (8, "PTC103"), (9, "PTC103")]
+    assert found(code, codes={"PTC103"}) == [(7, "PTC103"), (8, "PTC103"), (9, "PTC103")]
 
 
 def test_builtin_near_misses():
@@ -177,7 +171,7 @@ def test_builtin_near_misses():
             c = hex(3) + chr(x.shape[1] + 60)
             return a, b, c, pow(y.n, 2)
     """
-    assert found(code, {"PTC103"}) == []
+    assert found(code, codes={"PTC103"}) == []
 
 
 def test_builtins_on_tensors_are_not_flagged_for_export():
@@ -191,4 +185,4 @@ def test_builtins_on_tensors_are_not_flagged_for_export():
     """).lstrip("\\n")
     settings = LintSettings(enabled=resolve_selection(target="export"), target="export")
     assert [d.code for d in lint_source(code, "m.py", settings).diagnostics if d.code == "PTC103"] == []
-    assert found(code, {"PTC103"}) == [(6, "PTC103")]
+    assert found(code, codes={"PTC103"}) == [(6, "PTC103")]

@@ -9,17 +9,7 @@ with "Data-dependent branching"; an assert on a shape with a computed message do
 
 from __future__ import annotations
 
-import textwrap
-
-from pt2lint.engine import lint_source
-from pt2lint.settings import LintSettings, resolve_selection
-
-DEFAULT = LintSettings(enabled=resolve_selection())
-
-
-def found(code: str, codes=None):
-    result = lint_source(textwrap.dedent(code).lstrip("\n"), "m.py", DEFAULT)
-    return sorted((d.start.line, d.code) for d in result.diagnostics if codes is None or d.code in codes)
+from linttools import found
 
 
 def test_assert_on_a_tensor_breaks_only_with_a_computed_message():

@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 
 from pt2lint.analysis import dynamo_facts as facts
-from pt2lint.engine import lint_source
 from pt2lint.settings import LintSettings, resolve_selection
+from linttools import found
 
 ROOT = Path(__file__).resolve().parent.parent
 TOOL = ROOT / "tools" / "gen_dynamo_facts.py"
@@ -32,13 +32,6 @@ ALL_SECTIONS = SECTIONS + DERIVED
 # The parts of an entry that come from torch's tables, not from the probe.
 STATIC_KEYS = ("probe", "source", "expect", "expect_gb", "size_index")
 PROBED_KEYS = ("outcome", "gb", "where", "confirmed")
-
-DEFAULT = LintSettings(enabled=resolve_selection())
-
-
-def found(code: str, settings: LintSettings = DEFAULT):
-    result = lint_source(textwrap.dedent(code).lstrip("\n"), "m.py", settings)
-    return sorted((d.start.line, d.code) for d in result.diagnostics)
 
 
 def _shipped() -> dict:

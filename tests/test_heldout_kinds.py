@@ -8,22 +8,9 @@ the Dynamo facts behind them are measured in the rule specs' examples
 
 from __future__ import annotations
 
-import textwrap
-
 from pt2lint.analysis import torch_api as api
-from pt2lint.engine import lint_source
-from pt2lint.settings import LintSettings, resolve_selection
-
-DEFAULT = LintSettings(enabled=resolve_selection())
-
-
-def found(code: str):
-    result = lint_source(textwrap.dedent(code).lstrip("\n"), "m.py", DEFAULT)
-    return sorted((d.start.line, d.code, d.message) for d in result.diagnostics)
-
-
-def codes(code: str):
-    return [(line, c) for line, c, _ in found(code)]
+from linttools import found as codes
+from linttools import found_with_messages as found
 
 
 # --------------------------------------------- methods of submodules bind self

@@ -6,15 +6,8 @@ from __future__ import annotations
 
 import textwrap
 
-from pt2lint.engine import lint_source
 from pt2lint.settings import LintSettings, resolve_selection
-
-DEFAULT = LintSettings(enabled=resolve_selection())
-
-
-def found(code: str, settings: LintSettings = DEFAULT, codes=None):
-    result = lint_source(textwrap.dedent(code).lstrip("\n"), "m.py", settings)
-    return sorted((d.start.line, d.code) for d in result.diagnostics if codes is None or d.code in codes)
+from linttools import found
 
 
 def test_augmented_assignment_through_a_boolean_mask_reads_it():

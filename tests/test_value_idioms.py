@@ -7,18 +7,8 @@ must not (behaviour measured with Dynamo on torch 2.13; see the interpreter's do
 
 from __future__ import annotations
 
-import textwrap
-
 from pt2lint.analysis import dynamo_facts
-from pt2lint.engine import lint_source
-from pt2lint.settings import LintSettings, resolve_selection
-
-DEFAULT = LintSettings(enabled=resolve_selection())
-
-
-def found(code: str):
-    result = lint_source(textwrap.dedent(code).lstrip("\n"), "m.py", DEFAULT)
-    return sorted((d.start.line, d.code) for d in result.diagnostics)
+from linttools import found
 
 
 def test_unbound_tensor_methods_are_the_bound_calls():
