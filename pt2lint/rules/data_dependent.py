@@ -51,43 +51,62 @@ class TensorTolist(Rule):
             )
 
 
+def _has_tensor_arg(ev) -> bool:
+    """Whether a call event has a positional argument that is surely a tensor (not a weak guess)."""
+    return any(a.kind is Kind.TENSOR and not a.weak for a in ev.args)
+
+
 class TensorToPythonScalar(Rule):
     """PTC103: ``int(t)``, ``float(t)``, ``bool(t)``, ``complex(t)``, ``range(t)`` and slice bounds ``x[:t]`` of a tensor."""
 
     code = "PTC103"
 
+    def _report_number_only_call(self, interp, ev, message) -> bool:
+        """Report a call Dynamo folds on Python numbers only, given a tensor argument.
+
+        Args:
+            interp: the interpreter reporting the finding.
+            ev: the call event (its ``qualname`` is looked up in the Dynamo facts table).
+            message: builds the finding's message from the graph-break id the table records.
+
+        Returns:
+            Whether the table records a break for the callable (and a finding was reported).
+            Source: ``tensor_calls`` of the shipped Dynamo facts, each probe-confirmed.
+        """
+        gb = facts.tensor_call_breaks(ev.qualname)
+        if not gb:
+            return False
+        interp.report(self.code, ev.node, message(gb))
+        return True
+
     def on_call(self, interp, ev) -> None:
         q = ev.qualname
-        if q and q.startswith("math.") and any(a.kind is Kind.TENSOR and not a.weak for a in ev.args):
+        if q and q.startswith("math.") and _has_tensor_arg(ev):
             # Dynamo folds math functions on Python numbers only; a tensor argument is read
             # with __float__ (Dynamo facts table, probe-confirmed; the knob does not help).
-            gb = facts.tensor_call_breaks(q)
-            if gb:
-                interp.report(
-                    self.code,
-                    ev.node,
+            self._report_number_only_call(
+                interp, ev, lambda gb: (
                     f"`{q}()` of a tensor reads its value into Python: graph break ({gb}), also with "
                     f"capture_scalar_outputs (use the torch function on the tensor, e.g. "
-                    f"torch.{_TORCH_FOR_MATH.get(q[5:], q[5:])})",
-                )
+                    f"torch.{_TORCH_FOR_MATH.get(q[5:], q[5:])})"
+                ),
+            )
             return
         if (
             q and q.startswith("builtins.") and self.settings.target != "export"  # export runs them on the tensor
-            and any(a.kind is Kind.TENSOR and not a.weak for a in ev.args)
+            and _has_tensor_arg(ev)
         ):
             # chr/hex/oct/bin/pow/ascii: Dynamo folds them on Python numbers only (Dynamo facts
             # table, tensor_calls: probe-confirmed); abs/len/min/max/sum handle tensors and
             # have no confirmed break.
-            gb = facts.tensor_call_breaks(q)
-            if gb:
-                interp.report(
-                    self.code,
-                    ev.node,
+            if self._report_number_only_call(
+                interp, ev, lambda gb: (
                     f"`{q[9:]}()` of a tensor needs a Python number, read out of the tensor: graph break ({gb}) "
-                    f"(use the torch operator on the tensor, or call it on an int outside the compiled region)",
-                )
+                    f"(use the torch operator on the tensor, or call it on an int outside the compiled region)"
+                ),
+            ):
                 return
-        if q == "builtins.range" and any(a.kind is Kind.TENSOR and not a.weak for a in ev.args):
+        if q == "builtins.range" and _has_tensor_arg(ev):
             interp.report(
                 self.code,
                 ev.node,
