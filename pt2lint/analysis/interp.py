@@ -161,6 +161,35 @@ def _returns_of(fn: cst.FunctionDef) -> Optional[List[cst.BaseExpression]]:
     return out if ok and out else None
 
 
+def _built_by_other_classes(modules) -> set:
+    """The module classes whose constructor is called in a method of another class of the module.
+
+    Such a class is somebody's submodule even where the analysis found the constructing
+    branch dead (``Bias(cfg) if cfg.use_bias else None`` with the config field's class
+    default read as the value): the branch is taken for other configurations, so the
+    class's ``forward`` is called from its parent's compiled code, never with tensors the
+    user chose.  A class built only by itself (recursion) or nowhere stays a root.
+
+    Args:
+        modules: the :class:`~pt2lint.analysis.index.ClassInfo` of the module's ``nn.Module`` classes.
+
+    Returns:
+        The subset of ``modules`` constructed by name (``Cls(...)``) in another class's methods.
+    """
+    by_name = {c.name: c for c in modules}
+    out: set = set()
+    for owner in modules:
+        for fn in owner.methods.values():
+            if fn.node is None:
+                continue
+            for node in walk(fn.node):
+                if isinstance(node, cst.Call) and isinstance(node.func, cst.Name):
+                    cls = by_name.get(node.func.value)
+                    if cls is not None and cls is not owner:
+                        out.add(cls)
+    return out
+
+
 def _identity_test_only(fn: cst.CSTNode) -> bool:
     """True when ``fn``'s whole body is ``return`` of an identity test of its names
     (``return val is not None``, ``return not (a is b)``, after an optional docstring).
@@ -546,8 +575,9 @@ class Interpreter:
         modules = self.entry.module_classes()
         for cls in modules:
             self.class_attrs(cls)
-        roots = [c for c in modules if c not in self.instantiated]
-        subs = [c for c in modules if c in self.instantiated]
+        built = self.instantiated | _built_by_other_classes(modules)
+        roots = [c for c in modules if c not in built]
+        subs = [c for c in modules if c in built]
         return roots, subs
 
     def _entry_params(self, fn: FunctionInfo) -> Dict[str, Value]:
