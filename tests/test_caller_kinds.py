@@ -363,3 +363,101 @@ def test_builtin_max_keeps_the_doubt_of_an_operand_that_may_not_be_a_tensor():
     # ``max(size, 1)`` on a value that is only maybe a tensor is no proof of a tensor (Dynamo
     # traces ``Block`` without a break); over a sure tensor it is one (``Sure`` breaks at the ``if``)
     assert found(MAX_OF_MAYBE) == [(24, "PTC104")]
+
+
+GATED = """
+import torch
+from torch import nn
+
+
+class Cfg:
+    use_bias: bool = False
+
+
+class Bias(nn.Module):
+    def __init__(self, cfg):
+        super().__init__()
+        self.table = nn.Parameter(torch.zeros(16, 2))
+
+    def forward(self, window_size):
+        h = 2 * window_size[0] - 1
+        return self.table[: int(h)]
+
+
+class Layer(nn.Module):
+    def __init__(self, cfg: CFG_ANNOTATION):
+        super().__init__()
+        self.bias = Bias(cfg) if cfg.use_bias else None
+
+    def forward(self, x, counts=None):
+        if self.bias is not None:
+            ws = WINDOW
+            return x + self.bias(ws).sum()
+        return x
+"""
+
+SHAPES = "(x.shape[0] // 2, x.shape[1] // 2)"
+COUNTS = "counts.sum(-1)"
+
+
+def gated(annotation: str, window: str) -> str:
+    return GATED.replace("CFG_ANNOTATION", annotation).replace("WINDOW", window)
+
+
+def test_submodule_built_under_a_config_flag_read_as_false_is_not_a_root():
+    # transformers' BeitRelativePositionBias: ``cfg.use_bias`` reads as the class default
+    # (False), so the parent's call looks dead, but the class is still built by its parent
+    # and called with shape ints: its ``window_size`` is not a tensor the user passes
+    assert found(gated("Cfg", SHAPES)) == []
+
+
+def test_submodule_reached_from_its_parent_takes_the_parents_kinds():
+    # an unannotated config: both branches live, the parent's call is followed
+    assert found(gated("object", SHAPES).replace("cfg: object", "cfg")) == []
+    assert found(gated("object", COUNTS).replace("cfg: object", "cfg")) == [(16, "PTC103")]
+
+
+STANDALONE = """
+import torch
+from torch import nn
+
+
+class Crop(nn.Module):
+    def forward(self, x, n):
+        return x[: int(n * 2)]
+"""
+
+
+def test_module_nobody_builds_is_a_root_with_tensor_inputs():
+    # a root module is what ``torch.compile(model)(...)`` is called with: its untyped
+    # inputs are the user's tensors, as for a compiled function without callers
+    assert found(STANDALONE) == [(7, "PTC103")]
+
+
+def test_dynamo_agrees_on_built_submodules(tmp_path):
+    """On torch 2.13 the shape-int window does not break, the tensor one and the root's ``int(n)`` do."""
+    torch = __import__("pytest").importorskip("torch")
+    import importlib.util
+    import sys
+
+    def break_lines(code, name, build):
+        path = tmp_path / f"{name}.py"
+        path.write_text(textwrap.dedent(code).lstrip("\n"))
+        spec = importlib.util.spec_from_file_location(name, path)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+        fn, args = build(module)
+        torch._dynamo.reset()
+        out = torch._dynamo.explain(fn)(*args)
+        return sorted({[f for f in b.user_stack if f.filename == str(path)][-1].lineno for b in out.break_reasons})
+
+    def layer(mod, *args):
+        cfg = mod.Cfg()
+        cfg.use_bias = True
+        return mod.Layer(cfg), (torch.randn(6, 6), *args)
+
+    assert break_lines(gated("Cfg", SHAPES), "gated_shapes", layer) == []
+    counts = torch.full((2, 3), 1)
+    assert 16 in break_lines(gated("Cfg", COUNTS), "gated_counts", lambda mod: layer(mod, counts))
+    assert break_lines(STANDALONE, "standalone", lambda mod: (mod.Crop(), (torch.randn(8), torch.tensor(3)))) == [7]
