@@ -100,3 +100,40 @@ def test_an_identity_test_helper_is_analysed_past_the_limit():
     # near miss: a helper that does more than an identity test is still limited and reported
     near = src.replace("return val is not None", "return val is not None and bool(val)")
     assert "PTC004" in [c for c, _, _ in _found(near)]
+
+
+# The base case of a recursion, in a branch the outer activation's constant arguments
+# make dead: Dynamo (torch 2.13) inlines g(x, 3), h(x, 2), g(x, 1)... and breaks on the
+# `.item()` ("Unsupported Tensor.item() call with capture_scalar_outputs=False").
+RECURSIONS = {
+    "cycle through a second helper": (
+        "def g(x, n):\n    return h(x, n - 1) if n else x.sum().item()\n\n\n"
+        "def h(x, n):\n    return g(x, n)\n\n\n"
+        "class M(nn.Module):\n    def forward(self, x):\n        return g(x, 3)\n"
+    ),
+    "a method calling itself": (
+        "class M(nn.Module):\n    def r(self, x, n):\n        if n:\n            return self.r(x, n - 1)\n"
+        "        return x.sum().item()\n\n    def forward(self, x):\n        return self.r(x, 4)\n"
+    ),
+    "a flag turned off by the recursive call": (
+        "def g(x, first=True):\n    if first:\n        return g(x, False)\n    return x.sum().item()\n\n\n"
+        "class M(nn.Module):\n    def forward(self, x):\n        return g(x)\n"
+    ),
+}
+
+
+@pytest.mark.parametrize("body", list(RECURSIONS.values()), ids=list(RECURSIONS))
+def test_the_base_case_of_a_recursion_is_analysed(body):
+    src = HEADER + body
+    found = _found(src)
+    assert [(c, line) for c, line, _ in found] == [("PTC101", _line_of(src, ".item()"))], found
+
+
+def test_a_recursion_whose_calls_never_reach_the_breaking_branch_stays_clean():
+    # g(x, "fast") -> g(x, "slow") -> x: Dynamo never runs the "debug" branch (no break)
+    src = HEADER + (
+        "def g(x, mode):\n    if mode == 'fast':\n        return g(x, 'slow') * 2\n"
+        "    if mode == 'debug':\n        return x.sum().item()\n    return x\n\n\n"
+        "class M(nn.Module):\n    def forward(self, x):\n        return g(x, 'fast')\n"
+    )
+    assert _found(src) == []

@@ -457,6 +457,9 @@ class Interpreter:
         self._lambda_keep: List[tuple] = []
         self.signatures: Dict[int, int] = {}
         self.active: List[FunctionInfo] = []
+        self._rewidened: set = set()  # id() of the functions in their once-widened recursive activation
+        self._reentering: Optional[FunctionInfo] = None
+        self._active_params: List[Dict[str, Value]] = []  # the parameters of each entry of ``active``
         self.analysed: set = set()
         self.budget = MAX_ANALYSES_PER_FILE
         self._budget_reported = False  # the budget's PTC004 is given once per file
@@ -763,8 +766,9 @@ class Interpreter:
         """Analyse ``fn`` with bound parameter values; return its return value."""
         if fn.disabled or fn.opaque:
             return UNKNOWN
-        if fn in self.active:
-            return UNKNOWN  # recursion: the first activation covers it
+        if fn in self.active and self._reentering is not fn:
+            return self._recursive_call(fn, self_value, params, extra, chain, entry_symbol)
+        self._reentering = None
         if len(self.active) >= MAX_DEPTH or self.budget <= 0:
             self._limit_reached(fn, "depth" if self.budget > 0 else "budget")
             return UNKNOWN
@@ -818,6 +822,7 @@ class Interpreter:
         if fn.module is not None:
             self.index = fn.module
         self.active.append(fn)
+        self._active_params.append(params)
         self.frames.append(frame)
         breaks_before = self.gb_events
         try:
@@ -831,6 +836,7 @@ class Interpreter:
             if self.gb_events > breaks_before:
                 self._module_init_broke(fn, self_value)
             self.active.pop()
+            self._active_params.pop()
             self.frames.pop()
             self.frame, self.stmt, self.header, self.index = saved
         self.memo_breaks[key] = self.gb_events > breaks_before
@@ -843,6 +849,27 @@ class Interpreter:
             result = NONE
         self.memo[key] = result
         return result
+
+    def _recursive_call(self, fn, self_value, params, extra, chain, entry_symbol) -> Value:
+        """A call of ``fn`` from inside its own activation (direct or through other functions).
+
+        The outer activation ran with the caller's arguments, so a branch it judged dead
+        (``if n:`` with ``n=3``, ``if first:`` with ``first=True``) may be the one the
+        recursion reaches: Dynamo inlines ``g(x, 3)``, then ``g(x, n - 1)``... down to the base
+        case, and breaks there.  So ``fn`` is analysed once more with the arguments of the
+        recursive call (for ``n - 1``, a number not known); a call with the outer activation's
+        own arguments, or one from inside that second activation, returns UNKNOWN.
+        """
+        first = self._active_params[self.active.index(fn)]
+        if id(fn) in self._rewidened or params == first:
+            return UNKNOWN  # the outer (or the second) activation covers it
+        self._rewidened.add(id(fn))
+        self._reentering = fn
+        try:
+            return self.call_function(fn, self_value, params, extra, chain, entry_symbol)
+        finally:
+            self._reentering = None
+            self._rewidened.discard(id(fn))
 
     def _context_method(self, manager: Value, name: str, args, expr: cst.BaseExpression) -> Optional[Value]:
         """Call ``__enter__``/``__exit__`` of a context manager that is an instance of a class of the
@@ -3899,3 +3926,4 @@ def _unbound_tensor_method(qual: Optional[str], callee: Optional[Value]) -> Opti
     if owner not in _TENSOR_CLASSES or not method.isidentifier() or method.startswith("__"):
         return None
     return method
+
