@@ -685,6 +685,7 @@ def _server_class():
     class Server(LanguageServer):
         max_message_bytes = DEFAULT_MAX_MESSAGE_BYTES
         exit_code = 1  # the LSP's, for an ``exit`` (or end of input) without ``shutdown`` first
+        _initialized_once = False  # a second ``initialize`` would replace the workspace and its open documents
 
         def use_lsp_lines(self) -> None:
             """Make the workspace (created by ``initialize``) build :class:`Document` objects."""
@@ -773,6 +774,10 @@ def _server_class():
                 if is_request:  # LSP 3.17, "Shutdown Request": later requests fail with InvalidRequest
                     self._send(_error(msg_id, INVALID_REQUEST, f"the server is shut down; {method!r} is refused (only 'exit' is accepted)"))
                 return  # a notification after shutdown is dropped
+            if method == "initialize" and is_request:
+                if self._initialized_once:  # LSP 3.17, "Initialize Request": sent only once
+                    self._send(_error(msg_id, INVALID_REQUEST, "the server is already initialized; a second 'initialize' is refused"))
+                    return
             try:
                 message = self.protocol.structure_message(data)
             except Exception as exc:  # params that do not match the method's type (a negative position, null)
@@ -783,6 +788,8 @@ def _server_class():
                 else:
                     logger.warning("notification %s ignored: invalid params: %s", method, detail)
                 return
+            if method == "initialize" and is_request:
+                self._initialized_once = True
             try:
                 self.protocol.handle_message(message)
             except Exception as exc:  # pygls answers its own handler errors; this is the rest

@@ -216,6 +216,15 @@ def test_exit_without_shutdown_is_code_one(client):
     assert client.proc.wait(timeout=20) == 1
 
 
+def test_a_second_initialize_is_refused_and_keeps_the_open_documents(client):
+    uri = client.open("m.py", MODEL)
+    client.diagnostics(uri)
+    reply = client.response(client.request("initialize", {"processId": None, "rootUri": client.root.as_uri(), "capabilities": {}}))
+    assert reply["error"]["code"] == -32600, reply
+    client.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": 2}, "contentChanges": [{"text": MODEL + "# edited\n"}]})
+    assert [d["code"] for d in client.diagnostics(uri, version=2)] == ["PTC101"]
+
+
 def test_two_deep_documents_at_once_do_not_abort_the_server(client):
     deep_brackets = "x = " + "(" * 150 + "1" + ")" * 150 + "\n"
     deep_unary = "y = " + "-" * 2500 + "1\n"
