@@ -180,11 +180,20 @@ def _has_pt2lint_table(path: str) -> bool:
             valid TOML.
     """
     data = _read_config_bytes(path)
-    if b"pt2lint" not in data:  # do not fail on a broken pyproject.toml that is not ours
+    if not _mentions_pt2lint(data):  # do not fail on a broken pyproject.toml that is not ours
         return False
     doc = _parse_toml(data, path)
     tool = doc.get("tool")
     return isinstance(tool, dict) and "pt2lint" in tool
+
+
+def _mentions_pt2lint(data: bytes) -> bool:
+    """Whether ``data`` contains the word pt2lint, in UTF-8 or in a UTF-16/UTF-32 encoding (a
+    file saved so by an editor is ours too, and must be refused rather than skipped)."""
+    return any("pt2lint".encode(codec) in data for codec in ("utf-8", "utf-16-le", "utf-16-be", "utf-32-le", "utf-32-be"))
+
+
+_UNICODE_BOMS = ((b"\xff\xfe\x00\x00", "UTF-32"), (b"\x00\x00\xfe\xff", "UTF-32"), (b"\xff\xfe", "UTF-16"), (b"\xfe\xff", "UTF-16"))
 
 
 def _read_config_bytes(path: str) -> bytes:
@@ -258,10 +267,15 @@ def _deep_value_key(text: str) -> Tuple[Optional[str], int]:
 
 def _parse_toml(data: bytes, path: str) -> Dict[str, Any]:
     where = display_path(path)
+    for bom, codec in _UNICODE_BOMS:
+        if data.startswith(bom):
+            raise ConfigError(f"{where}: encoded as {codec}; TOML files must be UTF-8") from None
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise ConfigError(f"{where}: not valid UTF-8 (byte offset {exc.start})") from None
+    if text.startswith("\ufeff"):  # tomllib reads it as an invalid statement at line 1
+        raise ConfigError(f"{where}: starts with a byte-order mark (U+FEFF), which TOML does not allow; save it as UTF-8 without BOM")
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:

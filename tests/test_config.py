@@ -256,3 +256,25 @@ def test_docs_url_reaches_the_project(in_tmp):
     assert load_project(["."]).docs_url == DEFAULT_DOCS_URL
     write(in_tmp / "pt2lint.toml", "docs-url = 'https://docs.example.com/rules/{code}.html'\n")
     assert load_project(["."]).docs_url == "https://docs.example.com/rules/{code}.html"
+
+
+@pytest.mark.parametrize("codec,named", [("utf-16", "UTF-16"), ("utf-32", "UTF-32")])
+def test_a_pyproject_saved_as_utf16_is_refused_not_skipped(in_tmp, codec, named):
+    # b"pt2lint" is not in the UTF-16 bytes: the table used to be missed and its select dropped
+    (in_tmp / "pyproject.toml").write_bytes("[tool.pt2lint]\nselect = ['PTC3']\n".encode(codec))
+    with pytest.raises(ConfigError, match=rf"^pyproject.toml: encoded as {named}; TOML files must be UTF-8"):
+        load_project(["."])
+
+
+def test_a_config_with_a_byte_order_mark_names_it(in_tmp):
+    write(in_tmp / "pyproject.toml", "\ufeff[tool.pt2lint]\nselect = ['ALL']\n")
+    with pytest.raises(ConfigError, match=r"^pyproject.toml: starts with a byte-order mark"):
+        load_project(["."])
+
+
+@pytest.mark.parametrize("body", ["timeout = nan", "timeout = inf", "timeout = -inf", "memory-limit = 99999999999999999"])
+def test_confirm_limits_that_cannot_be_applied_are_refused(in_tmp, body):
+    key = body.split()[0]
+    write(in_tmp / "pyproject.toml", f"[tool.pt2lint.confirm]\n{body}\n")
+    with pytest.raises(ConfigError, match=rf"^pyproject.toml: \[tool.pt2lint.confirm\] '{key}' must be a positive"):
+        load_project(["."])
