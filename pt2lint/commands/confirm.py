@@ -24,6 +24,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import click
 
+from pt2lint.confirm.settings import MAX_MEMORY_LIMIT_MB, MAX_TIMEOUT_S
 from pt2lint.diagnostics import Diagnostic
 
 CONFIRM_HELP = (
@@ -44,6 +45,13 @@ TORCH_INSTALL_HINT = (
 )
 
 
+
+def _not_nan(ctx, param, value):
+    """Refuse ``--timeout nan`` (click's FloatRange compares, and NaN is in no range but passes)."""
+    if value is not None and value != value:
+        raise click.BadParameter("nan is not a number of seconds")
+    return value
+
 def confirm_params(with_flag: bool) -> List[click.Parameter]:
     """The confirm options as click parameters (``--confirm`` itself only for ``check``).
 
@@ -60,7 +68,7 @@ def confirm_params(with_flag: bool) -> List[click.Parameter]:
                      help="[confirm] cpu, cuda, cuda:N or mps (default: cuda if available, else cpu)."),
         click.Option(["--backend"], type=click.Choice(["eager", "aot_eager", "inductor"]), default=None,
                      help="[confirm] torch.compile backend (default: eager, which shows every graph break and is fast; inductor is the real compile)."),
-        click.Option(["--timeout"], type=click.FloatRange(min=0, min_open=True), default=None, metavar="SECONDS",
+        click.Option(["--timeout"], type=click.FloatRange(min=0, min_open=True, max=MAX_TIMEOUT_S), default=None, metavar="SECONDS", callback=_not_nan,
                      help="[confirm] time limit per module (default: 120; 180 with aot_eager, 600 with inductor)."),
         click.Option(["--factory"], default=None, metavar="NAME",
                      help="[confirm] module-level function in each file that returns the nn.Module."),
@@ -68,7 +76,7 @@ def confirm_params(with_flag: bool) -> List[click.Parameter]:
                      help="[confirm] module-level function in each file that returns the forward arguments."),
         click.Option(["--check-accuracy/--no-check-accuracy"], default=None,
                      help="[confirm] compare compiled outputs with eager ones."),
-        click.Option(["--memory-limit"], type=click.IntRange(min=1), default=None, metavar="MIB",
+        click.Option(["--memory-limit"], type=click.IntRange(min=1, max=MAX_MEMORY_LIMIT_MB), default=None, metavar="MIB",
                      help="[confirm] address space a module may allocate on top of torch, in MiB (Linux, cpu)."),
         click.Option(["--fail-on"], type=click.Choice(FAIL_ON), default=None,
                      help="[confirm] what sets exit status 1: any finding (default), or only findings Dynamo confirmed."),

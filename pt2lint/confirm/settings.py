@@ -38,6 +38,12 @@ DEFAULT_INPUTS = "example_inputs"
 #: Default seconds per module by backend: inductor generates and compiles code, which takes longer.
 DEFAULT_TIMEOUTS: Dict[str, float] = {"eager": 120.0, "aot_eager": 180.0, "inductor": 600.0}
 
+#: Upper bounds of ``timeout`` (a week, in seconds; NaN and infinity are refused) and
+#: ``memory-limit`` (2**40 MiB, more address space than any machine has: setrlimit takes
+#: bytes as a 64-bit number, so much larger values could not be applied at all).
+MAX_TIMEOUT_S = 7 * 24 * 3600
+MAX_MEMORY_LIMIT_MB = 1 << 40
+
 _KEYS = ("factory", "inputs", "device", "backend", "timeout", "jobs", "check-accuracy", "memory-limit")
 _ENTRY_KEYS = ("factory", "inputs")
 _FN_SPEC_RE = re.compile(r"^(?P<module>[^:]+):(?P<fn>[A-Za-z_][A-Za-z0-9_.]*)$")
@@ -183,8 +189,8 @@ def parse_confirm_table(table: Mapping[str, Any], config_path: Optional[str], ro
                 raise ConfigError(f"{where} 'backend' must be one of {', '.join(BACKENDS)}, not {value!r}")
             out["backend"] = value
         elif key == "timeout":
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
-                raise ConfigError(f"{where} 'timeout' must be a positive number of seconds, not {value!r}")
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value <= MAX_TIMEOUT_S:
+                raise ConfigError(f"{where} 'timeout' must be a positive number of seconds, not {value!r} (at most {MAX_TIMEOUT_S})")
             out["timeout"] = float(value)
         elif key == "jobs":
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
@@ -195,8 +201,8 @@ def parse_confirm_table(table: Mapping[str, Any], config_path: Optional[str], ro
                 raise ConfigError(f"{where} 'check-accuracy' must be true or false, not {value!r}")
             out["check_accuracy"] = value
         elif key == "memory-limit":
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ConfigError(f"{where} 'memory-limit' must be a positive integer (MiB), not {value!r}")
+            if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_MEMORY_LIMIT_MB:
+                raise ConfigError(f"{where} 'memory-limit' must be a positive integer (MiB), not {value!r} (at most {MAX_MEMORY_LIMIT_MB})")
             out["memory_limit_mb"] = value
     out["modules"] = modules
     return out
