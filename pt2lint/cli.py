@@ -198,8 +198,11 @@ def project_from_options(paths: Sequence[str], options: Dict[str, Any]) -> Proje
     """Load the config for ``paths`` and apply the command-line options collected by the option decorators.
 
     Raises:
-        ConfigError: bad config file or selector (one-line message).
+        ConfigError: bad config file or selector (one-line message); ``--select`` given with
+            no selector in it (``--select ""``), which would check nothing and pass.
     """
+    if options.get("select") and not split_csv(options["select"]):
+        raise ConfigError("--select: no rule selector given (use ALL for every rule, --ignore to turn rules off)")
     overrides = Overrides(
         select=split_csv(options["select"]) if options.get("select") else None,
         extend_select=split_csv(options.get("extend_select", ())),

@@ -111,6 +111,14 @@ def test_select_ignore_extend_select_comma_separated(project, fake_analysis):
     assert [l.split()[1] for l in run("check", "--ignore", "PTC101", "--ignore", "PTC001").stdout.splitlines()] == ["PTC301"]
 
 
+@pytest.mark.parametrize("value", ["", " , "])
+def test_select_with_no_selector_is_an_error_not_an_empty_pass(project, fake_analysis, value):
+    write(project, "m.py", MODEL)
+    result = run("check", "--select", value)
+    assert result.exit_code == 2
+    assert stderr_lines(result) == ["error: --select: no rule selector given (use ALL for every rule, --ignore to turn rules off)"]
+
+
 def test_per_file_ignores_from_config(project, fake_analysis):
     write(project, "pyproject.toml", "[tool.pt2lint.per-file-ignores]\n'scripts/*' = ['PTC3']\n")
     write(project, "scripts/run.py", MODEL)
