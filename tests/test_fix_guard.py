@@ -158,3 +158,12 @@ def test_guarding_a_side_effecting_argument_changes_compiled_output():
         assert torch.equal(outs["original"], outs["guarded"]) is same, (body, outs)
         # and the codemod applies exactly where guarding keeps the compiled output
         assert (fix(original, "guard", unsafe=False) != original) is same, body
+
+
+def test_a_form_feed_before_the_first_indented_line_is_not_indented_twice():
+    # LibCST's default indent is then "\f    "; a block indented by it again sits, for CPython
+    # (which resets the column at a form feed), at its header's column: IndentationError
+    src = "import torch\n\n\n@torch.compile\ndef f(x):\n\x0c    print('step')\n    return x + 1\n"
+    out = fix(src, rule="guard")
+    compile(out, "m.py", "exec")
+    assert "\x0c    if not torch.compiler.is_compiling():\n\x0c        print('step')\n" in out, repr(out)

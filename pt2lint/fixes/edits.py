@@ -143,7 +143,7 @@ def _module_like(module: cst.Module, body: Sequence[cst.CSTNode]) -> cst.Module:
         header=(),
         footer=(),
         encoding=module.encoding,
-        default_indent=module.default_indent,
+        default_indent=block_indent(module),
         default_newline=module.default_newline,
         has_trailing_newline=True,
     )
@@ -175,6 +175,17 @@ def render_orelse(module: cst.Module, orelse: cst.CSTNode, indent: str) -> str:
     breaks = list(_NEWLINE.finditer(code))
     # drop the holder's "if _:" and "pass" lines: the clause starts on the third line
     return code[breaks[1].end():] if len(breaks) >= 2 else ""
+
+
+def block_indent(module: cst.Module) -> str:
+    """The indentation a new block adds in ``module``: LibCST's ``default_indent`` without form feeds.
+
+    LibCST takes the first indented line's whitespace, form feed included (``"\f    "`` for a
+    line that starts with one), but CPython resets the column at a form feed, so a block
+    indented by it again (``"\f    \f    "``) would sit at the column of its header.
+    """
+    indent = module.default_indent.rsplit("\f", 1)[-1]
+    return indent or "    "
 
 
 def _count_lines(text: str) -> int:
