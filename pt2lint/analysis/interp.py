@@ -2345,7 +2345,8 @@ class Interpreter:
                     weak=base.weak,
                     maybe_none=name == "grad",
                 )
-            return Value(Kind.UNKNOWN, alias_of=base.alias_of)
+            # a method not called here (``m = t.item``): calling the value later is ``t.item()``
+            return Value(Kind.UNKNOWN, alias_of=base.alias_of, ref=BoundTensorMethod(name, base))
         if k is Kind.MODULE:
             if name == "training":
                 return CONST
@@ -2563,6 +2564,11 @@ class Interpreter:
             callee_value = self.eval(func)
         elif qual is None:
             callee_value = self.eval(func)
+        if method is None and callee_value is not None and isinstance(callee_value.ref, BoundTensorMethod):
+            # ``m = t.item; m()``, ``(t.item,)[0]()``: Python calls the method on its tensor,
+            # and Dynamo breaks there as on ``t.item()`` (torch 2.13)
+            method, receiver, receiver_node = callee_value.ref.name, callee_value.ref.receiver, func
+            callee_value = None
         if method is not None and self._is_type_of_tensor(func):
             qual, method, receiver = f"torch.Tensor.{method}", None, None  # ``type(t).item(t)``
         if method is None and args and node.args and node.args[0].keyword is None and not node.args[0].star:
@@ -3377,6 +3383,26 @@ _MAP_CASTS = frozenset({"builtins.int", "builtins.float", "builtins.bool", "buil
 _ITERATING_BUILTINS = frozenset(
     "builtins." + n for n in "list tuple set frozenset sorted sum min max any all dict enumerate zip".split()
 )
+
+
+class BoundTensorMethod(tuple):
+    """The ``ref`` of a tensor's method looked up but not called (``t.item``): its name and tensor.
+
+    A tuple, so values that carry it stay hashable (the interpreter's memo keys).
+    """
+
+    __slots__ = ()
+
+    def __new__(cls, name: str, receiver: Value) -> "BoundTensorMethod":
+        return super().__new__(cls, (name, receiver))
+
+    @property
+    def name(self) -> str:
+        return self[0]
+
+    @property
+    def receiver(self) -> Value:
+        return self[1]
 
 
 class _Fields(tuple):
