@@ -37,6 +37,7 @@ BREAKS = {
     # a bound method looked up, kept, and called later: Python calls it on its tensor
     "bound-method-local": (P + FWD + "        m = x.sum().item\n        return x * m()\n", 7),
     "bound-method-in-tuple": (P + FWD + "        fs = (x.sum().item,)\n        return x * fs[0]()\n", 7),
+    "getattr-folded-name": (P + FWD + "        return x * getattr(x.sum(), 'it' + 'em')()\n", 6),
     "bound-method-in-dict": (P + FWD + "        fs = {'a': x.sum().item}\n        return x * fs['a']()\n", 7),
 }
 
@@ -47,6 +48,7 @@ NEAR_MISSES = {
     "lambda-no-item": P + FWD + "        g = lambda t: t.sum() * 2\n        return x * g(x)\n",
     "lambda-never-called": P + FWD + "        g = lambda t: t.sum().item()\n        return x * 2\n",
     "staticmethod-lambda-no-item": P + "class M(nn.Module):\n    forward = staticmethod(lambda x: x * x.sum())\n",
+    "getattr-folded-name-add": P + FWD + "        return getattr(x, 'a' + 'dd')(1)\n",
     "bound-method-add": P + FWD + "        m = x.add\n        return m(1)\n",
     "bound-method-never-called": P + FWD + "        m = x.sum().item\n        return x * 2\n",
     "context-no-item": P + CTX.format(enter="self.t.sum()", exit="pass") + FWD + "        with C(x) as v:\n            return x * v\n",

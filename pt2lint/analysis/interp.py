@@ -2712,9 +2712,7 @@ class Interpreter:
         obj, name = node.args[0], node.args[1]
         if obj.keyword is not None or obj.star or name.keyword is not None or name.star:
             return None
-        if not isinstance(name.value, (cst.SimpleString, cst.ConcatenatedString)):
-            return None
-        text = name.value.evaluated_value
+        text = _literal_string(name.value)
         if not isinstance(text, str) or not text.isidentifier():
             return None
         if (self.frame is not None and self.frame.is_bound("getattr")) or "getattr" in self.index.defined_names:
@@ -3383,6 +3381,18 @@ _MAP_CASTS = frozenset({"builtins.int", "builtins.float", "builtins.bool", "buil
 _ITERATING_BUILTINS = frozenset(
     "builtins." + n for n in "list tuple set frozenset sorted sum min max any all dict enumerate zip".split()
 )
+
+
+def _literal_string(expr: cst.BaseExpression) -> Optional[str]:
+    """The value of a string literal, or of ``+`` of string literals (``"it" + "em"``, which
+    CPython and Dynamo fold to one constant); ``None`` for anything else (bytes included)."""
+    if isinstance(expr, (cst.SimpleString, cst.ConcatenatedString)):
+        value = expr.evaluated_value
+        return value if isinstance(value, str) else None
+    if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Add):
+        left, right = _literal_string(expr.left), _literal_string(expr.right)
+        return left + right if left is not None and right is not None else None
+    return None
 
 
 class BoundTensorMethod(tuple):
