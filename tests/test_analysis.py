@@ -636,3 +636,18 @@ def test_element_picked_by_an_index_of_unknown_kind_is_a_guess():
                 return x
         """
     ) == [(9, "PTC104"), (12, "PTC104")]
+
+
+def test_operator_index_of_a_tensor_reads_its_value_as_int_does():
+    # torch 2.13: "Unsupported Tensor.item() call with capture_scalar_outputs=False" on the
+    # first; no break with capture_scalar_outputs=True, nor for a size
+    src = """
+        import operator
+        import torch
+        class M(torch.nn.Module):
+            def forward(self, x):
+                n = operator.index(x.shape[0])
+                return x * operator.index(x.sum().long()) * n
+        """
+    assert found(src) == [(6, "PTC103")]
+    assert found(src, LintSettings(enabled=resolve_selection(), capture_scalar_outputs=True)) == []

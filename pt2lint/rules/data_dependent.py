@@ -14,7 +14,9 @@ from pt2lint.analysis import dynamo_facts as facts
 from pt2lint.analysis.kinds import Kind
 from pt2lint.rules.base import Rule
 
-_CAST_NAMES = {"builtins.int": "int", "builtins.float": "float", "builtins.bool": "bool", "builtins.complex": "complex"}
+# ``operator.index(t)`` reads the value as ``int(t)`` does (torch 2.13: "Unsupported Tensor.item()
+# call with capture_scalar_outputs=False"; traced with capture_scalar_outputs=True)
+_CAST_NAMES = {"builtins.int": "int", "builtins.float": "float", "builtins.bool": "bool", "builtins.complex": "complex", "operator.index": "operator.index"}
 _TORCH_FOR_MATH = {"fabs": "abs"}  # math names whose torch function is spelled differently
 _DATA_FUNCTIONS = {"torch.equal", "torch.allclose", "torch.is_nonzero"}
 
