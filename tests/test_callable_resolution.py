@@ -37,6 +37,7 @@ BREAKS = {
     # a bound method looked up, kept, and called later: Python calls it on its tensor
     "bound-method-local": (P + FWD + "        m = x.sum().item\n        return x * m()\n", 7),
     "bound-method-in-tuple": (P + FWD + "        fs = (x.sum().item,)\n        return x * fs[0]()\n", 7),
+    "attrgetter-then-call": (P + FWD + "        return x * operator.attrgetter('item')(x.sum())()\n", 6),
     "getattr-folded-name": (P + FWD + "        return x * getattr(x.sum(), 'it' + 'em')()\n", 6),
     "bound-method-in-dict": (P + FWD + "        fs = {'a': x.sum().item}\n        return x * fs['a']()\n", 7),
 }
@@ -48,6 +49,8 @@ NEAR_MISSES = {
     "lambda-no-item": P + FWD + "        g = lambda t: t.sum() * 2\n        return x * g(x)\n",
     "lambda-never-called": P + FWD + "        g = lambda t: t.sum().item()\n        return x * 2\n",
     "staticmethod-lambda-no-item": P + "class M(nn.Module):\n    forward = staticmethod(lambda x: x * x.sum())\n",
+    "attrgetter-add": P + FWD + "        return operator.attrgetter('add')(x)(1)\n",
+    "attrgetter-shape": P + FWD + "        return x * operator.attrgetter('shape')(x)[0]\n",
     "getattr-folded-name-add": P + FWD + "        return getattr(x, 'a' + 'dd')(1)\n",
     "bound-method-add": P + FWD + "        m = x.add\n        return m(1)\n",
     "bound-method-never-called": P + FWD + "        m = x.sum().item\n        return x * 2\n",

@@ -2564,6 +2564,8 @@ class Interpreter:
             callee_value = self.eval(func)
         elif qual is None:
             callee_value = self.eval(func)
+        if method is None and callee_value is not None and callee_value.const == _ATTRGETTER and len(args) == 1 and not kwargs:
+            return self.attribute(args[0], callee_value.ref, node)  # ``attrgetter("item")(t)`` is ``t.item``
         if method is None and callee_value is not None and isinstance(callee_value.ref, BoundTensorMethod):
             # ``m = t.item; m()``, ``(t.item,)[0]()``: Python calls the method on its tensor,
             # and Dynamo breaks there as on ``t.item()`` (torch 2.13)
@@ -3238,6 +3240,8 @@ class Interpreter:
             return _partial_value(args, kwargs)
         if qual == "operator.methodcaller":
             return _method_caller(args, kwargs)
+        if qual == "operator.attrgetter":
+            return _attr_getter(args, kwargs)
         if qual in ("torch.utils.checkpoint.checkpoint", "torch.utils.checkpoint.checkpoint_sequential") and args:
             fnv = args[0]
             if fnv.kind is Kind.FUNCTION and isinstance(fnv.ref, FunctionInfo):
@@ -3590,6 +3594,21 @@ def _method_caller(args, kwargs) -> Value:
     if not args[0].const.isidentifier():
         return UNKNOWN
     return Value(Kind.FUNCTION, ref=args[0].const, const=_METHODCALLER, elts=tuple(args[1:]))
+
+
+#: ``const`` of the value of ``operator.attrgetter(name)``: ``ref`` is the attribute name
+_ATTRGETTER = "operator.attrgetter"
+
+
+def _attr_getter(args, kwargs) -> Value:
+    """``operator.attrgetter("name")``: calling it on ``obj`` gives ``obj.name`` (Python's definition;
+    Dynamo traces it so: ``attrgetter("item")(t)()`` breaks as ``t.item()`` does, torch 2.13).
+    Unknown for several names, a dotted name, or a name that is not a constant string."""
+    if len(args) != 1 or kwargs or args[0].kind is not Kind.CONST or not isinstance(args[0].const, str):
+        return UNKNOWN
+    if not args[0].const.isidentifier():
+        return UNKNOWN
+    return Value(Kind.FUNCTION, ref=args[0].const, const=_ATTRGETTER)
 
 
 def _called_through_dunder_call(func: cst.BaseExpression) -> cst.BaseExpression:
