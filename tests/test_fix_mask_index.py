@@ -61,7 +61,7 @@ def test_sum_is_safe_and_mean_is_unsafe_with_precedence_kept():
     assert out == module(
         """
         a = torch.where(x > 0, x, 0).sum()  # positives
-        b = 2 * (torch.where(~torch.isnan(x), x, 0).sum() / (~torch.isnan(x)).sum())
+        b = 2 * (torch.where(~torch.isnan(x), x, 0).sum(dtype=torch.promote_types(x.dtype, torch.float32)) / (~torch.isnan(x)).sum()).to(x.dtype)
         c = torch.where((x < 1) & (x > t.mean()), x, 0).sum()
         d = torch.where(x != 0, x, 0).sum()
         return a + b + c + d
@@ -150,7 +150,7 @@ def test_measured_equivalences_on_random_and_edge_inputs():
                 torch.testing.assert_close(b, a, msg=f"{dtype} {label}")
             else:
                 assert torch.equal(a, b), (dtype, label)
-            new_mean = torch.where(mask, x, 0).sum() / mask.sum()
+            new_mean = (torch.where(mask, x, 0).sum(dtype=torch.promote_types(x.dtype, torch.float32)) / mask.sum()).to(x.dtype)
             if dtype in floating:
                 old_mean = x[mask].mean()
                 assert old_mean.dtype == new_mean.dtype
@@ -159,7 +159,7 @@ def test_measured_equivalences_on_random_and_edge_inputs():
             else:
                 with pytest.raises(RuntimeError, match="mean"):  # why mean is unsafe
                     x[mask].mean()
-                assert new_mean.is_floating_point()
+                assert not new_mean.is_floating_point()  # a number (cast back), not an error
         with pytest.raises(RuntimeError):  # why max is refused
             x[masks["empty"]].max()
     # NaN outside the mask is ignored by both; gradients are identical
@@ -220,3 +220,79 @@ def test_fixture_is_equivalent_and_compiles_fullgraph(tmp_path):
     compiled = torch.compile(m2, fullgraph=True, backend="eager")
     for inp in orig.inputs():
         torch.testing.assert_close(compiled(*inp), m1(*inp), equal_nan=True)
+
+
+PROVEN_MEANS = {
+    # a Linear output, a name a Linear read before, a name `std` read before, a cast
+    "linear_output": "h = self.fc(x)\nm = h[h > 0].mean()\nreturn h - m",
+    "linear_input": "h = self.fc(x)\nm = x[x.abs() < 3].mean()\nreturn h * m",
+    "std_before": "s = x.std()\nm = x[x > s].mean()\nreturn m",
+    "cast": "h = x.float()\nm = h[torch.isfinite(h)].mean()\nreturn h - m",
+}
+# each stays unsafe: an input of unknown dtype, an integer cast, `mean` of the input only in one
+# branch of an `if`, a Linear reading another tensor
+UNPROVEN_MEANS = {
+    "raw_input": "m = x[torch.isfinite(x)].mean()\nreturn x - m",
+    "integer_cast": "h = x.long()\nm = h[h > 0].mean()\nreturn m",
+    "conditional_use": "if t:\n    s = x.std()\nm = x[x > 0].mean()\nreturn m",
+    "other_tensor_into_linear": "h = self.fc(y)\nm = x[x > 0].mean()\nreturn h * m",
+}
+
+
+def _fc_module(body: str) -> str:
+    return (
+        "import torch\nimport torch.nn as nn\n\n\nclass M(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+        "        self.fc = nn.Linear(4, 4)\n\n    def forward(self, x, y, t):\n" + textwrap.indent(body + "\n", " " * 8)
+    )
+
+
+@pytest.mark.parametrize("name", sorted(PROVEN_MEANS))
+def test_mean_of_a_proven_floating_tensor_is_safe(name):
+    fixes = mask_fixes(_fc_module(PROVEN_MEANS[name]))
+    assert len(fixes) == 1 and fixes[0].applicability is Applicability.SAFE, [f.message for f in fixes]
+    assert "proven floating" in fixes[0].message
+    out = fixed(_fc_module(PROVEN_MEANS[name]), unsafe=False)
+    assert "promote_types" in out and fixed(out) == out
+
+
+@pytest.mark.parametrize("name", sorted(UNPROVEN_MEANS))
+def test_mean_of_a_tensor_not_proven_floating_stays_unsafe(name):
+    fixes = mask_fixes(_fc_module(UNPROVEN_MEANS[name]))
+    assert len(fixes) == 1 and fixes[0].applicability is Applicability.UNSAFE, [f.message for f in fixes]
+    assert "not proven floating" in fixes[0].message
+
+
+def test_mean_form_is_measured_exact_for_floating_tensors():
+    """The proven form against ``x[mask].mean()``: values, dtype, all-False masks (NaN in both),
+    gradients, the float16 overflow of a plain sum, and compiled with ``fullgraph=True``."""
+    torch = pytest.importorskip("torch")
+
+    def new(x, mask):
+        return (torch.where(mask, x, 0).sum(dtype=torch.promote_types(x.dtype, torch.float32)) / mask.sum()).to(x.dtype)
+
+    gen = torch.Generator().manual_seed(1)
+    compiled = torch.compile(new, fullgraph=True, backend="eager")
+    for dtype in (torch.float16, torch.bfloat16, torch.float32, torch.float64):
+        base = torch.randn(6, 9, generator=gen) * 10
+        base[0, 0] = float("inf")
+        for label, mask in {
+            "random": torch.randn(6, 9, generator=gen) > 0,
+            "finite": torch.isfinite(base),
+            "empty": torch.zeros(6, 9, dtype=torch.bool),
+            "full": torch.ones(6, 9, dtype=torch.bool),
+        }.items():
+            x1 = base.to(dtype).requires_grad_(True)
+            x2 = base.to(dtype).requires_grad_(True)
+            a, b = x1[mask].mean(), new(x2, mask)
+            assert a.dtype == b.dtype and a.shape == b.shape, (dtype, label)
+            torch.testing.assert_close(b, a, equal_nan=True, msg=f"{dtype} {label}")
+            assert a.isnan().item() == (label == "empty")
+            (g1,) = torch.autograd.grad(a, x1, allow_unused=True)
+            (g2,) = torch.autograd.grad(b, x2, allow_unused=True)
+            torch.testing.assert_close(g2, g1, equal_nan=True, msg=f"grad {dtype} {label}")
+            torch.testing.assert_close(compiled(x2.detach(), mask), a.detach(), equal_nan=True)
+    # why the sum is accumulated in float32: a float16 sum of the selection overflows
+    big = torch.full((2000,), 100.0, dtype=torch.float16)
+    keep = big > 0
+    assert torch.isinf(torch.where(keep, big, 0).sum() / keep.sum())
+    assert new(big, keep).item() == big[keep].mean().item() == 100.0

@@ -78,6 +78,21 @@ return (g * feats).sum(dim=-1) / norm
 """
 
 
+def test_a_linear_output_minus_its_sum_keeps_the_input_dtype():
+    # `x - r` and `x - r.sum()` for `r = self.lin(x)`: `r` has `x`'s dtype (a Linear of another
+    # dtype raises), so both branches do; with `r` cast to float32 they differ for a float16 `x`
+    # (tests/test_fix_dtype_promotion.py keeps that one unsafe)
+    body = "r = self.gate(feats)\nif r.mean() > 0:\n    y = feats - r\nelse:\n    y = feats - r.sum()\nreturn y"
+    assert cond_fix(pool("self.gate = nn.Linear(6, 6)", body)).applicability is Applicability.SAFE
+    torch = pytest.importorskip("torch")
+    for dtype in (torch.float16, torch.float64):
+        lin = torch.nn.Linear(6, 6).to(dtype)
+        x = torch.randn(3, 6, dtype=dtype)
+        r = lin(x)
+        assert (x - r).dtype == (x - r.sum()).dtype == dtype
+        assert (x - r.float()).dtype != (x - r.float().sum()).dtype or dtype == torch.float64
+
+
 def test_rank_and_dtype_of_a_linear_output_make_the_cond_fix_safe():
     f = cond_fix(pool("self.gate = nn.Linear(6, 6)", PROVEN))
     assert f.applicability is Applicability.SAFE, f.message

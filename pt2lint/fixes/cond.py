@@ -768,6 +768,10 @@ def dtype_key(ctx: FixContext, expr: Optional[cst.BaseExpression], stmts: Sequen
         return None
     exact = dtype_class(ctx, expr, stmts)
     if exact in _EXACT_DTYPES:
+        if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and call_qualname(ctx, expr) is None:
+            # `r.sum()` of a float32 `r` may be 0-d: it promotes with a float16 tensor to float16,
+            # where `r` itself gives float32
+            return _reduced(expr.func.attr.value, "exact:" + exact)
         return "exact:" + exact
     if isinstance(expr, cst.Name):
         value, before, bound = _resolve(ctx, stmts, expr.value)
