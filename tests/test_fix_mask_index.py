@@ -44,7 +44,7 @@ def mask_fixes(text: str):
     return [d.fix for d in diags if d.fix is not None and d.fix.name == "mask-index"]
 
 
-def test_sum_is_safe_and_mean_is_unsafe_with_precedence_kept():
+def test_sum_and_mean_are_safe_with_precedence_kept():
     src = module(
         """
         a = x[x > 0].sum()  # positives
@@ -55,13 +55,13 @@ def test_sum_is_safe_and_mean_is_unsafe_with_precedence_kept():
         """
     )
     fixes = mask_fixes(src)
-    assert [f.applicability for f in fixes] == [Applicability.SAFE, Applicability.UNSAFE, Applicability.SAFE, Applicability.SAFE]
-    assert "integer or bool tensor the original raises" in fixes[1].message
+    assert [f.applicability for f in fixes] == [Applicability.SAFE] * 4
+    assert "raises the original's RuntimeError for an integer or bool one" in fixes[1].message
     out = fixed(src)
     assert out == module(
         """
         a = torch.where(x > 0, x, 0).sum()  # positives
-        b = 2 * (torch.where(~torch.isnan(x), x, 0).sum(dtype=torch.promote_types(x.dtype, torch.float32)) / (~torch.isnan(x)).sum()).to(x.dtype)
+        b = 2 * (torch.where(~torch.isnan(x), x, 0).sum(dtype=torch.promote_types(x.dtype, torch.float32)) / (~torch.isnan(x)).sum()).to(x.dtype).mean()
         c = torch.where((x < 1) & (x > t.mean()), x, 0).sum()
         d = torch.where(x != 0, x, 0).sum()
         return a + b + c + d
@@ -69,7 +69,7 @@ def test_sum_is_safe_and_mean_is_unsafe_with_precedence_kept():
     )
     assert fixed(out) == out
     assert not [d for d in lint_source(out, "m.py", SETTINGS).diagnostics if d.code == "PTC201"]
-    assert fixed(src, unsafe=False).count("torch.where") == 3  # the mean is not applied without --unsafe-fixes
+    assert fixed(src, unsafe=False) == out
 
 
 @pytest.mark.parametrize(
@@ -157,9 +157,12 @@ def test_measured_equivalences_on_random_and_edge_inputs():
                 torch.testing.assert_close(new_mean, old_mean, equal_nan=True, msg=f"{dtype} {label}")
                 assert old_mean.isnan().item() == (label == "empty")
             else:
-                with pytest.raises(RuntimeError, match="mean"):  # why mean is unsafe
+                with pytest.raises(RuntimeError, match="mean") as old_error:  # why the form ends in .mean()
                     x[mask].mean()
                 assert not new_mean.is_floating_point()  # a number (cast back), not an error
+                with pytest.raises(RuntimeError) as new_error:
+                    new_mean.mean()
+                assert str(new_error.value) == str(old_error.value)
         with pytest.raises(RuntimeError):  # why max is refused
             x[masks["empty"]].max()
     # NaN outside the mask is ignored by both; gradients are identical
@@ -229,11 +232,10 @@ PROVEN_MEANS = {
     "std_before": "s = x.std()\nm = x[x > s].mean()\nreturn m",
     "cast": "h = x.float()\nm = h[torch.isfinite(h)].mean()\nreturn h - m",
 }
-# each stays unsafe: an input of unknown dtype, an integer cast, `mean` of the input only in one
-# branch of an `if`, a Linear reading another tensor
+# not proven floating (an input of unknown dtype, `mean` of the input only in one branch of an
+# `if`, a Linear reading another tensor): the form ends in `.mean()`, which raises as the original
 UNPROVEN_MEANS = {
     "raw_input": "m = x[torch.isfinite(x)].mean()\nreturn x - m",
-    "integer_cast": "h = x.long()\nm = h[h > 0].mean()\nreturn m",
     "conditional_use": "if t:\n    s = x.std()\nm = x[x > 0].mean()\nreturn m",
     "other_tensor_into_linear": "h = self.fc(y)\nm = x[x > 0].mean()\nreturn h * m",
 }
@@ -256,10 +258,20 @@ def test_mean_of_a_proven_floating_tensor_is_safe(name):
 
 
 @pytest.mark.parametrize("name", sorted(UNPROVEN_MEANS))
-def test_mean_of_a_tensor_not_proven_floating_stays_unsafe(name):
+def test_mean_of_a_tensor_not_proven_floating_keeps_the_raise(name):
     fixes = mask_fixes(_fc_module(UNPROVEN_MEANS[name]))
-    assert len(fixes) == 1 and fixes[0].applicability is Applicability.UNSAFE, [f.message for f in fixes]
+    assert len(fixes) == 1 and fixes[0].applicability is Applicability.SAFE, [f.message for f in fixes]
     assert "not proven floating" in fixes[0].message
+    out = fixed(_fc_module(UNPROVEN_MEANS[name]), unsafe=False)
+    assert ".to(x.dtype).mean()" in out and fixed(out) == out
+
+
+def test_mean_of_an_integer_tensor_is_refused():
+    # `.mean()` of an int64 selection raises for every input: nothing to rewrite
+    text = _fc_module("h = x.long()\nm = h[h > 0].mean()\nreturn m")
+    fixes = mask_fixes(text)
+    assert len(fixes) == 1 and fixes[0].applicability is Applicability.DISPLAY_ONLY, [f.message for f in fixes]
+    assert "int64" in fixes[0].message and "raises for every input" in fixes[0].message
 
 
 def test_mean_form_is_measured_exact_for_floating_tensors():
@@ -291,6 +303,29 @@ def test_mean_form_is_measured_exact_for_floating_tensors():
             (g2,) = torch.autograd.grad(b, x2, allow_unused=True)
             torch.testing.assert_close(g2, g1, equal_nan=True, msg=f"grad {dtype} {label}")
             torch.testing.assert_close(compiled(x2.detach(), mask), a.detach(), equal_nan=True)
+            # the form for a tensor not proven floating: the 0-d .mean() is the identity
+            guarded = new(x2, mask).mean()
+            assert guarded.dtype == b.dtype and guarded.shape == b.shape
+            torch.testing.assert_close(guarded, b, equal_nan=True)
+            (g3,) = torch.autograd.grad(guarded, x2, allow_unused=True)
+            torch.testing.assert_close(g3, g2, equal_nan=True)
+    # ... and for an integer or bool tensor it raises what the original raises, eager and compiled
+    guarded_compiled = torch.compile(lambda x, mask: new(x, mask).mean(), fullgraph=True)
+    original_compiled = torch.compile(lambda x, mask: x[mask].mean())
+    for dtype in (torch.int64, torch.int32, torch.int8, torch.uint8, torch.bool):
+        x = torch.ones(3, 4, dtype=dtype)
+        mask = x != 0
+        with pytest.raises(RuntimeError) as old_error:
+            x[mask].mean()
+        with pytest.raises(RuntimeError) as new_error:
+            new(x, mask).mean()
+        assert str(new_error.value) == str(old_error.value)
+        torch._dynamo.reset()
+        with pytest.raises(RuntimeError) as old_error:
+            original_compiled(x, mask)
+        with pytest.raises(RuntimeError) as new_error:
+            guarded_compiled(x, mask)
+        assert type(new_error.value) is type(old_error.value)
     # why the sum is accumulated in float32: a float16 sum of the selection overflows
     big = torch.full((2000,), 100.0, dtype=torch.float16)
     keep = big > 0
