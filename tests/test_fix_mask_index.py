@@ -44,7 +44,7 @@ def mask_fixes(text: str):
     return [d.fix for d in diags if d.fix is not None and d.fix.name == "mask-index"]
 
 
-def test_sum_is_safe_and_mean_is_unsafe_with_precedence_kept():
+def test_sum_and_mean_are_safe_with_precedence_kept():
     src = module(
         """
         a = x[x > 0].sum()  # positives
@@ -55,13 +55,13 @@ def test_sum_is_safe_and_mean_is_unsafe_with_precedence_kept():
         """
     )
     fixes = mask_fixes(src)
-    assert [f.applicability for f in fixes] == [Applicability.SAFE, Applicability.UNSAFE, Applicability.SAFE, Applicability.SAFE]
-    assert "integer or bool tensor the original raises" in fixes[1].message
+    assert [f.applicability for f in fixes] == [Applicability.SAFE] * 4
+    assert "raises the original's RuntimeError for an integer or bool one" in fixes[1].message
     out = fixed(src)
     assert out == module(
         """
         a = torch.where(x > 0, x, 0).sum()  # positives
-        b = 2 * (torch.where(~torch.isnan(x), x, 0).sum() / (~torch.isnan(x)).sum())
+        b = 2 * (torch.where(~torch.isnan(x), x, 0).sum(dtype=torch.promote_types(x.dtype, torch.float32)) / (~torch.isnan(x)).sum()).to(x.dtype).mean()
         c = torch.where((x < 1) & (x > t.mean()), x, 0).sum()
         d = torch.where(x != 0, x, 0).sum()
         return a + b + c + d
@@ -69,7 +69,7 @@ def test_sum_is_safe_and_mean_is_unsafe_with_precedence_kept():
     )
     assert fixed(out) == out
     assert not [d for d in lint_source(out, "m.py", SETTINGS).diagnostics if d.code == "PTC201"]
-    assert fixed(src, unsafe=False).count("torch.where") == 3  # the mean is not applied without --unsafe-fixes
+    assert fixed(src, unsafe=False) == out
 
 
 @pytest.mark.parametrize(
@@ -150,16 +150,19 @@ def test_measured_equivalences_on_random_and_edge_inputs():
                 torch.testing.assert_close(b, a, msg=f"{dtype} {label}")
             else:
                 assert torch.equal(a, b), (dtype, label)
-            new_mean = torch.where(mask, x, 0).sum() / mask.sum()
+            new_mean = (torch.where(mask, x, 0).sum(dtype=torch.promote_types(x.dtype, torch.float32)) / mask.sum()).to(x.dtype)
             if dtype in floating:
                 old_mean = x[mask].mean()
                 assert old_mean.dtype == new_mean.dtype
                 torch.testing.assert_close(new_mean, old_mean, equal_nan=True, msg=f"{dtype} {label}")
                 assert old_mean.isnan().item() == (label == "empty")
             else:
-                with pytest.raises(RuntimeError, match="mean"):  # why mean is unsafe
+                with pytest.raises(RuntimeError, match="mean") as old_error:  # why the form ends in .mean()
                     x[mask].mean()
-                assert new_mean.is_floating_point()
+                assert not new_mean.is_floating_point()  # a number (cast back), not an error
+                with pytest.raises(RuntimeError) as new_error:
+                    new_mean.mean()
+                assert str(new_error.value) == str(old_error.value)
         with pytest.raises(RuntimeError):  # why max is refused
             x[masks["empty"]].max()
     # NaN outside the mask is ignored by both; gradients are identical
@@ -220,3 +223,111 @@ def test_fixture_is_equivalent_and_compiles_fullgraph(tmp_path):
     compiled = torch.compile(m2, fullgraph=True, backend="eager")
     for inp in orig.inputs():
         torch.testing.assert_close(compiled(*inp), m1(*inp), equal_nan=True)
+
+
+PROVEN_MEANS = {
+    # a Linear output, a name a Linear read before, a name `std` read before, a cast
+    "linear_output": "h = self.fc(x)\nm = h[h > 0].mean()\nreturn h - m",
+    "linear_input": "h = self.fc(x)\nm = x[x.abs() < 3].mean()\nreturn h * m",
+    "std_before": "s = x.std()\nm = x[x > s].mean()\nreturn m",
+    "cast": "h = x.float()\nm = h[torch.isfinite(h)].mean()\nreturn h - m",
+}
+# not proven floating (an input of unknown dtype, `mean` of the input only in one branch of an
+# `if`, a Linear reading another tensor): the form ends in `.mean()`, which raises as the original
+UNPROVEN_MEANS = {
+    "raw_input": "m = x[torch.isfinite(x)].mean()\nreturn x - m",
+    "conditional_use": "if t:\n    s = x.std()\nm = x[x > 0].mean()\nreturn m",
+    "other_tensor_into_linear": "h = self.fc(y)\nm = x[x > 0].mean()\nreturn h * m",
+}
+
+
+def _fc_module(body: str) -> str:
+    return (
+        "import torch\nimport torch.nn as nn\n\n\nclass M(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+        "        self.fc = nn.Linear(4, 4)\n\n    def forward(self, x, y, t):\n" + textwrap.indent(body + "\n", " " * 8)
+    )
+
+
+@pytest.mark.parametrize("name", sorted(PROVEN_MEANS))
+def test_mean_of_a_proven_floating_tensor_is_safe(name):
+    fixes = mask_fixes(_fc_module(PROVEN_MEANS[name]))
+    assert len(fixes) == 1 and fixes[0].applicability is Applicability.SAFE, [f.message for f in fixes]
+    assert "proven floating" in fixes[0].message
+    out = fixed(_fc_module(PROVEN_MEANS[name]), unsafe=False)
+    assert "promote_types" in out and fixed(out) == out
+
+
+@pytest.mark.parametrize("name", sorted(UNPROVEN_MEANS))
+def test_mean_of_a_tensor_not_proven_floating_keeps_the_raise(name):
+    fixes = mask_fixes(_fc_module(UNPROVEN_MEANS[name]))
+    assert len(fixes) == 1 and fixes[0].applicability is Applicability.SAFE, [f.message for f in fixes]
+    assert "not proven floating" in fixes[0].message
+    out = fixed(_fc_module(UNPROVEN_MEANS[name]), unsafe=False)
+    assert ".to(x.dtype).mean()" in out and fixed(out) == out
+
+
+def test_mean_of_an_integer_tensor_is_refused():
+    # `.mean()` of an int64 selection raises for every input: nothing to rewrite
+    text = _fc_module("h = x.long()\nm = h[h > 0].mean()\nreturn m")
+    fixes = mask_fixes(text)
+    assert len(fixes) == 1 and fixes[0].applicability is Applicability.DISPLAY_ONLY, [f.message for f in fixes]
+    assert "int64" in fixes[0].message and "raises for every input" in fixes[0].message
+
+
+def test_mean_form_is_measured_exact_for_floating_tensors():
+    """The proven form against ``x[mask].mean()``: values, dtype, all-False masks (NaN in both),
+    gradients, the float16 overflow of a plain sum, and compiled with ``fullgraph=True``."""
+    torch = pytest.importorskip("torch")
+
+    def new(x, mask):
+        return (torch.where(mask, x, 0).sum(dtype=torch.promote_types(x.dtype, torch.float32)) / mask.sum()).to(x.dtype)
+
+    gen = torch.Generator().manual_seed(1)
+    compiled = torch.compile(new, fullgraph=True, backend="eager")
+    for dtype in (torch.float16, torch.bfloat16, torch.float32, torch.float64):
+        base = torch.randn(6, 9, generator=gen) * 10
+        base[0, 0] = float("inf")
+        for label, mask in {
+            "random": torch.randn(6, 9, generator=gen) > 0,
+            "finite": torch.isfinite(base),
+            "empty": torch.zeros(6, 9, dtype=torch.bool),
+            "full": torch.ones(6, 9, dtype=torch.bool),
+        }.items():
+            x1 = base.to(dtype).requires_grad_(True)
+            x2 = base.to(dtype).requires_grad_(True)
+            a, b = x1[mask].mean(), new(x2, mask)
+            assert a.dtype == b.dtype and a.shape == b.shape, (dtype, label)
+            torch.testing.assert_close(b, a, equal_nan=True, msg=f"{dtype} {label}")
+            assert a.isnan().item() == (label == "empty")
+            (g1,) = torch.autograd.grad(a, x1, allow_unused=True)
+            (g2,) = torch.autograd.grad(b, x2, allow_unused=True)
+            torch.testing.assert_close(g2, g1, equal_nan=True, msg=f"grad {dtype} {label}")
+            torch.testing.assert_close(compiled(x2.detach(), mask), a.detach(), equal_nan=True)
+            # the form for a tensor not proven floating: the 0-d .mean() is the identity
+            guarded = new(x2, mask).mean()
+            assert guarded.dtype == b.dtype and guarded.shape == b.shape
+            torch.testing.assert_close(guarded, b, equal_nan=True)
+            (g3,) = torch.autograd.grad(guarded, x2, allow_unused=True)
+            torch.testing.assert_close(g3, g2, equal_nan=True)
+    # ... and for an integer or bool tensor it raises what the original raises, eager and compiled
+    guarded_compiled = torch.compile(lambda x, mask: new(x, mask).mean(), fullgraph=True)
+    original_compiled = torch.compile(lambda x, mask: x[mask].mean())
+    for dtype in (torch.int64, torch.int32, torch.int8, torch.uint8, torch.bool):
+        x = torch.ones(3, 4, dtype=dtype)
+        mask = x != 0
+        with pytest.raises(RuntimeError) as old_error:
+            x[mask].mean()
+        with pytest.raises(RuntimeError) as new_error:
+            new(x, mask).mean()
+        assert str(new_error.value) == str(old_error.value)
+        torch._dynamo.reset()
+        with pytest.raises(RuntimeError) as old_error:
+            original_compiled(x, mask)
+        with pytest.raises(RuntimeError) as new_error:
+            guarded_compiled(x, mask)
+        assert type(new_error.value) is type(old_error.value)
+    # why the sum is accumulated in float32: a float16 sum of the selection overflows
+    big = torch.full((2000,), 100.0, dtype=torch.float16)
+    keep = big > 0
+    assert torch.isinf(torch.where(keep, big, 0).sum() / keep.sum())
+    assert new(big, keep).item() == big[keep].mean().item() == 100.0

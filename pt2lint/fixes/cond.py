@@ -48,6 +48,7 @@ from pt2lint.diagnostics import Applicability, Fix
 from pt2lint.fixes.compiled import compiled_symbols, region_compiled
 from pt2lint.fixes.context import FixContext, Refuse
 from pt2lint.fixes.edits import lost_comments
+from pt2lint.fixes.module_facts import FLOAT_INPUT_MODULES, RANK_KEEPING_MODULES, floating_inputs, submodule_input
 from pt2lint.fixes.names import bound_names, loaded_names
 from pt2lint.fixes.predicate import Predicate, ScalarProver, call_qualname, literal_value, paren_if_needed, translate_predicate
 from pt2lint.fixes.purity import BranchChecker, may_alias
@@ -767,6 +768,10 @@ def dtype_key(ctx: FixContext, expr: Optional[cst.BaseExpression], stmts: Sequen
         return None
     exact = dtype_class(ctx, expr, stmts)
     if exact in _EXACT_DTYPES:
+        if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and call_qualname(ctx, expr) is None:
+            # `r.sum()` of a float32 `r` may be 0-d: it promotes with a float16 tensor to float16,
+            # where `r` itself gives float32
+            return _reduced(expr.func.attr.value, "exact:" + exact)
         return "exact:" + exact
     if isinstance(expr, cst.Name):
         value, before, bound = _resolve(ctx, stmts, expr.value)
@@ -819,6 +824,10 @@ def dtype_key(ctx: FixContext, expr: Optional[cst.BaseExpression], stmts: Sequen
     if isinstance(expr, cst.Call):
         if any(a.keyword is not None and a.keyword.value in ("dtype", "out") for a in expr.args):
             return None
+        module_input = submodule_input(ctx, expr, FLOAT_INPUT_MODULES)
+        if module_input is not None:
+            # `self.fc(x)`: the output has `x`'s dtype (another dtype than the weight's raises)
+            return dtype_key(ctx, module_input, stmts, floating_attrs, depth + 1)
         q = call_qualname(ctx, expr)
         func = expr.func
         if q is None and isinstance(func, cst.Attribute):
@@ -1115,6 +1124,9 @@ def rank_class(prover: ScalarProver, ctx: FixContext, expr: Optional[cst.BaseExp
             method, recv, rest = q.rsplit(".", 1)[-1], args[0].value, args[1:]
         else:
             method, recv, rest = None, None, []
+        module_input = submodule_input(ctx, expr, RANK_KEEPING_MODULES)
+        if module_input is not None:
+            return rank_class(prover, ctx, module_input, stmts, depth + 1)  # `self.fc(x)`: the rank of `x`
         if method is not None and recv is not None:
             if method == "flatten" and not rest and not kwargs:
                 return "1"
@@ -1440,8 +1452,10 @@ class CondRewrite:
 
     def _floating_names(self) -> Set[str]:
         """Names of the function that are floating tensors wherever the ``if`` can be reached: see
-        :func:`floating_by_use`, applied to the statements that run before the ``if`` in its block."""
-        return floating_by_use(self.ctx, self._before_top(), self.ctx.function_bound(self.func))
+        :func:`floating_by_use` and :func:`~pt2lint.fixes.module_facts.floating_inputs`, applied to the
+        statements that run before the ``if`` in its block."""
+        before, rebound = self._before_top(), self.ctx.function_bound(self.func)
+        return floating_by_use(self.ctx, before, rebound) | floating_inputs(self.ctx, before, rebound)
 
     def _number_attrs(self) -> Set[str]:
         """Attributes of the enclosing class that hold a Python number, so no parameter: see
