@@ -282,6 +282,86 @@ def test_decorator_factory_imported_from_another_module(tmp_path):
         assert got == expected, method
 
 
+def test_property_over_a_decorator_factory_runs_the_wrapper(tmp_path):
+    # torch 2.13: reading ``self.dist`` runs the wrapper ``cached`` returns, whose
+    # ``pickle.dumps`` is skipped (GB0007); under ``ignore_args=True`` the wrapper is the
+    # wrapper has no skipped call and the read traces in one graph
+    import os
+
+    from pt2lint.engine import lint_paths
+
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/memoize.py": """
+            import functools
+            import pickle
+
+
+            def _cached(method=None, name=None):
+                if method is None:
+                    return functools.partial(_cached, name=name)
+
+                @functools.wraps(method)
+                def wrapper(self, *args, **kwargs):
+                    key = pickle.dumps(kwargs)
+                    return method(self, *args, **kwargs)
+
+                return wrapper
+
+
+            def _plain(method=None, name=None):
+                if method is None:
+                    return functools.partial(_plain, name=name)
+
+                @functools.wraps(method)
+                def wrapper(self, *args, **kwargs):
+                    return method(self, *args, **kwargs)
+
+                return wrapper
+
+
+            def cached(method=None, name=None, ignore_args=False):
+                if ignore_args:
+                    return _plain(method=method, name=name)
+                return _cached(method=method, name=name)
+            """,
+        "pkg/model.py": """
+            from torch import nn
+
+            from .memoize import cached
+
+
+            class M(nn.Module):
+                @property
+                @cached({args})
+                def dist(self):
+                    return 2
+
+                def forward(self, x):
+                    return x * self.dist
+            """,
+    }
+    for args, expected in (('name="dist"', [("pkg/memoize.py", 11, "PTC307")]), ("ignore_args=True", [])):
+        root = tmp_path / str(len(expected))
+        for rel, text in files.items():
+            path = root / rel
+            path.parent.mkdir(parents=True, exist_ok=True)
+            body = text.replace("{args}", args) if rel.endswith("model.py") else text
+            path.write_text(textwrap.dedent(body).lstrip("\n"), encoding="utf-8")
+        old = os.getcwd()
+        os.chdir(root)
+        try:
+            settings = LintSettings(enabled=resolve_selection(), project_root=str(root))
+            paths = sorted(os.path.join("pkg", n) for n in os.listdir("pkg"))
+            got = sorted(
+                (d.filename.replace(os.sep, "/"), d.start.line, d.code)
+                for r in lint_paths(paths, settings, jobs=1) for d in r.diagnostics if d.code == "PTC307"
+            )
+        finally:
+            os.chdir(old)
+        assert got == expected, args
+
+
 def test_break_inside_a_generator_consumed_by_all_any_sum_set_breaks_again_at_the_call():
     code = """
         import torch

@@ -2399,7 +2399,7 @@ class Interpreter:
         m = cls.lookup_method(name)
         if m is not None:
             if m.kind == "property":
-                return self.call_function(m, base, {}, {}, self.frame.chain if self.frame else ())
+                return self._read_property(m, base)
             return Value(Kind.FUNCTION, ref=m, elt=base)
         attrs = self.class_attrs(cls)
         built = self.built.get(id(cls))
@@ -2411,6 +2411,16 @@ class Interpreter:
         if cls.is_module and name in ("weight", "bias"):
             return TENSOR
         return UNKNOWN
+
+    def _read_property(self, getter: FunctionInfo, owner: Value) -> Value:
+        """The value of reading property ``getter`` on ``owner``: the getter runs through the decorators
+        stacked under ``@property`` (``@property @cached(name=...)``), whose wrapper is what Python
+        calls on the read, as Dynamo traces it."""
+        chain = self.frame.chain if self.frame else ()
+        getter.link_decorators()
+        if getter.local_decorators:
+            return self.invoke(getter, owner, [], {}, chain)
+        return self.call_function(getter, owner, {}, {}, chain)
 
     def class_attrs(self, cls: ClassInfo) -> Dict[str, Value]:
         """``self.<name>`` values assigned by the class's (and its local bases') non-forward methods."""
@@ -2929,7 +2939,7 @@ class Interpreter:
         if fn.local_decorators:
             wrapper = self._decorated(fn)
             if wrapper is not None:
-                wargs = ([bound_self] if bound_self is not None and fn.kind == "method" else []) + list(args)
+                wargs = ([bound_self] if bound_self is not None and fn.kind in ("method", "property") else []) + list(args)
                 return self.call_function(wrapper, None, self.bind_arguments(wrapper, wargs, kwargs, False), {}, chain)
         if fn.kind == "staticmethod" or fn.cls is None:
             return self.call_function(fn, None, self.bind_arguments(fn, args, kwargs, False), {}, chain)
