@@ -99,3 +99,37 @@ def test_key_returning_python_number_from_item_is_not_a_sort_break():
             return sorted(rows, key=lambda r: r.sum().item())
     """
     assert lines(code) == []
+
+
+def test_sorting_items_whose_values_are_objects():
+    # torch 2.13: a module or a plain-class instance among the values breaks like a
+    # tensor does (GB0207); numbers, strings, None and tuples of them sort in the graph
+    code = """
+    import torch
+    from torch import nn
+
+    class Obj:
+        pass
+
+    def helper(x, **kw):
+        for name, val in sorted(kw.items()):
+            pass
+        return x + 1
+
+    def consts(x, **kw):
+        for name, val in sorted(kw.items()):
+            pass
+        return x + 1
+
+    class M(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.l = nn.Linear(3, 3)
+
+        def forward(self, x):
+            d = {"a": Obj(), "b": 1}
+            order = sorted(d.items())
+            y = helper(x, kernel=self.l, flag=False)
+            return consts(y, a=1, flag=False, s="q", t=(1, 2), n=None), order
+    """
+    assert lines(code) == [8, 24]

@@ -13,6 +13,7 @@ from typing import Optional
 
 import libcst as cst
 
+from pt2lint.analysis import dicts
 from pt2lint.analysis.kinds import UNKNOWN, Kind, Value
 from pt2lint.rules.base import Rule
 
@@ -28,6 +29,22 @@ def _holds_tensor(v: Optional[Value], depth: int = 0) -> bool:
             return any(_holds_tensor(e, depth + 1) for e in v.elts)
         return _holds_tensor(v.elt, depth + 1)
     return False
+
+
+def _holds_non_constant(v: Optional[Value], depth: int = 0) -> bool:
+    """A sure tensor, or an object instance (a module, ``self``, an instance of a project class), or a
+    tuple/list whose elements include one.  Measured on torch 2.13: ``sorted(d.items())`` breaks with
+    GB0207 when a value is an ``nn.Module`` or an instance of a plain class, as when it is a tensor,
+    and not when the values are numbers, strings, ``None``, or tuples/lists of them."""
+    if v is None or depth > 3:
+        return False
+    if v.kind in (Kind.MODULE, Kind.SELF):
+        return not v.maybe_none and not v.weak
+    if v.kind is Kind.CONTAINER:
+        if v.elts is not None:
+            return any(_holds_non_constant(e, depth + 1) for e in v.elts)
+        return _holds_non_constant(v.elt, depth + 1)
+    return _holds_tensor(v, depth)
 
 
 def _key_holds_tensor(interp, ev, items: Value) -> bool:
@@ -47,7 +64,25 @@ class SortNonConstant(Rule):
 
     code = "PTC322"
 
+    # the last ``d.items()``/``d.values()`` call seen and its receiver: the argument of a
+    # ``sorted(d.items())`` is evaluated just before the ``sorted`` call
+    _last_view: tuple = (None, None)
+
+    def _known_dict_values(self, ev) -> tuple:
+        """The values of the entries the analysis knows in the dict ``d`` of ``sorted(d.items())`` /
+        ``sorted(d.values())`` (an open ``**kwargs`` dict keeps the keywords its callers wrote), or
+        ``()``."""
+        arg = ev.node.args[0].value if ev.node.args else None
+        node, receiver = self._last_view
+        if arg is None or arg is not node:
+            return ()
+        entries = dicts.known_entries(receiver)
+        return tuple(entries.values()) if entries else ()
+
     def on_call(self, interp, ev) -> None:
+        if ev.method in ("items", "values") and not ev.args and ev.receiver is not None:
+            self._last_view = (ev.node, ev.receiver)
+            return
         if ev.qualname == "builtins.sorted" and ev.args:
             items = ev.args[0]
         elif ev.method == "sort" and ev.receiver is not None and ev.receiver.kind is Kind.CONTAINER:
@@ -64,10 +99,14 @@ class SortNonConstant(Rule):
             return
         if items.kind is not Kind.CONTAINER or items.keys is not None:
             return  # a dict with known keys: sorting it sorts its (string) keys
-        if not _holds_tensor(items.element()):
-            return
+        element = items.element()
+        if not _holds_non_constant(element):
+            element = next((v for v in self._known_dict_values(ev) if _holds_non_constant(v)), None)
+            if element is None:
+                return
+        what = "tensors" if _holds_tensor(element) else "objects (modules or class instances)"
         interp.report(
             self.code, ev.node,
-            "sorting values that hold tensors: Dynamo sorts only constant keys, graph break "
+            f"sorting values that hold {what}: Dynamo sorts only constant keys, graph break "
             "(sort the Python keys alone, e.g. `sorted(d)` then `d[k]`, or use `torch.sort`)",
         )
