@@ -78,3 +78,63 @@ def test_a_local_class_with_the_same_method_name_is_not_a_module():
             return x * 2
     """
     assert lines(code) == []
+
+
+def test_a_hook_registered_by_a_function_given_to_module_apply():
+    # torch 2.13: nn.Module.apply runs the function on each submodule inside the region, and the
+    # hook it registers breaks there (GB0467); a visitor that only reads the modules does not break
+    code = """
+    import torch
+    from torch import nn
+    
+    
+    class Attn(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.key = nn.Linear(4, 4)
+    
+        def forward(self, x):
+            return self.key(x)
+    
+    
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.blocks = nn.Sequential(Attn(), Attn())
+    
+        def install(self):
+            cache = {}
+            hooks = []
+    
+            def save(module, _, output):
+                cache[module] = output
+                return output
+    
+            def install_hooks(layer: nn.Module):
+                if isinstance(layer, Attn):
+                    hooks.append(layer.key.register_forward_hook(save))
+    
+            self.blocks.apply(install_hooks)
+            return cache, hooks
+    
+        def forward(self, x):
+            cache, hooks = self.install()
+            return self.blocks(x)
+    
+    
+    class Near(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.blocks = nn.Sequential(Attn(), Attn())
+    
+        def forward(self, x):
+            seen = []
+    
+            def visit(layer: nn.Module):
+                if isinstance(layer, Attn):
+                    seen.append(layer.training)
+    
+            self.blocks.apply(visit)
+            return self.blocks(x) * len(seen)
+    """
+    assert lines(code) == [29]

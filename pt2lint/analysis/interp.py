@@ -2831,6 +2831,10 @@ class Interpreter:
                 if qual is None:
                     return UNKNOWN, None
         # -- method calls on values ----------------------------------------------------------------
+        if method == "apply" and receiver is not None and qual is None:
+            applied = self._module_apply(receiver, args, kwargs, chain)
+            if applied is not None:
+                return applied
         if method is not None and receiver is not None and qual is None:
             return self._method_result(receiver, method, args, kwargs), None
         if qual is None:
@@ -3097,6 +3101,22 @@ class Interpreter:
                 return Value(Kind.TENSOR, weak=True) if any(a.kind is Kind.TENSOR for a in args) else UNKNOWN
             return TENSOR
         return UNKNOWN
+
+    def _module_apply(self, receiver: Value, args, kwargs, chain):
+        """``module.apply(fn)`` (``nn.Module.apply``): Python calls ``fn`` on every submodule and on the
+        module itself, so what ``fn`` does runs in the region (Dynamo traces into it: a hook it
+        registers breaks there, GB0467, measured on torch 2.13).  ``fn`` is followed once with a
+        module argument of unknown class; the call returns the receiver.  Returns ``(value, callee)``,
+        or ``None`` when the receiver is no module or ``fn`` no function of the project."""
+        if receiver.kind not in (Kind.MODULE, Kind.SELF) or len(args) != 1 or kwargs:
+            return None
+        if isinstance(receiver.ref, ClassInfo) and not receiver.ref.is_module:
+            return None
+        fnv = args[0]
+        if fnv.kind is not Kind.FUNCTION or not isinstance(fnv.ref, FunctionInfo):
+            return None
+        self._call_local(fnv.ref, fnv, [MODULE], {}, chain)
+        return receiver, fnv.ref
 
     def _method_result(self, recv: Value, method: str, args, kwargs) -> Value:
         k = recv.kind
