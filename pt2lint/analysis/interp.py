@@ -462,6 +462,7 @@ class Interpreter:
         self._active_params: List[Dict[str, Value]] = []  # the parameters of each entry of ``active``
         self.analysed: set = set()
         self.budget = MAX_ANALYSES_PER_FILE
+        self._run_in_loop = False  # the next frame call_function opens runs in a loop of its caller (``module.apply``)
         self._budget_reported = False  # the budget's PTC004 is given once per file
         self._getattr_nodes: Dict[int, tuple] = {}  # id(getattr call) -> (call, its Attribute)
         self._map_casts: Dict[int, tuple] = {}  # id(``map(int, it)`` call) -> (call, cast name, iterables)
@@ -814,6 +815,7 @@ class Interpreter:
                 env[first] = self_value
         parent = fn.closure
         frame = Frame(fn, env, parent, self_value, chain + (symbol,), cls, None)
+        frame.loop_depth, self._run_in_loop = (1 if self._run_in_loop else 0), False
         caller = self.frame
         if chain and caller is not None:
             frame.sites = caller.sites[: len(chain) - 1] + ((self.index, caller.calling or self.header or self.stmt, self.stmt, self.header),)
@@ -3115,7 +3117,14 @@ class Interpreter:
         fnv = args[0]
         if fnv.kind is not Kind.FUNCTION or not isinstance(fnv.ref, FunctionInfo):
             return None
-        self._call_local(fnv.ref, fnv, [MODULE], {}, chain)
+        # ``apply`` calls ``fn`` in its loop over the submodules: a first graph break in ``fn`` makes
+        # Dynamo give up on it and the later ones are never reported (measured on torch 2.13: of two
+        # hook registrations in a row only the first breaks), as for a loop body of ``fn`` itself
+        self._run_in_loop = True
+        try:
+            self._call_local(fnv.ref, fnv, [MODULE], {}, chain)
+        finally:
+            self._run_in_loop = False
         return receiver, fnv.ref
 
     def _method_result(self, recv: Value, method: str, args, kwargs) -> Value:
