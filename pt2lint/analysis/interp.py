@@ -122,8 +122,38 @@ _RANDOM_INSTANCE_DRAWS = frozenset({"random", "randint", "randrange", "uniform"}
 _PY_NUMBER_KINDS = (Kind.CONST, Kind.SHAPE, Kind.DATA)
 
 
-def _returns_of(fn: cst.FunctionDef) -> Optional[List[cst.BaseExpression]]:
-    """The values ``fn`` returns (not counting nested functions); ``None`` when one is bare."""
+# Per-node answers of the pure tree scans below, shared by every entry file a process
+# analyses (the pieces of imported modules are cached trees, so the same node comes back):
+# id(node), extra key -> (node kept alive, answer).  Bounded like ``_SELF_STATE``.
+_NODE_SCANS: Dict[tuple, tuple] = {}
+_NODE_SCANS_MAX = 8192
+
+
+def _node_scan(node: cst.CSTNode, extra, scan):
+    """``scan()``, the answer of a pure function of ``node`` (and the hashable ``extra``),
+    computed once per node in this process.  A key holds its node, so an id is never
+    reused by another tree while its entry lives."""
+    key = (id(node), extra)
+    hit = _NODE_SCANS.get(key)
+    if hit is not None and hit[0] is node:
+        return hit[1]
+    result = scan()
+    if len(_NODE_SCANS) >= _NODE_SCANS_MAX:
+        _NODE_SCANS.clear()
+    _NODE_SCANS[key] = (node, result)
+    return result
+
+
+def _returns_of(fn: cst.FunctionDef) -> Optional[Tuple[cst.BaseExpression, ...]]:
+    """The values ``fn`` returns (not counting nested functions); ``None`` when one is bare.
+
+    Memoised per node (:func:`_node_scan`): the guard helpers of an imported module are
+    asked about from every entry file that calls them."""
+    return _node_scan(fn, "returns", lambda: _scan_returns(fn))
+
+
+def _scan_returns(fn: cst.FunctionDef) -> Optional[Tuple[cst.BaseExpression, ...]]:
+    """:func:`_returns_of` without the memo."""
     out: List[cst.BaseExpression] = []
     ok = True
 
@@ -158,7 +188,7 @@ def _returns_of(fn: cst.FunctionDef) -> Optional[List[cst.BaseExpression]]:
                 out.append(node.value)
 
     fn.visit(V())
-    return out if ok and out else None
+    return tuple(out) if ok and out else None
 
 
 def _built_by_other_classes(modules) -> set:
@@ -234,9 +264,15 @@ def _import_or_return(stmt: cst.CSTNode) -> bool:
     )
 
 
-def _local_assigns(fn: cst.FunctionDef, name: str) -> Tuple[List[cst.BaseExpression], bool]:
+def _local_assigns(fn: cst.FunctionDef, name: str) -> Tuple[Tuple[cst.BaseExpression, ...], bool]:
     """The values assigned to local ``name`` in ``fn`` by ``name = e``, and whether every
-    other write to it is ``name |= e`` (which keeps a true value true)."""
+    other write to it is ``name |= e`` (which keeps a true value true).  Memoised per node
+    and name (:func:`_node_scan`)."""
+    return _node_scan(fn, ("assigns", name), lambda: _scan_local_assigns(fn, name))
+
+
+def _scan_local_assigns(fn: cst.FunctionDef, name: str) -> Tuple[Tuple[cst.BaseExpression, ...], bool]:
+    """:func:`_local_assigns` without the memo."""
     plain: List[cst.BaseExpression] = []
     others_or = True
 
@@ -264,7 +300,7 @@ def _local_assigns(fn: cst.FunctionDef, name: str) -> Tuple[List[cst.BaseExpress
                 others_or = False
 
     fn.visit(V())
-    return plain, others_or
+    return tuple(plain), others_or
 
 
 def qualified_guard_truth(qualified: Optional[str], target: str) -> Optional[bool]:

@@ -57,6 +57,23 @@ _PIECES: "OrderedDict[str, Tuple[str, cst.Module]]" = OrderedDict()
 _PIECES_MAX = 4096
 
 
+# LibCST parses done by this process, per ``path#part`` key (``part`` '' for a module's base,
+# else the top-level name of the piece): what :func:`parse_counts` reports.
+_PARSE_COUNTS: Dict[str, int] = {}
+
+
+def parse_counts() -> Dict[str, int]:
+    """How many times this process parsed each imported module piece with LibCST.
+
+    Keys are ``"<abs path>#<part>"``: ``part`` is ``""`` for the module's text without its
+    top-level functions and classes, else the name of the top-level ``def``/``class``.  A
+    piece whose bytes are unchanged is parsed once per process while it stays in the
+    in-process store (bounded: :data:`_PARSED_MAX` bases, :data:`_PIECES_MAX` pieces), so
+    every entry file analysed by one worker after the first reuses it.  Returns a copy.
+    """
+    return dict(_PARSE_COUNTS)
+
+
 def cached_module(path: str, digest: str, pieces: bool = False) -> Optional[cst.Module]:
     """The module parsed earlier in this process from the file at ``path`` with bytes of sha256 ``digest``."""
     store = _PIECES if pieces else _PARSED
@@ -489,6 +506,8 @@ class ProjectModel:
                 module = run_on_big_stack(cst.parse_module, text)
         except (cst.ParserSyntaxError, RecursionError, MemoryError):
             return None
+        finally:
+            _PARSE_COUNTS[key] = _PARSE_COUNTS.get(key, 0) + 1
         remember_module(key, digest, module, pieces=bool(part))
         return module
 
