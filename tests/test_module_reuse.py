@@ -141,3 +141,24 @@ def test_guard_helper_scans_are_reused_per_node():
     other = cst.parse_module(module.code).body[0]
     assert interp._returns_of(other) is not first
     assert interp._local_assigns(other, "x") == ((), True)
+
+
+def test_an_imported_piece_with_a_long_line_is_followed(tmp_path):
+    # a line over the long-line threshold sends the piece down the careful parse (on a big
+    # stack); the break in it is still found through the import, at its line
+    long_list = "[" + ", ".join(str(i) for i in range(400)) + "]"
+    assert len(long_list) > 1000
+    files = {
+        "pyproject.toml": "[project]\nname = 'demo'\n",
+        "pkg/__init__.py": "",
+        "pkg/wide.py": f"TABLE = {long_list}\n\n\ndef wide(x):\n    table = {long_list}\n    print(len(table))\n    return x\n",
+        "pkg/model.py": "import torch.nn as nn\nfrom pkg.wide import wide\n\n\nclass M(nn.Module):\n    def forward(self, x):\n        return wide(x)\n",
+    }
+    for rel, text in files.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text, encoding="utf-8")
+    result = lint_path(str(tmp_path / "pkg" / "model.py"), _settings(tmp_path))
+    got = [(os.path.basename(d.filename), d.start.line, d.code) for d in result.diagnostics]
+    assert ("wide.py", 6, "PTC301") in got, got
+    counts = project.parse_counts()
+    assert counts.get(str(tmp_path / "pkg" / "wide.py") + "#wide") == 1

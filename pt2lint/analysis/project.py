@@ -477,7 +477,7 @@ class ProjectModel:
         if outline[1] is None:
             return None
         defs, lines, base_text = outline[1]
-        module = self._parse_text(path, "", base_text)
+        module = self._parse_text(path, "", base_text, cpython_parses=True)
         if module is None:
             return None
         index = ModuleIndex(module, self.target, scan_compile_calls=False)  # only the entry's torch.compile calls are regions
@@ -486,8 +486,13 @@ class ProjectModel:
         index.file_lines = lines
         return index
 
-    def _parse_text(self, path: str, part: str, text: str) -> Optional[cst.Module]:
-        """LibCST module of ``text`` (a file, or a piece of one named ``part``), reused in the process."""
+    def _parse_text(self, path: str, part: str, text: str, cpython_parses: bool = False) -> Optional[cst.Module]:
+        """LibCST module of ``text`` (a file, or a piece of one named ``part``), reused in the process.
+
+        ``cpython_parses``: the caller knows CPython's parser accepts ``text`` (a top-level
+        statement, or the rest, of a file that ``ast.parse`` read whole: :func:`_outline`),
+        so deep or long code is not parsed with CPython a second time before LibCST's parse.
+        """
         from pt2lint.nesting import looks_deeply_nested, run_on_big_stack, too_deep_for_python
 
         digest = self.deps.get(path) or ""
@@ -501,7 +506,7 @@ class ProjectModel:
             else:
                 # long lines or deep brackets: only what CPython compiles, and on a big
                 # stack (LibCST's parser recurses on the C stack), as the engine does
-                if too_deep_for_python(text, path) is not None or not _compiles(text, path):
+                if too_deep_for_python(text, path) is not None or not (cpython_parses or _compiles(text, path)):
                     return None
                 module = run_on_big_stack(cst.parse_module, text)
         except (cst.ParserSyntaxError, RecursionError, MemoryError):
@@ -526,7 +531,7 @@ class ProjectModel:
         first, last = span
         lines = base.file_lines
         text = "".join(lines[first - 1:last])
-        module = self._parse_text(base.path, name, text)
+        module = self._parse_text(base.path, name, text, cpython_parses=True)
         if module is None:
             return None
         piece = ModuleIndex(module, self.target, scan_compile_calls=False, base=base)
