@@ -43,7 +43,7 @@ import libcst as cst
 from pt2lint.analysis import torch_api as api
 from pt2lint.analysis.dynamo_facts import module_state
 from pt2lint.analysis.kinds import Kind, Value, join
-from pt2lint.analysis.walk import walk
+from pt2lint.analysis.walk import iter_children, walk
 from pt2lint.diagnostics import Applicability, Fix
 from pt2lint.fixes.compiled import compiled_symbols, region_compiled
 from pt2lint.fixes.context import FixContext, Refuse
@@ -553,9 +553,13 @@ def floating_by_use(ctx: FixContext, before: Sequence[cst.BaseStatement], reboun
     out: Set[str] = set()
     skip = (cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp, cst.IfExp, cst.BooleanOperation)
 
-    def visit(node: cst.CSTNode) -> None:
+    # an explicit stack over the code fields (``walk``'s reader): ``CSTNode.children`` rebuilds
+    # every node it lists, and the result is a set, so the visiting order does not matter
+    stack = [st for st in before if isinstance(st, cst.SimpleStatementLine)]
+    while stack:
+        node = stack.pop()
         if isinstance(node, skip):
-            return
+            continue
         if isinstance(node, cst.Call) and not any(a.keyword is not None and a.keyword.value == "dtype" for a in node.args):
             q = call_qualname(ctx, node)
             func = node.func
@@ -567,12 +571,7 @@ def floating_by_use(ctx: FixContext, before: Sequence[cst.BaseStatement], reboun
                     target = node.args[0].value
             if isinstance(target, cst.Name) and target.value not in rebound:
                 out.add(target.value)
-        for child in node.children:
-            visit(child)
-
-    for st in before:
-        if isinstance(st, cst.SimpleStatementLine):
-            visit(st)
+        stack.extend(iter_children(node))
     return out
 
 
@@ -618,8 +617,6 @@ def number_attributes(cls: cst.ClassDef) -> Set[str]:
 
     def visit(node: cst.CSTNode, params: Set[str]) -> None:
         nonlocal dynamic
-        if isinstance(node, cst.FunctionDef):
-            params = number_params(node)
         if isinstance(node, cst.Assign):
             for t in node.targets:
                 name = is_self_attr(t.target)
@@ -643,11 +640,48 @@ def number_attributes(cls: cst.ClassDef) -> Set[str]:
                     verdict[inner] = False
         elif isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value in ("setattr", "delattr"):
             dynamic = True
-        for child in node.children:
-            visit(child, params)
 
-    visit(cls, set())
+    # an explicit stack over the code fields (``walk``'s reader), each node with the number
+    # parameters of its method: ``CSTNode.children`` rebuilds every node it lists, and the
+    # verdicts only ever go from true to false, so the visiting order does not matter
+    stack: List[Tuple[cst.CSTNode, Set[str]]] = [(cls, set())]
+    while stack:
+        node, params = stack.pop()
+        if isinstance(node, cst.FunctionDef):
+            params = number_params(node)
+        visit(node, params)
+        stack.extend((child, params) for child in iter_children(node))
     return set() if dynamic else {name for name, ok in verdict.items() if ok}
+
+
+def _binding_summary(ctx: FixContext, stmt: cst.BaseStatement) -> Tuple[Dict[str, List[cst.BaseExpression]], frozenset]:
+    """How ``stmt`` binds names, anywhere inside it (nested blocks and functions included), for
+    :func:`_proven_floating`: ``(plain, others)`` where ``plain[name]`` lists the values of the
+    ``name = value`` assignments in walk order (once per assignment, however many of its targets
+    are ``name``), and ``others`` the names bound any other way (augmented or annotated
+    assignment, a ``for``/comprehension target, walrus, ``with ... as``, inside a tuple,
+    attribute or subscript target; a ``with`` item without ``as`` counts the names it reads).
+
+    Computed once per statement and fix pass: asking it per name and per branch output walked
+    every statement before the ``if`` again, quadratic in a function of many ``if``\ s.
+    """
+
+    def compute():
+        plain: Dict[str, List[cst.BaseExpression]] = {}
+        others: Set[str] = set()
+        for n in walk(stmt):
+            if isinstance(n, (cst.AugAssign, cst.AnnAssign, cst.For, cst.NamedExpr, cst.WithItem, cst.CompFor)):
+                root = getattr(n, "target", None) or getattr(n, "asname", None) or n
+                others.update(m.value for m in walk(root) if isinstance(m, cst.Name))
+            elif isinstance(n, cst.Assign):
+                for name in dict.fromkeys(t.target.value for t in n.targets if isinstance(t.target, cst.Name)):
+                    plain.setdefault(name, []).append(n.value)
+                for t in n.targets:
+                    if not isinstance(t.target, cst.Name):
+                        others.update(m.value for m in walk(t.target) if isinstance(m, cst.Name))
+        return plain, frozenset(others)
+
+    return ctx.per_node("cond-binding-summary", stmt, compute)
 
 
 def _proven_floating(ctx: FixContext, expr: Optional[cst.BaseExpression], stmts: Sequence[cst.BaseStatement], floating_attrs: Set[str], depth: int = 0) -> bool:
@@ -665,16 +699,10 @@ def _proven_floating(ctx: FixContext, expr: Optional[cst.BaseExpression], stmts:
         if value is None and bound:
             # bound in a compound statement (the branches of an earlier `if`): floating when every
             # assignment to it before here is
-            values = [
-                n.value for st in stmts for n in walk(st)
-                if isinstance(n, cst.Assign) and any(isinstance(t.target, cst.Name) and t.target.value == expr.value for t in n.targets)
-            ]
-            other = any(
-                (isinstance(n, (cst.AugAssign, cst.AnnAssign, cst.For, cst.NamedExpr, cst.WithItem, cst.CompFor))
-                 and any(isinstance(m, cst.Name) and m.value == expr.value for m in walk(getattr(n, "target", None) or getattr(n, "asname", None) or n)))
-                or (isinstance(n, cst.Assign) and any(not isinstance(t.target, cst.Name) and any(isinstance(m, cst.Name) and m.value == expr.value for m in walk(t.target)) for t in n.targets))
-                for st in stmts for n in walk(st)
-            )
+            # (each statement's bindings are read once per fix pass, not once per question)
+            summaries = [_binding_summary(ctx, st) for st in stmts]
+            values = [v for plain, _ in summaries for v in plain.get(expr.value, ())]
+            other = any(expr.value in others for _, others in summaries)
             return bool(values) and not other and all(_proven_floating(ctx, v, stmts, floating_attrs, depth + 1) for v in values)
         return value is not None and _proven_floating(ctx, value, before, floating_attrs, depth + 1)
     if isinstance(expr, cst.UnaryOperation):
@@ -1455,7 +1483,22 @@ class CondRewrite:
         :func:`floating_by_use` and :func:`~pt2lint.fixes.module_facts.floating_inputs`, applied to the
         statements that run before the ``if`` in its block."""
         before, rebound = self._before_top(), self.ctx.function_bound(self.func)
-        return floating_by_use(self.ctx, before, rebound) | floating_inputs(self.ctx, before, rebound)
+        return self._floating_by_use_before(before, rebound) | floating_inputs(self.ctx, before, rebound)
+
+    def _floating_by_use_before(self, before: Sequence[cst.BaseStatement], rebound: Set[str]) -> Set[str]:
+        """:func:`floating_by_use` of ``before`` (the statements before the ``if`` in its block).
+
+        The answer for the statements before the k-th statement of a block is the union of the
+        answers for each of them: kept per block and extended as later ``if``\ s ask, so a block
+        of many ``if``\ s is read once, not once per ``if``."""
+        block = self.ctx.parent(self.top)
+        if not before or block is None:
+            return floating_by_use(self.ctx, before, rebound)
+        prefix = self.ctx.per_node("floating-by-use-prefix", block, lambda: [frozenset()])
+        while len(prefix) <= len(before):
+            st = before[len(prefix) - 1]
+            prefix.append(prefix[-1] | floating_by_use(self.ctx, [st], rebound))
+        return set(prefix[len(before)])
 
     def _number_attrs(self) -> Set[str]:
         """Attributes of the enclosing class that hold a Python number, so no parameter: see

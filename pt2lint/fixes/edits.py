@@ -11,9 +11,10 @@ when that check fails it falls back to a line diff of the whole module.
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import re
-from typing import Iterable, List, Optional, Sequence, Tuple
+from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
 import libcst as cst
 
@@ -223,8 +224,39 @@ def span_edit(
     return Edit(Position(line, 1), Position(end_line, 1), new_text)
 
 
+_ALL_FIELDS: Dict[type, Tuple[str, ...]] = {}
+
+
+def _has_comment(node: cst.CSTNode) -> bool:
+    """Whether a ``Comment`` node lies anywhere in ``node`` (whitespace fields included).
+
+    Reads the dataclass fields directly: ``CSTNode.children`` rebuilds every node it lists,
+    which made looking for comments cost more than rendering the code.  Every child node
+    is a field value (or in a list or tuple field), so this finds exactly what a walk over
+    ``children`` finds.
+    """
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, cst.Comment):
+            return True
+        names = _ALL_FIELDS.get(type(n))
+        if names is None:
+            names = _ALL_FIELDS[type(n)] = tuple(f.name for f in dataclasses.fields(n))
+        for name in names:
+            value = getattr(n, name)
+            if isinstance(value, cst.CSTNode):
+                stack.append(value)
+            elif isinstance(value, (list, tuple)):
+                stack.extend(item for item in value if isinstance(item, cst.CSTNode))
+    return False
+
+
 def comment_lines(node: cst.CSTNode) -> List[cst.EmptyLine]:
-    """Every comment inside ``node`` (in whitespace, headers, trailing), as own-line comments."""
+    """Every comment inside ``node`` (in whitespace, headers, trailing), as own-line comments,
+    in source order."""
+    if not _has_comment(node):
+        return []
     out: List[cst.EmptyLine] = []
     seen = set()
     stack = [node]
@@ -239,8 +271,11 @@ def comment_lines(node: cst.CSTNode) -> List[cst.EmptyLine]:
 
 def lost_comments(old: cst.CSTNode, new: cst.CSTNode) -> List[cst.EmptyLine]:
     """Comments of ``old`` that a rewrite into ``new`` dropped (to be put back on their own lines)."""
+    lines = comment_lines(old)
+    if not lines:
+        return []
     kept = {id(line.comment) for line in comment_lines(new)}
-    return [line for line in comment_lines(old) if id(line.comment) not in kept]
+    return [line for line in lines if id(line.comment) not in kept]
 
 
 def strip_leading_lines(stmt: cst.BaseStatement) -> cst.BaseStatement:
