@@ -214,151 +214,114 @@ def test_tuple_unpacked_torch_results_keep_tensor_kinds():
     assert found(code, codes={"PTC104"}) == [(6, "PTC104")]
 
 
-def test_decorator_factory_imported_from_another_module(tmp_path):
+# A caching decorator factory in another module: ``cached(name=...)`` wraps the method in a
+# wrapper that calls ``pickle.dumps`` (skipped by Dynamo, GB0007); ``cached(ignore_args=True)``
+# wraps it in one without that call.
+_MEMOIZE = """
+    import functools
+    import pickle
+
+
+    def _cached(method=None, name=None):
+        if method is None:
+            return functools.partial(_cached, name=name)
+
+        @functools.wraps(method)
+        def wrapper(self, *args, **kwargs):
+            key = pickle.dumps(kwargs)
+            return method(self, *args, **kwargs)
+
+        return wrapper
+
+
+    def _plain(method=None, name=None):
+        if method is None:
+            return functools.partial(_plain, name=name)
+
+        @functools.wraps(method)
+        def wrapper(self, *args, **kwargs):
+            return method(self, *args, **kwargs)
+
+        return wrapper
+
+
+    def cached(method=None, name=None, ignore_args=False):
+        if ignore_args:
+            return _plain(method=method, name=name)
+        return _cached(method=method, name=name)
+    """
+
+
+def _skipped_calls_in_package(root, model: str):
+    """Lint a package of ``_MEMOIZE`` and ``model`` under ``root``; its PTC307 findings as
+    sorted ``(file, line, code)``."""
     import os
 
     from pt2lint.engine import lint_paths
 
-    files = {
-        "pkg/__init__.py": "",
-        "pkg/memoize.py": """
-            import functools
-            import pickle
+    files = {"pkg/__init__.py": "", "pkg/memoize.py": _MEMOIZE, "pkg/model.py": model}
+    for rel, text in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text).lstrip("\n"), encoding="utf-8")
+    old = os.getcwd()
+    os.chdir(root)
+    try:
+        settings = LintSettings(enabled=resolve_selection(), project_root=str(root))
+        paths = sorted(os.path.join("pkg", n) for n in os.listdir("pkg"))
+        return sorted(
+            (d.filename.replace(os.sep, "/"), d.start.line, d.code)
+            for r in lint_paths(paths, settings, jobs=1) for d in r.diagnostics if d.code == "PTC307"
+        )
+    finally:
+        os.chdir(old)
 
 
-            def _cached(method=None, name=None):
-                if method is None:
-                    return functools.partial(_cached, name=name)
+def test_decorator_factory_imported_from_another_module(tmp_path):
+    model = """
+        from torch import nn
 
-                @functools.wraps(method)
-                def wrapper(self, *args, **kwargs):
-                    key = pickle.dumps(kwargs)
-                    return method(self, *args, **kwargs)
-
-                return wrapper
+        from .memoize import cached
 
 
-            def cached(method=None, name=None, ignore_args=False):
-                if ignore_args:
-                    return method
-                return _cached(method=method, name=name)
-            """,
-        "pkg/model.py": """
-            from torch import nn
+        class M(nn.Module):
+            @cached(name="doubled")
+            def doubled(self, x):
+                return x * 2
 
-            from .memoize import cached
+            @cached(ignore_args=True)
+            def plain(self, x):
+                return x + 1
 
-
-            class M(nn.Module):
-                @cached(name="doubled")
-                def doubled(self, x):
-                    return x * 2
-
-                @cached(ignore_args=True)
-                def plain(self, x):
-                    return x + 1
-
-                def forward(self, x):
-                    return self.{method}(x)
-            """,
-    }
+            def forward(self, x):
+                return self.{method}(x)
+        """
     for method, expected in (("doubled", [("pkg/memoize.py", 11, "PTC307")]), ("plain", [])):
-        root = tmp_path / method
-        for rel, text in files.items():
-            path = root / rel
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(textwrap.dedent(text.format(method=method) if rel.endswith("model.py") else text).lstrip("\n"), encoding="utf-8")
-        old = os.getcwd()
-        os.chdir(root)
-        try:
-            settings = LintSettings(enabled=resolve_selection(), project_root=str(root))
-            paths = sorted(os.path.join("pkg", n) for n in os.listdir("pkg"))
-            got = sorted(
-                (d.filename.replace(os.sep, "/"), d.start.line, d.code)
-                for r in lint_paths(paths, settings, jobs=1) for d in r.diagnostics if d.code == "PTC307"
-            )
-        finally:
-            os.chdir(old)
+        got = _skipped_calls_in_package(tmp_path / method, model.replace("{method}", method))
         assert got == expected, method
 
 
 def test_property_over_a_decorator_factory_runs_the_wrapper(tmp_path):
     # torch 2.13: reading ``self.dist`` runs the wrapper ``cached`` returns, whose
-    # ``pickle.dumps`` is skipped (GB0007); under ``ignore_args=True`` the wrapper is the
-    # wrapper has no skipped call and the read traces in one graph
-    import os
+    # ``pickle.dumps`` is skipped (GB0007); under ``ignore_args=True`` the wrapper has no
+    # skipped call and the read traces in one graph
+    model = """
+        from torch import nn
 
-    from pt2lint.engine import lint_paths
-
-    files = {
-        "pkg/__init__.py": "",
-        "pkg/memoize.py": """
-            import functools
-            import pickle
+        from .memoize import cached
 
 
-            def _cached(method=None, name=None):
-                if method is None:
-                    return functools.partial(_cached, name=name)
+        class M(nn.Module):
+            @property
+            @cached({args})
+            def dist(self):
+                return 2
 
-                @functools.wraps(method)
-                def wrapper(self, *args, **kwargs):
-                    key = pickle.dumps(kwargs)
-                    return method(self, *args, **kwargs)
-
-                return wrapper
-
-
-            def _plain(method=None, name=None):
-                if method is None:
-                    return functools.partial(_plain, name=name)
-
-                @functools.wraps(method)
-                def wrapper(self, *args, **kwargs):
-                    return method(self, *args, **kwargs)
-
-                return wrapper
-
-
-            def cached(method=None, name=None, ignore_args=False):
-                if ignore_args:
-                    return _plain(method=method, name=name)
-                return _cached(method=method, name=name)
-            """,
-        "pkg/model.py": """
-            from torch import nn
-
-            from .memoize import cached
-
-
-            class M(nn.Module):
-                @property
-                @cached({args})
-                def dist(self):
-                    return 2
-
-                def forward(self, x):
-                    return x * self.dist
-            """,
-    }
+            def forward(self, x):
+                return x * self.dist
+        """
     for args, expected in (('name="dist"', [("pkg/memoize.py", 11, "PTC307")]), ("ignore_args=True", [])):
-        root = tmp_path / str(len(expected))
-        for rel, text in files.items():
-            path = root / rel
-            path.parent.mkdir(parents=True, exist_ok=True)
-            body = text.replace("{args}", args) if rel.endswith("model.py") else text
-            path.write_text(textwrap.dedent(body).lstrip("\n"), encoding="utf-8")
-        old = os.getcwd()
-        os.chdir(root)
-        try:
-            settings = LintSettings(enabled=resolve_selection(), project_root=str(root))
-            paths = sorted(os.path.join("pkg", n) for n in os.listdir("pkg"))
-            got = sorted(
-                (d.filename.replace(os.sep, "/"), d.start.line, d.code)
-                for r in lint_paths(paths, settings, jobs=1) for d in r.diagnostics if d.code == "PTC307"
-            )
-        finally:
-            os.chdir(old)
+        got = _skipped_calls_in_package(tmp_path / str(len(expected)), model.replace("{args}", args))
         assert got == expected, args
 
 
