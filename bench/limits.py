@@ -15,6 +15,7 @@ input                                  CPU s    MB
 =====================================  =======  ======
 18 nested ``for`` loops                 2
 200 tensor ``if``\\ s in one forward     2
+the same, 5 statements between them    2
 a 10,000-line forward                  10       400
 the same with a local per line         10
 3,000 small classes                    10
@@ -62,6 +63,18 @@ def tensor_ifs(count: int = 200) -> str:
     lines = ["import torch", "class M(torch.nn.Module):", "    def forward(self, x):"]
     for i in range(count):
         lines += [f"        if x.sum() > {i}:", f"            x = x + {i}", "        else:", f"            x = x - {i}"]
+    lines.append("        return x")
+    return "\n".join(lines) + "\n"
+
+
+def tensor_ifs_between(count: int = 200, between: int = 5) -> str:
+    """``count`` tensor ``if``\\ s, each after ``between`` statements that call a ``torch.nn.Linear``
+    submodule and a floating-only reduction (what the ``cond`` fix's dtype proofs look for)."""
+    lines = ["import torch", "class M(torch.nn.Module):", "    def __init__(self):", "        super().__init__()",
+             "        self.lin = torch.nn.Linear(4, 4)", "    def forward(self, x, y):"]
+    for i in range(count):
+        lines += [f"        h{i}_{j} = torch.relu(x) * {j} + self.lin(y).mean()" for j in range(between)]
+        lines += [f"        if x.sum() > {i}:", f"            x = x + h{i}_0", "        else:", f"            x = x - {i}"]
     lines.append("        return x")
     return "\n".join(lines) + "\n"
 
@@ -141,6 +154,7 @@ def big_list(count: int = 20_000) -> str:
 CASES: List[Tuple[str, Callable[[], str], float, Optional[float]]] = [
     ("18 nested for loops", nested_loops, 2.0, None),
     ("200 tensor ifs in one forward", tensor_ifs, 2.0, None),
+    ("200 tensor ifs, 5 statements between", tensor_ifs_between, 2.0, None),
     ("a 10,000-line forward", long_forward_simple, 10.0, 400.0),
     ("a 10,000-line forward, many locals", long_forward, 10.0, None),
     ("3,000 small classes", small_classes, 10.0, None),

@@ -369,11 +369,12 @@ def _ifs_between_statements(n: int, k: int = 5) -> str:
 def test_cond_dtype_checks_read_each_statement_before_the_if_once(monkeypatch):
     """The dtype checks of each ``if``'s proposal walked every statement before it: the
     assignments of a name bound in earlier ``if``\\ s (is it floating?), and the floating-only
-    reductions (``x.mean()``) it passed through: quadratic in a forward of many ``if``\\ s
-    (200 ``if``\\ s with 5 statements each took 91 s of CPU).  Counted as nodes the proposal's
-    walks yield and statements handed to the reduction scan, fixes included."""
-    counts = {"walked": 0, "scanned": 0}
-    walk, scan = cond_mod.walk, cond_mod.floating_by_use
+    reductions (``x.mean()``) and floating-input submodule calls (``self.lin(y)``) it passed
+    through: quadratic in a forward of many ``if``\\ s (200 ``if``\\ s with 5 statements each took
+    91 s of CPU, then 7.6 s with the submodule scan alone left per ``if``).  Counted as nodes the
+    proposal's walks yield and statements handed to either scan, fixes included."""
+    counts = {"walked": 0, "scanned": 0, "inputs": 0}
+    walk, scan, inputs = cond_mod.walk, cond_mod.floating_by_use, cond_mod.floating_inputs
 
     def counting_walk(node, **kw):
         for n in walk(node, **kw):
@@ -384,17 +385,23 @@ def test_cond_dtype_checks_read_each_statement_before_the_if_once(monkeypatch):
         counts["scanned"] += len(before)
         return scan(ctx, before, rebound)
 
+    def counting_inputs(ctx, before, rebound):
+        counts["inputs"] += len(before)
+        return inputs(ctx, before, rebound)
+
     monkeypatch.setattr(cond_mod, "walk", counting_walk)
     monkeypatch.setattr(cond_mod, "floating_by_use", counting_scan)
+    monkeypatch.setattr(cond_mod, "floating_inputs", counting_inputs)
     seen = {}
     for n in (6, 24):
-        counts.update(walked=0, scanned=0)
+        counts.update(walked=0, scanned=0, inputs=0)
         result = lint_source(_ifs_between_statements(n), "m.py", DEFAULT, fixes=True)
         assert sum(d.code == "PTC104" for d in result.diagnostics) == n
         assert all(d.fix is not None for d in result.diagnostics if d.code == "PTC104")
         seen[n] = dict(counts)
     assert seen[24]["walked"] <= 5 * seen[6]["walked"], seen  # 16x before
     assert seen[24]["scanned"] <= 5 * seen[6]["scanned"], seen  # 15x before
+    assert 0 < seen[24]["inputs"] <= 5 * seen[6]["inputs"], seen  # 15x before
 
 
 def test_the_parse_runs_without_cyclic_collections_in_the_main_thread_only(monkeypatch):

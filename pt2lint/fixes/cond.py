@@ -1483,21 +1483,23 @@ class CondRewrite:
         :func:`floating_by_use` and :func:`~pt2lint.fixes.module_facts.floating_inputs`, applied to the
         statements that run before the ``if`` in its block."""
         before, rebound = self._before_top(), self.ctx.function_bound(self.func)
-        return self._floating_by_use_before(before, rebound) | floating_inputs(self.ctx, before, rebound)
+        return self._floating_before(before, rebound)
 
-    def _floating_by_use_before(self, before: Sequence[cst.BaseStatement], rebound: Set[str]) -> Set[str]:
-        """:func:`floating_by_use` of ``before`` (the statements before the ``if`` in its block).
+    def _floating_before(self, before: Sequence[cst.BaseStatement], rebound: Set[str]) -> Set[str]:
+        """:func:`floating_by_use` and :func:`~pt2lint.fixes.module_facts.floating_inputs` of ``before``
+        (the statements before the ``if`` in its block).
 
-        The answer for the statements before the k-th statement of a block is the union of the
-        answers for each of them: kept per block and extended as later ``if``\ s ask, so a block
-        of many ``if``\ s is read once, not once per ``if``."""
+        Both answers for the statements before the k-th statement of a block are the unions of
+        the answers for each of them: kept per block and extended as later ``if``\ s ask, so a
+        block of many ``if``\ s is read once, not once per ``if`` (``rebound``, the names the
+        function rebinds, is the same for every ``if`` of a block)."""
         block = self.ctx.parent(self.top)
         if not before or block is None:
-            return floating_by_use(self.ctx, before, rebound)
-        prefix = self.ctx.per_node("floating-by-use-prefix", block, lambda: [frozenset()])
+            return floating_by_use(self.ctx, before, rebound) | floating_inputs(self.ctx, before, rebound)
+        prefix = self.ctx.per_node("floating-names-prefix", block, lambda: [frozenset()])
         while len(prefix) <= len(before):
-            st = before[len(prefix) - 1]
-            prefix.append(prefix[-1] | floating_by_use(self.ctx, [st], rebound))
+            st = [before[len(prefix) - 1]]
+            prefix.append(prefix[-1] | floating_by_use(self.ctx, st, rebound) | floating_inputs(self.ctx, st, rebound))
         return set(prefix[len(before)])
 
     def _number_attrs(self) -> Set[str]:

@@ -23,7 +23,7 @@ from typing import Dict, Optional, Sequence, Set
 
 import libcst as cst
 
-from pt2lint.analysis.walk import walk
+from pt2lint.analysis.walk import iter_children, walk
 from pt2lint.fixes.context import FixContext
 from pt2lint.fixes.predicate import call_qualname
 
@@ -94,18 +94,17 @@ def floating_inputs(ctx: FixContext, before: Sequence[cst.BaseStatement], reboun
     out: Set[str] = set()
     skip = (cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp, cst.IfExp, cst.BooleanOperation)
 
-    def visit(node: cst.CSTNode) -> None:
+    # an explicit stack over the code fields (``walk``'s reader): ``CSTNode.children`` rebuilds
+    # every node it lists, and the result is a set, so the visiting order does not matter
+    stack: list = [st for st in before if isinstance(st, cst.SimpleStatementLine)]
+    while stack:
+        node = stack.pop()
         if isinstance(node, skip):
-            return
+            continue
         arg = submodule_input(ctx, node, FLOAT_INPUT_MODULES) if isinstance(node, cst.Call) else None
         if isinstance(arg, cst.Name) and arg.value not in rebound:
             out.add(arg.value)
-        for child in node.children:
-            visit(child)
-
-    for st in before:
-        if isinstance(st, cst.SimpleStatementLine):
-            visit(st)
+        stack.extend(iter_children(node))
     return out
 
 
