@@ -45,6 +45,7 @@ BREAKS = {
     "dunder-getattribute": (P + FWD + "        return x * x.sum().__getattribute__('item')()\n", 6),
     "getattr-of-getattribute": (P + FWD + "        return x * getattr(x.sum(), '__getattribute__')('item')()\n", 6),
     "object-getattribute": (P + FWD + "        return x * object.__getattribute__(x.sum(), 'item')()\n", 6),
+    "partial-binding-the-tensor": (P + FWD + "        return x * functools.partial(torch.Tensor.item, x.sum())()\n", 6),
 }
 
 #: name -> (source, line): a conversion method called by name is the builtin's cast (PTC103;
@@ -72,6 +73,7 @@ NEAR_MISSES = {
     # ``t.__getattribute__("shape")`` is ``t.shape`` and ``t.__len__()`` is ``len(t)``: sizes, so
     # the branches are on sizes (Dynamo: one graph)
     "getattribute-shape": P + FWD + "        if x.__getattribute__('shape')[0] > 2:\n            return x\n        return x - 1\n",
+    "partial-binding-the-tensor-add": P + FWD + "        return functools.partial(torch.Tensor.add, x)(1)\n",
     "dunder-len": P + FWD + "        if x.__len__() > 2:\n            return x\n        return x - 1\n",
     "getattribute-item-of-object": P + "class O:\n    def item(self):\n        return 3\n" + FWD + "        return x * O().__getattribute__('item')()\n",
     "dunder-float-of-object": P + "class O:\n    def __float__(self):\n        return 3.0\n" + FWD + "        return x * O().__float__()\n",

@@ -3676,11 +3676,19 @@ def _math_number_result(qual: str, args, kwargs) -> Optional[Value]:
 
 def _partial_value(args, kwargs) -> Value:
     """``functools.partial(f, k=v, ...)`` of a local function ``f``: ``f``'s ``FUNCTION`` value carrying the
-    bound keywords (in ``keys``/``elts``), which a call merges under its own.  Partials that also bind
-    positional arguments, or of anything else, stay Unknown."""
+    bound keywords (in ``keys``/``elts``), which a call merges under its own.  A partial of an unbound
+    tensor method and one tensor is that tensor's bound method.  Partials that bind other positional
+    arguments, or of anything else, stay Unknown."""
     if len(args) == 1 and _unbound_tensor_method(None, args[0]) is not None and args[0].const is None:
         # ``functools.partial(torch.Tensor.item)``: still the unbound method, with the keywords bound
         return Value(Kind.UNKNOWN, ref=args[0].ref, const=_PARTIAL, keys=tuple(kwargs), elts=tuple(kwargs.values()))
+    if (
+        len(args) == 2 and not kwargs and args[0].const is None and args[1].kind is Kind.TENSOR
+        and (method := _unbound_tensor_method(None, args[0])) is not None
+    ):
+        # ``functools.partial(torch.Tensor.item, t)`` is ``t.item``, the method bound to its tensor
+        # (Dynamo breaks on calling it as on ``t.item()``, torch 2.13)
+        return Value(Kind.UNKNOWN, ref=BoundTensorMethod(method, args[1]))
     if len(args) != 1 or args[0].kind is not Kind.FUNCTION or not isinstance(args[0].ref, FunctionInfo):
         return UNKNOWN
     fn = args[0]
