@@ -341,7 +341,9 @@ def discover(paths: Iterable[str], settings: DiscoverySettings, cwd: Optional[st
     for given in paths:
         absolute = os.path.normpath(os.path.join(cwd, given))
         try:
-            st = os.stat(absolute)
+            # the path as given: ``m.py/`` names a directory, which a regular file is not
+            # (ENOTDIR, as ``open()`` says); normpath would drop the slash
+            st = os.stat(os.path.join(cwd, given))
         except OSError as exc:
             errors.append(f"{given}: {os_error_reason(exc)}")
             continue

@@ -146,12 +146,48 @@ def pattern_problem(pattern: str) -> Optional[str]:
     """
     if len(pattern) > MAX_PATTERN_CHARS:
         return f"longer than the limit of {MAX_PATTERN_CHARS} characters"
+    if not pattern.strip():
+        return "an empty pattern matches no path"
+    if "\0" in pattern:
+        return "a NUL character is in no path, so the pattern matches none"
+    if _unclosed_bracket(pattern):
+        return "a '[' with no closing ']' matches no path (write '[[]' for a literal '[')"
     try:
         compile_patterns([pattern]).match_file("probe/probe.py")
     except Exception as exc:  # pathspec and re raise several types for a bad pattern
         reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         return reason
     return None
+
+
+def _unclosed_bracket(pattern: str) -> bool:
+    """Whether ``pattern`` has a ``[`` that opens a bracket expression with no closing ``]``.
+
+    In a gitignore bracket expression a ``]`` right after ``[`` or ``[!`` is a member, not
+    the end (``[!]`` is unclosed); a backslash escapes the next character.  Such a pattern
+    matches no path in pathspec (measured: ``[``, ``a[``, ``[!]``, ``x[]y`` against the
+    same names spelled out) nor in git's wildmatch, which aborts the match.
+    """
+    i, n = 0, len(pattern)
+    while i < n:
+        c = pattern[i]
+        if c == "\\":
+            i += 2
+            continue
+        if c == "[":
+            j = i + 1
+            if j < n and pattern[j] in "!^":
+                j += 1
+            if j < n and pattern[j] == "]":
+                j += 1
+            while j < n and pattern[j] != "]":
+                j += 2 if pattern[j] == "\\" else 1
+            if j >= n:
+                return True
+            i = j + 1
+            continue
+        i += 1
+    return False
 
 
 def shown_pattern(pattern: str, limit: int = 60) -> str:

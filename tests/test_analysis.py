@@ -651,3 +651,17 @@ def test_operator_index_of_a_tensor_reads_its_value_as_int_does():
         """
     assert found(src) == [(6, "PTC103")]
     assert found(src, LintSettings(enabled=resolve_selection(), capture_scalar_outputs=True)) == []
+
+
+@pytest.mark.parametrize("cast", ["int", "float", "bool"])
+def test_cast_of_a_raw_0d_tensor_input_breaks(cast):
+    # torch 2.13, f(x, torch.tensor(v)) for v = 2, 3, 5 with the graph_breaks and recompiles
+    # logs: a graph break at the cast every call (no specialisation to a guard on the value),
+    # the resumed frame recompiled per value; the parameter is a tensor, so the finding stands
+    src = f"""
+        import torch
+        @torch.compile
+        def f(x, n):
+            return x * {cast}(n)
+        """
+    assert found(src) == [(4, "PTC103")]

@@ -40,6 +40,21 @@ BREAKS = {
     "attrgetter-then-call": (P + FWD + "        return x * operator.attrgetter('item')(x.sum())()\n", 6),
     "getattr-folded-name": (P + FWD + "        return x * getattr(x.sum(), 'it' + 'em')()\n", 6),
     "bound-method-in-dict": (P + FWD + "        fs = {'a': x.sum().item}\n        return x * fs['a']()\n", 7),
+    # the attribute protocol called by hand (Dynamo: "torch.* op returned non-Tensor", or for
+    # ``object.__getattribute__``, "Unsupported method call")
+    "dunder-getattribute": (P + FWD + "        return x * x.sum().__getattribute__('item')()\n", 6),
+    "getattr-of-getattribute": (P + FWD + "        return x * getattr(x.sum(), '__getattribute__')('item')()\n", 6),
+    "object-getattribute": (P + FWD + "        return x * object.__getattribute__(x.sum(), 'item')()\n", 6),
+    "partial-binding-the-tensor": (P + FWD + "        return x * functools.partial(torch.Tensor.item, x.sum())()\n", 6),
+}
+
+#: name -> (source, line): a conversion method called by name is the builtin's cast (PTC103;
+#: Dynamo: "Unsupported Tensor.item() call with capture_scalar_outputs=False")
+CASTS = {
+    "dunder-int": (P + FWD + "        return x * x.sum().__int__()\n", 6),
+    "dunder-float": (P + FWD + "        return x * x.sum().__float__()\n", 6),
+    "dunder-index": (P + FWD + "        return x * x.long().sum().__index__()\n", 6),
+    "unbound-dunder-int": (P + FWD + "        return x * torch.Tensor.__int__(x.sum())\n", 6),
 }
 
 NEAR_MISSES = {
@@ -55,6 +70,13 @@ NEAR_MISSES = {
     "bound-method-add": P + FWD + "        m = x.add\n        return m(1)\n",
     "bound-method-never-called": P + FWD + "        m = x.sum().item\n        return x * 2\n",
     "context-no-item": P + CTX.format(enter="self.t.sum()", exit="pass") + FWD + "        with C(x) as v:\n            return x * v\n",
+    # ``t.__getattribute__("shape")`` is ``t.shape`` and ``t.__len__()`` is ``len(t)``: sizes, so
+    # the branches are on sizes (Dynamo: one graph)
+    "getattribute-shape": P + FWD + "        if x.__getattribute__('shape')[0] > 2:\n            return x\n        return x - 1\n",
+    "partial-binding-the-tensor-add": P + FWD + "        return functools.partial(torch.Tensor.add, x)(1)\n",
+    "dunder-len": P + FWD + "        if x.__len__() > 2:\n            return x\n        return x - 1\n",
+    "getattribute-item-of-object": P + "class O:\n    def item(self):\n        return 3\n" + FWD + "        return x * O().__getattribute__('item')()\n",
+    "dunder-float-of-object": P + "class O:\n    def __float__(self):\n        return 3.0\n" + FWD + "        return x * O().__float__()\n",
 }
 
 
@@ -71,3 +93,9 @@ def test_the_break_is_found_at_its_line(name):
 @pytest.mark.parametrize("name", sorted(NEAR_MISSES))
 def test_the_near_miss_is_clean(name):
     assert graph_breaks(NEAR_MISSES[name]) == []
+
+
+@pytest.mark.parametrize("name", sorted(CASTS))
+def test_a_conversion_method_called_by_name_is_the_cast(name):
+    src, line = CASTS[name]
+    assert graph_breaks(src) == [(line, "PTC103")]

@@ -29,6 +29,14 @@ def test_walk_finds_py_and_pyi_sorted(tmp_path):
     assert errors == []
 
 
+def test_a_file_named_with_a_trailing_slash_is_an_error(tmp_path):
+    # ``open("m.py/")`` on a regular file fails with ENOTDIR; the file is not read as ``m.py``
+    touch(tmp_path, "m.py", "pkg/a.py")
+    files, errors = found(tmp_path, ["m.py/", "pkg/"])
+    assert files == [os.path.join("pkg", "a.py")]
+    assert errors == ["m.py/: not a directory"]
+
+
 def test_default_excludes_skip_tool_dirs_and_site_packages(tmp_path):
     touch(tmp_path, "ok.py", ".venv/x.py", "venv/x.py", "build/x.py", "dist/x.py", "__pycache__/x.py",
           "node_modules/x.py", ".git/x.py", "lib/python3.11/site-packages/pkg/mod.py", "src/build/x.py",

@@ -481,7 +481,15 @@ CONFIG_CASES = {
     "per-file-ignores": ('[tool.pt2lint.per-file-ignores]\n"**/[z-a]" = ["PTC101"]\n', "'per-file-ignores': invalid glob '**/[z-a]'"),
     "extend-exclude": ('[tool.pt2lint]\nextend-exclude = ["\\\\"]\n', "'extend-exclude': invalid pattern '\\\\'"),
     "deep array": ("[tool.pt2lint]\nexclude = " + "[" * 5000 + "]" * 5000 + "\n", "the value of 'exclude' (line 2) nests arrays or tables too deeply"),
+    # patterns that match no path by construction (pathspec compiles them; git's wildmatch aborts)
+    "empty glob": ('[tool.pt2lint.per-file-ignores]\n"" = ["PTC101"]\n', "'per-file-ignores': invalid glob '': an empty pattern matches no path"),
+    "unclosed bracket": ('[tool.pt2lint.per-file-ignores]\n"[" = ["PTC101"]\n', "'per-file-ignores': invalid glob '[': a '[' with no closing ']'"),
+    "bracket of a bracket": ('[tool.pt2lint]\nexclude = ["[!]"]\n', "'exclude': invalid pattern '[!]': a '[' with no closing ']'"),
+    "NUL": ('[tool.pt2lint]\nextend-exclude = ["a\\u0000b"]\n', "'extend-exclude': invalid pattern 'a\\x00b': a NUL character"),
 }
+
+#: near misses: a literal bracket, an escaped one, a ``]`` as the first member
+GOOD_BRACKETS = ["[[]x", "a\\[", "[]]", "[!]]x", "[ab]*.py"]
 
 
 @pytest.mark.parametrize("case", sorted(CONFIG_CASES))
@@ -494,6 +502,14 @@ def test_bad_config_patterns_name_the_key(project, case):
     (line,) = res.stderr.splitlines()
     assert line.startswith("error: pyproject.toml: ") and expected in line, line
     assert "internal error" not in line
+
+
+@pytest.mark.parametrize("pattern", GOOD_BRACKETS)
+def test_closed_brackets_are_accepted(project, pattern):
+    write(project / "pyproject.toml", f"[tool.pt2lint]\nexclude = [{pattern!r}]\n".replace("'", '"'))
+    write(project / "model.py", MODEL)
+    res = cli_runner().invoke(cli, ["check", "-j", "1", "--no-cache", "."], catch_exceptions=False)
+    assert res.exit_code == 1, res.stderr
 
 
 def test_bad_exclude_option_names_the_option(project):

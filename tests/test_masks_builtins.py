@@ -51,6 +51,16 @@ def test_augmented_assignment_mask_is_quiet_when_dynamic_shapes_are_captured():
     assert found(code, settings, codes={"PTC201"}) == []
 
 
+def test_len_of_nonzero_breaks_unless_dynamic_shapes_are_captured():
+    # torch 2.13, inputs with zeros, a graph-counting backend and the graph_breaks log:
+    # "Dynamic shape operator" (aten.nonzero) at the line by default (explain() misses it when
+    # nonzero is the frame's first op); no break with capture_dynamic_output_shape_ops=True
+    code = "import torch\n@torch.compile\ndef f(x):\n    return x * len(x.nonzero())\n"
+    assert found(code, codes={"PTC202"}) == [(4, "PTC202")]
+    settings = LintSettings(enabled=resolve_selection(), capture_dynamic_output_shape_ops=True)
+    assert found(code, settings) == []
+
+
 def test_mask_index_on_a_value_of_unknown_kind():
     code = """
         import torch

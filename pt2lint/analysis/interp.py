@@ -2632,6 +2632,11 @@ class Interpreter:
                 kwargs = {**_partial_kwargs(callee_value), **kwargs} if callee_value is not None else kwargs
                 method, receiver, receiver_node = unbound, args[0], node.args[0].value
                 args, qual, callee_value = bound_args + args[1:], None, None
+        if method in _DUNDER_BUILTINS and receiver is not None and receiver.kind is Kind.TENSOR and not args and not kwargs:
+            # ``t.__int__()`` is what ``int(t)`` calls, and Dynamo breaks on it as on ``int(t)``
+            # (torch 2.13); ``t.__len__()`` is ``len(t)``, a size
+            qual, method, args = _DUNDER_BUILTINS[method], None, [receiver]
+            receiver, receiver_node, callee_value = None, None, None
         if (
             receiver is not None and receiver.keys is not None and method in _CONTAINER_MUTATORS
             and isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and self.frame is not None
@@ -2746,26 +2751,54 @@ class Interpreter:
         if elt.kind is Kind.TENSOR and not elt.weak:
             self.emit("on_test", TestEvent(node, elt, qual.split(".", 1)[1]))
 
+    def _getattr_operands(self, node: cst.Call) -> Optional[Tuple[cst.Arg, cst.Arg]]:
+        """The object and name arguments of an attribute lookup spelled as a call, else ``None``:
+        ``getattr(x, name[, default])`` and ``object.__getattribute__(x, name)`` (the builtins, not
+        shadowed), and ``x.__getattribute__(name)`` (also when the bound method is itself looked
+        up, ``getattr(x, "__getattribute__")(name)``).
+
+        Python's attribute protocol: ``x.name`` calls ``type(x).__getattribute__(x, "name")``, so
+        each spelling is the attribute access itself.  Dynamo agrees for the method names
+        measured: ``t.__getattribute__("item")()`` breaks as ``t.item()`` does and
+        ``t.__getattribute__("shape")[0]`` traces (torch 2.13).
+        """
+        func, args = node.func, node.args
+        if isinstance(func, cst.Call):
+            func = self._constant_getattr(func) or func
+        if isinstance(func, cst.Attribute) and func.attr.value == "__getattribute__":
+            if len(args) == 1:  # ``x.__getattribute__(name)``
+                return cst.Arg(value=func.value), args[0]
+            if len(args) == 2 and isinstance(func.value, cst.Name) and func.value.value == "object" and not self._shadowed("object"):
+                return args[0], args[1]  # ``object.__getattribute__(x, name)``
+            return None
+        if isinstance(func, cst.Name) and func.value == "getattr" and len(args) in (2, 3) and not self._shadowed("getattr"):
+            return args[0], args[1]
+        return None
+
+    def _shadowed(self, builtin: str) -> bool:
+        """Whether the name of a builtin is bound in the running frame or defined in the module."""
+        return (self.frame is not None and self.frame.is_bound(builtin)) or builtin in self.index.defined_names
+
     def _constant_getattr(self, node: cst.Call) -> Optional[cst.Attribute]:
-        """``x.name`` for ``getattr(x, "name")`` / ``getattr(x, "name", default)`` with a constant string
-        naming an identifier, when ``getattr`` is the builtin; else ``None``.
+        """``x.name`` for ``getattr(x, "name")`` / ``getattr(x, "name", default)`` (and the other
+        spellings :meth:`_getattr_operands` reads) with a constant string naming an identifier;
+        else ``None``.
 
         Dynamo resolves a constant-string ``getattr`` as the attribute access itself, so the
         interpreter does too.  The ``Attribute`` node is made once per call and kept (node
         identities key the facts of a run).
         """
-        if not (isinstance(node.func, cst.Name) and node.func.value == "getattr" and len(node.args) in (2, 3)):
-            return None
         cached = self._getattr_nodes.get(id(node))
         if cached is not None and cached[0] is node:
             return cached[1]
-        obj, name = node.args[0], node.args[1]
+        found = self._getattr_operands(node)
+        if found is None:
+            return None
+        obj, name = found
         if obj.keyword is not None or obj.star or name.keyword is not None or name.star:
             return None
         text = _literal_string(name.value)
         if not isinstance(text, str) or not text.isidentifier():
-            return None
-        if (self.frame is not None and self.frame.is_bound("getattr")) or "getattr" in self.index.defined_names:
             return None
         attr = cst.Attribute(value=obj.value, attr=cst.Name(text))
         self._getattr_nodes[id(node)] = (node, attr)
@@ -3643,11 +3676,19 @@ def _math_number_result(qual: str, args, kwargs) -> Optional[Value]:
 
 def _partial_value(args, kwargs) -> Value:
     """``functools.partial(f, k=v, ...)`` of a local function ``f``: ``f``'s ``FUNCTION`` value carrying the
-    bound keywords (in ``keys``/``elts``), which a call merges under its own.  Partials that also bind
-    positional arguments, or of anything else, stay Unknown."""
+    bound keywords (in ``keys``/``elts``), which a call merges under its own.  A partial of an unbound
+    tensor method and one tensor is that tensor's bound method.  Partials that bind other positional
+    arguments, or of anything else, stay Unknown."""
     if len(args) == 1 and _unbound_tensor_method(None, args[0]) is not None and args[0].const is None:
         # ``functools.partial(torch.Tensor.item)``: still the unbound method, with the keywords bound
         return Value(Kind.UNKNOWN, ref=args[0].ref, const=_PARTIAL, keys=tuple(kwargs), elts=tuple(kwargs.values()))
+    if (
+        len(args) == 2 and not kwargs and args[0].const is None and args[1].kind is Kind.TENSOR
+        and (method := _unbound_tensor_method(None, args[0])) is not None
+    ):
+        # ``functools.partial(torch.Tensor.item, t)`` is ``t.item``, the method bound to its tensor
+        # (Dynamo breaks on calling it as on ``t.item()``, torch 2.13)
+        return Value(Kind.UNKNOWN, ref=BoundTensorMethod(method, args[1]))
     if len(args) != 1 or args[0].kind is not Kind.FUNCTION or not isinstance(args[0].ref, FunctionInfo):
         return UNKNOWN
     fn = args[0]
@@ -4040,6 +4081,15 @@ _BUILTINS = frozenset(
 )
 
 
+#: A tensor's conversion methods and the builtin that calls each (Python's data model: ``int(t)`` is
+#: ``type(t).__int__(t)``); Dynamo breaks on ``t.__int__()``, ``t.__float__()``, ``t.__index__()``
+#: as on ``int(t)`` ("Unsupported Tensor.item() call with capture_scalar_outputs=False") and traces
+#: ``t.__len__()`` (torch 2.13)
+_DUNDER_BUILTINS = {
+    "__int__": "builtins.int", "__float__": "builtins.float", "__bool__": "builtins.bool",
+    "__complex__": "builtins.complex", "__index__": "operator.index", "__len__": "builtins.len",
+}
+
 #: Qualified names of the tensor class; ``<one of them>.<method>(t, ...)`` calls ``t.<method>(...)``.
 _TENSOR_CLASSES = ("torch.Tensor", "torch._C.TensorBase", "torch._C._TensorBase")
 
@@ -4053,7 +4103,7 @@ def _unbound_tensor_method(qual: Optional[str], callee: Optional[Value]) -> Opti
     if not name or "." not in name:
         return None
     owner, _, method = name.rpartition(".")
-    if owner not in _TENSOR_CLASSES or not method.isidentifier() or method.startswith("__"):
+    if owner not in _TENSOR_CLASSES or not method.isidentifier() or (method.startswith("__") and method not in _DUNDER_BUILTINS):
         return None
     return method
 
