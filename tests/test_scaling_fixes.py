@@ -39,3 +39,54 @@ def test_the_proposals_are_the_same_for_each_write():
     last = fixes[max(fixes)]
     assert last.startswith("not rewritten out of place") and "keep" in last, last
     assert all(m.startswith("write out of place") for line, m in fixes.items() if line != max(fixes)), fixes
+
+
+def _ifs_between(count: int, between: int = 5) -> str:
+    lines = ["import torch", "class M(torch.nn.Module):", "    def __init__(self):", "        super().__init__()",
+             "        self.lin = torch.nn.Linear(4, 4)", "    def forward(self, x, y):"]
+    for i in range(count):
+        lines += [f"        h{i}_{j} = torch.relu(x) * {j} + self.lin(y).mean()" for j in range(between)]
+        lines += [f"        if x.sum() > {i}:", f"            x = x + h{i}_0", "        else:", f"            x = x - {i}"]
+    return "\n".join(lines + ["        return x"]) + "\n"
+
+
+def test_cond_name_lookups_do_not_walk_back_over_every_earlier_statement(monkeypatch):
+    # Each `if`'s dtype proofs resolve names among the statements before it: walking back over
+    # them asked `_binds` of every earlier statement (393,000 look-ups for 200 `if`s with 5
+    # statements between); the per-block index asks once per statement.
+    from pt2lint.fixes import cond
+
+    calls = []
+    real = cond._binds
+    monkeypatch.setattr(cond, "_binds", lambda ctx, st: calls.append(1) or real(ctx, st))
+    counts = {}
+    for n in (20, 40):
+        calls.clear()
+        result = lint_source(_ifs_between(n), "m.py", SETTINGS)
+        assert sum(1 for d in result.diagnostics if d.fix is not None and d.fix.name == "cond") == n
+        counts[n] = len(calls)
+    assert counts[40] < 2.5 * counts[20], counts  # linear (it was quadratic: about 4x)
+
+
+def test_last_binding_agrees_with_a_walk_back():
+    import libcst as cst
+
+    from pt2lint.fixes import cond
+    from pt2lint.fixes.context import FixContext
+
+    src = "def f(x):\n    a = 1\n    b = a\n    if x:\n        a = 2\n        c = 3\n    for b in x:\n        pass\n    a = b\n    return a\n"
+    module = cst.parse_module(src)
+    ctx = FixContext(module, src, SETTINGS, [], {})
+    body = list(module.body[0].body.body)
+    inner = list(body[2].body.body)
+    other = cst.parse_statement("c = 9\n")  # a statement of no block of the module
+    wrapped_prefix = cond._block_prefix(ctx, body[4])
+    sequences = [
+        body, body[:3], body[1:4], inner, body[:2] + inner, [body[0], body[3], body[1]],
+        body[:2] + [other] + inner, cond._concat(ctx, body[:3], inner), wrapped_prefix,
+        cond._prefix(ctx, cond._concat(ctx, wrapped_prefix, inner), 3), (), [other],
+    ]
+    for stmts in sequences:
+        for name in ("a", "b", "c", "x", "f"):
+            expect = next((i for i in range(len(stmts) - 1, -1, -1) if name in cond._binds(ctx, stmts[i])), -1)
+            assert cond._last_binding(ctx, stmts, name) == expect, (list(stmts), name)

@@ -35,6 +35,9 @@ every such clash when it traces the branches (measured: ``tests/test_fix_cond_ha
 
 from __future__ import annotations
 
+import bisect
+import itertools
+import operator
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence, Set, Tuple, Union
 
@@ -259,21 +262,155 @@ def _loads(ctx: FixContext, node: cst.CSTNode) -> frozenset:
     return ctx.per_node("cond-loads", node, lambda: frozenset(loaded_names([node])))
 
 
+class _BlockIndex:
+    """Where each statement of one block (an indented block or the module) sits, and the positions
+    of the statements that bind each name: built once per block, so finding the last binding of a
+    name before a statement is a bisection, not a walk back over every statement before it.
+
+    Attributes:
+        body: the block's statements, in order.
+        position: ``id(statement) -> index`` in ``body``.
+        bound_at: ``name -> sorted indices`` of the statements of ``body`` that bind it
+            (:func:`_binds`).
+    """
+
+    def __init__(self, ctx: FixContext, body: Sequence[cst.BaseStatement]) -> None:
+        self.body: List[cst.BaseStatement] = list(body)
+        self.position: Dict[int, int] = {id(st): i for i, st in enumerate(self.body)}
+        self.bound_at: Dict[str, List[int]] = {}
+        for i, st in enumerate(self.body):
+            for name in _binds(ctx, st):
+                self.bound_at.setdefault(name, []).append(i)
+
+    def last_binding(self, name: str, start: int, end: int) -> int:
+        """The largest index in ``[start, end)`` of a statement binding ``name``, else ``-1``."""
+        at = self.bound_at.get(name)
+        if not at:
+            return -1
+        k = bisect.bisect_left(at, end) - 1
+        return at[k] if k >= 0 and at[k] >= start else -1
+
+
+def _block_index(ctx: FixContext, stmt: cst.BaseStatement) -> Tuple[Optional[_BlockIndex], int]:
+    """The :class:`_BlockIndex` of the block holding ``stmt`` and ``stmt``'s index there, or
+    ``(None, -1)`` for a statement that is in no block of the module (a synthesized one)."""
+    parent = ctx.parent(stmt)
+    if not isinstance(parent, (cst.IndentedBlock, cst.Module)):
+        return None, -1
+    index: _BlockIndex = ctx.per_node("cond-block", parent, lambda: _BlockIndex(ctx, parent.body))
+    at = index.position.get(id(stmt), -1)
+    if at < 0 or index.body[at] is not stmt:
+        return None, -1
+    return index, at
+
+
+#: A run of a statement sequence: ``(start, end, block index, first)``: ``stmts[start:end]`` is
+#: ``index.body[first:first + end - start]``; with no index, ``stmts[start]`` alone, a statement of no block.
+_Run = Tuple[int, int, Optional[_BlockIndex], int]
+
+
+class _Statements(list):
+    """A list of statements that knows its runs (:data:`_Run`): which of its stretches are which
+    slices of which blocks, so :func:`_last_binding` need not compare them statement by statement.
+
+    Built by :func:`_block_prefix`, :func:`_concat` and the ``before`` slices of :func:`_resolve`.
+    """
+
+    runs: Tuple[_Run, ...] = ()
+
+
+def _runs(ctx: FixContext, stmts: Sequence[cst.BaseStatement]) -> Tuple[_Run, ...]:
+    """The runs of ``stmts``: carried by a :class:`_Statements`; otherwise found from the end,
+    each checked to be exactly the slice of its block that it looks like (an identity comparison
+    of its statements)."""
+    if isinstance(stmts, _Statements):
+        return stmts.runs
+    out: List[_Run] = []
+    end = len(stmts)
+    while end > 0:
+        last = stmts[end - 1]
+        index, at = _block_index(ctx, last)
+        if index is None:
+            out.append((end - 1, end, None, 0))
+            end -= 1
+            continue
+        run = min(end, at + 1)
+        if not all(map(operator.is_, itertools.islice(stmts, end - run, end), itertools.islice(index.body, at + 1 - run, at + 1))):
+            run = 1  # not one slice of the block: the longest run that is
+            while run < end and run <= at and stmts[end - 1 - run] is index.body[at - run]:
+                run += 1
+        out.append((end - run, end, index, at + 1 - run))
+        end -= run
+    out.reverse()
+    return tuple(out)
+
+
+def _with_runs(stmts: List[cst.BaseStatement], runs: Sequence[_Run]) -> _Statements:
+    out = _Statements(stmts)
+    out.runs = tuple(runs)
+    return out
+
+
+def _block_prefix(ctx: FixContext, stmt: cst.BaseStatement) -> Optional[_Statements]:
+    """The statements of the block holding ``stmt`` that come before it, or ``None`` when ``stmt``
+    is in no block of the module."""
+    index, at = _block_index(ctx, stmt)
+    if index is None:
+        return None
+    return _with_runs(index.body[:at], ((0, at, index, 0),) if at else ())
+
+
+def _concat(ctx: FixContext, *parts: Sequence[cst.BaseStatement]) -> _Statements:
+    """``parts`` one after the other, as a :class:`_Statements` carrying the runs of each part."""
+    stmts: List[cst.BaseStatement] = []
+    runs: List[_Run] = []
+    for part in parts:
+        base = len(stmts)
+        runs.extend((start + base, end + base, index, first) for start, end, index, first in _runs(ctx, part))
+        stmts.extend(part)
+    return _with_runs(stmts, runs)
+
+
+def _prefix(ctx: FixContext, stmts: Sequence[cst.BaseStatement], i: int) -> Sequence[cst.BaseStatement]:
+    """``stmts[:i]``; for a :class:`_Statements`, one that carries the runs of that prefix."""
+    if not isinstance(stmts, _Statements):
+        return stmts[:i]
+    runs = [(start, min(end, i), index, first) for start, end, index, first in stmts.runs if start < i]
+    return _with_runs(list.__getitem__(stmts, slice(0, i)), runs)
+
+
+def _last_binding(ctx: FixContext, stmts: Sequence[cst.BaseStatement], name: str) -> int:
+    """The index in ``stmts`` of the last statement binding ``name`` (:func:`_binds`), else ``-1``.
+
+    ``stmts`` is made of runs of consecutive statements of blocks (a block's statements before
+    an ``if``, then a branch's; see :func:`_runs`): each run is answered by its block's
+    :class:`_BlockIndex` (a bisection), a statement of no block is looked at alone.
+    """
+    for start, end, index, first in reversed(_runs(ctx, stmts)):
+        if index is None:
+            if name in _binds(ctx, stmts[start]):
+                return start
+            continue
+        found = index.last_binding(name, first, first + end - start)
+        if found >= 0:
+            return start + found - first
+    return -1
+
+
 def _resolve(ctx: FixContext, stmts: Sequence[cst.BaseStatement], name: str) -> Tuple[Optional[cst.BaseExpression], Sequence[cst.BaseStatement], bool]:
     """Where ``name`` was last bound in ``stmts``: ``(expression, statements before it, True)`` for a
     plain assignment, ``(None, (), True)`` when it is bound some other way (a loop, a nested
     block), ``(None, (), False)`` when ``stmts`` do not bind it (it keeps the value it had where
-    they start)."""
-    for i in range(len(stmts) - 1, -1, -1):
-        st = stmts[i]
-        if name not in _binds(ctx, st):
-            continue
-        if isinstance(st, cst.SimpleStatementLine):
-            value = _last_assignment([st], name)
-            if value is not None:
-                return value, stmts[:i], True
-        return None, (), True
-    return None, (), False
+    they start).  The look-up is :func:`_last_binding`'s (a bisection per block)."""
+    i = _last_binding(ctx, stmts, name)
+    if i < 0:
+        return None, (), False
+    st = stmts[i]
+    if isinstance(st, cst.SimpleStatementLine):
+        value = _last_assignment([st], name)
+        if value is not None:
+            return value, _prefix(ctx, stmts, i), True
+    return None, (), True
 
 
 def _callee_returns(ctx: FixContext, call: cst.Call) -> List[Tuple[cst.BaseExpression, Sequence[cst.BaseStatement]]]:
@@ -806,7 +943,7 @@ def dtype_key(ctx: FixContext, expr: Optional[cst.BaseExpression], stmts: Sequen
         if value is None and bound:
             # bound in a compound statement before here (an earlier `if`): the value it has after
             # that statement, the same for every branch reading it there
-            where = next((st for st in reversed(stmts) if expr.value in _binds(ctx, st)), None)
+            where = stmts[_last_binding(ctx, stmts, expr.value)]
             return f"bound:{id(where)}:{expr.value}"
         if value is None:
             return "of:" + expr.value
@@ -1642,7 +1779,9 @@ class CondRewrite:
         """The :func:`dtype_key` of an output that a branch passes through when an earlier compound
         statement (another ``if``) binds it: the value after that statement."""
         name = next((n for n in outputs if label == f"`{n}`"), None) if mode == "assign" else None
-        where = next((st for st in reversed(list(self._before_top())) if name is not None and name in _binds(self.ctx, st)), None)
+        before = self._before_top()
+        at = _last_binding(self.ctx, before, name) if name is not None else -1
+        where = before[at] if at >= 0 else None
         return f"bound:{id(where)}:{name}" if where is not None and not isinstance(where, cst.SimpleStatementLine) else None
 
     def _output_slots(self, leaves: List[Optional[Branch]], outputs: List[str], mode: str):
@@ -1656,7 +1795,7 @@ class CondRewrite:
             for n in outputs:
                 per = []
                 for b in leaves:
-                    context = list(before) + (list(b.stmts) if b is not None else [])
+                    context = _concat(self.ctx, before, b.stmts) if b is not None else _concat(self.ctx, before)
                     value, prefix, bound = _resolve(self.ctx, context, n)
                     if value is None and not bound:
                         value, prefix = cst.Name(n), context  # the value from before the block, unchanged
@@ -1670,7 +1809,7 @@ class CondRewrite:
                 for ret in _returns(b.stmts):
                     elems = _tuple_elements(ret.value) or [ret.value]
                     for i, e in enumerate(elems):
-                        per_pos.setdefault(i, []).append((e, list(before) + list(b.stmts)))
+                        per_pos.setdefault(i, []).append((e, _concat(self.ctx, before, b.stmts)))
             slots = [(f"returned value {i + 1}", c) for i, c in sorted(per_pos.items())]
         return slots
 
@@ -1679,9 +1818,8 @@ class CondRewrite:
         parent = self.ctx.parent(self.top)
         if self.owner is not None or not isinstance(parent, cst.IndentedBlock):
             return ()
-        body = list(parent.body)
-        index = next((i for i, st in enumerate(body) if st is self.top), None)
-        return body[:index] if index is not None else ()
+        before = _block_prefix(self.ctx, self.top)
+        return before if before is not None else ()
 
     def _prover(self) -> ScalarProver:
         key = (NAME, "prover", id(self.func))
