@@ -90,3 +90,22 @@ def test_last_binding_agrees_with_a_walk_back():
         for name in ("a", "b", "c", "x", "f"):
             expect = next((i for i in range(len(stmts) - 1, -1, -1) if name in cond._binds(ctx, stmts[i])), -1)
             assert cond._last_binding(ctx, stmts, name) == expect, (list(stmts), name)
+
+
+def test_the_walk_yields_the_children_isinstance_finds():
+    # walk.py answers "is this field value a node?" by type, once per type (LibCST's node classes
+    # are ABCs: each isinstance against them is a Python-level call)
+    import libcst as cst
+
+    from pt2lint.analysis.walk import iter_children, walk
+
+    module = cst.parse_module("def f(x, *a, k=1):\n    return [y for y in (x, *a) if y], {k: x}, lambda: (yield)\n")
+    for node in walk(module):
+        expect = []
+        for f in __import__("dataclasses").fields(node):
+            value = getattr(node, f.name)
+            items = value if isinstance(value, (list, tuple)) else [value]
+            expect.extend(v for v in items if isinstance(v, cst.CSTNode))
+        got = list(iter_children(node))
+        assert all(any(g is e for e in expect) for g in got)
+        assert [id(g) for g in got] == [id(e) for e in expect if any(e is g for g in got)]

@@ -33,15 +33,36 @@ def _fields(cls: Type[cst.CSTNode]) -> Tuple[str, ...]:
     return names
 
 
+#: ``type -> 1`` for a node type, ``2`` for a list or tuple, ``0`` for anything else: what
+#: ``isinstance(value, cst.CSTNode)`` says of a field value, once per type.  LibCST's node
+#: classes are ABCs, so each ``isinstance`` against them runs ``ABCMeta.__instancecheck__``, a
+#: Python-level call; the answer depends on the type alone (no node class registers virtual
+#: subclasses), so a dictionary look-up gives it.
+_KIND: Dict[type, int] = {}
+
+
+def _kind_of(cls: type) -> int:
+    kind = 1 if issubclass(cls, cst.CSTNode) else 2 if issubclass(cls, (list, tuple)) else 0
+    _KIND[cls] = kind
+    return kind
+
+
 def _children(node: cst.CSTNode, names: Tuple[str, ...]) -> Iterator[cst.CSTNode]:
     """The nodes held in ``node``'s fields ``names``, in that order (lists flattened)."""
+    kinds = _KIND
     for name in names:
         value = getattr(node, name, None)
-        if isinstance(value, cst.CSTNode):
+        kind = kinds.get(type(value))
+        if kind is None:
+            kind = _kind_of(type(value))
+        if kind == 1:
             yield value
-        elif isinstance(value, (list, tuple)):
+        elif kind == 2:
             for item in value:
-                if isinstance(item, cst.CSTNode):
+                k = kinds.get(type(item))
+                if k is None:
+                    k = _kind_of(type(item))
+                if k == 1:
                     yield item
 
 
