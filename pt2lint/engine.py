@@ -308,6 +308,10 @@ def lint_source(
         return FileResult(filename, (rejected,) if "PTC001" in enabled else (), source=source if keep_source else None)
     if prefilter and not _may_have_findings(source):
         return FileResult(filename, (), source=source if keep_source else None)
+    from pt2lint.lines import cut_form_feeds
+
+    original = source
+    source, cuts = cut_form_feeds(source)  # what LibCST can read; positions are mapped back at the end
     digest = ""
     module = None
     if data is not None and filename != "-":
@@ -323,11 +327,11 @@ def lint_source(
 
                 remember_module(os.path.abspath(filename), digest, module)
     except cst.ParserSyntaxError as exc:
-        diags = [_syntax_error(exc, source, filename)] if "PTC001" in enabled else []
-        return FileResult(filename, tuple(diags), source=source if keep_source else None)
+        diags = [_uncut(_syntax_error(exc, source, filename), cuts, filename)] if "PTC001" in enabled else []
+        return FileResult(filename, tuple(diags), source=original if keep_source else None)
     except RecursionError:
         diag = syntax_error(filename, "SyntaxError: expression nested too deeply to parse", Position(1, 1))
-        return FileResult(filename, (diag,) if "PTC001" in enabled else (), source=source if keep_source else None)
+        return FileResult(filename, (diag,) if "PTC001" in enabled else (), source=original if keep_source else None)
     if not getattr(settings, "code_scanned", True):
         # linted alone (stdin, the language server, the API): the file's own Dynamo config counts
         from pt2lint.analysis.code_config import apply_to_settings, scan_source
@@ -358,10 +362,67 @@ def lint_source(
 
         if any(d.code in FIXABLE_CODES for d in diags):
             diags = attach_fixes(module, source, settings, findings, diags, fix_names)
+    if cuts:
+        diags = [_uncut(d, cuts, filename) for d in diags]
     diags.sort(key=Diagnostic.sort_key)
     return FileResult(
-        filename, tuple(diags), source=source if keep_source else None,
+        filename, tuple(diags), source=original if keep_source else None,
         dependencies=dependencies, has_regions=has_regions, submodules=submodules,
+    )
+
+
+def _uncut_position(pos: Position, cuts, *, end: bool = False) -> Position:
+    """``pos`` in the text :func:`pt2lint.lines.cut_form_feeds` gave, as a position in the file.
+
+    A column on a cut line moves right by the cut; column 1 of a cut line is the start of the
+    statement (after the form feed), except for the end of a range, which then stops before
+    the line (and so leaves its form feed alone).
+    """
+    cut = cuts.get(pos.line, 0)
+    if not cut or (end and pos.column == 1):
+        return pos
+    return Position(pos.line, pos.column + cut)
+
+
+def _uncut_fix(fix, cuts):
+    """``fix`` with its edits moved into the file's coordinates, or a display-only refusal when an
+    edit would delete the form feed that indents a cut line (LibCST's rewrite cannot hold it)."""
+    from pt2lint.diagnostics import Applicability, Edit, Fix
+
+    if fix is None or not fix.edits:
+        return fix
+    edits = []
+    for e in fix.edits:
+        lost = [n for n in cuts if e.start.line < n < e.end.line or (n == e.end.line > e.start.line and e.end.column > 1)]
+        if lost:
+            return Fix(
+                f"not fixed: the rewrite would replace line {min(lost)}, whose indentation holds a form feed "
+                f"(LibCST, which writes the rewrite, cannot keep one there; remove that form feed to get this fix)",
+                Applicability.DISPLAY_ONLY, (), fix.name,
+            )
+        if e.start == e.end:  # an insertion goes before the line, form feed and all
+            start = stop = _uncut_position(e.start, cuts, end=True)
+        else:
+            start, stop = _uncut_position(e.start, cuts), _uncut_position(e.end, cuts, end=True)
+        edits.append(Edit(start, stop, e.content))
+    return replace(fix, edits=tuple(edits))
+
+
+def _uncut(d: Diagnostic, cuts, filename: str) -> Diagnostic:
+    """A finding of the text :func:`pt2lint.lines.cut_form_feeds` gave for ``filename``, in the
+    file's coordinates: columns on cut lines (of its range and fix, when it lies in ``filename``;
+    of its call sites there) and its fix's edits."""
+    if not cuts:
+        return d
+    sites = tuple(
+        (sym, fn, line, _uncut_position(Position(line, col), cuts).column, first, last) if fn == filename else (sym, fn, line, col, first, last)
+        for sym, fn, line, col, first, last in d.call_sites
+    )
+    if d.filename != filename:
+        return replace(d, call_sites=sites) if sites != d.call_sites else d
+    return replace(
+        d, start=_uncut_position(d.start, cuts), end=_uncut_position(d.end, cuts, end=True),
+        call_sites=sites, fix=_uncut_fix(d.fix, cuts),
     )
 
 

@@ -22,12 +22,15 @@ import functools
 import io
 import re
 import tokenize
-from typing import Iterator, List, Tuple
+from typing import Dict, Iterator, List, Tuple
 
 #: The line ends CPython's tokenizer (and the LSP) recognise, longest first.
 LINE_END = re.compile(r"\r\n|\r|\n")
 
-__all__ = ["LINE_END", "SourceLines", "line_end_of", "lines_of", "split_lines", "strip_line_end", "tokens"]
+__all__ = [
+    "LINE_END", "FormFeedCuts", "SourceLines", "cut_form_feeds", "line_end_of", "lines_of", "split_lines",
+    "strip_line_end", "tokens",
+]
 
 
 def split_lines(source: str) -> List[str]:
@@ -141,3 +144,53 @@ def tokens(source: str) -> Iterator[tokenize.TokenInfo]:
     """
     normalised = "".join(strip_line_end(ln) + ("\n" if line_end_of(ln) else "") for ln in split_lines(source))
     return tokenize.generate_tokens(io.StringIO(normalised).readline)
+
+
+#: ``line -> characters cut`` from the start of that line by :func:`cut_form_feeds`.
+FormFeedCuts = Dict[int, int]
+
+_NOT_CODE = frozenset({tokenize.NL, tokenize.NEWLINE, tokenize.COMMENT, tokenize.INDENT, tokenize.DEDENT,
+                       tokenize.ENCODING, tokenize.ENDMARKER})
+
+
+def cut_form_feeds(source: str) -> Tuple[str, FormFeedCuts]:
+    """``source`` with a form feed in a statement's indentation cut away, for LibCST.
+
+    CPython's tokenizer resets the indentation column to 0 at a form feed (``\\f``) in the
+    leading whitespace of a line (``tokenizer.c``: "Control-L (formfeed) ... col = altcol = 0"),
+    so ``"\\f    if x:"`` is indented by 4.  LibCST rejects such a block ("no matching outer
+    block for dedent"), or parses a statement that starts with one but drops the form feed.
+    Here every line on which a statement starts (a logical line's first token: not a blank or
+    comment-only line, not a line inside brackets or a string) and whose leading whitespace holds
+    a form feed loses that whitespace up to and including its last form feed: what is left is
+    spaces and tabs that give CPython's column, so the blocks are the ones CPython sees.  Line
+    numbers do not change; columns on a cut line move left by the cut.
+
+    Returns:
+        ``(text, cuts)``: the text LibCST can read and ``line -> characters cut`` (empty, with
+        ``source`` itself, when no statement is indented with a form feed, or when the text
+        does not tokenize: then CPython rejects it anyway).
+    """
+    if "\f" not in source:
+        return source, {}
+    lines = split_lines(source)
+    cuts: FormFeedCuts = {}
+    at_start = True
+    try:
+        for tok in tokens(source):
+            if tok.type == tokenize.NEWLINE:
+                at_start = True
+                continue
+            if tok.type in _NOT_CODE or not at_start:
+                continue
+            at_start = False
+            row, col = tok.start
+            leading = lines[row - 1][:col] if row <= len(lines) else ""
+            if "\f" in leading and not leading.strip(" \t\f"):
+                cuts[row] = leading.rindex("\f") + 1
+    except (tokenize.TokenError, SyntaxError):  # IndentationError is a SyntaxError
+        return source, {}
+    if not cuts:
+        return source, {}
+    out = [ln[cuts[n]:] if n in cuts else ln for n, ln in enumerate(lines, 1)]
+    return "".join(out), cuts

@@ -123,9 +123,12 @@ class FixOutcome:
 
 
 def parses(text: str) -> bool:
-    """Whether ``text`` parses (LibCST and CPython both)."""
+    """Whether ``text`` parses (LibCST, after :func:`~pt2lint.lines.cut_form_feeds` as the engine
+    reads it, and CPython, on the text itself)."""
+    from pt2lint.lines import cut_form_feeds
+
     try:
-        cst.parse_module(text)
+        cst.parse_module(cut_form_feeds(text)[0])
         compile(text, "<fixed>", "exec", flags=ast.PyCF_ONLY_AST, dont_inherit=True)
     except (cst.ParserSyntaxError, SyntaxError, ValueError, RecursionError, MemoryError):
         return False
