@@ -109,3 +109,18 @@ def test_the_walk_yields_the_children_isinstance_finds():
         got = list(iter_children(node))
         assert all(any(g is e for e in expect) for g in got)
         assert [id(g) for g in got] == [id(e) for e in expect if any(e is g for g in got)]
+
+
+def test_bound_names_by_node_type():
+    # bound_names classifies each node by its type once (no isinstance chain per node)
+    import libcst as cst
+
+    from pt2lint.fixes.names import bound_names
+
+    src = (
+        "a = b = 1\nc: int = 2\nd += 1\nfor e, (f, *g) in x: pass\nimport h.i\nimport j as k\nfrom l import m as n, o\n"
+        "def p(q): r = 1\nclass s: t = 1\n(u := 1)\nwith v as w: pass\nlam = lambda y: (z := y)\n[aa for aa in x]\n"
+        "try:\n    pass\nexcept E as bb:\n    pass\n"
+    )
+    names = set(bound_names(list(cst.parse_module(src).body)))
+    assert names == {"a", "b", "c", "d", "e", "f", "g", "h", "k", "n", "o", "p", "s", "u", "w", "lam", "bb"}, names

@@ -100,21 +100,20 @@ def bound_names(nodes: Sequence[cst.CSTNode]) -> Dict[str, List[cst.CSTNode]]:
         stack = [root]
         while stack:
             n = stack.pop()
-            if isinstance(n, cst.Assign):
+            kind = _BIND_KIND.get(type(n))
+            if kind is None:
+                kind = _bind_kind(type(n))
+            if kind == _ASSIGN:
                 for t in n.targets:
                     add(target_names(t.target), n)
-            elif isinstance(n, (cst.AnnAssign, cst.AugAssign)):
+            elif kind == _TARGET:
                 add(target_names(n.target), n)
-            elif isinstance(n, cst.For):
-                add(target_names(n.target), n)
-            elif isinstance(n, cst.AsName):
+            elif kind == _AS_NAME:
                 add(target_names(n.name), n)
-            elif isinstance(n, cst.NamedExpr):
-                add(target_names(n.target), n)
-            elif isinstance(n, (cst.FunctionDef, cst.ClassDef)):
+            elif kind == _DEFINITION:
                 add([n.name], n)
                 continue
-            elif isinstance(n, (cst.Import, cst.ImportFrom)):
+            elif kind == _IMPORT:
                 if not isinstance(n.names, cst.ImportStar):
                     for alias in n.names:
                         if alias.asname is not None:
@@ -126,12 +125,33 @@ def bound_names(nodes: Sequence[cst.CSTNode]) -> Dict[str, List[cst.CSTNode]]:
                             if isinstance(head, cst.Name):
                                 add([head], n)
                 continue
-            elif isinstance(n, (cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)):
+            elif kind == _OWN_SCOPE:
                 continue
             children = list(iter_children(n))
             children.reverse()
             stack.extend(children)
     return out
+
+
+# What :func:`bound_names` does with a node, by its type: the first ``isinstance`` test of its
+# chain that the type passes, computed once per type (LibCST's node classes are ABCs, so each
+# ``isinstance`` against them is a Python-level call).
+_OTHER, _ASSIGN, _TARGET, _AS_NAME, _DEFINITION, _IMPORT, _OWN_SCOPE = range(7)
+_BIND_TESTS = (
+    (cst.Assign, _ASSIGN),
+    ((cst.AnnAssign, cst.AugAssign, cst.For, cst.NamedExpr), _TARGET),
+    (cst.AsName, _AS_NAME),
+    ((cst.FunctionDef, cst.ClassDef), _DEFINITION),
+    ((cst.Import, cst.ImportFrom), _IMPORT),
+    ((cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp), _OWN_SCOPE),
+)
+_BIND_KIND: Dict[type, int] = {}
+
+
+def _bind_kind(cls: type) -> int:
+    kind = next((k for classes, k in _BIND_TESTS if issubclass(cls, classes)), _OTHER)
+    _BIND_KIND[cls] = kind
+    return kind
 
 
 def all_names(node: cst.CSTNode) -> Set[str]:
