@@ -2569,6 +2569,9 @@ class Interpreter:
         kwargs: Dict[str, Value] = {}
         arg_nodes = []
         breaks_before = self.gb_events
+        # whether ``args[0]`` is surely the call's first positional argument: written plainly, or the
+        # first element of a starred tuple or list whose elements are known (``f(*(t,))``)
+        first_known = False
         for a in node.args:
             v = self.eval(a.value)
             if a.keyword is not None:
@@ -2577,6 +2580,7 @@ class Interpreter:
                 if v.keys is not None:
                     args.extend(CONST for _ in v.keys)  # ``*d`` passes the keys
                 elif v.elts is not None:
+                    first_known = first_known or (not args and bool(v.elts))
                     args.extend(v.elts)
                 else:
                     args.append(v.element())
@@ -2588,6 +2592,7 @@ class Interpreter:
                     if dicts.is_open(v):
                         kwargs.update(dicts.known_entries(v))  # the entries written to an open dict
             else:
+                first_known = first_known or not args
                 args.append(v)
                 arg_nodes.append(a.value)
         qual = self.qualname(func)
@@ -2621,7 +2626,7 @@ class Interpreter:
             callee_value = None
         if method is not None and self._is_type_of_tensor(func):
             qual, method, receiver = f"torch.Tensor.{method}", None, None  # ``type(t).item(t)``
-        if method is None and args and node.args and node.args[0].keyword is None and not node.args[0].star:
+        if method is None and first_known:
             unbound = _unbound_tensor_method(qual, callee_value)
             if unbound is None and callee_value is not None and callee_value.const == _METHODCALLER:
                 unbound = callee_value.ref  # ``operator.methodcaller("item")(t)`` is ``t.item()``
@@ -2630,7 +2635,11 @@ class Interpreter:
                 # to Dynamo as to us
                 bound_args = list(callee_value.elts or ()) if callee_value is not None and callee_value.const == _METHODCALLER else []
                 kwargs = {**_partial_kwargs(callee_value), **kwargs} if callee_value is not None else kwargs
-                method, receiver, receiver_node = unbound, args[0], node.args[0].value
+                # (``torch.Tensor.item(*a)`` with ``a = (t,)`` passes ``t`` too; Dynamo breaks on it as on
+                # ``t.item()``, torch 2.13)
+                first = next(a for a in node.args if a.keyword is None)
+                method, receiver = unbound, args[0]
+                receiver_node = first.value if not first.star else None
                 args, qual, callee_value = bound_args + args[1:], None, None
         if method in _DUNDER_BUILTINS and receiver is not None and receiver.kind is Kind.TENSOR and not args and not kwargs:
             # ``t.__int__()`` is what ``int(t)`` calls, and Dynamo breaks on it as on ``int(t)``
