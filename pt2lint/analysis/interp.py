@@ -32,6 +32,7 @@ from pt2lint.analysis.events import (
     GlobalWriteEvent,
     GeneratorBreakEvent,
     IndexEvent,
+    LookupBreakEvent,
     KeyEvent,
     RandomArithEvent,
     StateWriteEvent,
@@ -2410,6 +2411,10 @@ class Interpreter:
                 fwd = base.ref.lookup_method("forward")
                 if fwd is not None:
                     return Value(Kind.FUNCTION, ref=fwd, const="autograd.apply")
+            for c in base.ref.mro():
+                v = self.class_level_values(c).get(name)
+                if v is not None:
+                    return _class_view(v)
             return UNKNOWN
         if k is Kind.CONTAINER and isinstance(base.ref, _Fields) and name in base.ref:
             # ``x.max(dim=-1).values``: a field of a ``torch.return_types`` named tuple
@@ -2477,19 +2482,9 @@ class Interpreter:
             self.index = cls.module
         self.silent += 1
         try:
-            # class-level assignments (``scale = 0.5``, ``_cache: dict = {}``)
-            body = cls.node.body.body if isinstance(cls.node.body, cst.IndentedBlock) else ()
+            # class-level assignments (``scale = 0.5``, ``_cache: dict = {}``), as an instance sees them
+            own.update((name, _instance_view(v)) for name, v in self.class_level_values(cls).items())
             self.frame = Frame(None, {}, None, None, (), cls, None)
-            for stmt in body:
-                if isinstance(stmt, cst.SimpleStatementLine):
-                    for small in stmt.body:
-                        if isinstance(small, cst.Assign):
-                            v = self.eval(small.value)
-                            for t in small.targets:
-                                if isinstance(t.target, cst.Name):
-                                    own[identifier(t.target.value)] = v
-                        elif isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name) and small.value is not None:
-                            own[identifier(small.target.value)] = self.eval(small.value)
             foreign = cls.module is not None and cls.module is not self.entry
             for name, fn in cls.methods.items():
                 if name in ("forward", "__call__") or fn.kind in ("staticmethod", "classmethod", "property"):
@@ -2509,6 +2504,50 @@ class Interpreter:
         final.update(own)
         cls.attrs = final
         return final
+
+    def class_level_values(self, cls: ClassInfo) -> Dict[str, Value]:
+        """The values of the names ``cls``'s own body assigns (``scale = 0.5``, ``_cache: dict = {}``,
+        ``it = torch.Tensor.item``), computed once per class.  ``staticmethod(f)`` of a tensor method is
+        that method marked ``_STATIC``; :func:`_class_view` and :func:`_instance_view` say what a lookup
+        through the class or an instance gives."""
+        if cls.class_values is not None:
+            return cls.class_values
+        own: Dict[str, Value] = {}
+        cls.class_values = own
+        saved_frame, saved_stmt, saved_header, saved_index = self.frame, self.stmt, self.header, self.index
+        if cls.module is not None:
+            self.index = cls.module
+        self.silent += 1
+        try:
+            body = cls.node.body.body if isinstance(cls.node.body, cst.IndentedBlock) else ()
+            self.frame = Frame(None, {}, None, None, (), cls, None)
+            for stmt in body:
+                if isinstance(stmt, cst.SimpleStatementLine):
+                    for small in stmt.body:
+                        if isinstance(small, cst.Assign):
+                            v = self._class_body_value(small.value)
+                            for t in small.targets:
+                                if isinstance(t.target, cst.Name):
+                                    own[identifier(t.target.value)] = v
+                        elif isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name) and small.value is not None:
+                            own[identifier(small.target.value)] = self._class_body_value(small.value)
+        finally:
+            self.silent -= 1
+            self.frame, self.stmt, self.header, self.index = saved_frame, saved_stmt, saved_header, saved_index
+        return own
+
+    def _class_body_value(self, expr: cst.BaseExpression) -> Value:
+        """The value of an assignment's right-hand side in a class body; ``staticmethod(torch.Tensor.m)``
+        (the builtin) is the unbound method marked ``_STATIC``, which no lookup binds."""
+        if (
+            isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name) and expr.func.value == "staticmethod"
+            and len(expr.args) == 1 and expr.args[0].keyword is None and not expr.args[0].star
+            and not self._shadowed("staticmethod")
+        ):
+            inner = self.eval(expr.args[0].value)
+            if inner.const is None and _unbound_tensor_method(None, inner) is not None:
+                return replace(inner, const=_STATIC)
+        return self.eval(expr)
 
     def _attr_param_value(self, p: cst.Param) -> Value:
         """The value of a method parameter while collecting ``self`` attributes.
@@ -2560,10 +2599,18 @@ class Interpreter:
     def eval_Call(self, node: cst.Call) -> Value:
         attr = self._constant_getattr(node)
         if attr is not None:
-            return self.eval(attr)  # ``getattr(x, "shape")`` is ``x.shape``
+            form = self._getattribute_form(node)
+            if form is None:
+                return self.eval(attr)  # ``getattr(x, "shape")`` is ``x.shape``
+            return self._eval_getattribute(node, attr, form)
         func = node.func
+        lookup: Optional[Tuple[cst.Call, str]] = None
         if isinstance(func, cst.Call):
-            func = self._constant_getattr(func) or func  # ``getattr(x, "item")()`` is ``x.item()``
+            looked_up = self._constant_getattr(func)
+            if looked_up is not None:  # ``getattr(x, "item")()`` is ``x.item()``
+                form = self._getattribute_form(func)
+                lookup = (func, form) if form is not None else None
+                func = looked_up
         func = _called_through_dunder_call(func)
         args: List[Value] = []
         kwargs: Dict[str, Value] = {}
@@ -2610,6 +2657,8 @@ class Interpreter:
             receiver = self.eval(func.value)
             receiver_broke = self.gb_events > receiver_breaks
             method = identifier(func.attr.value)
+            if lookup is not None:
+                self._lookup_break(lookup[0], lookup[1], receiver, method)
             callee_value = self.attribute(receiver, method, func) if receiver.kind in (Kind.SELF, Kind.SUPER, Kind.CLASS) or (receiver.kind is Kind.MODULE and isinstance(receiver.ref, ClassInfo)) or objects.is_one_of(receiver) else None
             if receiver.kind is Kind.UNKNOWN and isinstance(receiver.ref, str):
                 qual = f"{receiver.ref}.{method}"
@@ -2617,6 +2666,28 @@ class Interpreter:
             callee_value = self.eval(func)
         elif qual is None:
             callee_value = self.eval(func)
+        if (
+            method is not None and receiver is not None and callee_value is not None
+            and callee_value.kind in (Kind.UNKNOWN, Kind.CONST)
+            and isinstance(callee_value.ref, str) and callee_value.const in (None, _CLASS_DESCRIPTOR)
+            and (receiver.kind is Kind.CLASS or (
+                receiver.kind in (Kind.SELF, Kind.MODULE) and _unbound_tensor_method(None, callee_value) is not None))
+        ):
+            # a callable stored as a class attribute and called through the class (``A.act(x)`` with
+            # ``act = torch.relu`` in the class body; a function looked up on a class is not bound), or a
+            # tensor method stored on an instance (``self.fn = torch.Tensor.item``, or a ``staticmethod``
+            # in the class body): the callable itself is called with the arguments as written
+            method, receiver, receiver_node = None, None, None
+            if callee_value.const is None and _unbound_tensor_method(None, callee_value) is None:
+                qual, callee_value = callee_value.ref, None
+        eager_call = False
+        if method is None and callee_value is not None and callee_value.const == _CLASS_DESCRIPTOR:
+            # ``A.it(t)`` with ``it = torch.Tensor.item`` in ``A``'s body: Dynamo breaks on the call, for any
+            # tensor method ("Unsupported method call", GB0156, torch 2.13), and runs it eagerly
+            callee_value = replace(callee_value, const=None)
+            name = _unbound_tensor_method(None, callee_value)
+            self.emit("on_lookup_break", LookupBreakEvent(node, "class-attribute", name or "", "GB0156"))
+            eager_call = True
         if method is None and callee_value is not None and callee_value.const == _ATTRGETTER and len(args) == 1 and not kwargs:
             return self.attribute(args[0], callee_value.ref, node)  # ``attrgetter("item")(t)`` is ``t.item``
         if method is None and callee_value is not None and isinstance(callee_value.ref, BoundTensorMethod):
@@ -2676,10 +2747,11 @@ class Interpreter:
                     sourceless.check_call(self, node, receiver_node, receiver, callee_value, breaks_before)
             self._emit_builtin_tests(node, qual, args)
             self._emit_call_writes(node, qual, method, receiver, callee_value, args, kwargs)
-            self.emit(
-                "on_call",
-                CallEvent(node, qual, method, receiver, tuple(args), kwargs, result, callee, receiver_node),
-            )
+            if not eager_call:  # (a call the graph broke on runs eagerly: what it does inside is no break)
+                self.emit(
+                    "on_call",
+                    CallEvent(node, qual, method, receiver, tuple(args), kwargs, result, callee, receiver_node),
+                )
         return result
 
     def _record_hook(self, hook: Value) -> None:
@@ -2779,10 +2851,61 @@ class Interpreter:
                 return cst.Arg(value=func.value), args[0]
             if len(args) == 2 and isinstance(func.value, cst.Name) and func.value.value == "object" and not self._shadowed("object"):
                 return args[0], args[1]  # ``object.__getattribute__(x, name)``
+            if len(args) == 2 and self.qualname(func.value) in _TENSOR_CLASSES:
+                return args[0], args[1]  # ``torch.Tensor.__getattribute__(t, name)``
             return None
         if isinstance(func, cst.Name) and func.value == "getattr" and len(args) in (2, 3) and not self._shadowed("getattr"):
             return args[0], args[1]
         return None
+
+    def _getattribute_form(self, node: cst.Call) -> Optional[str]:
+        """For a call that :meth:`_getattr_operands` reads as an attribute lookup: ``"object-getattribute"``
+        for ``object.__getattribute__(x, name)``, ``"getattribute"`` for the other ``__getattribute__``
+        spellings, ``None`` for ``getattr(x, name)`` (which Dynamo traces as the attribute itself)."""
+        func = node.func
+        if isinstance(func, cst.Call):
+            func = self._constant_getattr(func) or func
+        if not (isinstance(func, cst.Attribute) and func.attr.value == "__getattribute__"):
+            return None
+        if len(node.args) == 2 and isinstance(func.value, cst.Name) and func.value.value == "object":
+            return "object-getattribute"
+        return "getattribute"
+
+    def _eval_getattribute(self, node: cst.Call, attr: cst.Attribute, form: str) -> Value:
+        """The value of ``x.__getattribute__("name")`` (``form`` as :meth:`_getattribute_form` says), read
+        as ``attr`` (``x.name``), after reporting the lookup when Dynamo breaks on it."""
+        q = self.qualname(attr)
+        if q is not None and not (isinstance(attr.value, cst.Name) and self.frame.is_bound(attr.value.value)):
+            return self.eval(attr)  # an attribute of a module or another named object
+        base = self.eval(attr.value)
+        name = identifier(attr.attr.value)
+        self._lookup_break(node, form, base, name)
+        return self.attribute(base, name, attr)
+
+    def _lookup_break(self, node: cst.Call, form: str, base: Value, name: str) -> None:
+        """Emit a :class:`LookupBreakEvent` when the ``__getattribute__`` lookup ``node`` of ``name`` on
+        ``base``, a value that is surely a tensor, breaks the graph.
+
+        Measured on torch 2.13 (a graph-counting backend and the graph_breaks log):
+        ``t.__getattribute__(name)`` is put in the graph as a call of the tensor method
+        ``__getattribute__``, whose result must be a tensor, a ``torch.Size`` or ``None``; so every
+        method (``"sum"``, ``"item"``, ``"size"``) and every other attribute (``"dtype"``,
+        ``"device"``, ``"ndim"``, ``"requires_grad"``, ``"is_cuda"``, ``"itemsize"``) breaks with
+        "torch.* op returned non-Tensor" (GB0208), while ``"shape"``, ``"T"``, ``"mT"``, ``"H"``,
+        ``"mH"``, ``"data"``, ``"real"``, ``"grad"``, ``"grad_fn"`` (of a leaf) and ``"name"`` trace.
+        Only names of ``torch.Tensor``'s attributes (the facts table) are reported.
+        ``object.__getattribute__(t, name)`` breaks for every name, ``"shape"`` included
+        ("Unsupported method call", GB0156).
+        """
+        if self.silent or base.kind is not Kind.TENSOR or base.weak or base.maybe_none:
+            return
+        if form == "object-getattribute":
+            gb = "GB0156"
+        elif name in dynamo_facts.tensor_attributes() and name not in _GETATTRIBUTE_TRACES:
+            gb = "GB0208"
+        else:
+            return
+        self.emit("on_lookup_break", LookupBreakEvent(node, form, name, gb))
 
     def _shadowed(self, builtin: str) -> bool:
         """Whether the name of a builtin is bound in the running frame or defined in the module."""
@@ -4101,6 +4224,38 @@ _DUNDER_BUILTINS = {
 
 #: Qualified names of the tensor class; ``<one of them>.<method>(t, ...)`` calls ``t.<method>(...)``.
 _TENSOR_CLASSES = ("torch.Tensor", "torch._C.TensorBase", "torch._C._TensorBase")
+
+#: Tensor attributes whose ``t.__getattribute__(name)`` traces: their values are tensors, a
+#: ``torch.Size`` or ``None`` (torch 2.13; every other attribute and every method breaks, GB0208)
+_GETATTRIBUTE_TRACES = api.TENSOR_TENSOR_ATTRS | frozenset({"shape", "grad_fn", "name"})
+
+#: ``const`` of a tensor method stored in a class body (``it = torch.Tensor.item``) and looked up on
+#: the class (``A.it``): calling it breaks (GB0156); ``ref`` is the method's qualified name
+_CLASS_DESCRIPTOR = "class-attribute tensor method"
+
+#: ``const`` of a class-body value wrapped in ``staticmethod(...)``, stripped when it is looked up
+_STATIC = "builtins.staticmethod"
+
+
+def _class_view(v: Value) -> Value:
+    """A class-body value looked up on the class (``A.it``): a tensor method stored raw is marked
+    ``_CLASS_DESCRIPTOR`` (calling it breaks, GB0156, torch 2.13); one wrapped in ``staticmethod`` is the
+    plain unbound method (``A.it(t)`` is ``torch.Tensor.item(t)``).  Only callables stored by name
+    (functions and qualified callables such as ``torch.relu``) are followed; other values stay Unknown."""
+    if v.kind is Kind.UNKNOWN and isinstance(v.ref, str) and _unbound_tensor_method(None, v) is not None:
+        return replace(v, const=_CLASS_DESCRIPTOR if v.const is None else None) if v.const in (None, _STATIC) else UNKNOWN
+    if v.const is None and ((v.kind in (Kind.UNKNOWN, Kind.CONST) and isinstance(v.ref, str)) or v.kind is Kind.FUNCTION):
+        return v  # (``torch.relu`` is read as a constant naming the function)
+    return UNKNOWN
+
+
+def _instance_view(v: Value) -> Value:
+    """A class-body value looked up on an instance (``self.it``): a tensor method stored raw binds to
+    the instance (CPython's method descriptor, which then rejects a non-tensor ``self``: TypeError), so
+    it is Unknown; one wrapped in ``staticmethod`` is the plain unbound method; anything else as is."""
+    if v.kind is Kind.UNKNOWN and isinstance(v.ref, str) and _unbound_tensor_method(None, v) is not None:
+        return replace(v, const=None) if v.const == _STATIC else UNKNOWN
+    return v
 
 
 def _unbound_tensor_method(qual: Optional[str], callee: Optional[Value]) -> Optional[str]:
