@@ -4,8 +4,10 @@ aliases of callables.
 Ground truth (torch 2.13, a graph-counting backend and the graph_breaks log, a ``torch.randn(4, 8)``
 input): each module in ``BREAKS`` breaks at the marked line -- "torch.* op returned non-Tensor" (GB0208)
 for ``__getattribute__`` of a method or of a non-tensor attribute, "Unsupported method call" (GB0156)
-for ``object.__getattribute__`` and for a tensor method stored in a class body and called through the
-class (``add`` as well as ``item``); each module in ``NEAR_MISSES`` compiles to one graph.
+for ``object.__getattribute__``, for a tensor method stored in a class body and called through the
+class (``add`` as well as ``item``) and for one called through ``t.__class__``; a method read from a
+class dict (``vars(A)["it"]``, ``torch._C.TensorBase.__dict__["item"]``) is the plain unbound method
+(``item``: "Unsupported Tensor.item() call"); each module in ``NEAR_MISSES`` compiles to one graph.
 """
 
 from __future__ import annotations
@@ -34,6 +36,14 @@ BREAKS = {
     "class-attribute-inherited": (P + OPS.format("torch.Tensor.sum") + "class Sub(Ops):\n    pass\n" + FWD + "        return y * Sub.it(x)\n", [(10, "PTC324")]),
     "class-attribute-kept-then-called": (P + OPS.format("torch.Tensor.add") + FWD + "        f = Ops.it\n        return y * f(x, 1)\n", [(9, "PTC324")]),
     "class-attribute-through-getattr": (P + OPS.format("torch.Tensor.size") + FWD + "        return y * getattr(Ops, 'it')(x, 0)\n", [(8, "PTC324")]),
+    "type-of-tensor-getattribute": (P + FWD + "        return y * type(x).__getattribute__(x, 'dtype').itemsize\n", [(6, "PTC324")]),
+    "dunder-class-add": (P + FWD + "        return y * x.__class__.add(x, 1)\n", [(6, "PTC324")]),
+    "dunder-class-item": (P + FWD + "        t = x.sum()\n        return y * t.__class__.item(t)\n", [(7, "PTC324")]),
+    # the class dict holds the method as stored: called, it is ``torch.Tensor.item(t)``
+    "tensorbase-dict-item": (P + FWD + "        return y * torch._C.TensorBase.__dict__['item'](x.sum())\n", [(6, "PTC101")]),
+    "vars-tensorbase-tolist": (P + FWD + "        return y * len(vars(torch._C.TensorBase)['tolist'](x))\n", [(6, "PTC102")]),
+    "vars-of-class-item": (P + OPS.format("torch.Tensor.item") + FWD + "        return y * vars(Ops)['it'](x.sum())\n", [(8, "PTC101")]),
+    "class-dict-item": (P + OPS.format("torch.Tensor.item") + FWD + "        return y * Ops.__dict__['it'](x.sum())\n", [(8, "PTC101")]),
     # wrapped in staticmethod, the call is ``torch.Tensor.item(t)``: ``.item()``'s own break
     "staticmethod-item": (P + OPS.format("staticmethod(torch.Tensor.item)") + FWD + "        return y * Ops.it(x.sum())\n", [(8, "PTC101")]),
 }
@@ -48,6 +58,9 @@ NEAR_MISSES = {
     "staticmethod-add": P + OPS.format("staticmethod(torch.Tensor.add)") + FWD + "        return y * Ops.it(x, 1)\n",
     "class-attribute-torch-function": P + OPS.format("torch.relu") + FWD + "        return y * Ops.it(x)\n",
     "class-dict-lookup": P + OPS.format("torch.Tensor.add") + FWD + "        return y * Ops.__dict__['it'](x, 1)\n",
+    "type-of-tensor-add": P + FWD + "        return y * type(x).add(x, 1)\n",
+    "dunder-class-looked-up-only": P + FWD + "        c = x.__class__\n        return y * len(c.__name__)\n",
+    "tensorbase-dict-add": P + FWD + "        return y * torch._C.TensorBase.__dict__['add'](x, 1)\n",
     "class-attribute-looked-up-only": P + OPS.format("torch.Tensor.add") + FWD + "        f = Ops.it\n        return y\n",
 }
 

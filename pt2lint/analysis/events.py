@@ -231,14 +231,16 @@ class LookupBreakEvent:
     breaks at the lookup (measured on torch 2.13):
 
     * ``"getattribute"``: ``t.__getattribute__(name)`` (also ``getattr(t, "__getattribute__")(name)``
-      and ``torch.Tensor.__getattribute__(t, name)``) of a method or of an attribute whose value is
+      ``torch.Tensor.__getattribute__(t, name)`` and ``type(t).__getattribute__(t, name)``) of a method or of an attribute whose value is
       not a tensor, a ``torch.Size`` or ``None``: Dynamo puts the lookup in the graph as a tensor
       method call and rejects its result ("torch.* op returned non-Tensor", GB0208).
     * ``"object-getattribute"``: ``object.__getattribute__(t, name)``, any name ("Unsupported method
       call", GB0156).
     * ``"class-attribute"``: a tensor method stored as a class attribute (``it = torch.Tensor.item``
       in a class body, not wrapped in ``staticmethod``) called through the class (``A.it(t)``,
-      ``type(self).it(t)``, ``m = A.it; m(t)``): "Unsupported method call" (GB0156), whatever the method.
+      ``getattr(A, "it")(t)``, ``m = A.it; m(t)``): "Unsupported method call" (GB0156), whatever the method.
+    * ``"dunder-class"``: a tensor method called through the tensor's ``__class__``
+      (``t.__class__.add(t, 1)``): "Unsupported method call" (GB0156); ``type(t).add(t, 1)`` traces.
 
     Attributes:
         node: the lookup (the ``__getattribute__`` call) or, for a class attribute, the call.

@@ -2279,6 +2279,9 @@ class Interpreter:
     def eval_Subscript(self, node: cst.Subscript) -> Value:
         base = self.eval(node.value)
         index = self._eval_slices(node)
+        entry = self._class_dict_entry(base, index)
+        if entry is not None:
+            return entry
         index_node = node.slice[0].slice.value if len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index) else None
         if base.kind is Kind.TENSOR:
             self.emit("on_index", IndexEvent(node, base, index, index_node, tuple(self._slice_bounds)))
@@ -2340,6 +2343,26 @@ class Interpreter:
             return Value(Kind.UNKNOWN, alias_of=base.alias_of)
         return UNKNOWN
 
+    def _class_dict_entry(self, base: Value, index: Value) -> Optional[Value]:
+        """``A.__dict__["it"]`` / ``vars(A)["it"]`` of a class of the project: the value ``A``'s own body
+        assigns, as stored (a tensor method stays the plain unbound method: no class lookup runs, and
+        Dynamo traces the call as ``torch.Tensor.item(t)``); ``torch._C.TensorBase.__dict__["item"]``: the
+        unbound tensor method (measured on torch 2.13: ``vars(torch._C.TensorBase)["item"](t)`` breaks as
+        ``t.item()`` does).  ``None`` when ``base`` is no class dict or the key is no constant string."""
+        if index.kind is not Kind.CONST or not isinstance(index.const, str) or not index.const.isidentifier():
+            return None
+        key = index.const
+        if base.const == _CLASS_DICT and isinstance(base.ref, ClassInfo):
+            v = self.class_level_values(base.ref).get(key)
+            if v is None:
+                return UNKNOWN
+            return replace(v, const=None) if v.const == _STATIC else v
+        if base.kind is Kind.UNKNOWN and isinstance(base.ref, str) and base.ref.endswith(".__dict__"):
+            owner = base.ref[: -len(".__dict__")]
+            if owner in _TENSOR_CLASSES[1:]:  # (``torch.Tensor.__dict__`` lacks the C methods: KeyError)
+                return Value(Kind.UNKNOWN, ref=f"{owner}.{key}")
+        return None
+
     def _mask_of_unknown(self, node: cst.Subscript, base: Value, index: Value, index_node) -> Optional[Value]:
         """``y[mask]`` where ``y``'s kind is unknown (the result of a library call the analysis does not
         follow) and ``mask`` is surely a bool tensor: only a tensor (or an array) takes a boolean-mask
@@ -2372,6 +2395,8 @@ class Interpreter:
         if k is Kind.SELF or (k is Kind.MODULE and isinstance(base.ref, ClassInfo)):
             return self.self_attribute(base, name)
         if k is Kind.TENSOR:
+            if name == "__class__" and not base.weak and not base.maybe_none:
+                return Value(Kind.UNKNOWN, ref="torch.Tensor", const=_TENSOR_DUNDER_CLASS)
             if name == "shape":
                 return Value(Kind.SHAPE, ref="dynamic" if base.ref == "dynamic" else None)
             if name in api.TENSOR_CONST_ATTRS:
@@ -2404,6 +2429,8 @@ class Interpreter:
                     return Value(Kind.FUNCTION, ref=m, elt=self.frame.self_value)
             return UNKNOWN
         if k is Kind.CLASS and isinstance(base.ref, ClassInfo):
+            if name == "__dict__":
+                return Value(Kind.UNKNOWN, ref=base.ref, const=_CLASS_DICT)
             m = base.ref.lookup_method(name)
             if m is not None:
                 return Value(Kind.FUNCTION, ref=m)
@@ -2647,6 +2674,7 @@ class Interpreter:
         receiver = None
         receiver_node = None
         receiver_broke = False
+        eager_call = False  # a call Dynamo breaks on, run eagerly: no event for what it does inside
         callee_value: Optional[Value] = None
         pv = self._project_qualified(func, qual)
         if pv is not None:
@@ -2662,6 +2690,11 @@ class Interpreter:
             callee_value = self.attribute(receiver, method, func) if receiver.kind in (Kind.SELF, Kind.SUPER, Kind.CLASS) or (receiver.kind is Kind.MODULE and isinstance(receiver.ref, ClassInfo)) or objects.is_one_of(receiver) else None
             if receiver.kind is Kind.UNKNOWN and isinstance(receiver.ref, str):
                 qual = f"{receiver.ref}.{method}"
+                if receiver.const == _TENSOR_DUNDER_CLASS and _unbound_tensor_method(qual, None) is not None:
+                    # ``t.__class__.add(t, 1)``: Dynamo breaks on the call, for any tensor method
+                    # ("Unsupported method call", GB0156; ``type(t).add(t, 1)`` traces; torch 2.13)
+                    self.emit("on_lookup_break", LookupBreakEvent(node, "dunder-class", method, "GB0156"))
+                    eager_call = True
         elif isinstance(func, cst.Name) and qual is None:
             callee_value = self.eval(func)
         elif qual is None:
@@ -2680,7 +2713,6 @@ class Interpreter:
             method, receiver, receiver_node = None, None, None
             if callee_value.const is None and _unbound_tensor_method(None, callee_value) is None:
                 qual, callee_value = callee_value.ref, None
-        eager_call = False
         if method is None and callee_value is not None and callee_value.const == _CLASS_DESCRIPTOR:
             # ``A.it(t)`` with ``it = torch.Tensor.item`` in ``A``'s body: Dynamo breaks on the call, for any
             # tensor method ("Unsupported method call", GB0156, torch 2.13), and runs it eagerly
@@ -2851,8 +2883,8 @@ class Interpreter:
                 return cst.Arg(value=func.value), args[0]
             if len(args) == 2 and isinstance(func.value, cst.Name) and func.value.value == "object" and not self._shadowed("object"):
                 return args[0], args[1]  # ``object.__getattribute__(x, name)``
-            if len(args) == 2 and self.qualname(func.value) in _TENSOR_CLASSES:
-                return args[0], args[1]  # ``torch.Tensor.__getattribute__(t, name)``
+            if len(args) == 2 and (self.qualname(func.value) in _TENSOR_CLASSES or self._is_type_of_tensor(func)):
+                return args[0], args[1]  # ``torch.Tensor.__getattribute__(t, name)``, ``type(t).__getattribute__(t, name)``
             return None
         if isinstance(func, cst.Name) and func.value == "getattr" and len(args) in (2, 3) and not self._shadowed("getattr"):
             return args[0], args[1]
@@ -3559,6 +3591,12 @@ class Interpreter:
             if first.kind is Kind.SHAPE:
                 return SHAPE
             return CONST if first.kind is Kind.CONST else UNKNOWN
+        if name == "vars" and first is not None and len(args) == 1:
+            # ``vars(A)`` is ``A.__dict__``
+            if first.kind is Kind.CLASS and isinstance(first.ref, ClassInfo):
+                return Value(Kind.UNKNOWN, ref=first.ref, const=_CLASS_DICT)
+            if first.kind is Kind.UNKNOWN and isinstance(first.ref, str) and first.const is None:
+                return Value(Kind.UNKNOWN, ref=first.ref + ".__dict__")
         if name == "len":
             if first is not None and first.kind is Kind.TENSOR and first.ref == "dynamic" and self.settings.capture_dynamic_output_shape_ops:
                 return DATA
@@ -4235,6 +4273,13 @@ _CLASS_DESCRIPTOR = "class-attribute tensor method"
 
 #: ``const`` of a class-body value wrapped in ``staticmethod(...)``, stripped when it is looked up
 _STATIC = "builtins.staticmethod"
+
+#: ``const`` of ``A.__dict__`` / ``vars(A)`` for a class ``A`` of the project (its ``ClassInfo`` is ``ref``)
+_CLASS_DICT = "class __dict__"
+
+#: ``const`` of ``t.__class__`` for a value surely a tensor (``ref`` ``"torch.Tensor"``): a tensor method
+#: called through it breaks (GB0156, torch 2.13)
+_TENSOR_DUNDER_CLASS = "tensor __class__"
 
 
 def _class_view(v: Value) -> Value:

@@ -5,7 +5,8 @@ Measured on torch 2.13 (see ``rules/PTC324-untraceable-tensor-lookup.toml`` and 
 ``torch.Size`` or ``None`` breaks at the lookup ("torch.* op returned non-Tensor", GB0208);
 ``object.__getattribute__(t, name)`` breaks for any name, and a tensor method stored in a class
 body and called through the class (``A.it(t)``) breaks for any method ("Unsupported method
-call", GB0156).  The interpreter decides (:class:`~pt2lint.analysis.events.LookupBreakEvent`);
+call", GB0156), and so does a tensor method called through ``t.__class__``
+(``t.__class__.add(t, 1)``; ``type(t).add(t, 1)`` traces).  The interpreter decides (:class:`~pt2lint.analysis.events.LookupBreakEvent`);
 this rule words the finding.
 """
 
@@ -26,6 +27,11 @@ class UntraceableTensorLookup(Rule):
                 f"`torch.Tensor.{ev.name}` stored as a class attribute and called through the class: Dynamo "
                 "cannot trace the call (Unsupported method call): graph break (call the method on the tensor, "
                 "or wrap it in `staticmethod(...)` in the class body)"
+            )
+        elif ev.form == "dunder-class":
+            message = (
+                f"`.{ev.name}` called through a tensor's `__class__`: Dynamo cannot trace the call (Unsupported "
+                f"method call): graph break (call `t.{ev.name}(...)`, or `type(t).{ev.name}(t, ...)`)"
             )
         elif ev.form == "object-getattribute":
             message = (
