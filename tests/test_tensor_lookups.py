@@ -44,6 +44,9 @@ BREAKS = {
     "vars-tensorbase-tolist": (P + FWD + "        return y * len(vars(torch._C.TensorBase)['tolist'](x))\n", [(6, "PTC102")]),
     "vars-of-class-item": (P + OPS.format("torch.Tensor.item") + FWD + "        return y * vars(Ops)['it'](x.sum())\n", [(8, "PTC101")]),
     "class-dict-item": (P + OPS.format("torch.Tensor.item") + FWD + "        return y * Ops.__dict__['it'](x.sum())\n", [(8, "PTC101")]),
+    # through the instance's class, in a method of the compiled module
+    "type-of-self-class-attribute": (P + "class M(nn.Module):\n    it = torch.Tensor.add\n    def forward(self, x):\n        y = x + 1\n        return y * type(self).it(x, 1)\n", [(7, "PTC324")]),
+    "dunder-class-of-self-class-attribute": (P + "class M(nn.Module):\n    it = torch.Tensor.add\n    def forward(self, x):\n        y = x + 1\n        return y * self.__class__.it(x, 1)\n", [(7, "PTC324")]),
     # wrapped in staticmethod, the call is ``torch.Tensor.item(t)``: ``.item()``'s own break
     "staticmethod-item": (P + OPS.format("staticmethod(torch.Tensor.item)") + FWD + "        return y * Ops.it(x.sum())\n", [(8, "PTC101")]),
 }
@@ -61,6 +64,8 @@ NEAR_MISSES = {
     "type-of-tensor-add": P + FWD + "        return y * type(x).add(x, 1)\n",
     "dunder-class-looked-up-only": P + FWD + "        c = x.__class__\n        return y * len(c.__name__)\n",
     "tensorbase-dict-add": P + FWD + "        return y * torch._C.TensorBase.__dict__['add'](x, 1)\n",
+    "type-of-self-staticmethod": P + "class M(nn.Module):\n    it = staticmethod(torch.Tensor.add)\n    def forward(self, x):\n        y = x + 1\n        return y * type(self).it(x, 1)\n",
+    "type-of-self-method": P + "class M(nn.Module):\n    def helper(self, t):\n        return t * 2\n    def forward(self, x):\n        y = x + 1\n        return y * type(self).helper(self, x)\n",
     "class-attribute-looked-up-only": P + OPS.format("torch.Tensor.add") + FWD + "        f = Ops.it\n        return y\n",
 }
 

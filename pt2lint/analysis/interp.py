@@ -2682,7 +2682,7 @@ class Interpreter:
         elif isinstance(func, cst.Attribute) and qual is None:
             receiver_node = func.value
             receiver_breaks = self.gb_events
-            receiver = self.eval(func.value)
+            receiver = self._class_of_instance(func.value) or self.eval(func.value)
             receiver_broke = self.gb_events > receiver_breaks
             method = identifier(func.attr.value)
             if lookup is not None:
@@ -2888,6 +2888,26 @@ class Interpreter:
             return None
         if isinstance(func, cst.Name) and func.value == "getattr" and len(args) in (2, 3) and not self._shadowed("getattr"):
             return args[0], args[1]
+        return None
+
+    def _class_of_instance(self, expr: cst.BaseExpression) -> Optional[Value]:
+        """The class of an instance of a project class, as the receiver of a method call:
+        ``type(self).m(...)`` and ``self.__class__.m(...)`` (``self`` any name bound to such an
+        instance), else ``None``.  Only there: as a value passed around, ``type(self)`` stays a
+        constant (one argument kind for the functions it is passed to)."""
+        if isinstance(expr, cst.Call) and len(expr.args) == 1 and not expr.args[0].star and expr.args[0].keyword is None:
+            if not (isinstance(expr.func, cst.Name) and expr.func.value == "type" and not self._shadowed("type")):
+                return None
+            inner = expr.args[0].value
+        elif isinstance(expr, cst.Attribute) and expr.attr.value == "__class__":
+            inner = expr.value
+        else:
+            return None
+        if not isinstance(inner, cst.Name):
+            return None
+        v = self.eval(inner)
+        if v.kind in (Kind.SELF, Kind.MODULE) and isinstance(v.ref, ClassInfo) and not v.maybe_none:
+            return Value(Kind.CLASS, ref=v.ref)
         return None
 
     def _getattribute_form(self, node: cst.Call) -> Optional[str]:
