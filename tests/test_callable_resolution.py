@@ -46,6 +46,10 @@ BREAKS = {
     "getattr-of-getattribute": (P + FWD + "        return x * getattr(x.sum(), '__getattribute__')('item')()\n", 6),
     "object-getattribute": (P + FWD + "        return x * object.__getattribute__(x.sum(), 'item')()\n", 6),
     "partial-binding-the-tensor": (P + FWD + "        return x * functools.partial(torch.Tensor.item, x.sum())()\n", 6),
+    # a starred tuple or list of known elements passes its first element as the tensor
+    "unbound-starred-tuple": (P + FWD + "        a = (x.sum(),)\n        return x * torch.Tensor.item(*a)\n", 7),
+    "unbound-starred-list-inline": (P + FWD + "        return x * torch.Tensor.item(*[x.sum()])\n", 6),
+    "unbound-starred-after-empty": (P + FWD + "        a, b = (x.sum(),), ()\n        return x * torch.Tensor.item(*b, *a)\n", 7),
 }
 
 #: name -> (source, line): a conversion method called by name is the builtin's cast (PTC103;
@@ -74,6 +78,9 @@ NEAR_MISSES = {
     # the branches are on sizes (Dynamo: one graph)
     "getattribute-shape": P + FWD + "        if x.__getattribute__('shape')[0] > 2:\n            return x\n        return x - 1\n",
     "partial-binding-the-tensor-add": P + FWD + "        return functools.partial(torch.Tensor.add, x)(1)\n",
+    "unbound-starred-add": P + FWD + "        a = (x, 1)\n        return torch.Tensor.add(*a)\n",
+    # ``*a`` of elements the analysis does not know: nothing says its first one is a tensor
+    "unbound-starred-unknown": P + "from helpers import pack\n" + FWD + "        return x * torch.Tensor.item(*pack(x))\n",
     "dunder-len": P + FWD + "        if x.__len__() > 2:\n            return x\n        return x - 1\n",
     "getattribute-item-of-object": P + "class O:\n    def item(self):\n        return 3\n" + FWD + "        return x * O().__getattribute__('item')()\n",
     "dunder-float-of-object": P + "class O:\n    def __float__(self):\n        return 3.0\n" + FWD + "        return x * O().__float__()\n",

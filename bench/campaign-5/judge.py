@@ -1,9 +1,9 @@
-"""Judge each case of cases.py with Dynamo: the graphs a counting backend receives on one call
+"""Judge each case of cases.py (or of the module named as the argument, `python judge.py cases2`) with Dynamo: the graphs a counting backend receives on one call
 (run with TORCH_LOGS=graph_breaks: the log names the breaking line, which the count misses
 when little is left after the break)."""
 import sys, json, torch, torch._dynamo as D
 sys.path.insert(0, ".")
-from cases import CASES
+CASES = __import__(sys.argv[1] if len(sys.argv) > 1 else "cases").CASES
 out = {}
 for n, src in CASES.items():
     ns = {}

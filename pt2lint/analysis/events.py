@@ -223,3 +223,33 @@ class SourcelessCallEvent:
     node: cst.Call
     classes: Tuple[str, ...]
     method: str
+
+
+@dataclass
+class LookupBreakEvent:
+    """A tensor method or attribute reached through a lookup that Dynamo does not trace, so the graph
+    breaks at the lookup (measured on torch 2.13):
+
+    * ``"getattribute"``: ``t.__getattribute__(name)`` (also ``getattr(t, "__getattribute__")(name)``
+      ``torch.Tensor.__getattribute__(t, name)`` and ``type(t).__getattribute__(t, name)``) of a method or of an attribute whose value is
+      not a tensor, a ``torch.Size`` or ``None``: Dynamo puts the lookup in the graph as a tensor
+      method call and rejects its result ("torch.* op returned non-Tensor", GB0208).
+    * ``"object-getattribute"``: ``object.__getattribute__(t, name)``, any name ("Unsupported method
+      call", GB0156).
+    * ``"class-attribute"``: a tensor method stored as a class attribute (``it = torch.Tensor.item``
+      in a class body, not wrapped in ``staticmethod``) called through the class (``A.it(t)``,
+      ``getattr(A, "it")(t)``, ``m = A.it; m(t)``): "Unsupported method call" (GB0156), whatever the method.
+    * ``"dunder-class"``: a tensor method called through the tensor's ``__class__``
+      (``t.__class__.add(t, 1)``): "Unsupported method call" (GB0156); ``type(t).add(t, 1)`` traces.
+
+    Attributes:
+        node: the lookup (the ``__getattribute__`` call) or, for a class attribute, the call.
+        form: one of the three above.
+        name: the attribute or method name.
+        gb: the graph-break id Dynamo reports.
+    """
+
+    node: cst.Call
+    form: str
+    name: str
+    gb: str

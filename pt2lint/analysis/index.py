@@ -106,7 +106,7 @@ class ClassInfo:
 
     __slots__ = (
         "node", "name", "bases", "methods", "attrs", "attrs_done", "_module", "_autograd_fn", "module", "_linked",
-        "method_imports",
+        "method_imports", "class_values",
     )
 
     def __init__(self, node: cst.ClassDef, name: str) -> None:
@@ -120,6 +120,8 @@ class ClassInfo:
         self.method_imports: Dict[str, str] = {}
         self.attrs: Dict[str, object] = {}
         self.attrs_done = False
+        # the values of the names its body assigns (``scale = 0.5``), filled lazily by the interpreter
+        self.class_values: Optional[Dict[str, object]] = None
         self._module: Optional[bool] = None
         self._autograd_fn: Optional[bool] = None
 

@@ -32,6 +32,7 @@ from pt2lint.analysis.events import (
     GlobalWriteEvent,
     GeneratorBreakEvent,
     IndexEvent,
+    LookupBreakEvent,
     KeyEvent,
     RandomArithEvent,
     StateWriteEvent,
@@ -2278,6 +2279,9 @@ class Interpreter:
     def eval_Subscript(self, node: cst.Subscript) -> Value:
         base = self.eval(node.value)
         index = self._eval_slices(node)
+        entry = self._class_dict_entry(base, index)
+        if entry is not None:
+            return entry
         index_node = node.slice[0].slice.value if len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index) else None
         if base.kind is Kind.TENSOR:
             self.emit("on_index", IndexEvent(node, base, index, index_node, tuple(self._slice_bounds)))
@@ -2339,6 +2343,26 @@ class Interpreter:
             return Value(Kind.UNKNOWN, alias_of=base.alias_of)
         return UNKNOWN
 
+    def _class_dict_entry(self, base: Value, index: Value) -> Optional[Value]:
+        """``A.__dict__["it"]`` / ``vars(A)["it"]`` of a class of the project: the value ``A``'s own body
+        assigns, as stored (a tensor method stays the plain unbound method: no class lookup runs, and
+        Dynamo traces the call as ``torch.Tensor.item(t)``); ``torch._C.TensorBase.__dict__["item"]``: the
+        unbound tensor method (measured on torch 2.13: ``vars(torch._C.TensorBase)["item"](t)`` breaks as
+        ``t.item()`` does).  ``None`` when ``base`` is no class dict or the key is no constant string."""
+        if index.kind is not Kind.CONST or not isinstance(index.const, str) or not index.const.isidentifier():
+            return None
+        key = index.const
+        if base.const == _CLASS_DICT and isinstance(base.ref, ClassInfo):
+            v = self.class_level_values(base.ref).get(key)
+            if v is None:
+                return UNKNOWN
+            return replace(v, const=None) if v.const == _STATIC else v
+        if base.kind is Kind.UNKNOWN and isinstance(base.ref, str) and base.ref.endswith(".__dict__"):
+            owner = base.ref[: -len(".__dict__")]
+            if owner in _TENSOR_CLASSES[1:]:  # (``torch.Tensor.__dict__`` lacks the C methods: KeyError)
+                return Value(Kind.UNKNOWN, ref=f"{owner}.{key}")
+        return None
+
     def _mask_of_unknown(self, node: cst.Subscript, base: Value, index: Value, index_node) -> Optional[Value]:
         """``y[mask]`` where ``y``'s kind is unknown (the result of a library call the analysis does not
         follow) and ``mask`` is surely a bool tensor: only a tensor (or an array) takes a boolean-mask
@@ -2371,6 +2395,8 @@ class Interpreter:
         if k is Kind.SELF or (k is Kind.MODULE and isinstance(base.ref, ClassInfo)):
             return self.self_attribute(base, name)
         if k is Kind.TENSOR:
+            if name == "__class__" and not base.weak and not base.maybe_none:
+                return Value(Kind.UNKNOWN, ref="torch.Tensor", const=_TENSOR_DUNDER_CLASS)
             if name == "shape":
                 return Value(Kind.SHAPE, ref="dynamic" if base.ref == "dynamic" else None)
             if name in api.TENSOR_CONST_ATTRS:
@@ -2403,6 +2429,8 @@ class Interpreter:
                     return Value(Kind.FUNCTION, ref=m, elt=self.frame.self_value)
             return UNKNOWN
         if k is Kind.CLASS and isinstance(base.ref, ClassInfo):
+            if name == "__dict__":
+                return Value(Kind.UNKNOWN, ref=base.ref, const=_CLASS_DICT)
             m = base.ref.lookup_method(name)
             if m is not None:
                 return Value(Kind.FUNCTION, ref=m)
@@ -2410,6 +2438,10 @@ class Interpreter:
                 fwd = base.ref.lookup_method("forward")
                 if fwd is not None:
                     return Value(Kind.FUNCTION, ref=fwd, const="autograd.apply")
+            for c in base.ref.mro():
+                v = self.class_level_values(c).get(name)
+                if v is not None:
+                    return _class_view(v)
             return UNKNOWN
         if k is Kind.CONTAINER and isinstance(base.ref, _Fields) and name in base.ref:
             # ``x.max(dim=-1).values``: a field of a ``torch.return_types`` named tuple
@@ -2477,19 +2509,9 @@ class Interpreter:
             self.index = cls.module
         self.silent += 1
         try:
-            # class-level assignments (``scale = 0.5``, ``_cache: dict = {}``)
-            body = cls.node.body.body if isinstance(cls.node.body, cst.IndentedBlock) else ()
+            # class-level assignments (``scale = 0.5``, ``_cache: dict = {}``), as an instance sees them
+            own.update((name, _instance_view(v)) for name, v in self.class_level_values(cls).items())
             self.frame = Frame(None, {}, None, None, (), cls, None)
-            for stmt in body:
-                if isinstance(stmt, cst.SimpleStatementLine):
-                    for small in stmt.body:
-                        if isinstance(small, cst.Assign):
-                            v = self.eval(small.value)
-                            for t in small.targets:
-                                if isinstance(t.target, cst.Name):
-                                    own[identifier(t.target.value)] = v
-                        elif isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name) and small.value is not None:
-                            own[identifier(small.target.value)] = self.eval(small.value)
             foreign = cls.module is not None and cls.module is not self.entry
             for name, fn in cls.methods.items():
                 if name in ("forward", "__call__") or fn.kind in ("staticmethod", "classmethod", "property"):
@@ -2509,6 +2531,50 @@ class Interpreter:
         final.update(own)
         cls.attrs = final
         return final
+
+    def class_level_values(self, cls: ClassInfo) -> Dict[str, Value]:
+        """The values of the names ``cls``'s own body assigns (``scale = 0.5``, ``_cache: dict = {}``,
+        ``it = torch.Tensor.item``), computed once per class.  ``staticmethod(f)`` of a tensor method is
+        that method marked ``_STATIC``; :func:`_class_view` and :func:`_instance_view` say what a lookup
+        through the class or an instance gives."""
+        if cls.class_values is not None:
+            return cls.class_values
+        own: Dict[str, Value] = {}
+        cls.class_values = own
+        saved_frame, saved_stmt, saved_header, saved_index = self.frame, self.stmt, self.header, self.index
+        if cls.module is not None:
+            self.index = cls.module
+        self.silent += 1
+        try:
+            body = cls.node.body.body if isinstance(cls.node.body, cst.IndentedBlock) else ()
+            self.frame = Frame(None, {}, None, None, (), cls, None)
+            for stmt in body:
+                if isinstance(stmt, cst.SimpleStatementLine):
+                    for small in stmt.body:
+                        if isinstance(small, cst.Assign):
+                            v = self._class_body_value(small.value)
+                            for t in small.targets:
+                                if isinstance(t.target, cst.Name):
+                                    own[identifier(t.target.value)] = v
+                        elif isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name) and small.value is not None:
+                            own[identifier(small.target.value)] = self._class_body_value(small.value)
+        finally:
+            self.silent -= 1
+            self.frame, self.stmt, self.header, self.index = saved_frame, saved_stmt, saved_header, saved_index
+        return own
+
+    def _class_body_value(self, expr: cst.BaseExpression) -> Value:
+        """The value of an assignment's right-hand side in a class body; ``staticmethod(torch.Tensor.m)``
+        (the builtin) is the unbound method marked ``_STATIC``, which no lookup binds."""
+        if (
+            isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name) and expr.func.value == "staticmethod"
+            and len(expr.args) == 1 and expr.args[0].keyword is None and not expr.args[0].star
+            and not self._shadowed("staticmethod")
+        ):
+            inner = self.eval(expr.args[0].value)
+            if inner.const is None and _unbound_tensor_method(None, inner) is not None:
+                return replace(inner, const=_STATIC)
+        return self.eval(expr)
 
     def _attr_param_value(self, p: cst.Param) -> Value:
         """The value of a method parameter while collecting ``self`` attributes.
@@ -2560,15 +2626,26 @@ class Interpreter:
     def eval_Call(self, node: cst.Call) -> Value:
         attr = self._constant_getattr(node)
         if attr is not None:
-            return self.eval(attr)  # ``getattr(x, "shape")`` is ``x.shape``
+            form = self._getattribute_form(node)
+            if form is None:
+                return self.eval(attr)  # ``getattr(x, "shape")`` is ``x.shape``
+            return self._eval_getattribute(node, attr, form)
         func = node.func
+        lookup: Optional[Tuple[cst.Call, str]] = None
         if isinstance(func, cst.Call):
-            func = self._constant_getattr(func) or func  # ``getattr(x, "item")()`` is ``x.item()``
+            looked_up = self._constant_getattr(func)
+            if looked_up is not None:  # ``getattr(x, "item")()`` is ``x.item()``
+                form = self._getattribute_form(func)
+                lookup = (func, form) if form is not None else None
+                func = looked_up
         func = _called_through_dunder_call(func)
         args: List[Value] = []
         kwargs: Dict[str, Value] = {}
         arg_nodes = []
         breaks_before = self.gb_events
+        # whether ``args[0]`` is surely the call's first positional argument: written plainly, or the
+        # first element of a starred tuple or list whose elements are known (``f(*(t,))``)
+        first_known = False
         for a in node.args:
             v = self.eval(a.value)
             if a.keyword is not None:
@@ -2577,6 +2654,7 @@ class Interpreter:
                 if v.keys is not None:
                     args.extend(CONST for _ in v.keys)  # ``*d`` passes the keys
                 elif v.elts is not None:
+                    first_known = first_known or (not args and bool(v.elts))
                     args.extend(v.elts)
                 else:
                     args.append(v.element())
@@ -2588,6 +2666,7 @@ class Interpreter:
                     if dicts.is_open(v):
                         kwargs.update(dicts.known_entries(v))  # the entries written to an open dict
             else:
+                first_known = first_known or not args
                 args.append(v)
                 arg_nodes.append(a.value)
         qual = self.qualname(func)
@@ -2595,6 +2674,7 @@ class Interpreter:
         receiver = None
         receiver_node = None
         receiver_broke = False
+        eager_call = False  # a call Dynamo breaks on, run eagerly: no event for what it does inside
         callee_value: Optional[Value] = None
         pv = self._project_qualified(func, qual)
         if pv is not None:
@@ -2602,16 +2682,44 @@ class Interpreter:
         elif isinstance(func, cst.Attribute) and qual is None:
             receiver_node = func.value
             receiver_breaks = self.gb_events
-            receiver = self.eval(func.value)
+            receiver = self._class_of_instance(func.value) or self.eval(func.value)
             receiver_broke = self.gb_events > receiver_breaks
             method = identifier(func.attr.value)
+            if lookup is not None:
+                self._lookup_break(lookup[0], lookup[1], receiver, method)
             callee_value = self.attribute(receiver, method, func) if receiver.kind in (Kind.SELF, Kind.SUPER, Kind.CLASS) or (receiver.kind is Kind.MODULE and isinstance(receiver.ref, ClassInfo)) or objects.is_one_of(receiver) else None
             if receiver.kind is Kind.UNKNOWN and isinstance(receiver.ref, str):
                 qual = f"{receiver.ref}.{method}"
+                if receiver.const == _TENSOR_DUNDER_CLASS and _unbound_tensor_method(qual, None) is not None:
+                    # ``t.__class__.add(t, 1)``: Dynamo breaks on the call, for any tensor method
+                    # ("Unsupported method call", GB0156; ``type(t).add(t, 1)`` traces; torch 2.13)
+                    self.emit("on_lookup_break", LookupBreakEvent(node, "dunder-class", method, "GB0156"))
+                    eager_call = True
         elif isinstance(func, cst.Name) and qual is None:
             callee_value = self.eval(func)
         elif qual is None:
             callee_value = self.eval(func)
+        if (
+            method is not None and receiver is not None and callee_value is not None
+            and callee_value.kind in (Kind.UNKNOWN, Kind.CONST)
+            and isinstance(callee_value.ref, str) and callee_value.const in (None, _CLASS_DESCRIPTOR)
+            and (receiver.kind is Kind.CLASS or (
+                receiver.kind in (Kind.SELF, Kind.MODULE) and _unbound_tensor_method(None, callee_value) is not None))
+        ):
+            # a callable stored as a class attribute and called through the class (``A.act(x)`` with
+            # ``act = torch.relu`` in the class body; a function looked up on a class is not bound), or a
+            # tensor method stored on an instance (``self.fn = torch.Tensor.item``, or a ``staticmethod``
+            # in the class body): the callable itself is called with the arguments as written
+            method, receiver, receiver_node = None, None, None
+            if callee_value.const is None and _unbound_tensor_method(None, callee_value) is None:
+                qual, callee_value = callee_value.ref, None
+        if method is None and callee_value is not None and callee_value.const == _CLASS_DESCRIPTOR:
+            # ``A.it(t)`` with ``it = torch.Tensor.item`` in ``A``'s body: Dynamo breaks on the call, for any
+            # tensor method ("Unsupported method call", GB0156, torch 2.13), and runs it eagerly
+            callee_value = replace(callee_value, const=None)
+            name = _unbound_tensor_method(None, callee_value)
+            self.emit("on_lookup_break", LookupBreakEvent(node, "class-attribute", name or "", "GB0156"))
+            eager_call = True
         if method is None and callee_value is not None and callee_value.const == _ATTRGETTER and len(args) == 1 and not kwargs:
             return self.attribute(args[0], callee_value.ref, node)  # ``attrgetter("item")(t)`` is ``t.item``
         if method is None and callee_value is not None and isinstance(callee_value.ref, BoundTensorMethod):
@@ -2621,7 +2729,7 @@ class Interpreter:
             callee_value = None
         if method is not None and self._is_type_of_tensor(func):
             qual, method, receiver = f"torch.Tensor.{method}", None, None  # ``type(t).item(t)``
-        if method is None and args and node.args and node.args[0].keyword is None and not node.args[0].star:
+        if method is None and first_known:
             unbound = _unbound_tensor_method(qual, callee_value)
             if unbound is None and callee_value is not None and callee_value.const == _METHODCALLER:
                 unbound = callee_value.ref  # ``operator.methodcaller("item")(t)`` is ``t.item()``
@@ -2630,7 +2738,11 @@ class Interpreter:
                 # to Dynamo as to us
                 bound_args = list(callee_value.elts or ()) if callee_value is not None and callee_value.const == _METHODCALLER else []
                 kwargs = {**_partial_kwargs(callee_value), **kwargs} if callee_value is not None else kwargs
-                method, receiver, receiver_node = unbound, args[0], node.args[0].value
+                # (``torch.Tensor.item(*a)`` with ``a = (t,)`` passes ``t`` too; Dynamo breaks on it as on
+                # ``t.item()``, torch 2.13)
+                first = next(a for a in node.args if a.keyword is None)
+                method, receiver = unbound, args[0]
+                receiver_node = first.value if not first.star else None
                 args, qual, callee_value = bound_args + args[1:], None, None
         if method in _DUNDER_BUILTINS and receiver is not None and receiver.kind is Kind.TENSOR and not args and not kwargs:
             # ``t.__int__()`` is what ``int(t)`` calls, and Dynamo breaks on it as on ``int(t)``
@@ -2667,10 +2779,11 @@ class Interpreter:
                     sourceless.check_call(self, node, receiver_node, receiver, callee_value, breaks_before)
             self._emit_builtin_tests(node, qual, args)
             self._emit_call_writes(node, qual, method, receiver, callee_value, args, kwargs)
-            self.emit(
-                "on_call",
-                CallEvent(node, qual, method, receiver, tuple(args), kwargs, result, callee, receiver_node),
-            )
+            if not eager_call:  # (a call the graph broke on runs eagerly: what it does inside is no break)
+                self.emit(
+                    "on_call",
+                    CallEvent(node, qual, method, receiver, tuple(args), kwargs, result, callee, receiver_node),
+                )
         return result
 
     def _record_hook(self, hook: Value) -> None:
@@ -2770,10 +2883,81 @@ class Interpreter:
                 return cst.Arg(value=func.value), args[0]
             if len(args) == 2 and isinstance(func.value, cst.Name) and func.value.value == "object" and not self._shadowed("object"):
                 return args[0], args[1]  # ``object.__getattribute__(x, name)``
+            if len(args) == 2 and (self.qualname(func.value) in _TENSOR_CLASSES or self._is_type_of_tensor(func)):
+                return args[0], args[1]  # ``torch.Tensor.__getattribute__(t, name)``, ``type(t).__getattribute__(t, name)``
             return None
         if isinstance(func, cst.Name) and func.value == "getattr" and len(args) in (2, 3) and not self._shadowed("getattr"):
             return args[0], args[1]
         return None
+
+    def _class_of_instance(self, expr: cst.BaseExpression) -> Optional[Value]:
+        """The class of an instance of a project class, as the receiver of a method call:
+        ``type(self).m(...)`` and ``self.__class__.m(...)`` (``self`` any name bound to such an
+        instance), else ``None``.  Only there: as a value passed around, ``type(self)`` stays a
+        constant (one argument kind for the functions it is passed to)."""
+        if isinstance(expr, cst.Call) and len(expr.args) == 1 and not expr.args[0].star and expr.args[0].keyword is None:
+            if not (isinstance(expr.func, cst.Name) and expr.func.value == "type" and not self._shadowed("type")):
+                return None
+            inner = expr.args[0].value
+        elif isinstance(expr, cst.Attribute) and expr.attr.value == "__class__":
+            inner = expr.value
+        else:
+            return None
+        if not isinstance(inner, cst.Name):
+            return None
+        v = self.eval(inner)
+        if v.kind in (Kind.SELF, Kind.MODULE) and isinstance(v.ref, ClassInfo) and not v.maybe_none:
+            return Value(Kind.CLASS, ref=v.ref)
+        return None
+
+    def _getattribute_form(self, node: cst.Call) -> Optional[str]:
+        """For a call that :meth:`_getattr_operands` reads as an attribute lookup: ``"object-getattribute"``
+        for ``object.__getattribute__(x, name)``, ``"getattribute"`` for the other ``__getattribute__``
+        spellings, ``None`` for ``getattr(x, name)`` (which Dynamo traces as the attribute itself)."""
+        func = node.func
+        if isinstance(func, cst.Call):
+            func = self._constant_getattr(func) or func
+        if not (isinstance(func, cst.Attribute) and func.attr.value == "__getattribute__"):
+            return None
+        if len(node.args) == 2 and isinstance(func.value, cst.Name) and func.value.value == "object":
+            return "object-getattribute"
+        return "getattribute"
+
+    def _eval_getattribute(self, node: cst.Call, attr: cst.Attribute, form: str) -> Value:
+        """The value of ``x.__getattribute__("name")`` (``form`` as :meth:`_getattribute_form` says), read
+        as ``attr`` (``x.name``), after reporting the lookup when Dynamo breaks on it."""
+        q = self.qualname(attr)
+        if q is not None and not (isinstance(attr.value, cst.Name) and self.frame.is_bound(attr.value.value)):
+            return self.eval(attr)  # an attribute of a module or another named object
+        base = self.eval(attr.value)
+        name = identifier(attr.attr.value)
+        self._lookup_break(node, form, base, name)
+        return self.attribute(base, name, attr)
+
+    def _lookup_break(self, node: cst.Call, form: str, base: Value, name: str) -> None:
+        """Emit a :class:`LookupBreakEvent` when the ``__getattribute__`` lookup ``node`` of ``name`` on
+        ``base``, a value that is surely a tensor, breaks the graph.
+
+        Measured on torch 2.13 (a graph-counting backend and the graph_breaks log):
+        ``t.__getattribute__(name)`` is put in the graph as a call of the tensor method
+        ``__getattribute__``, whose result must be a tensor, a ``torch.Size`` or ``None``; so every
+        method (``"sum"``, ``"item"``, ``"size"``) and every other attribute (``"dtype"``,
+        ``"device"``, ``"ndim"``, ``"requires_grad"``, ``"is_cuda"``, ``"itemsize"``) breaks with
+        "torch.* op returned non-Tensor" (GB0208), while ``"shape"``, ``"T"``, ``"mT"``, ``"H"``,
+        ``"mH"``, ``"data"``, ``"real"``, ``"grad"``, ``"grad_fn"`` (of a leaf) and ``"name"`` trace.
+        Only names of ``torch.Tensor``'s attributes (the facts table) are reported.
+        ``object.__getattribute__(t, name)`` breaks for every name, ``"shape"`` included
+        ("Unsupported method call", GB0156).
+        """
+        if self.silent or base.kind is not Kind.TENSOR or base.weak or base.maybe_none:
+            return
+        if form == "object-getattribute":
+            gb = "GB0156"
+        elif name in dynamo_facts.tensor_attributes() and name not in _GETATTRIBUTE_TRACES:
+            gb = "GB0208"
+        else:
+            return
+        self.emit("on_lookup_break", LookupBreakEvent(node, form, name, gb))
 
     def _shadowed(self, builtin: str) -> bool:
         """Whether the name of a builtin is bound in the running frame or defined in the module."""
@@ -3427,6 +3611,12 @@ class Interpreter:
             if first.kind is Kind.SHAPE:
                 return SHAPE
             return CONST if first.kind is Kind.CONST else UNKNOWN
+        if name == "vars" and first is not None and len(args) == 1:
+            # ``vars(A)`` is ``A.__dict__``
+            if first.kind is Kind.CLASS and isinstance(first.ref, ClassInfo):
+                return Value(Kind.UNKNOWN, ref=first.ref, const=_CLASS_DICT)
+            if first.kind is Kind.UNKNOWN and isinstance(first.ref, str) and first.const is None:
+                return Value(Kind.UNKNOWN, ref=first.ref + ".__dict__")
         if name == "len":
             if first is not None and first.kind is Kind.TENSOR and first.ref == "dynamic" and self.settings.capture_dynamic_output_shape_ops:
                 return DATA
@@ -4092,6 +4282,45 @@ _DUNDER_BUILTINS = {
 
 #: Qualified names of the tensor class; ``<one of them>.<method>(t, ...)`` calls ``t.<method>(...)``.
 _TENSOR_CLASSES = ("torch.Tensor", "torch._C.TensorBase", "torch._C._TensorBase")
+
+#: Tensor attributes whose ``t.__getattribute__(name)`` traces: their values are tensors, a
+#: ``torch.Size`` or ``None`` (torch 2.13; every other attribute and every method breaks, GB0208)
+_GETATTRIBUTE_TRACES = api.TENSOR_TENSOR_ATTRS | frozenset({"shape", "grad_fn", "name"})
+
+#: ``const`` of a tensor method stored in a class body (``it = torch.Tensor.item``) and looked up on
+#: the class (``A.it``): calling it breaks (GB0156); ``ref`` is the method's qualified name
+_CLASS_DESCRIPTOR = "class-attribute tensor method"
+
+#: ``const`` of a class-body value wrapped in ``staticmethod(...)``, stripped when it is looked up
+_STATIC = "builtins.staticmethod"
+
+#: ``const`` of ``A.__dict__`` / ``vars(A)`` for a class ``A`` of the project (its ``ClassInfo`` is ``ref``)
+_CLASS_DICT = "class __dict__"
+
+#: ``const`` of ``t.__class__`` for a value surely a tensor (``ref`` ``"torch.Tensor"``): a tensor method
+#: called through it breaks (GB0156, torch 2.13)
+_TENSOR_DUNDER_CLASS = "tensor __class__"
+
+
+def _class_view(v: Value) -> Value:
+    """A class-body value looked up on the class (``A.it``): a tensor method stored raw is marked
+    ``_CLASS_DESCRIPTOR`` (calling it breaks, GB0156, torch 2.13); one wrapped in ``staticmethod`` is the
+    plain unbound method (``A.it(t)`` is ``torch.Tensor.item(t)``).  Only callables stored by name
+    (functions and qualified callables such as ``torch.relu``) are followed; other values stay Unknown."""
+    if v.kind is Kind.UNKNOWN and isinstance(v.ref, str) and _unbound_tensor_method(None, v) is not None:
+        return replace(v, const=_CLASS_DESCRIPTOR if v.const is None else None) if v.const in (None, _STATIC) else UNKNOWN
+    if v.const is None and ((v.kind in (Kind.UNKNOWN, Kind.CONST) and isinstance(v.ref, str)) or v.kind is Kind.FUNCTION):
+        return v  # (``torch.relu`` is read as a constant naming the function)
+    return UNKNOWN
+
+
+def _instance_view(v: Value) -> Value:
+    """A class-body value looked up on an instance (``self.it``): a tensor method stored raw binds to
+    the instance (CPython's method descriptor, which then rejects a non-tensor ``self``: TypeError), so
+    it is Unknown; one wrapped in ``staticmethod`` is the plain unbound method; anything else as is."""
+    if v.kind is Kind.UNKNOWN and isinstance(v.ref, str) and _unbound_tensor_method(None, v) is not None:
+        return replace(v, const=None) if v.const == _STATIC else UNKNOWN
+    return v
 
 
 def _unbound_tensor_method(qual: Optional[str], callee: Optional[Value]) -> Optional[str]:

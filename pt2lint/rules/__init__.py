@@ -29,6 +29,7 @@ from pt2lint.rules.data_dependent import (
 from pt2lint.rules.dynamic_shape import BooleanMaskIndex, DynamicShapeOp
 from pt2lint.rules.export import DataDependentAssert, TensorNumpy
 from pt2lint.rules.inplace_view import InplaceViewOnInput
+from pt2lint.rules.lookups import UntraceableTensorLookup
 from pt2lint.rules.mutation import InputMutation
 from pt2lint.rules.objects import ModuleInitGraphBreak, ParameterInCompiledRegion, SourcelessMethodCallBreak
 from pt2lint.rules.sorting import SortNonConstant
@@ -86,6 +87,7 @@ RULES: Dict[str, Type[Rule]] = {
         ParameterInCompiledRegion,
         ModuleInitGraphBreak,
         SourcelessMethodCallBreak,
+        UntraceableTensorLookup,
         SortNonConstant,
         ModuleHookRegistration,
         TorchGeneratorUse,
