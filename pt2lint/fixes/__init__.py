@@ -125,6 +125,7 @@ def attach_fixes(
     findings: Sequence,
     diagnostics: Sequence[Diagnostic],
     names_for: Optional[NamesFor] = None,
+    path: str = "",
 ) -> List[Diagnostic]:
     """Return ``diagnostics`` with a :class:`Fix` on each finding a codemod can handle.
 
@@ -136,6 +137,8 @@ def attach_fixes(
         diagnostics: the diagnostics to report (a subset of the findings' diagnostics,
             after suppressions, in any order); others pass through unchanged.
         names_for: for each diagnostic, the codemods allowed (``None``: all).
+        path: the module's path relative to the project root (names of generated module-level
+            definitions are derived from it; see :class:`~pt2lint.fixes.context.FixContext`).
 
     Returns:
         The diagnostics in the same order; those with a fix are copies with ``fix`` set.
@@ -149,7 +152,7 @@ def attach_fixes(
     from pt2lint.fixes.context import FixContext
 
     reported = {id(d) for d in diagnostics}
-    ctx = FixContext(module, source, settings, findings, {id(f): f.diagnostic for f in findings if id(f.diagnostic) in reported})
+    ctx = FixContext(module, source, settings, findings, {id(f): f.diagnostic for f in findings if id(f.diagnostic) in reported}, path)
     out: List[Diagnostic] = []
     for d in diagnostics:
         if d.fix is not None or d.code not in FIXABLE_CODES or id(d) not in by_diag:
