@@ -52,7 +52,7 @@ from pt2lint.fixes.check_op import FN_PREFIX, NS_PREFIX, check_op_source, functi
 from pt2lint.fixes.cond import python_test, target_if
 from pt2lint.fixes.context import FixContext, Refuse, all_params
 from pt2lint.fixes.edits import block_indent, comment_lines, sole_small_statement, split_keepends
-from pt2lint.fixes.predicate import translate_predicate
+from pt2lint.fixes.predicate import call_qualname, is_number_literal, translate_predicate
 
 NAME = "check"
 REFUSED = "not rewritten as a runtime check"
@@ -469,6 +469,99 @@ def _state_before(ctx: FixContext, node: cst.If, func: cst.FunctionDef) -> List[
     return []
 
 
+#: Tensor methods and ``torch.`` / ``torch.nn.functional.`` functions whose failure, if any, depends on
+#: shapes and dtypes only, never on the values (no index bounds, no integer division, no
+#: probability or matrix-property check): Inductor may run one of them before a check op that it
+#: does not depend on, and it then cannot raise in the check's place.
+VALUE_TOTAL_OPS = frozenset(
+    """abs neg negative exp exp2 expm1 log log1p log2 log10 sqrt rsqrt sigmoid tanh relu relu6 gelu silu mish elu
+    leaky_relu softplus hardtanh sin cos tan sinh cosh asinh atan erf erfc floor ceil round trunc frac sign sgn square
+    reciprocal clamp clamp_min clamp_max clip nan_to_num float double half bfloat16 bool to detach clone contiguous
+    add sub mul multiply subtract true_divide maximum minimum fmax fmin lerp where masked_fill softmax log_softmax
+    sum mean amax amin prod std var norm logsumexp any all isnan isinf isfinite logical_not logical_and logical_or
+    eq ne lt le gt ge view reshape flatten transpose permute unsqueeze squeeze expand expand_as matmul mm bmm
+    linear layer_norm rms_norm dropout cat stack zeros_like ones_like full_like""".split()
+)
+_TOTAL_BUILTINS = frozenset({"builtins.float", "builtins.len", "builtins.tuple", "builtins.range", "builtins.isinstance"})
+OP_ORDER_NOTE = (
+    "{why}; Inductor orders the check op only by data dependencies, so compiled code may run that first "
+    "(measured on torch 2.13: `F.cross_entropy` after a label-range check raised Inductor's index-out-of-bounds "
+    "RuntimeError instead of the check's IndexError)"
+)
+
+
+def _state_after(ctx: FixContext, node: cst.If, func: cst.FunctionDef) -> List[str]:
+    """Why the code that runs after ``node`` in ``func`` might raise for some values (empty: proven not to).
+
+    Every call must be a :data:`VALUE_TOTAL_OPS` method of a tensor or function of ``torch`` /
+    ``torch.nn.functional``, a rank-keeping ``torch.nn`` submodule
+    (:data:`~pt2lint.fixes.module_facts.RANK_KEEPING_MODULES`: ``nn.Linear``, convolutions, norms) or
+    a builtin of :data:`_TOTAL_BUILTINS`; no ``//``/``%`` (integer division by zero raises) and no
+    subscript by a computed index.  The function must be the compiled region's entry (a caller's
+    code after the call is in the same graph and is not analysed here).
+    """
+    from pt2lint.analysis.walk import walk
+    from pt2lint.fixes.module_facts import RANK_KEEPING_MODULES, submodules_of
+
+    after: List[cst.CSTNode] = []
+    if isinstance(node.orelse, cst.Else):
+        after.append(node.orelse.body)
+    child: cst.CSTNode = node
+    parent = ctx.parent(node)
+    while parent is not None and parent is not func:
+        if isinstance(parent, (cst.IndentedBlock, cst.Module)):
+            stmts = list(parent.body)
+            k = next((i for i, st in enumerate(stmts) if st is child), None)
+            if k is not None:
+                after.extend(stmts[k + 1 :])
+        child, parent = parent, ctx.parent(parent)
+    qual = _qualname(ctx, node)
+    ids = ctx.subtree_ids(node.test)
+    heads = {f.chain[0] for f in ctx.facts.findings if id(f.node) in ids and f.chain}
+    if any(h != qual for h in heads):
+        return [OP_ORDER_NOTE.format(why=f"the check is in a function that {', '.join(sorted(heads))} calls, and the caller's code after the call is not analysed")]
+    modules = submodules_of(ctx, func, RANK_KEEPING_MODULES)
+    for root in after:
+        for n in walk(root):
+            if isinstance(n, cst.BinaryOperation) and isinstance(n.operator, (cst.FloorDivide, cst.Modulo)):
+                return [OP_ORDER_NOTE.format(why="the code after the check divides with `//` or `%`, which raises for an integer zero")]
+            if isinstance(n, cst.Index) and not _constant_index(ctx, n.value):
+                what = " ".join(ctx.module.code_for_node(n.value).split())
+                return [OP_ORDER_NOTE.format(why=f"the code after the check indexes with `{what}`, which may be out of bounds for some values")]
+            if not isinstance(n, cst.Call):
+                continue
+            func_node = n.func
+            if isinstance(func_node, cst.Attribute) and isinstance(func_node.value, cst.Name) and func_node.value.value == "self" and func_node.attr.value in modules:
+                continue
+            q = call_qualname(ctx, n)
+            if q is not None:
+                head, _, last = q.rpartition(".")
+                if head in ("torch", "torch.nn.functional", "torch.special") and last in VALUE_TOTAL_OPS:
+                    continue
+                if q in _TOTAL_BUILTINS:
+                    continue
+            elif isinstance(func_node, cst.Attribute) and func_node.attr.value in VALUE_TOTAL_OPS:
+                v = ctx.facts.value(func_node.value)
+                if v is not None and v.kind is Kind.TENSOR:
+                    continue
+            what = " ".join(ctx.module.code_for_node(func_node).split())
+            return [OP_ORDER_NOTE.format(why=f"the code after the check calls `{what}`, which pt2lint does not know to raise for no value")]
+    return []
+
+
+def _constant_index(ctx: FixContext, node: cst.BaseExpression) -> bool:
+    """An index whose bounds check does not depend on tensor values: a number literal, ``None``,
+    ``...``, or a name the analysis holds as a Python constant."""
+    if is_number_literal(node) or isinstance(node, cst.Ellipsis):
+        return True
+    if isinstance(node, cst.Name):
+        if node.value == "None":
+            return True
+        v = ctx.facts.value(node)
+        return v is not None and v.kind is Kind.CONST
+    return False
+
+
 def _is_compiling_call(node: cst.BaseExpression) -> bool:
     """``<torch>.compiler.is_compiling()``, the test :func:`_eager_split` writes."""
     return (
@@ -502,7 +595,7 @@ def _build_op(ctx: FixContext, node: cst.If, raise_: cst.Raise, func, exc_name: 
     call = cst.Call(func=cst.Name(fn), args=[cst.Arg(_strip_parens(pred.expr))])
     check = cst.SimpleStatementLine([cst.Expr(call)], leading_lines=comment_lines(node.with_changes(leading_lines=())))
     edits = _replace_if(ctx, node, test, guard, torch, check, True)
-    notes = list(pred.inexact) + _state_before(ctx, node, func)
+    notes = list(pred.inexact) + _state_before(ctx, node, func) + _state_after(ctx, node, func)
     what = (
         f"check with the custom op `{fn}` (written after the imports) under `{torch}.compiler.is_compiling()` and keep "
         f"the `if ...: raise` for eager mode: compiled and exported code raise the same {exc_name} and message (measured on "
