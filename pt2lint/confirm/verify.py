@@ -294,7 +294,10 @@ def _drop_check_ops(text: str, functions: Set[str]) -> str:
     lines = _lines(text)
     for op in sorted(recognise_check_ops(text), key=lambda o: o.first, reverse=True):
         if op.function in functions:
-            del lines[op.first - 1 : op.last]
+            first = op.first - 1
+            while first > 0 and op.first - 1 - first < 2 and not lines[first - 1].strip():
+                first -= 1  # the two blank lines the codemod wrote above the block
+            del lines[first : op.last]
     return "".join(lines)
 
 
@@ -492,11 +495,20 @@ def verdicts(
 
 
 def keep_verified(orig: str, fixed: str, results: Sequence[Verdict]) -> str:
-    """``fixed`` with every unit that is not verified reverted; ``orig`` when none is verified."""
+    """``fixed`` with every unit that is not verified reverted; ``orig`` when none is verified.  A
+    generated check op (:mod:`pt2lint.fixes.check_op`) that no kept unit calls any more is dropped too."""
     bad = [v.unit for v in results if v.status != VERIFIED]
     if len(bad) == len(results):
         return orig
-    return revert_units(fixed, orig, bad)
+    kept = revert_units(fixed, orig, bad)
+    from pt2lint.fixes.check_op import recognise_check_ops
+
+    known = {op.function for op in recognise_check_ops(orig)}
+    added = [op for op in recognise_check_ops(kept) if op.function not in known]
+    if not added:
+        return kept
+    called = set(_calls_of(kept, (1, len(_lines(kept))), {op.function for op in added}))
+    return _drop_check_ops(kept, {op.function for op in added if op.function not in called})
 
 
 def summary_line(results: Sequence[Verdict]) -> str:
