@@ -8,10 +8,12 @@ finding it targets (DESIGN, "Fixes").  Each fix carries its applicability:
 ========================  =====================================  ===================
 codemod                   rewrites                               applicability
 ========================  =====================================  ===================
-``check``                 ``if <tensor test>: raise E("msg")``   unsafe (the type
-                          -> ``torch._assert_async(...)``        becomes RuntimeError)
-                          (PTC104, PTC101, PTC103); ``assert
-                          <tensor test>, "msg"`` (PTC602)
+``check``                 ``if <tensor test>: raise E("msg")``   safe when proven (op
+                          -> a generated custom op in compiled   form); unsafe
+                          code, the ``if``/``raise`` in eager    (``_assert_async``:
+                          (PTC104, PTC101, PTC103); else, and    the type becomes
+                          ``assert <tensor test>, "msg"``        RuntimeError)
+                          (PTC602): ``torch._assert_async``
 ``cond``                  data-dependent ``if``/``elif`` ->      safe when provably
                           ``torch.cond`` (PTC104, and PTC101 /   equivalent, else
                           PTC103 in an ``if`` test)              unsafe or refused

@@ -1,6 +1,26 @@
-"""The ``check`` codemod: data-dependent validation becomes a graph-native runtime assertion.
+"""The ``check`` codemod: data-dependent validation becomes a check that compiled code keeps.
 
-::
+With a constant message (or none) and an exception class module-level code can name, compiled
+code calls a generated custom op (:mod:`pt2lint.fixes.check_op`, written after the imports) and
+eager mode keeps the original ``if``/``raise``::
+
+    if (x < 0).any():                          if torch.compiler.is_compiling():
+        raise ValueError("negative input")  ->     _pt2lint_check_M_forward_12((x < 0).any())
+                                               elif (x < 0).any():
+                                                   raise ValueError("negative input")
+
+Compiled (aot_eager, Inductor with ``fullgraph=True``) and exported code then raise the same
+type and message (measured on torch 2.13; :mod:`pt2lint.fixes.check_op`).  That form is *safe*
+when the predicate's translation is exact, the code before the check in its function writes no
+state (a failing check in a compiled graph loses the writes made earlier in it, measured), and
+the code after it can raise for no value (Inductor orders the op only by data dependencies and
+may run a later kernel first: ``F.cross_entropy`` after a label-range check raised an
+index-out-of-bounds ``RuntimeError``, measured); otherwise it is unsafe with the reason.  Eager
+mode costs one ``is_compiling()`` test (under 1 us per call, measured), so unlike ``cond`` the
+fix does not depend on the module being known to be compiled.
+
+Where the op form does not apply (an f-string message, ``torch`` imported after the first
+definition), the older form below is used, always unsafe::
 
     if (x < 0).any():                          torch._assert_async(
         raise ValueError("negative input")  ->     torch.logical_not((x < 0).any()), "negative input")
