@@ -361,7 +361,7 @@ def lint_source(
         from pt2lint.fixes import FIXABLE_CODES, attach_fixes
 
         if any(d.code in FIXABLE_CODES for d in diags):
-            diags = attach_fixes(module, source, settings, findings, diags, fix_names)
+            diags = attach_fixes(module, source, settings, findings, diags, fix_names, (relpath or filename).replace(os.sep, "/"))
     if cuts:
         diags = [_uncut(d, cuts, filename) for d in diags]
     diags.sort(key=Diagnostic.sort_key)

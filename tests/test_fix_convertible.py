@@ -165,12 +165,13 @@ def test_validation_keeps_the_eager_raise_and_compiles_without_a_break():
         exported(bad)
 
 
-def test_runtime_error_with_a_constant_message_keeps_the_plain_check():
-    # the near miss: nothing to keep for eager mode, so no `is_compiling()` split
+def test_a_constant_message_gets_the_custom_op_check():
+    # the near miss of the f-string: a constant message is written into a module-level op, which
+    # compiled code calls (pt2lint/fixes/check_op.py); eager mode keeps the `if`/`raise`
     text = VALIDATE.replace('ValueError(f"negative input of shape {tuple(x.shape)}")', 'RuntimeError("negative input")')
     out = check_fixed(text)
-    assert "is_compiling" not in out and "raise" not in out
-    assert 'torch._assert_async(torch.logical_not((x < 0).any()), "negative input")' in out
+    assert "_assert_async" not in out and out.count('raise RuntimeError("negative input")') == 2
+    assert "if torch.compiler.is_compiling():\n            _pt2lint_check_M_forward_" in out
 
 
 # ------------------------------------------------------------------ --verify: inputs that reach validation branches

@@ -109,9 +109,11 @@ def test_float_read_feeding_a_validation_raise_becomes_a_check():
         """
     )
     (fix,) = item_fixes(src)
-    assert fix.applicability is Applicability.UNSAFE and "then check:" in fix.message
+    # the check is the custom-op form (pt2lint/fixes/check_op.py): the code after it is a Linear and a division
+    assert fix.applicability is Applicability.SAFE and "then check:" in fix.message, fix.message
     out = fixed(src, unsafe=True)
-    assert 'torch._assert_async(torch.logical_not(x.norm().double() < 1e-6), "zero input")' in out
+    assert "_pt2lint_check_M_forward_" in out and "(x.norm().double() < 1e-6)\n" in out
+    assert "elif float(x.norm()) < 1e-6:" in out and 'raise ValueError("zero input")' in out
     assert "v = float" not in out and fixed(out, unsafe=True) == out
 
 

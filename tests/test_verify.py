@@ -130,6 +130,31 @@ class Net(nn.Module):
             h = h * 2
         return h
 """,
+    # a validation raise: the check codemod's custom-op form (safe), verified eager and compiled
+    "validation": """
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(4, 4)
+
+    def forward(self, x):
+        if (x < 0).any():
+            raise ValueError("inputs must be non-negative")
+        return self.lin(torch.log1p(x))
+""",
+    # the unsafe op form: Inductor runs the loss (with its own bounds check) before the check op
+    "validation_reordered": """
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(4, 4)
+
+    def forward(self, x):
+        labels = x.abs().sum(dim=1).long()
+        if (labels >= 4).any():
+            raise IndexError("label out of range")
+        return torch.nn.functional.cross_entropy(self.lin(x), labels)
+""",
 }
 
 FACTORY = """
@@ -160,6 +185,20 @@ class Net(nn.Module):
 """
 
 
+def _validation_fixed(message: str, eager_message: str = "inputs must be non-negative") -> str:
+    """A hand-made check-op fix of "validation" whose op raises ``message`` and whose eager `raise`
+    says ``eager_message`` (the codemod writes the original message in both)."""
+    from pt2lint.fixes.check_op import check_op_source
+
+    op = check_op_source("torch", "pt2lint_verify_test", "check_Net_forward_11", "Net.forward", f'raise ValueError("{message}")')
+    body = CASES["validation"].replace(
+        '        if (x < 0).any():\n            raise ValueError("inputs must be non-negative")\n',
+        "        if torch.compiler.is_compiling():\n            _pt2lint_check_Net_forward_11((x < 0).any())\n"
+        f'        elif (x < 0).any():\n            raise ValueError("{eager_message}")\n',
+    )
+    return HEAD.rstrip("\n") + "\n\n\n" + op + "\n\n" + body.lstrip("\n") + FACTORY
+
+
 def _fixed_text(path: Path) -> str:
     """The file fixed by the real codemods, unsafe fixes included."""
     from pt2lint.fixes.apply import applicable, fix_text
@@ -184,6 +223,13 @@ def measured(tmp_path_factory):
     wrong = base / "wrong.py"
     wrong.write_text(HEAD + CASES["correct"].lstrip("\n") + FACTORY)
     files["wrong"] = (wrong, wrong.read_text(), HEAD + WRONG_FIXED.lstrip("\n") + FACTORY)
+    for name, fixed in (
+        ("op_message", _validation_fixed("inputs must be positive")),
+        ("eager_message", _validation_fixed("inputs must be non-negative", "inputs must be positive")),
+    ):
+        path = base / f"{name}.py"
+        path.write_text(HEAD + CASES["validation"].lstrip("\n") + FACTORY)
+        files[name] = (path, path.read_text(), fixed)
     planned, units = [], {}
     for name, (path, orig, fixed) in files.items():
         found, problems = vf.rewritten_units(orig, fixed)
@@ -238,6 +284,60 @@ def test_a_branch_reached_only_by_changing_the_weights_is_verified(measured):
     assert "both branches" in v.reason, v
 
 
+def test_a_check_op_fix_is_verified_eager_and_compiled(measured):
+    results, files = measured
+    _path, _orig, fixed = files["validation"]
+    assert "torch.fx.node.has_side_effect(" in fixed and "_assert_async" not in fixed
+    v = _one(measured, "validation")
+    assert v.status == vf.VERIFIED, v
+    assert "both branches" in v.reason, v
+
+
+def test_a_check_op_raising_another_message_is_rejected_compiled_and_eager(measured):
+    v = _one(measured, "op_message")  # eager mode keeps the right `raise`: only compiled code differs
+    assert v.status == vf.REJECTED, v
+    assert "compiled (inductor)" in v.reason and "inputs must be positive" in v.reason, v
+    v = _one(measured, "eager_message")
+    assert v.status == vf.REJECTED, v
+    assert "(another message)" in v.reason, v
+
+
+def test_a_check_op_that_inductor_orders_after_a_later_kernel_is_rejected(measured):
+    results, files = measured
+    assert "_pt2lint_check_Net_forward_" in files["validation_reordered"][2]  # the unsafe op form
+    v = _one(measured, "validation_reordered")
+    assert v.status == vf.REJECTED, v
+    assert "compiled (inductor)" in v.reason and "IndexError" in v.reason and "RuntimeError" in v.reason, v
+
+
+def test_generated_check_ops_are_recognised_exactly():
+    orig = HEAD + CASES["validation"].lstrip("\n") + FACTORY
+    fixed = _validation_fixed("inputs must be non-negative")
+    units, problems = vf.rewritten_units(orig, fixed)
+    assert problems == [] and [u.qualname for u in units] == ["Net.forward"]
+    assert units[0].check_ops == ("_pt2lint_check_Net_forward_11",)
+    assert "has_side_effect" in units[0].alone_text
+    for tampered in (
+        fixed.replace("mutates_args=()", 'mutates_args=("failed",)'),
+        fixed.replace("torch.fx.node.has_side_effect(", "print("),
+        fixed.replace("    if failed:\n", "    if not failed:\n"),
+        fixed.replace('raise ValueError("inputs must be non-negative")\n\n\n@', "raise ValueError(str(failed))\n\n\n@"),
+    ):
+        assert tampered != fixed
+        _units, problems = vf.rewritten_units(orig, tampered)
+        assert "function _pt2lint_check_Net_forward_11 was added" in problems, problems
+
+
+def test_a_rejected_check_op_unit_takes_its_op_with_it():
+    orig = HEAD + CASES["validation"].lstrip("\n") + "\n\ndef g(x):\n    return x\n" + FACTORY
+    fixed = _validation_fixed("inputs must be non-negative").replace("\n\ndef make_model", "\n\ndef g(x):\n    return x + 0\n\n\ndef make_model", 1)
+    units, problems = vf.rewritten_units(orig, fixed)
+    assert problems == [] and [u.qualname for u in units] == ["Net.forward", "g"]
+    verdicts = [vf.Verdict("f.py", "Net.forward", 1, vf.REJECTED, "x"), vf.Verdict("f.py", "g", 1, vf.VERIFIED, "y")]
+    kept = vf.keep_verified(orig, fixed, verdicts)
+    assert kept == orig.replace("    return x\n\n\ndef make_model", "    return x + 0\n\n\ndef make_model")
+
+
 def test_perturb_parameters_changes_floating_parameters_only():
     torch = pytest.importorskip("torch")
     net = torch.nn.Linear(3, 2)
@@ -276,7 +376,7 @@ def test_only_verified_functions_are_kept(measured):
     results, files = measured
     for name, (_path, orig, fixed) in files.items():
         kept = vf.keep_verified(orig, fixed, results[name])
-        assert kept == (fixed if name in ("correct", "guard_in_refused_branch", "gate_reached_by_weights") else orig), name
+        assert kept == (fixed if name in ("correct", "guard_in_refused_branch", "gate_reached_by_weights", "validation") else orig), name
 
 
 # ---------------------------------------------------------------------------

@@ -5,6 +5,7 @@ Setup: torch (the ``confirm`` extra) for ``--verify``; nothing is downloaded.  R
     python bench/convertible/run.py              # prints the summary and the per-case table
     python bench/convertible/run.py --markdown   # the same as bench/convertible/RESULTS.md
     python bench/convertible/run.py --json out.json   # every run's JSON, for a closer look
+    python bench/convertible/run.py --cases c04,c05   # only the cases whose names start so
 
 The cases (``cases/*.py``, one model per file with ``make_model()`` / ``example_inputs()``)
 were written as ordinary model code, independently of the codemods; ``manifest.toml``
@@ -259,8 +260,17 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument("--markdown", action="store_true", help="print the Markdown report only")
     parser.add_argument("--json", metavar="FILE", help="also write every run's JSON to FILE")
     parser.add_argument("--timeout", type=float, default=3600.0, help="seconds per pt2lint run (default 3600)")
+    parser.add_argument(
+        "--cases", metavar="PREFIXES",
+        help="only the cases whose name starts with one of these comma-separated prefixes (e.g. c04,c05)",
+    )
     args = parser.parse_args(argv)
     cases = load_manifest(HERE / "manifest.toml")
+    if args.cases:
+        prefixes = tuple(p.strip() for p in args.cases.split(",") if p.strip())
+        cases = {name: entry for name, entry in cases.items() if name.startswith(prefixes)}
+        if not cases:
+            raise SystemExit(f"error: no case starts with {', '.join(prefixes)}")
     raw = measure(cases, args.timeout)
     result = analyse(cases, raw)
     text = report(result, raw["seconds"])

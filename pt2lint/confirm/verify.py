@@ -164,6 +164,9 @@ class UnitSpec:
             graph break left means the fix did not do its job.
         replaced: the lines of the original unit the fix replaced (or inserted before): the
             original must execute one of them for the rewrite to count as reached.
+        check_ops: the generated check ops (:mod:`pt2lint.fixes.check_op`) the fixed unit calls;
+            such a unit is also run compiled (Inductor) on the inputs where the original raised,
+            which must raise the same exception type and message.
     """
 
     qualname: str
@@ -173,6 +176,7 @@ class UnitSpec:
     tests: Tuple[BranchTest, ...] = ()
     rewritten: Tuple[int, ...] = ()
     replaced: Tuple[int, ...] = ()
+    check_ops: Tuple[str, ...] = ()
 
 
 def _lines(text: str) -> List[str]:
@@ -238,15 +242,20 @@ def rewritten_units(orig: str, fixed: str) -> Tuple[List[UnitSpec], List[str]]:
     Raises:
         SyntaxError: either text does not parse.
     """
+    from pt2lint.fixes.check_op import recognise_check_ops
+
     o_units, f_units = function_units(orig), function_units(fixed)
     o_lines, f_lines = _lines(orig), _lines(fixed)
     changed = [
         n for n in o_units
         if n in f_units and o_lines[o_units[n][0] - 1 : o_units[n][1]] != f_lines[f_units[n][0] - 1 : f_units[n][1]]
     ]
+    known = {op.function: op for op in recognise_check_ops(orig)}
+    added_ops = [op for op in recognise_check_ops(fixed) if op.function not in known]
+    generated = {name for op in added_ops for name in op.functions}
     problems = [f"function {n} was removed" for n in o_units if n not in f_units]
-    problems += [f"function {n} was added" for n in f_units if n not in o_units]
-    residual = revert_units(fixed, orig, changed)
+    problems += [f"function {n} was added" for n in f_units if n not in o_units and n not in generated]
+    residual = _drop_check_ops(revert_units(fixed, orig, changed), {op.function for op in added_ops})
     if residual != orig:
         extra = [
             line.strip() for tag, _i1, _i2, j1, j2 in difflib.SequenceMatcher(None, o_lines, _lines(residual), autojunk=False).get_opcodes()
@@ -272,9 +281,38 @@ def rewritten_units(orig: str, fixed: str) -> Tuple[List[UnitSpec], List[str]]:
                 tests=_branch_tests(orig, o_units[name], marks),
                 rewritten=_written_lines(orig, alone, span),
                 replaced=tuple(sorted(n for n in _changed_original_lines(orig, alone) if o_units[name][0] <= n <= o_units[name][1])),
+                check_ops=_calls_of(alone, span, {op.function for op in added_ops}),
             )
         )
     return units, problems
+
+
+def _drop_check_ops(text: str, functions: Set[str]) -> str:
+    """``text`` without the generated check-op blocks that define ``functions``."""
+    from pt2lint.fixes.check_op import recognise_check_ops
+
+    lines = _lines(text)
+    for op in sorted(recognise_check_ops(text), key=lambda o: o.first, reverse=True):
+        if op.function in functions:
+            first = op.first - 1
+            while first > 0 and op.first - 1 - first < 2 and not lines[first - 1].strip():
+                first -= 1  # the two blank lines the codemod wrote above the block
+            del lines[first : op.last]
+    return "".join(lines)
+
+
+def _calls_of(text: str, span: Tuple[int, int], names: Set[str]) -> Tuple[str, ...]:
+    """Which of ``names`` are called (as plain names) within the lines ``span`` of ``text``."""
+    if not names:
+        return ()
+    found: Set[str] = set()
+    for node in ast.walk(ast.parse(text)):
+        if (
+            isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in names
+            and span[0] <= node.lineno <= span[1]
+        ):
+            found.add(node.func.id)
+    return tuple(sorted(found))
 
 
 @dataclass(frozen=True)
@@ -457,11 +495,20 @@ def verdicts(
 
 
 def keep_verified(orig: str, fixed: str, results: Sequence[Verdict]) -> str:
-    """``fixed`` with every unit that is not verified reverted; ``orig`` when none is verified."""
+    """``fixed`` with every unit that is not verified reverted; ``orig`` when none is verified.  A
+    generated check op (:mod:`pt2lint.fixes.check_op`) that no kept unit calls any more is dropped too."""
     bad = [v.unit for v in results if v.status != VERIFIED]
     if len(bad) == len(results):
         return orig
-    return revert_units(fixed, orig, bad)
+    kept = revert_units(fixed, orig, bad)
+    from pt2lint.fixes.check_op import recognise_check_ops
+
+    known = {op.function for op in recognise_check_ops(orig)}
+    added = [op for op in recognise_check_ops(kept) if op.function not in known]
+    if not added:
+        return kept
+    called = set(_calls_of(kept, (1, len(_lines(kept))), {op.function for op in added}))
+    return _drop_check_ops(kept, {op.function for op in added if op.function not in called})
 
 
 def summary_line(results: Sequence[Verdict]) -> str:
@@ -719,6 +766,17 @@ class _Run:
     state: Dict[str, Any] = field(default_factory=dict)
     lines: Set[int] = field(default_factory=set)
     outcomes: Dict[int, Set[bool]] = field(default_factory=dict)
+    raised_here: bool = False
+
+
+def _raised_in(exc: BaseException, path: str) -> bool:
+    """Whether the innermost frame of ``exc``'s traceback is code of the file ``path`` (a ``raise`` of its own)."""
+    tb = exc.__traceback__
+    if tb is None:
+        return False
+    while tb.tb_next is not None:
+        tb = tb.tb_next
+    return os.path.abspath(tb.tb_frame.f_code.co_filename) == os.path.abspath(path)
 
 
 def _projection(output: Any) -> Any:
@@ -746,6 +804,7 @@ def _run_model(model: Any, args: tuple, kwargs: Dict[str, Any], tracer: _Tracer)
             run.output = model(*args, **kwargs)
     except Exception as exc:
         run.error = exc
+        run.raised_here = _raised_in(exc, tracer.path)
     run.lines, run.outcomes = tracer.lines, tracer.outcomes
     if run.error is None:
         loss = _projection(run.output)
@@ -844,6 +903,9 @@ def compare_runs(label: str, orig: _Run, fixed: _Run) -> List[str]:
     if orig.error is not None or fixed.error is not None:
         if orig.error is not None and fixed.error is not None:
             if isinstance(fixed.error, type(orig.error)):
+                if orig.raised_here and str(fixed.error) != str(orig.error):
+                    # a `raise` of the file itself: its message is part of what the caller sees
+                    return [f"{label}: the original raised {_exc_text(orig.error)}; the fixed raised {_exc_text(fixed.error)} (another message)"]
                 return []
             return [f"{label}: the original raised {_exc_text(orig.error)}; the fixed raised {_exc_text(fixed.error)}"]
         if fixed.error is not None:
@@ -876,6 +938,67 @@ def compare_runs(label: str, orig: _Run, fixed: _Run) -> List[str]:
             out.append(why)
     out += _compare_inputs_and_state(label, orig, fixed)
     _ = torch
+    return out
+
+
+#: Inputs on which the original raised that a unit with a generated check op also runs compiled.
+MAX_RAISING = 3
+
+
+def compiled_check_runs(
+    model: Any,
+    good: Tuple[tuple, Dict[str, Any]],
+    good_run: "_Run",
+    raising: Sequence[Tuple[str, Tuple[tuple, Dict[str, Any]], "_Run"]],
+    config: Optional[Dict[str, Any]] = None,
+) -> List[str]:
+    """Run the fixed ``model`` under ``torch.compile`` (default backend, Inductor) and compare with the
+    original's eager runs: on ``good`` (where the original returned) the outputs must agree; on each
+    input of ``raising`` the compiled code must raise the original's exception type and, for a
+    ``raise`` of the file itself, its message.
+
+    This is the check a generated check op (:mod:`pt2lint.fixes.check_op`) needs: it runs only
+    under ``torch.compiler.is_compiling()``, and an op without an output that Inductor drops
+    would raise nothing (measured on torch 2.13 without ``has_side_effect``).
+
+    Returns:
+        Evidence lines, empty when everything agreed.
+    """
+    import copy
+
+    import torch
+
+    from pt2lint.confirm import dynamo
+
+    out: List[str] = []
+    dynamo.reset_dynamo()
+    try:
+        with dynamo._dynamo_config(dict(config or {})):
+            compiled = torch.compile(copy.deepcopy(model))
+            args, kwargs = copy.deepcopy(good)
+            try:
+                value = compiled(*args, **kwargs)
+            except Exception as exc:
+                return [f"compiled (inductor): the fixed code raised {_exc_text(exc)} where the original returned"]
+            out += _compare_values("compiled (inductor)", good_run.output, value)
+            for name, made, o_run in raising:
+                args, kwargs = copy.deepcopy(made)
+                try:
+                    compiled(*args, **kwargs)
+                except Exception as exc:
+                    assert o_run.error is not None
+                    same = isinstance(exc, type(o_run.error)) and (not o_run.raised_here or str(exc) == str(o_run.error))
+                    if not same:
+                        out.append(
+                            f"input '{name}', compiled (inductor): the original raised {_exc_text(o_run.error)}; "
+                            f"the fixed raised {_exc_text(exc)}"
+                        )
+                else:
+                    out.append(f"input '{name}', compiled (inductor): the original raised {_exc_text(o_run.error)}; the fixed code returned")
+    except Exception as exc:
+        out.append(f"compiling the fixed code with the default backend raised {_exc_text(exc)}")
+    finally:
+        dynamo.reset_dynamo()
     return out
 
 
@@ -1046,6 +1169,8 @@ def run_verify_job(job: VerifyJob, report: Callable[[str, Any], None] = lambda k
             }
         all_tests = [t for u in job.units for t in u.tests]
         first_ok: Optional[Tuple[tuple, Dict[str, Any]]] = None
+        first_ok_run: Optional[_Run] = None
+        raising: List[Tuple[str, Tuple[tuple, Dict[str, Any]], _Run]] = []  # inputs the original raised on
         tried = 0
         for name, kind in VARIANTS:
             stage(f"inputs: {name}")
@@ -1058,7 +1183,9 @@ def run_verify_job(job: VerifyJob, report: Callable[[str, Any], None] = lambda k
             tried += 1
             o_run = _run_model(o_model, *copy.deepcopy(made), _Tracer(job.path, all_tests))
             if o_run.error is None and first_ok is None and not kind.startswith(PARAM_KIND):
-                first_ok = made
+                first_ok, first_ok_run = made, o_run
+            if o_run.error is not None and not kind.startswith(PARAM_KIND) and len(raising) < MAX_RAISING:
+                raising.append((name, made, o_run))
             for unit in job.units:
                 if unit.qualname not in fixed_models:
                     continue
@@ -1130,6 +1257,14 @@ def run_verify_job(job: VerifyJob, report: Callable[[str, Any], None] = lambda k
                             f"graph break left in the fixed function, at its line {gb.lineno - lo + 1} "
                             f"(line {gb.lineno} of the fixed file): {gb.reason}"
                         )
+                if unit.check_ops and not rec["mismatches"]:
+                    stage(f"compile: {unit.qualname} (inductor)")
+                    assert first_ok_run is not None
+                    rec["mismatches"].extend(
+                        compiled_check_runs(fixed_models[unit.qualname], first_ok, first_ok_run, raising, config)[:MAX_EVIDENCE]
+                    )
+                    if not raising:
+                        rec["notes"].append("compiled run: no input made the original raise")
         stage("done")
         return result
     finally:
@@ -1151,6 +1286,7 @@ __all__ = [
     "VerifyJob",
     "VerifyUnavailable",
     "compare_runs",
+    "compiled_check_runs",
     "format_verdict",
     "perturb_parameters",
     "function_units",

@@ -8,10 +8,12 @@ finding it targets (DESIGN, "Fixes").  Each fix carries its applicability:
 ========================  =====================================  ===================
 codemod                   rewrites                               applicability
 ========================  =====================================  ===================
-``check``                 ``if <tensor test>: raise E("msg")``   unsafe (the type
-                          -> ``torch._assert_async(...)``        becomes RuntimeError)
-                          (PTC104, PTC101, PTC103); ``assert
-                          <tensor test>, "msg"`` (PTC602)
+``check``                 ``if <tensor test>: raise E("msg")``   safe when proven (op
+                          -> a generated custom op in compiled   form); unsafe
+                          code, the ``if``/``raise`` in eager    (``_assert_async``:
+                          (PTC104, PTC101, PTC103); else, and    the type becomes
+                          ``assert <tensor test>, "msg"``        RuntimeError)
+                          (PTC602): ``torch._assert_async``
 ``cond``                  data-dependent ``if``/``elif`` ->      safe when provably
                           ``torch.cond`` (PTC104, and PTC101 /   equivalent, else
                           PTC103 in an ``if`` test)              unsafe or refused
@@ -125,6 +127,7 @@ def attach_fixes(
     findings: Sequence,
     diagnostics: Sequence[Diagnostic],
     names_for: Optional[NamesFor] = None,
+    path: str = "",
 ) -> List[Diagnostic]:
     """Return ``diagnostics`` with a :class:`Fix` on each finding a codemod can handle.
 
@@ -136,6 +139,8 @@ def attach_fixes(
         diagnostics: the diagnostics to report (a subset of the findings' diagnostics,
             after suppressions, in any order); others pass through unchanged.
         names_for: for each diagnostic, the codemods allowed (``None``: all).
+        path: the module's path relative to the project root (names of generated module-level
+            definitions are derived from it; see :class:`~pt2lint.fixes.context.FixContext`).
 
     Returns:
         The diagnostics in the same order; those with a fix are copies with ``fix`` set.
@@ -149,7 +154,7 @@ def attach_fixes(
     from pt2lint.fixes.context import FixContext
 
     reported = {id(d) for d in diagnostics}
-    ctx = FixContext(module, source, settings, findings, {id(f): f.diagnostic for f in findings if id(f.diagnostic) in reported})
+    ctx = FixContext(module, source, settings, findings, {id(f): f.diagnostic for f in findings if id(f.diagnostic) in reported}, path)
     out: List[Diagnostic] = []
     for d in diagnostics:
         if d.fix is not None or d.code not in FIXABLE_CODES or id(d) not in by_diag:

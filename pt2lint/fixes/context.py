@@ -35,10 +35,15 @@ class FixContext:
             statement line anchors and to know which statements are flagged.
         diagnostic_of: the diagnostic reported for each finding (``id(finding) -> Diagnostic``);
             findings whose diagnostic was suppressed are absent.
+        path: the module's path relative to the project root (``/``-separated; the file name
+            when there is no root), from which generated module-level names are derived.
     """
 
-    def __init__(self, module: cst.Module, source: str, settings, findings: Sequence, diagnostic_of: Dict[int, Diagnostic]) -> None:
+    def __init__(
+        self, module: cst.Module, source: str, settings, findings: Sequence, diagnostic_of: Dict[int, Diagnostic], path: str = "",
+    ) -> None:
         self.module = module
+        self.path = path
         self.source = source
         self.settings = settings
         self.findings = list(findings)

@@ -281,7 +281,7 @@ def _inner_fix(ctx: FixContext, diagnostic, text: str, ordinal: int) -> Fix:
         raise Refuse("cannot locate the inlined `if`")
     test = ifs[ordinal].test
     first, last = positions[test].start.line, positions[test].end.line
-    result = lint_source(text, diagnostic.filename, ctx.settings, fix_names=lambda d: list(INNER))
+    result = lint_source(text, diagnostic.filename, ctx.settings, relpath=ctx.path or None, fix_names=lambda d: list(INNER))
     candidates: List[Tuple[int, Fix]] = []
     for d in result.diagnostics:
         if d.code in _INNER_CODES and d.fix is not None and first <= d.start.line <= last:
