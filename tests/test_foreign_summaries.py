@@ -227,3 +227,45 @@ def test_a_class_of_the_entry_module_is_collected_as_before(tmp_path):
     })
     assert [(f, line, c) for f, line, c, _ in lint(tmp_path, ["pkg/one.py"])] == [("pkg/one.py", 11, "PTC104")]
     assert foreign.computation_counts() == {}
+
+
+def test_a_summary_is_not_replayed_once_a_module_it_read_has_changed(tmp_path):
+    # one long-lived process (the LSP server) linting again after a file was edited on disk
+    write(tmp_path, {
+        "pyproject.toml": "[project]\nname = 'demo'\n",
+        "pkg/__init__.py": "",
+        "pkg/helpers.py": """
+            import torch
+
+
+            def make():
+                return torch.ones(1).sum()
+            """,
+        "pkg/base.py": """
+            import torch
+            from pkg.helpers import make
+
+
+            class Base(torch.nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.v = make()
+            """,
+        "pkg/one.py": """
+            from pkg.base import Base
+
+
+            class One(Base):
+                def forward(self, x):
+                    if self.v > 0:
+                        return x + 1
+                    return x
+            """,
+    })
+    assert [(f, line, c) for f, line, c, _ in lint(tmp_path, ["pkg/one.py"])] == [("pkg/one.py", 6, "PTC104")]
+    write(tmp_path, {"pkg/helpers.py": """
+        def make():
+            return 3
+        """})
+    assert lint(tmp_path, ["pkg/one.py"]) == []
+    assert computed(tmp_path, "pkg/base.py#Base") == 2

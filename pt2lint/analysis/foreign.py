@@ -129,9 +129,9 @@ class Recording:
 class Summary:
     """The portable outcome of collecting one foreign class's attributes (see the module doc)."""
 
-    __slots__ = ("node", "paths", "loads", "classes", "instantiated")
+    __slots__ = ("node", "paths", "loads", "classes", "instantiated", "digests")
 
-    def __init__(self, node, paths, loads, classes, instantiated) -> None:
+    def __init__(self, node, paths, loads, classes, instantiated, digests) -> None:
         self.node = node  # the ClassDef (kept alive: its id is in the key)
         self.paths = paths  # files of every module the collection reached
         # ("load", dotted, outcome) / ("bind", dotted, name, found), in order: replayed, and each must
@@ -140,6 +140,7 @@ class Summary:
         # (class handle, (done, attrs) before, (done, attrs) after), attrs as encoded items
         self.classes = classes
         self.instantiated = instantiated  # handles of the classes constructed
+        self.digests = digests  # (path, sha256) of each of ``paths`` when it was computed
 
 
 # ---------------------------------------------------------------------------- handles

@@ -2550,7 +2550,8 @@ class Interpreter:
         paths.update(op[2] for op in rec.loads if op[0] == "load" and op[2])
         if getattr(self.entry, "path", "") in paths:
             return None
-        return foreign.Summary(cls.node, frozenset(paths), tuple(rec.loads), classes, instantiated)
+        digests = tuple(sorted((p, self.project.deps.get(p)) for p in paths))
+        return foreign.Summary(cls.node, frozenset(paths), tuple(rec.loads), classes, instantiated, digests)
 
     def _replay_summary(self, summary: "foreign.Summary") -> bool:
         """Take a summary's outcome into this analysis; ``False`` (nothing taken) when it does not apply:
@@ -2576,6 +2577,9 @@ class Interpreter:
             outcome = [(c, post[0], {name: codec.decode(v) for name, v in post[1]}) for c, post in targets]
             made = [codec.resolve(h) for h in summary.instantiated]
         except foreign.NotPortable:
+            return False
+        # every module it read has the bytes it had (a long-lived process: the LSP server)
+        if any(self.project.deps.get(p) != digest for p, digest in summary.digests):
             return False
         for c, done, attrs in outcome:
             self._touch(c)
