@@ -15,8 +15,10 @@ values) and after, with every definition a value refers to written as a *handle*
 name, top-level name, method name) instead of the object; and the project-model lookups it made
 (module loads, star-import probes), replayed so the entry's dependency record (the result
 cache's key) is what it would have been.  A later entry of the same process, with the same
-import roots and settings, decodes the handles against its own project model and takes the
-after state without interpreting anything, provided the before state matches its own.
+settings, replays the lookups (each must find the same file: an entry's own folder is one of
+its import roots), checks that every module read has the same bytes, decodes the handles
+against its own project model and takes the after state without interpreting anything,
+provided the before state of every class touched matches its own.
 
 The collection itself runs isolated from the entry's analysis (fresh memo, signature counts,
 budget, module-global values and call stack), so its outcome depends only on the class, the
@@ -64,6 +66,7 @@ def clear() -> None:
 
 
 def note_computed(cls: ClassInfo) -> None:
+    """Count one interpretation of ``cls``'s attribute methods (see :func:`computation_counts`)."""
     key = f"{getattr(cls.module, 'path', '')}#{cls.name}"
     _COMPUTED[key] = _COMPUTED.get(key, 0) + 1
 
@@ -81,7 +84,11 @@ def settings_key(settings) -> str:
 
 
 def store_key(cls: ClassInfo, project, settings) -> Optional[tuple]:
-    """The key of ``cls``'s summary, or ``None`` when summaries cannot be shared (an editor overlay)."""
+    """The key of ``cls``'s summary, or ``None`` when summaries cannot be shared (an editor overlay).
+
+    The import roots are not in the key (they differ per entry folder): a replay checks what
+    each lookup finds instead.
+    """
     if project is None or project.overlay or not getattr(cls.module, "path", ""):
         return None
     return (
@@ -91,6 +98,7 @@ def store_key(cls: ClassInfo, project, settings) -> Optional[tuple]:
 
 
 def lookup(key: tuple, cls: ClassInfo) -> Optional["Summary"]:
+    """The summary kept under ``key`` for ``cls``'s very node, or ``None``."""
     hit = _STORE.get(key)
     if hit is None or hit.node is not cls.node:
         return None
@@ -99,6 +107,7 @@ def lookup(key: tuple, cls: ClassInfo) -> Optional["Summary"]:
 
 
 def remember(key: tuple, summary: "Summary") -> None:
+    """Keep ``summary`` under ``key`` (bounded by :data:`MAX_SUMMARIES`)."""
     _STORE[key] = summary
     _STORE.move_to_end(key)
     while len(_STORE) > MAX_SUMMARIES:
@@ -273,6 +282,7 @@ class Codec:
         raise NotPortable(r)
 
     def decode(self, t: tuple):
+        """The value :meth:`encode` wrote as ``t``, with handles resolved in this codec's project."""
         tag = t[0]
         if tag == "k":
             return t[2]
@@ -298,6 +308,7 @@ class Codec:
         return _tuple_type(t[1])(*items) if t[1] != "builtins.tuple" else items
 
     def state(self, done: bool, attrs: Dict[str, Value]) -> tuple:
+        """A class's attribute state (collected or not, and the values) in encoded form."""
         return (done, tuple((name, self.encode(v)) for name, v in attrs.items()))
 
 
