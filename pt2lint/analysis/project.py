@@ -309,8 +309,9 @@ class ProjectModel:
         self._texts: Dict[str, Optional[str]] = {}
         self._pieces: Dict[tuple, object] = {}
         self._resolving: set = set()
-        # while set, every module load and star-import probe is appended here, hits included
-        # (``("load", dotted)``, ``("bind", dotted, name)``): see :mod:`pt2lint.analysis.foreign`
+        # while set, every module load and star-import probe is appended here with what it found,
+        # hits included (``("load", dotted, load_outcome(...))``, ``("bind", dotted, name, bool)``):
+        # see :mod:`pt2lint.analysis.foreign`
         self.lookup_log: Optional[list] = None
 
     # -- files ------------------------------------------------------------
