@@ -42,7 +42,8 @@ from pt2lint.analysis.events import (
 from pt2lint.analysis.imports import dotted_name
 from pt2lint.analysis.walk import iter_children, walk
 from pt2lint.analysis.index import ClassInfo, FunctionInfo, ModuleIndex, decorator_name, identifier, lambda_function
-from pt2lint.analysis import dicts, objects, rebinding, sourceless
+from pt2lint.analysis.project import load_outcome
+from pt2lint.analysis import dicts, foreign, objects, rebinding, sourceless
 from pt2lint.analysis.kinds import (
     CONST,
     DATA,
@@ -527,6 +528,8 @@ class Interpreter:
         # interpreted: ``if k not in c:`` around its body, ``if k in c: return ...`` for the
         # rest of the block (see :meth:`fill_guarded`)
         self.fill_guards: List[Tuple[str, str]] = []
+        # the foreign attribute collection being recorded (see :meth:`_foreign_class_attrs`)
+        self._recording: Optional[foreign.Recording] = None
         from pt2lint.specs import load_specs
 
         self._gb_codes = frozenset(c for c, spec in load_specs().items() if spec.is_graph_break)
@@ -1546,6 +1549,7 @@ class Interpreter:
                     cur = self.attribute(base, name, target)
                     self.emit("on_state_write", StateWriteEvent(stmt, name, cur, "reassign"))
                 if self.silent:
+                    self._touch(base.ref)
                     base.ref.attrs[name] = join(base.ref.attrs[name], value) if name in base.ref.attrs else value
                 else:
                     self._store_built(base.ref, name, value)
@@ -2493,9 +2497,132 @@ class Interpreter:
         return self.call_function(getter, owner, {}, {}, chain)
 
     def class_attrs(self, cls: ClassInfo) -> Dict[str, Value]:
-        """``self.<name>`` values assigned by the class's (and its local bases') non-forward methods."""
+        """``self.<name>`` values assigned by the class's (and its local bases') non-forward methods.
+
+        A class of another project module is collected once per process: its summary
+        (:mod:`pt2lint.analysis.foreign`) is replayed into later entries' analyses.
+        """
         if cls.attrs_done:
+            if self._recording is not None:
+                self._recording.touch(cls)
             return cls.attrs
+        if self.project is not None and cls.module is not None and cls.module is not self.entry:
+            return self._foreign_class_attrs(cls)
+        return self._collect_class_attrs(cls)
+
+    def _touch(self, cls: ClassInfo) -> None:
+        """About to write ``cls``'s attributes: the collection being recorded remembers its state first."""
+        if self._recording is not None:
+            self._recording.touch(cls)
+
+    def _foreign_class_attrs(self, cls: ClassInfo) -> Dict[str, Value]:
+        """:meth:`class_attrs` of a class defined in another module: replayed from this process's
+        summary when one matches, else collected in isolation and summarised."""
+        key = foreign.store_key(cls, self.project, self.settings)
+        if key is not None:
+            hit = foreign.lookup(key, cls)
+            if hit is not None and self._replay_summary(hit):
+                return cls.attrs
+        foreign.note_computed(cls)
+        outer = self._recording
+        rec = foreign.Recording()
+        rec.touch(cls)
+        saved = self._isolate()
+        log = self.project.lookup_log
+        self.project.lookup_log = rec.loads
+        self._recording = rec
+        try:
+            result = self._collect_class_attrs(cls)
+        finally:
+            self._recording = outer
+            self.project.lookup_log = log
+            made = self.instantiated
+            self._restore_isolated(saved)
+            self.instantiated |= made
+        if outer is not None:
+            outer.absorb(rec)
+        if key is not None:
+            summary = self._summarise(cls, rec, made)
+            if summary is not None:
+                foreign.remember(key, summary)
+        return result
+
+    # the interpreter state a foreign attribute collection starts afresh (see :mod:`pt2lint.analysis.foreign`)
+    _ISOLATED = (
+        "memo", "memo_breaks", "signatures", "budget", "globals", "_globals_busy", "instantiated", "built",
+        "active", "_active_params", "_rewidened", "_reentering", "frames", "_lambdas", "_lambda_keep",
+        "fill_guards", "_run_in_loop", "_via_candidates", "_call_node", "_slice_bounds", "_id_keys",
+    )
+
+    def _isolate(self) -> tuple:
+        saved = tuple(getattr(self, name) for name in self._ISOLATED)
+        self.memo, self.memo_breaks, self.signatures, self.budget = {}, {}, {}, MAX_ANALYSES_PER_FILE
+        self.globals, self._globals_busy, self.instantiated, self.built = {}, set(), set(), {}
+        self.active, self._active_params, self._rewidened, self._reentering, self.frames = [], [], set(), None, []
+        self._lambdas, self._lambda_keep, self.fill_guards = {}, [], []
+        self._run_in_loop, self._via_candidates, self._call_node, self._slice_bounds, self._id_keys = False, None, None, [], {}
+        return saved
+
+    def _restore_isolated(self, saved: tuple) -> None:
+        for name, value in zip(self._ISOLATED, saved):
+            setattr(self, name, value)
+
+    def _summarise(self, cls: ClassInfo, rec: "foreign.Recording", made: set) -> Optional["foreign.Summary"]:
+        """The portable form of a finished collection, or ``None`` when it cannot be shared."""
+        codec = foreign.Codec(self.project, self.entry)
+        try:
+            classes = tuple(
+                (codec.class_handle(c), codec.state(done, attrs), codec.state(c.attrs_done, c.attrs))
+                for c, done, attrs in rec.pre.values()
+            )
+            instantiated = tuple(codec.class_handle(c) for c in made)
+        except foreign.NotPortable:
+            return None
+        paths = set(codec.paths)
+        paths.update(op[2] for op in rec.loads if op[0] == "load" and op[2])
+        if getattr(self.entry, "path", "") in paths:
+            return None
+        digests = tuple(sorted((p, self.project.deps.get(p)) for p in paths))
+        return foreign.Summary(cls.node, frozenset(paths), tuple(rec.loads), classes, instantiated, digests)
+
+    def _replay_summary(self, summary: "foreign.Summary") -> bool:
+        """Take a summary's outcome into this analysis; ``False`` (nothing taken) when it does not apply:
+        it reaches the entry module, a handle names nothing here, or a class it read is in another state."""
+        if getattr(self.entry, "path", "") in summary.paths:
+            return False
+        # the same lookups, so this entry's dependency record is complete; each must find what it
+        # found there (the import roots include the entry's own folder)
+        for op in summary.loads:
+            if op[0] == "load":
+                if load_outcome(self.project.load_module(op[1])) != op[2]:
+                    return False
+            elif self.project._may_bind(op[1], op[2]) != op[3]:
+                return False
+        codec = foreign.Codec(self.project, self.entry)
+        try:
+            targets = []
+            for handle, pre, post in summary.classes:
+                c = codec.resolve(handle)
+                if codec.state(c.attrs_done, c.attrs) != pre:
+                    return False
+                targets.append((c, post))
+            outcome = [(c, post[0], {name: codec.decode(v) for name, v in post[1]}) for c, post in targets]
+            made = [codec.resolve(h) for h in summary.instantiated]
+        except foreign.NotPortable:
+            return False
+        # every module it read has the bytes it had (a long-lived process: the LSP server)
+        if any(self.project.deps.get(p) != digest for p, digest in summary.digests):
+            return False
+        for c, done, attrs in outcome:
+            self._touch(c)
+            c.attrs_done, c.attrs = done, attrs
+        self.instantiated.update(made)
+        return True
+
+    def _collect_class_attrs(self, cls: ClassInfo) -> Dict[str, Value]:
+        """Interpret the class's attribute-setting methods (see :meth:`class_attrs`)."""
+        if self._recording is not None:
+            self._recording.touch(cls)
         cls.attrs_done = True
         merged: Dict[str, Value] = {}
         for base in reversed(cls.mro()[1:]):
@@ -2999,6 +3126,7 @@ class Interpreter:
                 name = first.evaluated_value
                 if isinstance(name, str):
                     value = args[1] if method == "add_module" else Value(Kind.TENSOR, maybe_none=args[1].kind is Kind.NONE)
+                    self._touch(receiver.ref)
                     receiver.ref.attrs[name] = value
             return
         func = node.func
@@ -3013,6 +3141,7 @@ class Interpreter:
             if owner is not None and owner.kind is Kind.SELF and isinstance(owner.ref, ClassInfo):
                 added = args[-1].element() if method == "extend" else args[-1]
                 elt = added if receiver.elt is None else join(receiver.elt, added)
+                self._touch(owner.ref)
                 owner.ref.attrs[func.value.attr.value] = replace(receiver, elt=elt, elts=None)
 
     def _emit_call_writes(self, node, qual, method, receiver, callee_value, args, kwargs) -> None:

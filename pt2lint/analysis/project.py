@@ -253,6 +253,14 @@ def _compiles(source: str, path: str) -> bool:
     return True
 
 
+def load_outcome(found) -> Optional[str]:
+    """What a :meth:`ProjectModel.load_module` call gave, comparable across project models: the
+    module's file, ``"<namespace>"`` for a namespace package, ``None`` when nothing was found."""
+    if found is None:
+        return None
+    return getattr(found, "path", None) or "<namespace>"
+
+
 class GlobalRef:
     """A module-level name bound by assignment (``SCALE = 0.5``) in a project module."""
 
@@ -301,6 +309,10 @@ class ProjectModel:
         self._texts: Dict[str, Optional[str]] = {}
         self._pieces: Dict[tuple, object] = {}
         self._resolving: set = set()
+        # while set, every module load and star-import probe is appended here with what it found,
+        # hits included (``("load", dotted, load_outcome(...))``, ``("bind", dotted, name, bool)``):
+        # see :mod:`pt2lint.analysis.foreign`
+        self.lookup_log: Optional[list] = None
 
     # -- files ------------------------------------------------------------
     def _isdir(self, path: str) -> bool:
@@ -361,6 +373,13 @@ class ProjectModel:
         (timm's ``models``, transformers' ``models``) is then searched without parsing every
         module it names.
         """
+        if self.lookup_log is None:
+            return self._bind_probe(dotted, name)
+        found = self._bind_probe(dotted, name)
+        self.lookup_log.append(("bind", dotted, name, found))
+        return found
+
+    def _bind_probe(self, dotted: str, name: str) -> bool:
         if dotted in self.by_name:
             return True  # already parsed (or known absent)
         found = self.find_module(dotted)
@@ -427,6 +446,14 @@ class ProjectModel:
 
     def load_module(self, dotted: str):
         """The :class:`ModuleIndex` of project module ``dotted`` (parsed once), a namespace marker, or ``None``."""
+        if self.lookup_log is None:
+            return self._load_module(dotted)
+        log = self.lookup_log
+        found = self._load_module(dotted)
+        log.append(("load", dotted, load_outcome(found)))
+        return found
+
+    def _load_module(self, dotted: str):
         if dotted in self.by_name:
             return self.by_name[dotted]
         self.by_name[dotted] = None  # cut import cycles while loading
