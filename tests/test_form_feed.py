@@ -130,3 +130,43 @@ def test_add_noqa_keeps_the_form_feeds():
     new, n = insert_noqa(BREAKS, {line: ["PTC101"]})
     assert n == 1 and new.count("\f") == BREAKS.count("\f")
     assert "PTC101" not in [d.code for d in lint_source(new, "m.py", SETTINGS).diagnostics]
+
+
+def test_an_imported_helper_indented_with_form_feeds_is_followed(tmp_path):
+    """The project model reads an imported module as the engine reads an entry file: a helper
+    whose statements are indented with form feeds is parsed and followed (it was left
+    unresolved, so the caller's break went unreported).  The helper's ``.item()`` is a graph
+    break Dynamo reports in the helper's file, at its line (as for any followed helper)."""
+    import os
+
+    from pt2lint.engine import lint_paths
+
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "helpers.py").write_text(
+        "def scale(x):\n"
+        "\f    if x.dim() > 1:\n"
+        "        s = x.sum().item()\n"  # line 3: the break
+        "\f        x = x * s\n"
+        "    return x\n"
+    )
+    (pkg / "model.py").write_text(
+        "import torch\n"
+        "from .helpers import scale\n\n\n"
+        "class M(torch.nn.Module):\n"
+        "    def forward(self, x):\n"
+        "        return scale(x)\n"
+    )
+    settings = LintSettings(enabled=resolve_selection(), project_root=str(tmp_path))
+    old = os.getcwd()
+    os.chdir(tmp_path)
+    try:
+        found = sorted(
+            (os.path.basename(d.filename), d.start.line, d.code)
+            for r in lint_paths(["pkg/model.py"], settings, jobs=1) for d in r.diagnostics
+        )
+    finally:
+        os.chdir(old)
+    assert ("helpers.py", 3, "PTC101") in found, found
+    assert not any(code == "PTC001" for _, _, code in found)

@@ -226,8 +226,12 @@ def _outline(source: str):
             tree = ast.parse(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError):
         return None
-    from pt2lint.lines import split_lines
+    from pt2lint.lines import cut_form_feeds, split_lines
 
+    # a statement indented with a form feed is valid for CPython but not for LibCST: the
+    # pieces get the text the engine gives LibCST (same lines; columns on a cut line are
+    # those of the cut text)
+    source, _cuts = cut_form_feeds(source)
     lines = split_lines(source)  # numbered as ast numbers them
     defs: Dict[str, tuple] = {}
     rest = list(lines)
