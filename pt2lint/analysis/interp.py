@@ -1373,6 +1373,25 @@ class Interpreter:
             return test.args[0].value.value
         return None
 
+    def _hasattr_truth(self, call: cst.Call) -> Optional[bool]:
+        """``hasattr(torch, "nextafter")`` (``torch.nn.functional``, ``torch.Tensor``, ... through
+        any import alias) with a literal name: True when the name exists on the target torch
+        (:func:`~pt2lint.analysis.dynamo_facts.has_attribute`).  Dynamo folds ``hasattr`` on a
+        module or class to a constant, so only the branch it selects is traced (measured on
+        torch 2.13: ``if hasattr(torch, "nextafter"): ... else: <fallback>`` traces the body).
+        ``None`` for anything else."""
+        if len(call.args) != 2 or any(a.star or a.keyword is not None for a in call.args):
+            return None
+        if self.qualname(call.func) != "builtins.hasattr":
+            return None
+        attr = call.args[1].value
+        if not isinstance(attr, cst.SimpleString):
+            return None
+        namespace = self.qualname(call.args[0].value)
+        if namespace is None:
+            return None
+        return dynamo_facts.has_attribute(namespace, attr.evaluated_value)
+
     def _isinstance_truth(self, test: cst.Call) -> Optional[bool]:
         """``isinstance(x, torch.Tensor)`` is False while tracing when ``x`` is known to be a
         Python value (a constant, ``None``, a size, a container, a module): Dynamo
@@ -1730,7 +1749,8 @@ class Interpreter:
                 if found is not None:
                     return found
         if isinstance(expr, cst.Call) and expr.args:
-            return self._isinstance_truth(expr)
+            found = self._hasattr_truth(expr)
+            return found if found is not None else self._isinstance_truth(expr)
         if isinstance(expr, cst.Call) and not expr.args:
             q = self.qualname(expr.func)
             known = qualified_guard_truth(q, self.settings.target)
@@ -3223,6 +3243,8 @@ class Interpreter:
             return self._method_result(receiver, method, args, kwargs), None
         if qual is None:
             return UNKNOWN, None
+        if qual == "builtins.hasattr" and self._hasattr_truth(node) is True:
+            return const(True), None
         return self._qualified_result(qual, args, kwargs, chain), None
 
     def _call_candidates(self, node, qual, method, receiver, callee_value: Value, args, kwargs) -> Value:
