@@ -271,6 +271,9 @@ CALLS: Tuple[Candidate, ...] = (
     _c("torch.nn.utils.rnn.pad_packed_sequence", "torch.nn.utils.rnn.PackedSequence(x, torch.tensor([1, 1, 1, 1]))"),
     _c("torch.nn.utils.rnn.pad_sequence", "[x, x[:2]], batch_first=True"),
     _c("torch.cuda.manual_seed_all", "0"), _c("torch.compiler.is_compiling"), _c("torch.is_grad_enabled"),
+    # torch.utils.checkpoint: checkpoint() is traced as a higher-order op (not a trace rule, not
+    # listed), checkpoint_sequential is SkipFunctionVariable (PTC307)
+    _c("torch.utils.checkpoint.checkpoint_sequential", "torch.nn.Sequential(torch.nn.Identity()), 1, x, use_reentrant=False"),
     # math on Python numbers
     _c("math.sqrt", "2.0"), _c("math.log", "2.0"), _c("math.exp", "1.0"), _c("math.floor", "2.5"),
     _c("math.ceil", "2.5"), _c("math.prod", "[2, 3]"), _c("math.isclose", "1.0, 1.0"),

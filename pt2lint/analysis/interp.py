@@ -3685,7 +3685,9 @@ class Interpreter:
             return _method_caller(args, kwargs)
         if qual == "operator.attrgetter":
             return _attr_getter(args, kwargs)
-        if qual in ("torch.utils.checkpoint.checkpoint", "torch.utils.checkpoint.checkpoint_sequential") and args:
+        if qual == "torch.utils.checkpoint.checkpoint" and args:
+            # traced as a higher-order op: Dynamo inlines the function it checkpoints
+            # (``checkpoint_sequential`` is skipped instead: the facts table, PTC307)
             fnv = args[0]
             if fnv.kind is Kind.FUNCTION and isinstance(fnv.ref, FunctionInfo):
                 return self._call_local(fnv.ref, fnv, list(args[1:]), {k: v for k, v in kwargs.items() if k not in ("use_reentrant", "preserve_rng_state", "context_fn", "determinism_check", "debug")}, chain)
