@@ -3623,6 +3623,8 @@ class Interpreter:
             return container(elt=Value(Kind.TENSOR, ref="dynamic"))
         if method in ("nonzero", "unique", "unique_consecutive", "masked_select", "argwhere", "nonzero_static"):
             return Value(Kind.TENSOR, weak=weak, ref="dynamic" if method != "nonzero_static" else None)
+        if not args and not kwargs and (method in ("argmax", "argmin", "count_nonzero") or (method == "sum" and recv.bool_tensor)):
+            return Value(Kind.TENSOR, weak=weak, ref=INT_SCALAR_TENSOR)  # a 0-d int64 tensor
         if method in api.BOOL_RESULT:
             return Value(Kind.TENSOR, bool_tensor=True, weak=weak)
         if method in ("to", "type") and any(_is_bool_dtype(a) for a in list(args) + [kwargs.get("dtype")] if a is not None):
@@ -3696,6 +3698,8 @@ class Interpreter:
             return UNKNOWN
         if qual.startswith("torch.nn.") and qual.rsplit(".", 1)[-1][:1].isupper():
             return self._nn_module_value(qual, args, kwargs)
+        if qual in ("torch.argmax", "torch.argmin", "torch.count_nonzero") and len(args) == 1 and not kwargs and args[0].kind is Kind.TENSOR:
+            return Value(Kind.TENSOR, ref=INT_SCALAR_TENSOR)  # a 0-d int64 tensor
         if qual in ("torch.cond", "torch._higher_order_ops.cond.cond"):
             return TENSOR  # the branch functions' output: a tensor (or a tuple of them)
         if qual in api.TUPLE_FUNCTIONS:
@@ -4275,6 +4279,11 @@ def _fold_comparison(left: Value, op, right: Value) -> Optional[bool]:
     except TypeError:
         return None
     return None
+
+
+#: ``ref`` of a tensor known to be 0-d with an integer dtype (``t.argmax()``, ``mask.sum()``):
+#: indexing with it reads its value as a SymInt (``aten._local_scalar_dense``, GB0033).
+INT_SCALAR_TENSOR = "int-scalar"
 
 
 def _known_truth(v: Value) -> Optional[bool]:
