@@ -93,6 +93,11 @@ Where each part comes from (torch 2.13 names):
   comes when Dynamo looks the function up, before its arguments matter, so a probe
   whose eager call then fails on ``a`` still counts (its break was logged).
 * ``skip_modules`` -- ``trace_rules.BUILTIN_SKIPLIST`` and ``THIRDPARTY_SKIPLIST``.
+* ``namespaces`` -- for ``torch`` and the namespaces of :data:`HASATTR_NAMESPACES`
+  (``torch.nn.functional``, ``torch.Tensor``, ``torch.backends``, ...), every attribute
+  name present right after a bare ``import torch`` (read in a fresh interpreter): what
+  ``hasattr(torch, "nextafter")`` answers on this torch, which Dynamo folds to a
+  constant while tracing.
 * ``nn_modules`` -- for every public ``torch.nn`` module class: whether a forward call
   writes its buffers, measured, not assumed. Each class is built with the first of a
   few small constructor argument lists that works (``()``, ``(4,)``, ``(4, 4)``, ...)
@@ -266,6 +271,9 @@ CALLS: Tuple[Candidate, ...] = (
     _c("torch.nn.utils.rnn.pad_packed_sequence", "torch.nn.utils.rnn.PackedSequence(x, torch.tensor([1, 1, 1, 1]))"),
     _c("torch.nn.utils.rnn.pad_sequence", "[x, x[:2]], batch_first=True"),
     _c("torch.cuda.manual_seed_all", "0"), _c("torch.compiler.is_compiling"), _c("torch.is_grad_enabled"),
+    # torch.utils.checkpoint: checkpoint() is traced as a higher-order op (not a trace rule, not
+    # listed), checkpoint_sequential is SkipFunctionVariable (PTC307)
+    _c("torch.utils.checkpoint.checkpoint_sequential", "torch.nn.Sequential(torch.nn.Identity()), 1, x, use_reentrant=False"),
     # math on Python numbers
     _c("math.sqrt", "2.0"), _c("math.log", "2.0"), _c("math.exp", "1.0"), _c("math.floor", "2.5"),
     _c("math.ceil", "2.5"), _c("math.prod", "[2, 3]"), _c("math.isclose", "1.0, 1.0"),
@@ -636,6 +644,52 @@ def tensor_attributes() -> List[str]:
     return sorted(n for n in dir(torch.Tensor) if not n.startswith("_"))
 
 
+#: The namespaces whose attribute names the table lists (``namespaces``): where model code
+#: asks ``hasattr(torch, "nextafter")`` / ``hasattr(F, "scaled_dot_product_attention")`` to
+#: pick a code path for older torch versions. Every one is loaded by a bare ``import torch``.
+HASATTR_NAMESPACES = (
+    "torch", "torch.Tensor", "torch.nn", "torch.nn.Module", "torch.nn.functional", "torch.nn.init",
+    "torch.nn.utils", "torch.nn.utils.parametrizations", "torch.nn.attention", "torch.linalg", "torch.fft",
+    "torch.special", "torch.compiler", "torch.backends", "torch.backends.cuda", "torch.backends.cudnn",
+    "torch.backends.mps", "torch.serialization", "torch.version", "torch.cuda", "torch.mps", "torch.xpu",
+    "torch.cpu", "torch.mtia", "torch.accelerator", "torch.amp", "torch.autograd", "torch.library",
+    "torch.utils", "torch.utils.checkpoint", "torch.func", "torch.export", "torch.jit", "torch.random",
+    "torch.sparse", "torch.nested",
+)
+
+_NAMESPACE_SCRIPT = """
+import json, sys, warnings
+warnings.simplefilter("ignore")
+import torch
+out = {}
+for name in sys.argv[1:]:
+    obj = torch
+    try:
+        for part in name.split(".")[1:]:
+            obj = getattr(obj, part)
+    except AttributeError:
+        continue
+    out[name] = sorted(n for n in dir(obj) if hasattr(obj, n))
+print(json.dumps(out))
+"""
+
+
+def namespace_attributes() -> Dict[str, List[str]]:
+    """Per namespace of :data:`HASATTR_NAMESPACES`: every name ``hasattr`` finds on it right
+    after a bare ``import torch``, read in a fresh interpreter (``dir``, each name checked
+    with ``hasattr``). Imports only add attributes, so each listed name is there in any
+    process that imported torch, and Dynamo folds ``hasattr(torch, name)`` to that constant
+    while tracing (measured on torch 2.13: no graph break, the branch it selects is traced)."""
+    import subprocess
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("TORCH_LOGS", "TORCHDYNAMO"))}
+    done = subprocess.run(
+        [sys.executable, "-c", _NAMESPACE_SCRIPT, *HASATTR_NAMESPACES],
+        capture_output=True, text=True, check=True, env=env,
+    )
+    return json.loads(done.stdout)
+
+
 def _named_tensor_returns(packet: Any, count: int) -> Optional[List[str]]:
     """The return names of the first overload of an aten op packet that returns ``count``
     named tensors (``aten.max.dim``: ``values, indices``), or ``None``."""
@@ -969,6 +1023,7 @@ def derive_static(derived: bool = True) -> Dict[str, Any]:
         "skip_modules": skip_modules(),
         "graph_breaks": registry_subset(),
         "tensor": {"attributes": tensor_attributes()},
+        "namespaces": namespace_attributes(),
         "return_types": return_types(),
         "amp_deprecated": amp_deprecated(),
         "collectives": collectives(),

@@ -36,6 +36,8 @@ comes from:
 * :func:`numpy_unsupported` also answers from ``numpy_calls``: every NumPy function
   ``torch._numpy`` lacks, probed.
 * :func:`gb_type`, :func:`gb_explanation` -- ``torch/_dynamo/graph_break_registry.json``.
+* :func:`has_attribute` -- the attribute names of ``torch`` and of its common namespaces
+  right after ``import torch`` (``namespaces``), for ``hasattr(torch, "nextafter")``.
 
 Every predicate that says a call breaks returns the measured graph-break id
 (``"GB0007"``) and answers only for confirmed entries, so rules built on it
@@ -62,6 +64,7 @@ __all__ = [
     "facts",
     "gb_explanation",
     "gb_type",
+    "has_attribute",
     "inplace_view_breaks",
     "inplace_view_method",
     "numpy_scalar_draw",
@@ -256,6 +259,29 @@ def tensor_attributes() -> FrozenSet[str]:
     """Public attribute names of ``torch.Tensor`` on torch 2.13 (``dir(torch.Tensor)``):
     a method a value is called with that is not among them proves the value is no tensor."""
     return frozenset(facts().get("tensor", {}).get("attributes", ()))
+
+
+@functools.lru_cache(maxsize=None)
+def _namespace(namespace: str) -> Optional[FrozenSet[str]]:
+    names = facts().get("namespaces", {}).get(namespace)
+    return frozenset(names) if names is not None else None
+
+
+def has_attribute(namespace: str, name: str) -> Optional[bool]:
+    """What ``hasattr(<namespace>, name)`` answers on the table's torch, where it is sure.
+
+    ``namespace`` is a qualified name (``"torch"``, ``"torch.nn.functional"``,
+    ``"torch.Tensor"``); the table lists every attribute of these namespaces present right
+    after a bare ``import torch`` (``namespaces`` section). Dynamo folds ``hasattr`` on a
+    module or class to a constant while tracing, so ``if hasattr(torch, "nextafter"):``
+    traces only its body. ``True`` for a listed name; ``None`` otherwise -- a name the
+    table lacks may still be there (an out-of-tree backend such as ``torch_npu`` adds
+    ``torch.npu`` when imported, another module may set it), so absence is not ``False``.
+    """
+    names = _namespace(namespace)
+    if names is None or name not in names:
+        return None
+    return True
 
 
 @functools.lru_cache(maxsize=None)

@@ -1373,6 +1373,25 @@ class Interpreter:
             return test.args[0].value.value
         return None
 
+    def _hasattr_truth(self, call: cst.Call) -> Optional[bool]:
+        """``hasattr(torch, "nextafter")`` (``torch.nn.functional``, ``torch.Tensor``, ... through
+        any import alias) with a literal name: True when the name exists on the target torch
+        (:func:`~pt2lint.analysis.dynamo_facts.has_attribute`).  Dynamo folds ``hasattr`` on a
+        module or class to a constant, so only the branch it selects is traced (measured on
+        torch 2.13: ``if hasattr(torch, "nextafter"): ... else: <fallback>`` traces the body).
+        ``None`` for anything else."""
+        if len(call.args) != 2 or any(a.star or a.keyword is not None for a in call.args):
+            return None
+        if self.qualname(call.func) != "builtins.hasattr":
+            return None
+        attr = call.args[1].value
+        if not isinstance(attr, cst.SimpleString):
+            return None
+        namespace = self.qualname(call.args[0].value)
+        if namespace is None:
+            return None
+        return dynamo_facts.has_attribute(namespace, attr.evaluated_value)
+
     def _isinstance_truth(self, test: cst.Call) -> Optional[bool]:
         """``isinstance(x, torch.Tensor)`` is False while tracing when ``x`` is known to be a
         Python value (a constant, ``None``, a size, a container, a module): Dynamo
@@ -1730,7 +1749,8 @@ class Interpreter:
                 if found is not None:
                     return found
         if isinstance(expr, cst.Call) and expr.args:
-            return self._isinstance_truth(expr)
+            found = self._hasattr_truth(expr)
+            return found if found is not None else self._isinstance_truth(expr)
         if isinstance(expr, cst.Call) and not expr.args:
             q = self.qualname(expr.func)
             known = qualified_guard_truth(q, self.settings.target)
@@ -3223,6 +3243,8 @@ class Interpreter:
             return self._method_result(receiver, method, args, kwargs), None
         if qual is None:
             return UNKNOWN, None
+        if qual == "builtins.hasattr" and self._hasattr_truth(node) is True:
+            return const(True), None
         return self._qualified_result(qual, args, kwargs, chain), None
 
     def _call_candidates(self, node, qual, method, receiver, callee_value: Value, args, kwargs) -> Value:
@@ -3601,6 +3623,8 @@ class Interpreter:
             return container(elt=Value(Kind.TENSOR, ref="dynamic"))
         if method in ("nonzero", "unique", "unique_consecutive", "masked_select", "argwhere", "nonzero_static"):
             return Value(Kind.TENSOR, weak=weak, ref="dynamic" if method != "nonzero_static" else None)
+        if not args and not kwargs and (method in ("argmax", "argmin", "count_nonzero") or (method == "sum" and recv.bool_tensor)):
+            return Value(Kind.TENSOR, weak=weak, ref=INT_SCALAR_TENSOR)  # a 0-d int64 tensor
         if method in api.BOOL_RESULT:
             return Value(Kind.TENSOR, bool_tensor=True, weak=weak)
         if method in ("to", "type") and any(_is_bool_dtype(a) for a in list(args) + [kwargs.get("dtype")] if a is not None):
@@ -3663,7 +3687,9 @@ class Interpreter:
             return _method_caller(args, kwargs)
         if qual == "operator.attrgetter":
             return _attr_getter(args, kwargs)
-        if qual in ("torch.utils.checkpoint.checkpoint", "torch.utils.checkpoint.checkpoint_sequential") and args:
+        if qual == "torch.utils.checkpoint.checkpoint" and args:
+            # traced as a higher-order op: Dynamo inlines the function it checkpoints
+            # (``checkpoint_sequential`` is skipped instead: the facts table, PTC307)
             fnv = args[0]
             if fnv.kind is Kind.FUNCTION and isinstance(fnv.ref, FunctionInfo):
                 return self._call_local(fnv.ref, fnv, list(args[1:]), {k: v for k, v in kwargs.items() if k not in ("use_reentrant", "preserve_rng_state", "context_fn", "determinism_check", "debug")}, chain)
@@ -3672,6 +3698,8 @@ class Interpreter:
             return UNKNOWN
         if qual.startswith("torch.nn.") and qual.rsplit(".", 1)[-1][:1].isupper():
             return self._nn_module_value(qual, args, kwargs)
+        if qual in ("torch.argmax", "torch.argmin", "torch.count_nonzero") and len(args) == 1 and not kwargs and args[0].kind is Kind.TENSOR:
+            return Value(Kind.TENSOR, ref=INT_SCALAR_TENSOR)  # a 0-d int64 tensor
         if qual in ("torch.cond", "torch._higher_order_ops.cond.cond"):
             return TENSOR  # the branch functions' output: a tensor (or a tuple of them)
         if qual in api.TUPLE_FUNCTIONS:
@@ -4251,6 +4279,11 @@ def _fold_comparison(left: Value, op, right: Value) -> Optional[bool]:
     except TypeError:
         return None
     return None
+
+
+#: ``ref`` of a tensor known to be 0-d with an integer dtype (``t.argmax()``, ``mask.sum()``):
+#: indexing with it reads its value as a SymInt (``aten._local_scalar_dense``, GB0033).
+INT_SCALAR_TENSOR = "int-scalar"
 
 
 def _known_truth(v: Value) -> Optional[bool]:

@@ -83,6 +83,18 @@ class TensorToPythonScalar(Rule):
 
     def on_call(self, interp, ev) -> None:
         q = ev.qualname
+        positions = {"narrow": 1, "select": 1}
+        if ev.method in positions and ev.receiver is not None and ev.receiver.kind is Kind.TENSOR and not ev.receiver.weak:
+            at = positions[ev.method]
+            if len(ev.args) > at and _int_scalar_tensor(ev.args[at]):
+                interp.report(
+                    self.code,
+                    ev.node,
+                    f"`.{ev.method}()` with a 0-d integer tensor as its index reads it into Python as a SymInt "
+                    "(aten._local_scalar_dense, GB0033): graph break (use torch.index_select with a "
+                    "1-element tensor, or pass the index as an int)",
+                )
+                return
         if q and q.startswith("math.") and _has_tensor_arg(ev):
             # Dynamo folds math functions on Python numbers only; a tensor argument is read
             # with __float__ (Dynamo facts table, probe-confirmed; the knob does not help).
@@ -150,6 +162,22 @@ class TensorToPythonScalar(Rule):
         )
 
     def on_index(self, interp, ev) -> None:
+        """Slice bounds that are tensors, and integer indices that are 0-d integer tensors."""
+        index = ev.index
+        elements = list(ev.node.slice) if isinstance(ev.node, cst.Subscript) else []
+        if len(elements) == 1:
+            pairs = [(elements[0], index)]
+        else:
+            pairs = list(zip(elements, index.elts or ())) if index.kind is Kind.CONTAINER else []
+        for el, v in pairs:
+            if isinstance(el.slice, cst.Index) and _int_scalar_tensor(v):
+                interp.report(
+                    self.code,
+                    el.slice.value,
+                    "a 0-d integer tensor used as an integer index is read into Python as a SymInt "
+                    "(aten._local_scalar_dense, GB0033): graph break (index with a 1-element tensor, "
+                    "e.g. x[i.view(1)] or torch.index_select, or pass the index as an int)",
+                )
         for bound, _ in ev.slice_bounds:
             interp.report(
                 self.code,
@@ -257,3 +285,8 @@ class DataDependentBranch(Rule):
                 f"{what} branches on an unbacked SymInt/SymFloat: graph break even with capture_scalar_outputs "
                 f"(use torch.cond, or torch._check to state what is known)",
             )
+
+
+def _int_scalar_tensor(v) -> bool:
+    """A value surely a 0-d integer tensor computed in the graph (``t.argmax()``, ``mask.sum()``)."""
+    return v is not None and v.kind is Kind.TENSOR and not v.weak and v.ref == "int-scalar"
