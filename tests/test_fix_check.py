@@ -103,14 +103,14 @@ def test_two_validations_in_one_function_get_two_ops_and_a_negated_test_is_not_n
             elif not torch.isfinite(x).all():
                 raise RuntimeError("non-finite")
             if torch.compiler.is_compiling():
-                _pt2lint_check_M_forward_26(torch.logical_not(x.sum() != 0))
+                _pt2lint_check_M_forward_9(torch.logical_not(x.sum() != 0))
             elif not x.sum():
                 raise RuntimeError("zero")
             return x
             """
         ),
         op_block("check_M_forward_7", 'raise RuntimeError("non-finite")'),
-        op_block("check_M_forward_26", 'raise RuntimeError("zero")'),
+        op_block("check_M_forward_9", 'raise RuntimeError("zero")'),
     )
     assert fixed(out) == out
     assert all(f.applicability is Applicability.SAFE for f in check_fixes(src))
@@ -487,3 +487,152 @@ def test_measured_inductor_runs_a_later_kernel_before_the_check_op():
     with pytest.raises(RuntimeError, match="index out of bounds"):
         compiled(logits, labels + 100)
     dynamo.reset()
+
+
+#: Twelve validations in three compiled functions: more than ``MAX_ROUNDS`` fix rounds would reach
+#: if every generated op, all written at one point after the imports, took a round of its own.
+TWELVE = "import torch\nimport torch.nn as nn\n" + "".join(
+    f"""
+
+class {name}(nn.Module):
+    def forward(self, x):
+        if (x < {k}).any():
+            raise ValueError("below {k}")
+        if torch.isnan(x).any():
+            raise ValueError("nan in {name}")
+        if not torch.isfinite(x).all():
+            raise RuntimeError("inf in {name}")
+        if (x > {100 + k}).any():
+            raise IndexError("above {100 + k}")
+        return x * 2
+"""
+    for k, name in enumerate(("A", "B", "C"))
+)
+
+
+def _op_names(text: str):
+    from pt2lint.fixes.check_op import recognise_check_ops
+
+    return [op.op for op in recognise_check_ops(text)]
+
+
+def test_twelve_validations_in_three_functions_are_all_fixed_in_one_round():
+    """Every op insertion at the point after the imports goes in at once, in the order of the
+    validations' lines, so one round fixes all twelve; a second run changes nothing."""
+    from pt2lint.fixes.apply import MAX_ROUNDS
+
+    assert MAX_ROUNDS < 12
+    outcome = fix_text(
+        TWELVE, "m.py", SETTINGS,
+        select_fix=lambda d: d.fix is not None and d.fix.name == "check" and d.fix.applicability is Applicability.SAFE,
+        names_for=lambda d: ["check"],
+    )
+    out = outcome.text
+    assert outcome.rounds == 2  # one that applies everything, one that finds nothing left
+    assert len({id(f) for f in outcome.applied}) == 12
+    compile(out, "m.py", "exec")
+    assert out.count("torch.library.custom_op(") == 12 and out.count("raise ") == 24
+    assert not [d for d in lint_source(out, "m.py", SETTINGS).diagnostics if d.code.startswith("PTC1")]
+    # the ops follow the validations: names from the original lines, in increasing line order
+    lines = [i + 1 for i, ln in enumerate(TWELVE.splitlines()) if ln.strip().startswith("if ")]
+    names = _op_names(out)
+    assert names == [f"check_{c}_forward_{n}" for c, n in zip("AAAABBBBCCCC", lines)]
+    for name in names:  # each op is defined once and called once
+        assert out.count(f"def _pt2lint_{name}(") == 1 and out.count(f"_pt2lint_{name}((") + out.count(f"_pt2lint_{name}(torch") == 1
+    assert "\n\n\n\n" not in out  # two blank lines between the blocks, as one op per round gives
+    assert fixed(out) == out
+
+
+def test_each_check_fix_in_json_is_still_valid_alone(tmp_path):
+    """``check --output-format json`` offers one fix per finding, each with its own op insertion:
+    applied alone, each gives a module that parses and defines exactly that finding's op."""
+    import json
+
+    from clitools import cli_runner
+    from pt2lint.cli import cli
+    from pt2lint.diagnostics import Edit, Position
+    from pt2lint.fixes.edits import apply_edits
+
+    path = tmp_path / "m.py"
+    path.write_text(TWELVE)
+    res = cli_runner().invoke(cli, ["check", "--isolated", "--no-cache", "--output-format", "json", str(path)])
+    found = [d for d in json.loads(res.stdout) if d["fix"] is not None and d["fix"]["edits"]]
+    assert len(found) == 12
+    ops = set()
+    for d in found:
+        edits = [
+            Edit(Position(e["location"]["row"], e["location"]["column"]), Position(e["end_location"]["row"], e["end_location"]["column"]), e["content"])
+            for e in d["fix"]["edits"]
+        ]
+        alone = apply_edits(TWELVE, edits)
+        compile(alone, "m.py", "exec")
+        (op,) = _op_names(alone)
+        ops.add(op)
+    assert len(ops) == 12
+
+
+def test_fix_cli_writes_all_twelve_ops_identically_under_seeds_and_jobs_and_diff_shows_it(tmp_path):
+    import os
+    import subprocess
+
+    from clitools import repo_pythonpath
+    from pt2lint.commands.fix import unified_diff
+
+    repo = Path(__file__).resolve().parent.parent
+
+    def run(args, cwd, seed):
+        env = dict(os.environ, PYTHONHASHSEED=seed, PYTHONPATH=repo_pythonpath(str(repo)))
+        env.pop("PT2LINT_CACHE_DIR", None)
+        return subprocess.run([sys.executable, "-m", "pt2lint", "fix", "--isolated", "--no-cache", *args], cwd=cwd, env=env, capture_output=True, timeout=300)
+
+    outs, diffs = set(), set()
+    for seed, jobs in (("0", "1"), ("1", "2"), ("2", "1")):
+        work = tmp_path / f"s{seed}j{jobs}"
+        work.mkdir()
+        (work / "m.py").write_text(TWELVE)
+        (work / "n.py").write_text(TWELVE)  # a second file, so two jobs have work to share
+        diff = run(["--diff", "-j", jobs, "."], work, seed)
+        assert diff.returncode == 1, diff.stderr.decode()
+        assert (work / "m.py").read_text() == TWELVE
+        res = run(["-j", jobs, "."], work, seed)
+        assert res.returncode == 0, res.stderr.decode()
+        assert b"Fixed 24 findings in 2 files; nothing left" in res.stderr, res.stderr.decode()
+        written = (work / "m.py").read_text()
+        assert written.count("torch.library.custom_op(") == 12
+        shown = "".join(unified_diff(n, TWELVE, (work / n).read_text()) for n in ("m.py", "n.py"))
+        assert diff.stdout.decode() == shown
+        again = run(["-j", jobs, "."], work, seed)
+        assert again.returncode == 0 and b"Fixed 0 findings" in again.stderr
+        assert (work / "m.py").read_text() == written
+        outs.add(written)
+        diffs.add(diff.stdout)
+    assert len(outs) == 1 and len(diffs) == 1
+
+
+def test_insertions_at_one_point_compose_only_when_they_are_distinct_check_ops():
+    """Near misses: two plain insertions at one point (such as two ``import torch`` edits) still
+    conflict, and so do two op blocks that define the same function; distinct ops compose."""
+    from pt2lint.diagnostics import Edit, Fix, Position
+    from pt2lint.fixes.check_op import check_op_source, join_insertions
+    from pt2lint.fixes.edits import apply_fixes
+
+    at = Position(2, 1)  # after the imports, before code: each insertion ends with two newlines
+    text = "import torch\nclass M:\n    pass\n"
+
+    def op_fix(op, msg):
+        src = "\n\n" + check_op_source("torch", "pt2lint_m_0", op, "M.forward", f'raise ValueError("{msg}")') + "\n\n"
+        return Fix("op", Applicability.SAFE, (Edit(at, at, src),), "check")
+
+    imports = [Fix("i", Applicability.SAFE, (Edit(at, at, "import os\n"),), "x"), Fix("j", Applicability.SAFE, (Edit(at, at, "import re\n"),), "y")]
+    _, chosen = apply_fixes(text, imports, join=join_insertions)
+    assert len(chosen) == 1
+    _, chosen = apply_fixes(text, [op_fix("check_M_forward_7", "a"), op_fix("check_M_forward_7", "b")], join=join_insertions)
+    assert len(chosen) == 1
+    _, chosen = apply_fixes(text, [op_fix("check_M_forward_7", "a"), imports[0]], join=join_insertions)
+    assert len(chosen) == 1
+    out, chosen = apply_fixes(text, [op_fix("check_M_forward_9", "b"), op_fix("check_M_forward_7", "a")], join=join_insertions)
+    assert len(chosen) == 2
+    assert _op_names(out) == ["check_M_forward_9", "check_M_forward_7"]  # the order the fixes were given
+    compile(out, "m.py", "exec")
+    assert "\n\n\n\n" not in out
+    assert apply_fixes(text, [op_fix("check_M_forward_9", "b"), op_fix("check_M_forward_7", "a")])[1][1:] == []  # no join: one

@@ -26,6 +26,7 @@ from typing import Callable, List, Optional
 import libcst as cst
 
 from pt2lint.diagnostics import Applicability, Diagnostic, Fix
+from pt2lint.fixes.check_op import join_insertions
 from pt2lint.fixes.edits import apply_fixes
 
 MAX_ROUNDS = 10
@@ -180,7 +181,7 @@ def fix_text(
         fixes = [d.fix for d in result.diagnostics if d.fix is not None and d.fix.edits and select_fix(d)]
         if not fixes:
             break
-        new_text, applied = apply_fixes(outcome.text, fixes)
+        new_text, applied = apply_fixes(outcome.text, fixes, join=join_insertions)
         if new_text == outcome.text or new_text in seen:
             break
         if not parses(new_text):

@@ -40,7 +40,7 @@ import ast
 import hashlib
 import re
 from dataclasses import dataclass
-from typing import Iterable, List, Optional, Tuple
+from typing import Iterable, List, Optional, Sequence, Tuple
 
 #: Prefix of every generated op namespace and function name.
 NS_PREFIX = "pt2lint_"
@@ -202,12 +202,55 @@ def _match_at(lines: List[str], i: int, head: "re.Match[str]") -> Optional[Check
     return CheckOp(i + 1, i + 13, function_name(op), ns, op)
 
 
+def _op_insertion(content: str) -> Optional[Tuple[str, str, str, CheckOp]]:
+    """``(newline, op block, tail, op)`` of the text the codemod inserts for one op: two newlines,
+    one :func:`check_op_source` block, and two more newlines when code follows; else ``None``."""
+    from pt2lint.fixes.edits import split_keepends
+
+    newline = next((nl for nl in ("\r\n", "\n", "\r") if content.startswith(nl * 2)), None)
+    if newline is None:
+        return None
+    body = content[2 * len(newline):]
+    tail = newline * 2 if body.endswith(newline * 3) else ""
+    block = body[: len(body) - len(tail)]
+    ops = recognise_check_ops(block)
+    if len(ops) != 1 or ops[0].first != 1 or len(split_keepends(block)) != ops[0].last:
+        return None
+    return newline, block, tail, ops[0]
+
+
+def join_insertions(contents: Sequence[str]) -> Optional[str]:
+    """The one insertion that writes every op definition of ``contents`` (the check codemod's
+    insertions at the same point after the imports), in the given order, two blank lines apart as
+    one op per fix round would leave them; ``None`` unless each is such an insertion, all with the
+    same line ending and the same tail, and no two define the same function or op.
+
+    This lets ``pt2lint fix`` apply every validation fix of a file in one round
+    (:func:`pt2lint.fixes.edits.apply_fixes`), where each fix on its own still carries its own
+    insertion.
+    """
+    parts = [_op_insertion(c) for c in contents]
+    if not parts or any(p is None for p in parts):
+        return None
+    newline, tail = parts[0][0], parts[0][2]  # type: ignore[index]
+    names: List[str] = []
+    for nl, _block, t, op in parts:  # type: ignore[misc]
+        if nl != newline or t != tail:
+            return None
+        names.extend(op.functions)
+        names.append(f"{op.namespace}::{op.op}")
+    if len(set(names)) != len(names):
+        return None
+    return newline * 2 + (newline * 2).join(p[1] for p in parts) + tail  # type: ignore[index]
+
+
 __all__ = [
     "CheckOp",
     "FN_PREFIX",
     "NS_PREFIX",
     "check_op_source",
     "function_name",
+    "join_insertions",
     "op_name",
     "op_namespace",
     "recognise_check_ops",

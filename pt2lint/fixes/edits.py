@@ -14,7 +14,7 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import re
-from typing import Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
 import libcst as cst
 
@@ -97,10 +97,21 @@ def _overlaps(a: Tuple[int, int], b: Tuple[int, int]) -> bool:
     return a[0] < b[1] and b[0] < a[1]
 
 
-def apply_fixes(text: str, fixes: Sequence[Fix]) -> Tuple[str, List[Fix]]:
+def apply_fixes(
+    text: str,
+    fixes: Sequence[Fix],
+    join: Optional[Callable[[Sequence[str]], Optional[str]]] = None,
+) -> Tuple[str, List[Fix]]:
     """Apply as many of ``fixes`` as do not overlap an earlier one, in the given order.
 
     Identical fixes (two findings on one statement share a rewrite) are applied once.
+
+    Two pure insertions at one point overlap (their order would be ambiguous) unless ``join``
+    composes them: called with the contents of every insertion at that point, in the order of
+    ``fixes``, it returns the one text that makes them all, or ``None`` when they do not compose
+    (then the later fix waits for the next round, as without ``join``).  The check codemod's op
+    definitions, all written after the imports, compose this way
+    (:func:`pt2lint.fixes.check_op.join_insertions`).
 
     Returns:
         ``(new text, fixes applied)``.
@@ -109,6 +120,7 @@ def apply_fixes(text: str, fixes: Sequence[Fix]) -> Tuple[str, List[Fix]]:
     taken: List[Tuple[int, int]] = []
     seen = set()
     edits: List[Edit] = []
+    inserted: Dict[int, List[str]] = {}  # offset -> contents of the fixes' sole insertions there, in order
     for fix in fixes:
         if not fix.edits:
             continue
@@ -117,13 +129,50 @@ def apply_fixes(text: str, fixes: Sequence[Fix]) -> Tuple[str, List[Fix]]:
             chosen.append(fix)
             continue
         spans = _spans(text, fix)
-        if any(_overlaps(a, b) for a in spans for b in taken):
+        points = [a for a, b in spans if a == b]
+        sole = {a for a in points if points.count(a) == 1} if join is not None else set()
+        joined: Dict[int, List[str]] = {}
+        clash = False
+        for span, edit in zip(spans, fix.edits):
+            a = span[0]
+            if a in sole and a in inserted and not any(_overlaps(span, b) for b in taken if b[0] != b[1]):
+                joined[a] = inserted[a] + [edit.content]
+            elif any(_overlaps(span, b) for b in taken):
+                clash = True
+                break
+        if clash or any(join(contents) is None for contents in joined.values()):  # type: ignore[misc]
             continue
         seen.add(key)
         taken.extend(spans)
+        for span, edit in zip(spans, fix.edits):
+            if span[0] in sole and span[0] not in joined:
+                inserted[span[0]] = [edit.content]
+        inserted.update(joined)
         edits.extend(fix.edits)
         chosen.append(fix)
+    if any(len(c) > 1 for c in inserted.values()):
+        edits = _join_insertions(text, edits, inserted, join)  # type: ignore[arg-type]
     return apply_edits(text, edits), chosen
+
+
+def _join_insertions(text: str, edits: Sequence[Edit], inserted: Dict[int, List[str]], join: Callable[[Sequence[str]], Optional[str]]) -> List[Edit]:
+    """``edits`` with the insertions at each point of ``inserted`` that holds several replaced by one
+    edit of their joined text (at the place of the first)."""
+    starts = line_starts(text)
+    out: List[Edit] = []
+    done = set()
+    for e in edits:
+        a, b = offset(starts, len(text), e.start), offset(starts, len(text), e.end)
+        if a == b and len(inserted.get(a, ())) > 1:
+            if a not in done:
+                done.add(a)
+                content = join(inserted[a])
+                if content is None:  # accepted above, so a join that changed its mind
+                    raise ValueError("insertions that composed no longer do")
+                out.append(Edit(e.start, e.end, content))
+            continue
+        out.append(e)
+    return out
 
 
 def diff_edits(old: str, new: str) -> Tuple[Edit, ...]:
