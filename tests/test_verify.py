@@ -328,6 +328,23 @@ def test_generated_check_ops_are_recognised_exactly():
         assert "function _pt2lint_check_Net_forward_11 was added" in problems, problems
 
 
+def test_the_ops_of_many_validations_fixed_in_one_round_are_recognised_per_unit():
+    """Twelve validations in three forwards, all fixed in one round (their op blocks written together
+    after the imports): three units, each taking its own four ops, and keeping only some units'
+    rewrites keeps only their ops."""
+    from test_fix_check import TWELVE, fixed
+
+    out = fixed(TWELVE)
+    units, problems = vf.rewritten_units(TWELVE, out)
+    assert problems == [] and [u.qualname for u in units] == ["A.forward", "B.forward", "C.forward"]
+    for unit in units:
+        assert len(unit.check_ops) == 4 and all(op.startswith(f"_pt2lint_check_{unit.qualname[0]}_forward_") for op in unit.check_ops)
+    verdicts = [vf.Verdict("m.py", u.qualname, 1, vf.VERIFIED if u.qualname != "B.forward" else vf.REJECTED, "x") for u in units]
+    kept = vf.keep_verified(TWELVE, out, verdicts)
+    compile(kept, "m.py", "exec")
+    assert kept.count("torch.library.custom_op(") == 8 and "_pt2lint_check_B_" not in kept
+
+
 def test_a_rejected_check_op_unit_takes_its_op_with_it():
     orig = HEAD + CASES["validation"].lstrip("\n") + "\n\ndef g(x):\n    return x\n" + FACTORY
     fixed = _validation_fixed("inputs must be non-negative").replace("\n\ndef make_model", "\n\ndef g(x):\n    return x + 0\n\n\ndef make_model", 1)
