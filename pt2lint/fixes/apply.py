@@ -3,6 +3,10 @@
 :func:`fix_text` lints, applies every selected fix that does not overlap an
 earlier one, and lints again (a second round picks up fixes that overlapped,
 and findings that a first rewrite exposed), at most :data:`MAX_ROUNDS` times.
+The ``check`` codemod's op definitions, each inserted at the same point after the
+imports, do not count as overlapping: they are written together, in the findings'
+order (:func:`pt2lint.fixes.check_op.join_insertions`), so a file with more
+validations than rounds is fixed in one.
 It never returns text that does not parse.
 
 :func:`write_fixed` writes a file the way an editor should: the bytes are

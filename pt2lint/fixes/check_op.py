@@ -29,7 +29,9 @@ drop the call, and compiled code does not raise at all.
 Names are derived from the module's path, the function's qualified name and the line of the
 ``if`` (no hash seeds: the path's digest is SHA-1), so a fix is byte-identical on every run;
 a name already defined in the module gets a ``_2``, ``_3``... suffix, so two fixes in one file
-never share an op.  :func:`recognise_check_ops` finds the blocks in a text and accepts one only
+never share an op.  Every op of a file is inserted at the same point; :func:`join_insertions`
+lets ``pt2lint fix`` write all of them in one round, in the order of the validations' lines, each
+named from its line in the file as it was read.  :func:`recognise_check_ops` finds the blocks in a text and accepts one only
 when :func:`check_op_source` regenerates it character for character: ``fix --verify`` accepts
 the module-level functions a fix added only when they are these blocks.
 """
