@@ -115,7 +115,7 @@ def test_module_state_in_branches(text, applicability, reason):
 # ------------------------------------------------------------------ totality, gradients, dtypes
 
 OTHER_CASES = [
-    ("zero-d-index", src("if x.sum() > 0:\n    i = x.sum(1).argmax()\n    y = x[i] * 2\nelse:\n    y = x[0] * 3\nreturn y"), COMPILED, Applicability.DISPLAY_ONLY, "0-d tensor"),
+    ("zero-d-index", src("if x.sum() > 0:\n    i = x.sum(1).argmax()\n    y = x[i] * 2\nelse:\n    y = x[0] * 3\nreturn y"), COMPILED, Applicability.DISPLAY_ONLY, "0-d integer tensor"),
     ("tensor-index", src(branches("y = x[idx] * 2", "y = x[:2] * 3"), args="x, idx"), COMPILED, Applicability.UNSAFE, "indexes with a tensor"),
     ("nonzero", src(branches("y = x.nonzero().sum() + x", "y = x * 2"), args="x"), CAPTURE, Applicability.UNSAFE, "data-dependent size"),
     ("view-literal-sizes", src(branches("y = x.view(2, -1).sum(0)", "y = x.sum(0)")), COMPILED, Applicability.UNSAFE, "literal sizes"),
