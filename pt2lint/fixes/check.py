@@ -62,7 +62,7 @@ from __future__ import annotations
 
 import ast
 import builtins
-from typing import List, Optional, Tuple
+from typing import List, Optional, Tuple, Union
 
 import libcst as cst
 
@@ -389,6 +389,16 @@ def _validation_parts(stmt: cst.CSTNode) -> Optional[List[cst.BaseExpression]]:
     return out if clause is None else None
 
 
+def _around(block: Union[cst.IndentedBlock, cst.Module], child: cst.CSTNode) -> Tuple[list, list]:
+    """The statements of ``block`` before and after its statement ``child`` (both empty when
+    ``child`` is not one of them)."""
+    stmts = list(block.body)
+    k = next((i for i, st in enumerate(stmts) if st is child), None)
+    if k is None:
+        return [], []
+    return stmts[:k], stmts[k + 1 :]
+
+
 def _qualname(ctx: FixContext, node: cst.CSTNode) -> str:
     """``Outer.Inner.method`` of the classes and functions around ``node``."""
     parts: List[str] = []
@@ -461,10 +471,7 @@ def _state_before(ctx: FixContext, node: cst.If, func: cst.FunctionDef) -> List[
     parent = ctx.parent(node)
     while parent is not None and parent is not func:
         if isinstance(parent, (cst.IndentedBlock, cst.Module)):
-            stmts = list(parent.body)
-            k = next((i for i, st in enumerate(stmts) if st is child), None)
-            if k is not None:
-                before = stmts[:k] + before
+            before = _around(parent, child)[0] + before
         elif isinstance(parent, (cst.For, cst.While)):
             return ["the check is inside a loop, whose earlier iterations are not analysed"]
         elif isinstance(parent, (cst.With, cst.Try, cst.TryStar)):
@@ -538,10 +545,7 @@ def _state_after(ctx: FixContext, node: cst.If, func: cst.FunctionDef) -> List[s
     parent = ctx.parent(node)
     while parent is not None and parent is not func:
         if isinstance(parent, (cst.IndentedBlock, cst.Module)):
-            stmts = list(parent.body)
-            k = next((i for i, st in enumerate(stmts) if st is child), None)
-            if k is not None:
-                after.extend(stmts[k + 1 :])
+            after.extend(_around(parent, child)[1])
         child, parent = parent, ctx.parent(parent)
     qual = _qualname(ctx, node)
     ids = ctx.subtree_ids(node.test)
