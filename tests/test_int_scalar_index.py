@@ -4,7 +4,8 @@ Measured on torch 2.13 (``graph_breaks`` log, eager backend): ``x[i]``, ``x[i, 0
 ``x[0, i]``, ``x[None, i]``, ``x[..., i]``, ``x.narrow(0, i, 1)`` and ``x.select(0, i)`` with
 ``i = t.argmax()`` (or ``torch.argmin(t)``, ``(m > 0).sum()``) break with "Data dependent
 operator" (GB0033: ``aten._local_scalar_dense`` reads the index as a SymInt); ``x[:i]``
-breaks with GB0124 (``__index__``, the slice-bound case).  Traced without a break:
+breaks with GB0124 (``__index__``, the slice-bound case); the store ``y[i] = v`` breaks with GB0033
+as the read does, while ``y[k] = v`` with a 1-element ``k``, ``y[2] = v`` and ``y[mask] = v`` trace.  Traced without a break:
 ``x[idx]`` with a 1-d index tensor, ``x[i]`` with ``i = t.argmax(dim=0, keepdim=True)``
 (a 1-element tensor), ``x[2]``, ``x[x.shape[0] - 1]`` and ``torch.index_select(x, 0, i.view(1))``.
 Not flagged: ``x[i]`` with ``i = idx.sum()`` of an input whose dtype is unknown (it is an
@@ -51,6 +52,24 @@ class Slice(nn.Module):
         return x[:i]
 
 
+class Store(nn.Module):
+    def forward(self, x, t, m):
+        y = x.clone()
+        i = t.argmax()
+        y[i] = 0.0
+        return y
+
+
+class StoreNearMisses(nn.Module):
+    def forward(self, x, t, m):
+        y = x.clone()
+        k = t.argmax(dim=0, keepdim=True)
+        y[k] = 0.0
+        y[2] = 1.0
+        y[m > 0] = 2.0
+        return y
+
+
 class NearMisses(nn.Module):
     def forward(self, x, t, m):
         idx = (m > 0).long()
@@ -78,6 +97,7 @@ def test_integer_index_forms_are_flagged_and_near_misses_are_not():
         _line("        return x[n, 0] + x[..., 0][n]"),
         _line("        return x.narrow(0, i, 1) + x.select(0, i) + x[None, i]"),
         _line("        return x[:i]"),
+        _line("        y[i] = 0.0"),
     ]
 
 
@@ -113,6 +133,6 @@ def test_every_case_matches_dynamo(tmp_path):
     spec.loader.exec_module(cases)
     args = (torch.randn(5, 3), torch.randn(5), torch.tensor([1.0, -1.0, 2.0, 0.5, -0.5]))
     seen = set()
-    for name in ("Argmax", "MaskCount", "Narrow", "Slice", "NearMisses"):
+    for name in ("Argmax", "MaskCount", "Narrow", "Slice", "Store", "StoreNearMisses", "NearMisses"):
         seen |= {b.lineno for b in graph_breaks(getattr(cases, name)(), args) if b.filename == str(path)}
     assert sorted(seen) == flagged(lint())

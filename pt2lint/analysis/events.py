@@ -55,7 +55,7 @@ class TestEvent:
 
 @dataclass
 class IndexEvent:
-    """``base[index]`` read (not a store target)."""
+    """``base[index]`` read (``on_index``), or the target of ``base[index] = v`` (``on_index_store``)."""
 
     node: cst.Subscript
     base: Value

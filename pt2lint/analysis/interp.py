@@ -1584,6 +1584,7 @@ class Interpreter:
             # item assignment into those writes no tensor.
             if base.kind is Kind.TENSOR and (not base.weak or _array_only_index(target)):
                 self.emit("on_write", WriteEvent(target, base, "`[...] =` (index assignment writes in place)"))
+                self.emit("on_index_store", IndexEvent(target, base, index))
             elif base.kind is Kind.CONTAINER and self._is_self_attr(target.value):
                 key_node = self._subscript_key(target)
                 self.emit("on_state_write", StateWriteEvent(

@@ -163,6 +163,22 @@ class TensorToPythonScalar(Rule):
 
     def on_index(self, interp, ev) -> None:
         """Slice bounds that are tensors, and integer indices that are 0-d integer tensors."""
+        self._int_scalar_indices(interp, ev)
+        for bound, _ in ev.slice_bounds:
+            interp.report(
+                self.code,
+                bound,
+                "a tensor used as a slice bound is converted to a Python int (`__index__`): graph break "
+                "(use torch.narrow/index_select with tensor indices, or pass the bound as an int)",
+            )
+
+    def on_index_store(self, interp, ev) -> None:
+        """``x[i] = v`` with ``i`` a 0-d integer tensor computed in the graph: the store reads
+        ``i`` into Python as ``x[i]`` does (measured on torch 2.13: "Data dependent operator",
+        ``aten._local_scalar_dense``; ``x[i] = v`` with a 1-d ``i`` stays in the graph)."""
+        self._int_scalar_indices(interp, ev)
+
+    def _int_scalar_indices(self, interp, ev) -> None:
         index = ev.index
         elements = list(ev.node.slice) if isinstance(ev.node, cst.Subscript) else []
         if len(elements) == 1:
@@ -178,13 +194,6 @@ class TensorToPythonScalar(Rule):
                     "(aten._local_scalar_dense, GB0033): graph break (index with a 1-element tensor, "
                     "e.g. x[i.view(1)] or torch.index_select, or pass the index as an int)",
                 )
-        for bound, _ in ev.slice_bounds:
-            interp.report(
-                self.code,
-                bound,
-                "a tensor used as a slice bound is converted to a Python int (`__index__`): graph break "
-                "(use torch.narrow/index_select with tensor indices, or pass the bound as an int)",
-            )
 
 
 class TensorEqualAllclose(Rule):
