@@ -302,9 +302,20 @@ def _overlap(a: Tuple[Tuple[int, int], Tuple[int, int]], b: Tuple[Tuple[int, int
 
 
 def safe_fix_edits(diagnostics: Sequence[Dict[str, Any]]) -> List[Dict[str, Any]]:
-    """The edits of every safe fix among LSP diagnostic dicts, skipping fixes that overlap an earlier one."""
+    """The edits of every safe fix among LSP diagnostic dicts, skipping fixes that overlap an earlier one.
+
+    Two pure insertions at one point overlap, except where they compose as ``pt2lint fix``
+    composes them (:func:`pt2lint.fixes.edits.apply_fixes` with
+    :func:`pt2lint.fixes.check_op.join_insertions`: the check codemod's op definitions after the
+    imports): the earlier edit then carries the joined text, so "apply all safe fixes" writes
+    every validation check of a file at once, as ``pt2lint fix`` does.  The diagnostics' own
+    edit dicts are not changed (the returned edits are copies).
+    """
+    from pt2lint.fixes.check_op import join_insertions
+
     chosen: List[Dict[str, Any]] = []
     taken: List[Tuple[Tuple[int, int], Tuple[int, int]]] = []
+    inserted: Dict[Tuple[int, int], Tuple[Dict[str, Any], List[str]]] = {}  # point -> (chosen edit, contents)
     for d in diagnostics:
         fix = (d.get("data") or {}).get("fix")
         if not fix or fix.get("applicability") != "safe" or not fix.get("edits"):
@@ -313,10 +324,31 @@ def safe_fix_edits(diagnostics: Sequence[Dict[str, Any]]) -> List[Dict[str, Any]
             ((e["range"]["start"]["line"], e["range"]["start"]["character"]), (e["range"]["end"]["line"], e["range"]["end"]["character"]))
             for e in fix["edits"]
         ]
-        if any(_overlap(a, b) for a in spans for b in taken):
+        points = [a for a, b in spans if a == b]
+        joined: Dict[Tuple[int, int], List[str]] = {}
+        clash = False
+        for span, edit in zip(spans, fix["edits"]):
+            a = span[0]
+            sole = span[0] == span[1] and points.count(a) == 1
+            if sole and a in inserted and not any(_overlap(span, t) for t in taken if t[0] != t[1]):
+                joined[a] = inserted[a][1] + [edit.get("newText", "")]
+            elif any(_overlap(span, t) for t in taken):
+                clash = True
+                break
+        if clash or any(join_insertions(c) is None for c in joined.values()):
             continue
         taken.extend(spans)
-        chosen.extend(fix["edits"])
+        for span, edit in zip(spans, fix["edits"]):
+            a = span[0]
+            if a in joined:
+                target = inserted[a][0]
+                target["newText"] = join_insertions(joined[a])
+                inserted[a] = (target, joined[a])
+                continue
+            copy = dict(edit)
+            chosen.append(copy)
+            if span[0] == span[1] and points.count(a) == 1:
+                inserted[a] = (copy, [edit.get("newText", "")])
     return chosen
 
 

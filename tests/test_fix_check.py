@@ -636,3 +636,41 @@ def test_insertions_at_one_point_compose_only_when_they_are_distinct_check_ops()
     compile(out, "m.py", "exec")
     assert "\n\n\n\n" not in out
     assert apply_fixes(text, [op_fix("check_M_forward_9", "b"), op_fix("check_M_forward_7", "a")])[1][1:] == []  # no join: one
+
+
+def _apply_lsp_edits(text: str, edits) -> str:
+    """``text`` with LSP ``TextEdit`` dicts applied (ASCII text: UTF-16 units are characters)."""
+    starts = [0]
+    for line in text.splitlines(keepends=True):
+        starts.append(starts[-1] + len(line))
+
+    def at(pos):
+        return starts[pos["line"]] + pos["character"]
+
+    spans = sorted(((at(e["range"]["start"]), at(e["range"]["end"]), i, e["newText"]) for i, e in enumerate(edits)), reverse=True)
+    for a, b, _, new in spans:
+        text = text[:a] + new + text[b:]
+    return text
+
+
+def test_the_editor_apply_all_action_writes_every_op_as_fix_does():
+    """``source.fixAll`` (:func:`pt2lint.lsp.safe_fix_edits`) composes the op insertions as
+    ``pt2lint fix`` does: one request writes all twelve checks, the same text as ``fix``; the
+    diagnostics' own edits are left as they were (each still valid alone)."""
+    import copy
+
+    from pt2lint.lsp import safe_fix_edits, to_lsp_diagnostics
+
+    diags = lint_source(TWELVE, "m.py", SETTINGS).diagnostics
+    payload = to_lsp_diagnostics(diags, TWELVE, "utf-16")
+    before = copy.deepcopy(payload)
+    edits = safe_fix_edits(payload)
+    assert payload == before
+    out = _apply_lsp_edits(TWELVE, edits)
+    compile(out, "m.py", "exec")
+    assert out.count("torch.library.custom_op(") == 12
+    expected = fix_text(
+        TWELVE, "m.py", SETTINGS,
+        select_fix=lambda d: d.fix is not None and d.fix.applicability is Applicability.SAFE,
+    ).text
+    assert out == expected
