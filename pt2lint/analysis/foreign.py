@@ -193,15 +193,19 @@ class Codec:
         self.paths.add(path)
         return path, dotted
 
+    def _top_level_handle(self, tag: str, obj) -> tuple:
+        """``(tag, path, dotted module name, name)`` of a top-level class or function of another
+        module; ``NotPortable`` when ``obj`` is not what that name holds at the module's top level."""
+        path, dotted = self._base(obj)
+        if _top_level(self.project, obj.module.base or obj.module, obj.name) is not obj:
+            raise NotPortable(obj)
+        return (tag, path, dotted, obj.name)
+
     def class_handle(self, cls: ClassInfo) -> tuple:
         hit = self._enc.get(id(cls))
         if hit is not None:
             return hit
-        path, dotted = self._base(cls)
-        base = cls.module.base or cls.module
-        if _top_level(self.project, base, cls.name) is not cls:
-            raise NotPortable(cls)
-        handle = ("C", path, dotted, cls.name)
+        handle = self._top_level_handle("C", cls)
         self._enc[id(cls)] = handle
         return handle
 
@@ -220,11 +224,7 @@ class Codec:
                 raise NotPortable(fn)
             handle = ("M", owner, name)
         else:
-            path, dotted = self._base(fn)
-            base = fn.module.base or fn.module
-            if _top_level(self.project, base, fn.name) is not fn:
-                raise NotPortable(fn)
-            handle = ("F", path, dotted, fn.name)
+            handle = self._top_level_handle("F", fn)
         self._enc[id(fn)] = handle
         return handle
 
