@@ -1350,12 +1350,9 @@ class Interpreter:
         return None
 
     def _is_builtin(self, name: str) -> bool:
-        """``name`` refers to the builtin: no local, module-level def, class or import shadows it."""
-        idx = self.index
-        return not (
-            (self.frame is not None and self.frame.is_bound(name))
-            or name in idx.functions or name in idx.classes or name in idx.imports.names
-        )
+        """``name`` refers to the builtin: no local binding and no module-level name (def, class,
+        import, assignment) shadows it (see :meth:`_shadowed`)."""
+        return not self._shadowed(name)
 
     def _isinstance_tensor_test(self, test: cst.Call) -> Optional[str]:
         """The name ``x`` when ``test`` is ``isinstance(x, torch.Tensor)`` (or a tuple of tensor
