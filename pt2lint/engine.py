@@ -15,7 +15,7 @@ import re
 import sys
 import tokenize
 from dataclasses import replace
-from typing import Callable, Iterator, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
 import libcst as cst
 
@@ -327,7 +327,7 @@ def lint_source(
 
                 remember_module(os.path.abspath(filename), digest, module)
     except cst.ParserSyntaxError as exc:
-        diags = [_uncut(_syntax_error(exc, source, filename), cuts, filename)] if "PTC001" in enabled else []
+        diags = [_uncut(_syntax_error(exc, source, filename), {filename: cuts})] if "PTC001" in enabled else []
         return FileResult(filename, tuple(diags), source=original if keep_source else None)
     except RecursionError:
         diag = syntax_error(filename, "SyntaxError: expression nested too deeply to parse", Position(1, 1))
@@ -362,8 +362,14 @@ def lint_source(
 
         if any(d.code in FIXABLE_CODES for d in diags):
             diags = attach_fixes(module, source, settings, findings, diags, fix_names, (relpath or filename).replace(os.sep, "/"))
-    if cuts:
-        diags = [_uncut(d, cuts, filename) for d in diags]
+    cuts_by_file = {filename: cuts} if cuts else {}
+    for name, text in others.items():  # imported modules read with their own form feeds cut
+        if "\f" in text and name != filename:
+            other = cut_form_feeds(text)[1]
+            if other:
+                cuts_by_file[name] = other
+    if cuts_by_file:
+        diags = [_uncut(d, cuts_by_file) for d in diags]
     diags.sort(key=Diagnostic.sort_key)
     return FileResult(
         filename, tuple(diags), source=original if keep_source else None,
@@ -408,17 +414,20 @@ def _uncut_fix(fix, cuts):
     return replace(fix, edits=tuple(edits))
 
 
-def _uncut(d: Diagnostic, cuts, filename: str) -> Diagnostic:
-    """A finding of the text :func:`pt2lint.lines.cut_form_feeds` gave for ``filename``, in the
-    file's coordinates: columns on cut lines (of its range and fix, when it lies in ``filename``;
-    of its call sites there) and its fix's edits."""
-    if not cuts:
-        return d
+def _uncut(d: Diagnostic, cuts_by_file: Dict[str, Dict[int, int]]) -> Diagnostic:
+    """A finding of texts :func:`pt2lint.lines.cut_form_feeds` gave, in the files' coordinates.
+
+    ``cuts_by_file`` maps a display filename (the linted file, and every imported module that
+    the analysis read with its form feeds cut) to its cuts: the columns of the finding's range
+    and fix, and of each call site, move by the cuts of the file they lie in.
+    """
     sites = tuple(
-        (sym, fn, line, _uncut_position(Position(line, col), cuts).column, first, last) if fn == filename else (sym, fn, line, col, first, last)
+        (sym, fn, line, _uncut_position(Position(line, col), cuts_by_file[fn]).column, first, last)
+        if fn in cuts_by_file else (sym, fn, line, col, first, last)
         for sym, fn, line, col, first, last in d.call_sites
     )
-    if d.filename != filename:
+    cuts = cuts_by_file.get(d.filename)
+    if not cuts:
         return replace(d, call_sites=sites) if sites != d.call_sites else d
     return replace(
         d, start=_uncut_position(d.start, cuts), end=_uncut_position(d.end, cuts, end=True),

@@ -170,3 +170,37 @@ def test_an_imported_helper_indented_with_form_feeds_is_followed(tmp_path):
         os.chdir(old)
     assert ("helpers.py", 3, "PTC101") in found, found
     assert not any(code == "PTC001" for _, _, code in found)
+
+
+def test_a_finding_on_a_form_feed_line_of_an_imported_module_has_the_files_column(tmp_path):
+    """Columns of a finding in an imported module whose line is indented with a form feed are
+    the file's columns (the analysis read the cut text, which is one character shorter there);
+    so are the columns of a call site on such a line."""
+    import os
+
+    from pt2lint.engine import lint_paths
+
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    helper = "def scale(x):\n\f    s = x.sum().item()\n    return x * s\n\n\ndef outer(x):\n\f    return scale(x)\n"
+    (pkg / "helpers.py").write_text(helper)
+    (pkg / "model.py").write_text(
+        "import torch\nfrom .helpers import outer\n\n\n"
+        "class M(torch.nn.Module):\n    def forward(self, x):\n        return outer(x)\n"
+    )
+    settings = LintSettings(enabled=resolve_selection(), project_root=str(tmp_path))
+    old = os.getcwd()
+    os.chdir(tmp_path)
+    try:
+        diags = [d for r in lint_paths(["pkg/model.py"], settings, jobs=1) for d in r.diagnostics if d.code == "PTC101"]
+    finally:
+        os.chdir(old)
+    (d,) = diags
+    lines = helper.split("\n")  # not splitlines(): that splits at the form feed too
+    assert os.path.basename(d.filename) == "helpers.py" and d.start.line == 2
+    # the 1-based column of ``item()`` (where the finding starts) in the file, form feed counted
+    assert d.start.column == lines[1].index("item()") + 1, d
+    helper_sites = [s for s in d.call_sites if os.path.basename(s[1]) == "helpers.py"]
+    assert helper_sites and helper_sites[0][2] == 7
+    assert helper_sites[0][3] == lines[6].index("scale(x)") + 1, d.call_sites
