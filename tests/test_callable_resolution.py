@@ -106,3 +106,38 @@ def test_the_near_miss_is_clean(name):
 def test_a_conversion_method_called_by_name_is_the_cast(name):
     src, line = CASTS[name]
     assert graph_breaks(src) == [(line, "PTC103")]
+
+
+def test_a_decorator_is_applied_once_however_often_the_function_is_called(monkeypatch):
+    """Python runs a decorator once, at the ``def``; every call goes to the wrapper it made.  The
+    analysis works the wrapper out once per function too (a long ``@auto_docstring``-style
+    decorator was interpreted again at each call), and still reports what each call reaches."""
+    from pt2lint.analysis import interp
+
+    calls = []
+    real = interp.Interpreter._decorated
+
+    def counting(self, fn):
+        calls.append(fn.name)
+        return real(self, fn)
+
+    monkeypatch.setattr(interp.Interpreter, "_decorated", counting)
+    src = (
+        P
+        + "def logged(fn):\n"
+        "    doc = (fn.__doc__ or '').strip().upper()\n"
+        "    fn.__doc__ = doc\n"
+        "    @functools.wraps(fn)\n"
+        "    def wrapper(*args, **kwargs):\n"
+        "        print('calling')\n"  # line 9: a break in every call's wrapper
+        "        return fn(*args, **kwargs)\n"
+        "    return wrapper\n\n"
+        "@logged\n"
+        "def scale(t, k):\n"
+        "    return t * k\n\n"
+        + FWD
+        + "        a = scale(x, 2)\n        b = scale(a, 3.0)\n        return scale(b, x.sum())\n"
+    )
+    found = sorted({(d.start.line, d.code) for d in lint_source(src, "m.py", SETTINGS).diagnostics})
+    assert (9, "PTC301") in found, found
+    assert calls == ["scale"], calls

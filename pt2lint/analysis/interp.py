@@ -14,6 +14,7 @@ What Dynamo does with each construct was measured on torch 2.13 (see
 
 from __future__ import annotations
 
+import copy
 import functools
 import re
 from dataclasses import replace
@@ -503,6 +504,8 @@ class Interpreter:
         self._run_in_loop = False  # the next frame call_function opens runs in a loop of its caller (``module.apply``)
         self._budget_reported = False  # the budget's PTC004 is given once per file
         self._getattr_nodes: Dict[int, tuple] = {}  # id(getattr call) -> (call, its Attribute)
+        # id(decorated function) -> (function, settings, wrapper or None): see :meth:`_decoration`
+        self._decorations: Dict[int, tuple] = {}
         self._map_casts: Dict[int, tuple] = {}  # id(``map(int, it)`` call) -> (call, cast name, iterables)
         self._random_arith_frames: set = set()  # id(frame) of frames that already had their random-arithmetic break
         self._random_branch_frames: set = set()  # id(frame) of frames that already had a branch on a random draw
@@ -3345,7 +3348,7 @@ class Interpreter:
             return UNKNOWN
         fn.link_decorators()
         if fn.local_decorators:
-            wrapper = self._decorated(fn)
+            wrapper = self._decoration(fn)
             if wrapper is not None:
                 wargs = ([bound_self] if bound_self is not None and fn.kind in ("method", "property") else []) + list(args)
                 return self.call_function(wrapper, None, self.bind_arguments(wrapper, wargs, kwargs, False), {}, chain)
@@ -3357,6 +3360,23 @@ class Interpreter:
             # an unbound method called through its class (``Base.forward(self, x)``) or a wrapper
             return self.call_function(fn, None, self.bind_arguments(fn, args, kwargs, False), {}, chain)
         return self.call_function(fn, bound_self, self.bind_arguments(fn, args, kwargs, True), {}, chain)
+
+    def _decoration(self, fn: FunctionInfo) -> Optional[FunctionInfo]:
+        """:meth:`_decorated` of ``fn``, worked out once per function and knob settings.
+
+        Python applies a decorator once, when the ``def`` runs, and every call goes to the
+        wrapper it returned; the decorator's arguments are constants of the class or module
+        body (:meth:`_decorator_call_args`), so the wrapper is the same for every call site.
+        Interpreting the decorator again on each call (``@auto_docstring``-style decorators
+        that rewrite docstrings are long) only repeated the same work.
+        """
+        hit = self._decorations.get(id(fn))
+        if hit is not None and hit[0] is fn and hit[1] is self.settings:
+            wrapper = hit[2]
+        else:
+            wrapper = self._decorated(fn)
+            self._decorations[id(fn)] = (fn, self.settings, wrapper)
+        return copy.copy(wrapper) if wrapper is not None else None
 
     def _decorated(self, fn: FunctionInfo) -> Optional[FunctionInfo]:
         """The wrapper function a same-file decorator returns for ``fn`` (outermost decorator first)."""
