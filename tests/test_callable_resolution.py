@@ -141,3 +141,67 @@ def test_a_decorator_is_applied_once_however_often_the_function_is_called(monkey
     found = sorted({(d.start.line, d.code) for d in lint_source(src, "m.py", SETTINGS).diagnostics})
     assert (9, "PTC301") in found, found
     assert calls == ["scale"], calls
+
+
+def _decorator_runs(monkeypatch, src):
+    """``(findings, runs)``: the ``(line, code)`` findings of ``src`` and how many times a
+    decorator body was interpreted."""
+    from pt2lint.analysis import interp
+
+    runs = []
+    real = interp.Interpreter._returned_callable
+
+    def counting(self, deco, *rest):
+        runs.append(deco.name)
+        return real(self, deco, *rest)
+
+    monkeypatch.setattr(interp.Interpreter, "_returned_callable", counting)
+    found = sorted({(d.start.line, d.code) for d in lint_source(src, "m.py", SETTINGS).diagnostics})
+    return found, runs
+
+
+def test_a_decorator_that_returns_its_argument_is_run_once_for_all_functions(monkeypatch):
+    src = (
+        P
+        + "def documented(fn):\n"
+        "    fn.__doc__ = (fn.__doc__ or '').strip() + ' (documented)'\n"
+        "    return fn\n\n"
+        "@documented\n"
+        "def a(t):\n"
+        "    return t.sum().item()\n\n"  # line 10
+        "@documented\n"
+        "def b(t):\n"
+        "    return t.max().item()\n\n"  # line 14
+        + FWD
+        + "        return x * a(x) * b(x)\n"
+    )
+    found, runs = _decorator_runs(monkeypatch, src)
+    assert (10, "PTC101") in found and (14, "PTC101") in found, found
+    assert runs == ["documented"], runs
+
+
+def test_a_decorator_that_may_wrap_is_run_for_each_function(monkeypatch):
+    """Near miss: a decorator that returns a wrapper on some path is not taken as the identity for
+    the next function, whose calls still go through (and report) the wrapper."""
+    src = (
+        P
+        + "import os\n"
+        "def traced(fn):\n"
+        "    if os.environ.get('TRACE'):\n"
+        "        def wrapper(*args):\n"
+        "            print('call')\n"  # line 8
+        "            return fn(*args)\n"
+        "        return wrapper\n"
+        "    return fn\n\n"
+        "@traced\n"
+        "def a(t):\n"
+        "    return t * 2\n\n"
+        "@traced\n"
+        "def b(t):\n"
+        "    return t * 3\n\n"
+        + FWD
+        + "        return a(x) + b(x)\n"
+    )
+    found, runs = _decorator_runs(monkeypatch, src)
+    assert runs.count("traced") == 2, runs
+    assert (8, "PTC301") in found, found

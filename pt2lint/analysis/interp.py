@@ -506,6 +506,8 @@ class Interpreter:
         self._getattr_nodes: Dict[int, tuple] = {}  # id(getattr call) -> (call, its Attribute)
         # id(decorated function) -> (function, settings, wrapper or None): see :meth:`_decoration`
         self._decorations: Dict[int, tuple] = {}
+        # (decorator, its text, kind, is a function) -> decorator found to return its argument (:meth:`_decorated`)
+        self._identity_decorators: Dict[tuple, FunctionInfo] = {}
         self._map_casts: Dict[int, tuple] = {}  # id(``map(int, it)`` call) -> (call, cast name, iterables)
         self._random_arith_frames: set = set()  # id(frame) of frames that already had their random-arithmetic break
         self._random_branch_frames: set = set()  # id(frame) of frames that already had a branch on a random draw
@@ -3396,6 +3398,15 @@ class Interpreter:
         inner.local_decorators = fn.local_decorators[1:]
         inner.decorators_linked = True
         inner.origin = fn.origin or fn
+        # a decorator (with these constant arguments) that returned its argument on every path for
+        # another function of this kind returns this one too: the analysis knows nothing of a
+        # function object that could make it take another path (``__name__``, ``__doc__``,
+        # ``inspect`` results are all unknown to it), so the run is the same
+        key = (id(deco), self._decorator_key(dec_expr), fn.kind, fn.cls is None)
+        known = self._identity_decorators.get(key)
+        if known is not None and known is deco:
+            return inner
+        first = deco
         target_value = Value(Kind.FUNCTION, ref=inner)
         self.silent += 1
         try:
@@ -3406,9 +3417,17 @@ class Interpreter:
                 if factory is None:
                     return None
                 deco, bound = factory.ref, _partial_kwargs(factory)
-            return self._returned_function(deco, self._bind_decorator(deco, [target_value], bound))
+            returned: List[Value] = []
+            value = self._returned_callable(deco, self._bind_decorator(deco, [target_value], bound), returned)
+            if returned and all(c.kind is Kind.FUNCTION and c.ref is inner for c in returned):
+                self._identity_decorators[key] = first
+            return value.ref if value is not None else None
         finally:
             self.silent -= 1
+
+    def _decorator_key(self, dec_expr: cst.BaseExpression) -> str:
+        """The source text of a decorator expression (its constant arguments included)."""
+        return cst.Module([]).code_for_node(dec_expr)
 
     def _straight_line_parameter(self, expr: cst.BaseExpression) -> bool:
         """``expr`` is a parameter that only straight-line code rebinds, read outside loops (see
@@ -3463,13 +3482,10 @@ class Interpreter:
                 bound[name] = v
         return bound
 
-    def _returned_function(self, deco: FunctionInfo, params: Dict[str, Value]) -> Optional[FunctionInfo]:
-        value = self._returned_callable(deco, params)
-        return value.ref if value is not None else None
-
-    def _returned_callable(self, deco: FunctionInfo, params: Dict[str, Value]) -> Optional[Value]:
+    def _returned_callable(self, deco: FunctionInfo, params: Dict[str, Value], returned: Optional[List[Value]] = None) -> Optional[Value]:
         """The first local function (a ``FUNCTION`` value, possibly a ``functools.partial`` of one) that
-        ``deco`` returns when run on ``params``; ``None`` when it returns none."""
+        ``deco`` returns when run on ``params``; ``None`` when it returns none.  ``returned``, when
+        given, receives every value any of its ``return`` statements may give."""
         frame = Frame(deco, dict(params), deco.closure, None, (deco.symbol,), None, None)
         saved = self.frame, self.stmt, self.header, self.index
         self.frame = frame
@@ -3482,6 +3498,8 @@ class Interpreter:
                 pass
         finally:
             self.frame, self.stmt, self.header, self.index = saved
+        if returned is not None:
+            returned.extend(c for r in frame.returns for c in objects.candidates(r))
         for r in frame.returns:
             for c in objects.candidates(r):  # ``return f(obj) if obj else f``: the first definition returned
                 if c.kind is Kind.FUNCTION and isinstance(c.ref, FunctionInfo):
