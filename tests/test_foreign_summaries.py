@@ -269,3 +269,94 @@ def test_a_summary_is_not_replayed_once_a_module_it_read_has_changed(tmp_path):
         """})
     assert lint(tmp_path, ["pkg/one.py"]) == []
     assert computed(tmp_path, "pkg/base.py#Base") == 2
+
+
+_DECORATED = {
+    "pyproject.toml": "[project]\nname = 'demo'\n",
+    "pkg/__init__.py": "",
+    "pkg/docs.py": """
+        from pkg.text import tidy
+
+
+        def documented(fn):
+            fn.__doc__ = tidy(fn.__doc__)
+            return fn
+        """,
+    "pkg/text.py": """
+        def tidy(doc):
+            return (doc or "").strip()
+        """,
+    "pkg/one.py": """
+        import torch
+        from pkg.docs import documented
+
+
+        class One(torch.nn.Module):
+            @documented
+            def forward(self, x):
+                return x * x.sum().item()
+        """,
+    "pkg/two.py": """
+        import torch
+        from pkg.docs import documented
+
+
+        class Two(torch.nn.Module):
+            @documented
+            def forward(self, x):
+                return x + x.max().item()
+        """,
+}
+
+
+def _decorator_runs(monkeypatch, name: str) -> List[str]:
+    """The list that collects one entry per interpreted run of decorator ``name``'s body."""
+    from pt2lint.analysis import interp
+
+    runs: List[str] = []
+    real = interp.Interpreter._returned_callable
+
+    def counting(self, deco, *rest):
+        if deco.name == name:
+            runs.append(getattr(self.entry, "path", ""))
+        return real(self, deco, *rest)
+
+    monkeypatch.setattr(interp.Interpreter, "_returned_callable", counting)
+    return runs
+
+
+def test_a_foreign_decorator_returning_its_argument_is_run_once_for_all_entries(tmp_path, monkeypatch):
+    write(tmp_path, _DECORATED)
+    runs = _decorator_runs(monkeypatch, "documented")
+    both = lint(tmp_path, ["pkg/one.py", "pkg/two.py"])
+    assert len(runs) == 1, runs
+    assert both == alone(tmp_path, ["pkg/one.py", "pkg/two.py"])
+    assert [(f, line, c) for f, line, c, _ in both] == [("pkg/one.py", 8, "PTC101"), ("pkg/two.py", 8, "PTC101")]
+
+
+def test_a_replayed_decorator_keeps_the_files_its_run_read_in_the_dependency_record(tmp_path):
+    """The second entry did not run the decorator, yet its result depends on ``text.py``
+    (which the run imported): editing that file must re-check it."""
+    write(tmp_path, _DECORATED)
+    old = os.getcwd()
+    os.chdir(tmp_path)
+    try:
+        settings = LintSettings(enabled=resolve_selection(), project_root=str(tmp_path))
+        results = {os.path.basename(r.filename): r for r in lint_paths(["pkg/one.py", "pkg/two.py"], settings, jobs=1, merge=False)}
+    finally:
+        os.chdir(old)
+    for name in ("one.py", "two.py"):
+        deps = {os.path.basename(p) for p, _ in results[name].dependencies}
+        assert {"docs.py", "text.py"} <= deps, (name, deps)
+
+
+def test_a_foreign_decorator_is_run_again_once_a_file_it_read_has_changed(tmp_path, monkeypatch):
+    write(tmp_path, _DECORATED)
+    runs = _decorator_runs(monkeypatch, "documented")
+    lint(tmp_path, ["pkg/one.py"])
+    write(tmp_path, {"pkg/text.py": """
+        def tidy(doc):
+            return (doc or "").strip() + "."
+        """})
+    lint(tmp_path, ["pkg/two.py"])
+    assert len(runs) == 2, runs

@@ -63,6 +63,7 @@ def clear() -> None:
     """Forget every summary (tests; a long-lived process whose files changed keys by content anyway)."""
     _STORE.clear()
     _COMPUTED.clear()
+    _IDENTITY.clear()
 
 
 def note_computed(cls: ClassInfo) -> None:
@@ -112,6 +113,53 @@ def remember(key: tuple, summary: "Summary") -> None:
     _STORE.move_to_end(key)
     while len(_STORE) > MAX_SUMMARIES:
         _STORE.popitem(last=False)
+
+
+class IdentityDecorator:
+    """A decorator of another module found to return the function it decorates on every path.
+
+    ``node`` is the decorator's ``FunctionDef`` (the key's object identity is checked against it),
+    ``loads`` the project lookups its run made (replayed, as a :class:`Summary`'s are) and
+    ``digests`` the ``(path, sha256)`` of every file it read.
+    """
+
+    __slots__ = ("node", "loads", "digests")
+
+    def __init__(self, node, loads, digests) -> None:
+        self.node, self.loads, self.digests = node, loads, digests
+
+
+_IDENTITY: "OrderedDict[tuple, IdentityDecorator]" = OrderedDict()
+
+
+def decorator_key(deco: FunctionInfo, how: tuple, project, settings, entry_path: str) -> Optional[tuple]:
+    """The process-wide key of applying ``deco`` (``how``: its decorator text, the decorated
+    function's kind, whether it is a plain function), or ``None`` when the result cannot be
+    shared: a decorator of the entry module itself, an editor overlay, no project model."""
+    path = getattr(deco.module, "path", "")
+    if project is None or project.overlay or not path or path == entry_path:
+        return None
+    return (
+        id(deco.node), path, deco.symbol, how, tuple(project.library_roots), project.follow,
+        project.entry_package, project.target, settings_key(settings),
+    )
+
+
+def lookup_identity(key: tuple, deco: FunctionInfo) -> Optional[IdentityDecorator]:
+    """The record kept under ``key`` for ``deco``'s very node, or ``None``."""
+    hit = _IDENTITY.get(key)
+    if hit is None or hit.node is not deco.node:
+        return None
+    _IDENTITY.move_to_end(key)
+    return hit
+
+
+def remember_identity(key: tuple, record: IdentityDecorator) -> None:
+    """Keep ``record`` under ``key`` (bounded by :data:`MAX_SUMMARIES`)."""
+    _IDENTITY[key] = record
+    _IDENTITY.move_to_end(key)
+    while len(_IDENTITY) > MAX_SUMMARIES:
+        _IDENTITY.popitem(last=False)
 
 
 class Recording:

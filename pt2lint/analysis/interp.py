@@ -2608,19 +2608,25 @@ class Interpreter:
         digests = tuple(sorted((p, self.project.deps.get(p)) for p in paths))
         return foreign.Summary(cls.node, frozenset(paths), tuple(rec.loads), classes, instantiated, digests)
 
-    def _replay_summary(self, summary: "foreign.Summary") -> bool:
-        """Take a summary's outcome into this analysis; ``False`` (nothing taken) when it does not apply:
-        it reaches the entry module, a handle names nothing here, or a class it read is in another state."""
-        if getattr(self.entry, "path", "") in summary.paths:
-            return False
-        # the same lookups, so this entry's dependency record is complete; each must find what it
-        # found there (the import roots include the entry's own folder)
-        for op in summary.loads:
+    def _replay_lookups(self, loads, digests) -> bool:
+        """Make the project lookups another entry's run made, so this entry's dependency record is
+        complete: ``False`` as soon as one finds something else (the import roots include the
+        entry's own folder) or a file in ``digests`` (``(path, sha256)`` pairs) has other bytes."""
+        for op in loads:
             if op[0] == "load":
                 if load_outcome(self.project.load_module(op[1])) != op[2]:
                     return False
             elif self.project._may_bind(op[1], op[2]) != op[3]:
                 return False
+        return all(self.project.deps.get(p) == digest for p, digest in digests)
+
+    def _replay_summary(self, summary: "foreign.Summary") -> bool:
+        """Take a summary's outcome into this analysis; ``False`` (nothing taken) when it does not apply:
+        it reaches the entry module, a handle names nothing here, or a class it read is in another state."""
+        if getattr(self.entry, "path", "") in summary.paths:
+            return False
+        if not self._replay_lookups(summary.loads, ()):
+            return False
         codec = foreign.Codec(self.project, self.entry)
         try:
             targets = []
@@ -3406,8 +3412,21 @@ class Interpreter:
         known = self._identity_decorators.get(key)
         if known is not None and known is deco:
             return inner
+        # ... and so for later entry files of this process: the run's project lookups are
+        # replayed for their dependency record (see :mod:`pt2lint.analysis.foreign`)
+        shared = foreign.decorator_key(deco, key[1:], self.project, self.settings, getattr(self.entry, "path", ""))
+        if shared is not None:
+            hit = foreign.lookup_identity(shared, deco)
+            if hit is not None and self._replay_lookups(hit.loads, hit.digests):
+                self._identity_decorators[key] = deco
+                return inner
         first = deco
         target_value = Value(Kind.FUNCTION, ref=inner)
+        rec = outer = log = None
+        if shared is not None:
+            rec, outer, log = foreign.Recording(), self._recording, self.project.lookup_log
+            self._recording, self.project.lookup_log = rec, rec.loads
+            made = len(self.instantiated)
         self.silent += 1
         try:
             bound: Dict[str, Value] = {}
@@ -3421,9 +3440,20 @@ class Interpreter:
             value = self._returned_callable(deco, self._bind_decorator(deco, [target_value], bound), returned)
             if returned and all(c.kind is Kind.FUNCTION and c.ref is inner for c in returned):
                 self._identity_decorators[key] = first
+                # kept for other entries only when the run read no class state and built nothing
+                # (its outcome then depends on the project files and settings alone)
+                if rec is not None and not rec.pre and len(self.instantiated) == made:
+                    paths = {first.module.path} | {op[2] for op in rec.loads if op[0] == "load" and op[2]}
+                    if getattr(self.entry, "path", "") not in paths:
+                        digests = tuple(sorted((p, self.project.deps.get(p)) for p in paths))
+                        foreign.remember_identity(shared, foreign.IdentityDecorator(first.node, tuple(rec.loads), digests))
             return value.ref if value is not None else None
         finally:
             self.silent -= 1
+            if rec is not None:
+                self._recording, self.project.lookup_log = outer, log
+                if outer is not None:
+                    outer.absorb(rec)
 
     def _decorator_key(self, dec_expr: cst.BaseExpression) -> str:
         """The source text of a decorator expression (its constant arguments included)."""
