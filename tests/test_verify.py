@@ -461,6 +461,27 @@ def test_verdicts_without_a_job_are_unverifiable():
     assert vf.summary_line([v]) == "Verify: 1 function rewritten: 0 verified, 0 rejected, 1 unverifiable."
 
 
+def test_a_job_that_ran_makes_other_jobs_failures_evidence_not_the_reason():
+    """A file with one buildable class and others that need a config: when the built model ran
+    the inputs but never reached the rewritten lines, that is the reason; the other classes'
+    build failures are evidence."""
+    from types import SimpleNamespace
+
+    units, _ = vf.rewritten_units("def f(x):\n    if x:\n        y = 1\n    else:\n        y = 2\n    return y\n",
+                                  "def f(x):\n    y = 1 if x else 2\n    return y\n")
+    ran = SimpleNamespace(result={"units": {"f": {"executed": False, "fixed_executed": False, "inputs": 3, "outcomes": {}}}},
+                          job=SimpleNamespace(label="p.py::Top"), timed_out=False, exitcode=0, stage="done")
+    failed = SimpleNamespace(result={"failure": "no-inputs", "detail": "no model factory: Other() needs config", "units": {}},
+                             job=SimpleNamespace(label="p.py::Other"), timed_out=False, exitcode=0, stage="build")
+    (v,) = vf.verdicts("/p.py", "p.py", units, [failed, ran])
+    assert v.status == vf.UNVERIFIABLE
+    assert v.reason == "the rewritten lines of the original were never executed on the model's inputs"
+    assert v.evidence == ["p.py::Other: no model factory: Other() needs config"]
+    # No job measured anything: the first failure is the reason, as before.
+    (v,) = vf.verdicts("/p.py", "p.py", units, [failed])
+    assert v.reason == "p.py::Other: no model factory: Other() needs config"
+
+
 def test_verify_without_torch_is_a_clear_error(tmp_path):
     (tmp_path / "m.py").write_text(HEAD + CASES["correct"].lstrip("\n") + FACTORY)
     code = textwrap.dedent(
