@@ -22,6 +22,13 @@ gradients and buffers equal on inputs that took every rewritten branch both ways
 graph break left), rejected (a check failed: the evidence is in ``--json``),
 unverifiable (no model factory, inputs that cannot be built, a branch never taken);
 refused (findings whose codemod refused to rewrite, with a reason); seconds.
+
+``--zoo`` adds rows where library code can be decided: the files that define the top-level
+class of each transformers / diffusers model of the tiny-config zoo
+(``bench/realmodels/models.py``, through ``bench/zoo_factories.py``), fixed with a generated
+config that gives each such class a per-class factory (the zoo's model, random weights) and
+inputs (its eval call).  A rewritten function of such a file is then run inside the whole
+model; one in a file no zoo model is defined in stays unverifiable.
 """
 
 from __future__ import annotations
@@ -34,7 +41,8 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any, Dict, List, Optional
+import tempfile
+from typing import Any, Dict, List, Optional, Tuple
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -68,10 +76,42 @@ def library_files(package: str, folder: str, prefix: str, limit: int) -> List[Pa
     return files[:limit]
 
 
-def run_fix(files: List[Path], unsafe: bool, timeout: float) -> Dict[str, Any]:
-    """One ``pt2lint fix --verify --diff --output-format json`` run; its JSON and wall time."""
-    cmd = [sys.executable, "-m", "pt2lint", "fix", "--verify", "--diff", "--isolated", "--no-cache",
+def zoo_config(libraries: List[str], workdir: Path) -> Tuple[List[Path], Path]:
+    """The zoo's model files and a config giving each model's class its zoo factory and inputs.
+
+    Writes ``workdir/zoo_entry.py`` (zero-argument wrappers around :mod:`bench.zoo_factories`)
+    and ``workdir/pyproject.toml``; returns ``(files, config path)``.  The index is built in a
+    child process (the zoo imports the libraries and torch).
+    """
+    proc = subprocess.run([sys.executable, str(ROOT / "bench" / "zoo_factories.py"), *libraries],
+                          capture_output=True, text=True, cwd=ROOT)
+    if proc.returncode:
+        raise SystemExit(f"building the zoo index failed:\n{proc.stderr[-3000:]}")
+    found = json.loads(proc.stdout)
+    lines = ["import sys", f"sys.path.insert(0, {str(ROOT / 'bench')!r})", "import zoo_factories", ""]
+    entries = ["[tool.pt2lint.confirm]", "jobs = 1"]
+    files: List[Path] = []
+    entry = workdir / "zoo_entry.py"
+    for name, (path, cls) in sorted(found.items()):
+        fn = "".join(c if c.isalnum() else "_" for c in name)
+        lines += [f"def model_{fn}():", f"    return zoo_factories.model({name!r})", "",
+                  f"def inputs_{fn}():", f"    return zoo_factories.inputs({name!r})", ""]
+        if Path(path) not in files:
+            files.append(Path(path))
+            entries.append(f'"{path}::{cls}" = {{ factory = "{entry}:model_{fn}", inputs = "{entry}:inputs_{fn}" }}')
+    entry.write_text("\n".join(lines) + "\n")
+    config = workdir / "pyproject.toml"
+    config.write_text("\n".join(entries) + "\n")
+    return sorted(files), config
+
+
+def run_fix(files: List[Path], unsafe: bool, timeout: float, config: Optional[Path] = None) -> Dict[str, Any]:
+    """One ``pt2lint fix --verify --diff --output-format json`` run; its JSON and wall time.
+
+    Without ``config`` every config file is ignored (``--isolated``)."""
+    cmd = [sys.executable, "-m", "pt2lint", "fix", "--verify", "--diff", "--no-cache",
            "--output-format", "json", "--timeout", str(timeout)]
+    cmd += ["--config", str(config)] if config else ["--isolated"]
     if unsafe:
         cmd.append("--unsafe-fixes")
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT)] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]))
@@ -124,10 +164,25 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument("--only", action="append", default=[], help="only this library (repeatable)")
     parser.add_argument("--markdown", action="store_true", help="print a Markdown table")
     parser.add_argument("--json", metavar="PATH", help="write every run's verdicts here")
+    parser.add_argument("--zoo", action="store_true",
+                        help="only the zoo rows: the model files of bench/realmodels' tiny-config models, with their factories")
     args = parser.parse_args(argv)
     rows: List[Dict[str, Any]] = []
     dump: Dict[str, Any] = {}
-    for package, folder, prefix in LIBRARIES + tuple((f, "", "") for f in FIXTURES):
+    if args.zoo:
+        with tempfile.TemporaryDirectory(prefix="pt2lint-zoo-") as tmp:
+            for library in ("transformers", "diffusers"):
+                if args.only and library not in args.only:
+                    continue
+                files, config = zoo_config([library], Path(tmp))
+                for unsafe in (False, True):
+                    doc = run_fix(files, unsafe, args.timeout, config)
+                    r = row(f"{library} (zoo)", len(files), doc)
+                    r["run"] = "safe + unsafe" if unsafe else "safe"
+                    rows.append(r)
+                    dump[f"{library} zoo {r['run']}"] = {"files": [str(f) for f in files], "verify": doc.get("verify"), "errors": doc.get("errors")}
+                    print(json.dumps(r), file=sys.stderr)
+    for package, folder, prefix in () if args.zoo else LIBRARIES + tuple((f, "", "") for f in FIXTURES):
         if args.only and package not in args.only:
             continue
         files = library_files(package, folder, prefix, args.files)
