@@ -27,7 +27,7 @@ refused (findings whose codemod refused to rewrite, with a reason); seconds.
 class of each transformers / diffusers model of the tiny-config zoo
 (``bench/realmodels/models.py``, through ``bench/zoo_factories.py``), fixed with a generated
 config that gives each such class a per-class factory (the zoo's model, random weights) and
-inputs (its eval call).  A rewritten function of such a file is then run inside the whole
+inputs (its train call: the eval inputs with labels).  A rewritten function of such a file is then run inside the whole
 model; one in a file no zoo model is defined in stays unverifiable.
 """
 
@@ -39,9 +39,9 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
-import tempfile
 from typing import Any, Dict, List, Optional, Tuple
 
 ROOT = Path(__file__).resolve().parent.parent
