@@ -443,12 +443,10 @@ def verdicts(
         blockers: List[str] = []
         returned = 0
         first_error: Optional[str] = None
-        measured = False  # some job built the model and ran the inputs for this unit
         for o in outcomes:
             r = (o.result or {}).get("units", {}).get(unit.qualname)
             if r is None:
                 continue
-            measured = measured or int(r.get("inputs", 0)) > 0
             if r.get("blocker"):
                 blockers.append(r["blocker"])
             mism.extend(r.get("mismatches", []))
@@ -469,8 +467,8 @@ def verdicts(
             status, reason = UNVERIFIABLE, blockers[0]
         elif not executed:
             status = UNVERIFIABLE
-            if measured or not problems:
-                # The model ran: that other jobs of the file could not be built is evidence, not the reason.
+            if inputs or not problems:
+                # A model ran inputs through the unit: that other jobs of the file could not be built is evidence, not the reason.
                 reason = "the rewritten lines of the original were never executed on the model's inputs"
                 evidence = problems[: MAX_EVIDENCE - 1]
             else:
