@@ -157,6 +157,18 @@ def markdown(rows: List[Dict[str, Any]]) -> str:
     return head + body
 
 
+def measure(name: str, files: List[Path], timeout: float, config: Optional[Path],
+            rows: List[Dict[str, Any]], dump: Dict[str, Any]) -> None:
+    """Fix ``files`` twice (safe, then safe + unsafe); append the two rows and their verdicts."""
+    for unsafe in (False, True):
+        doc = run_fix(files, unsafe, timeout, config)
+        r = row(name, len(files), doc)
+        r["run"] = "safe + unsafe" if unsafe else "safe"
+        rows.append(r)
+        dump[f"{name} {r['run']}"] = {"files": [str(f) for f in files], "verify": doc.get("verify"), "errors": doc.get("errors")}
+        print(json.dumps(r), file=sys.stderr)
+
+
 def main(argv: Optional[List[str]] = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--files", type=int, default=40, help="files per library (first in sorted order; default 40)")
@@ -175,13 +187,7 @@ def main(argv: Optional[List[str]] = None) -> int:
                 if args.only and library not in args.only:
                     continue
                 files, config = zoo_config([library], Path(tmp))
-                for unsafe in (False, True):
-                    doc = run_fix(files, unsafe, args.timeout, config)
-                    r = row(f"{library} (zoo)", len(files), doc)
-                    r["run"] = "safe + unsafe" if unsafe else "safe"
-                    rows.append(r)
-                    dump[f"{library} zoo {r['run']}"] = {"files": [str(f) for f in files], "verify": doc.get("verify"), "errors": doc.get("errors")}
-                    print(json.dumps(r), file=sys.stderr)
+                measure(f"{library} (zoo)", files, args.timeout, config, rows, dump)
     for package, folder, prefix in () if args.zoo else LIBRARIES + tuple((f, "", "") for f in FIXTURES):
         if args.only and package not in args.only:
             continue
@@ -189,13 +195,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         if not files:
             print(f"{package}: not installed, skipped", file=sys.stderr)
             continue
-        for unsafe in (False, True):
-            doc = run_fix(files, unsafe, args.timeout)
-            r = row(package, len(files), doc)
-            r["run"] = "safe + unsafe" if unsafe else "safe"
-            rows.append(r)
-            dump[f"{package} {r['run']}"] = {"files": [str(f) for f in files], "verify": doc.get("verify"), "errors": doc.get("errors")}
-            print(json.dumps(r), file=sys.stderr)
+        measure(package, files, args.timeout, None, rows, dump)
     if args.json:
         Path(args.json).write_text(json.dumps(dump, indent=2, sort_keys=True) + "\n")
     if args.markdown:

@@ -33,11 +33,12 @@ _SPECS: Dict[str, Any] = {}
 
 
 def _zoo() -> Any:
-    for key, value in (("HF_HUB_OFFLINE", "1"), ("TRANSFORMERS_OFFLINE", "1"), ("DIFFUSERS_OFFLINE", "1")):
-        os.environ.setdefault(key, value)
-    sys.path.insert(0, str(HERE / "realmodels"))
-    from collect import load_zoo  # bench/realmodels/collect.py
+    if str(HERE / "realmodels") not in sys.path:
+        sys.path.insert(0, str(HERE / "realmodels"))
+    from collect import OFFLINE_ENV, load_zoo  # bench/realmodels/collect.py
 
+    for key, value in OFFLINE_ENV.items():
+        os.environ.setdefault(key, value)
     return load_zoo(ZOO)
 
 
