@@ -522,6 +522,66 @@ def test_a_break_inside_a_loop_hides_the_rest_of_that_frame_like_dynamo():
     ) == [(3, "PTC102"), (9, "PTC101"), (12, "PTC301")]
 
 
+def test_a_loop_break_in_one_arm_of_an_if_does_not_hide_the_other_arm():
+    # one arm runs: with mode="a" Dynamo reports the print, with mode="b" the tolist (torch
+    # 2.13, graph_breaks log); either way the frame is skipped, so the nonzero after the loop
+    # is never reported
+    assert found(
+        """
+        from torch import nn
+        class M(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.layers = nn.ModuleList([nn.Linear(4, 4) for _ in range(2)])
+            def forward(self, x, mode: str):
+                for layer in self.layers:
+                    if mode == "a":
+                        print(x.shape)
+                    else:
+                        w = x.tolist()
+                    x = layer(x)
+                y = x.nonzero()
+                return y
+        """
+    ) == [(9, "PTC301"), (11, "PTC102")]
+
+
+def test_a_return_annotation_types_what_the_body_cannot():
+    # the body returns what a library the analysis does not read computes: `-> Tensor` makes the
+    # result a tensor; Optional[Tensor], no annotation or `-> int` leave it unknown (not flagged)
+    assert found(
+        """
+        import torch
+        from torch import Tensor
+        from typing import Optional
+        import somelib
+        def project(x) -> Tensor:
+            return somelib.project(x)
+        def maybe(x) -> Optional[torch.Tensor]:
+            return somelib.project(x)
+        def untyped(x):
+            return somelib.project(x)
+        def count(x) -> int:
+            return somelib.count(x)
+        def sized(x) -> Tensor:
+            return x.shape[0]
+        class M(torch.nn.Module):
+            def forward(self, x):
+                if project(x) > 0:
+                    x = x + 1
+                if maybe(x) is None:
+                    x = x * 2
+                if untyped(x) > 0:
+                    x = x - 1
+                if count(x) > 1:
+                    x = x - 2
+                if sized(x) > 1:
+                    x = x - 3
+                return x
+        """
+    ) == [(17, "PTC104")]
+
+
 def test_container_annotations_give_their_elements_kinds():
     assert found(
         """

@@ -867,7 +867,7 @@ class Interpreter:
         self._reentering = None
         if len(self.active) >= MAX_DEPTH or self.budget <= 0:
             self._limit_reached(fn, "depth" if self.budget > 0 else "budget")
-            return UNKNOWN
+            return self._declared_return(fn, UNKNOWN)
         self._id_keys.setdefault(id(fn), fn)
         if self_value is not None and isinstance(self_value.ref, ClassInfo):
             self._id_keys.setdefault(id(self_value.ref), self_value.ref)
@@ -886,7 +886,7 @@ class Interpreter:
         count = self.signatures.get(skey, 0)
         if count >= MAX_SIGNATURES_PER_FUNCTION and not _identity_test_only(fn.node):
             self._limit_reached(fn, "signatures")
-            return UNKNOWN
+            return self._declared_return(fn, UNKNOWN)
         self.signatures[skey] = count + 1
         self.budget -= 1
         self.memo[key] = UNKNOWN  # recursion through memo
@@ -941,11 +941,33 @@ class Interpreter:
             elt = _join_all(frame.yields) if frame.yields else UNKNOWN
             result = container(elt=elt)
         elif frame.returns:
-            result = _join_all(frame.returns)
+            result = self._declared_return(fn, _join_all(frame.returns))
         else:
             result = NONE
         self.memo[key] = result
         return result
+
+    def _declared_return(self, fn: FunctionInfo, result: Value) -> Value:
+        """``result``, the value the analysis computed for a call of ``fn``, or, where it is
+        Unknown, what ``fn``'s return annotation declares: ``-> torch.Tensor`` (``Tensor``,
+        ``BoolTensor``, ... of any import path, see :meth:`_annotation_kind`) makes a tensor,
+        ``-> Tensor | None`` / ``Optional[Tensor]`` one that may be ``None``.  An annotation
+        naming anything else, or a value the analysis did type, leaves ``result`` as it is
+        (what the body computes is the better fact).  Used where the body returns what the
+        analysis cannot follow (a call into an unresolved library, a property of a class
+        outside the project) and where the call is not analysed at all (a limit reached).
+        """
+        if result.kind is not Kind.UNKNOWN or fn.lambda_stmt is not None or fn.is_generator:
+            return result
+        if result.ref is not None and not isinstance(result.ref, str):  # an object of the analysis
+            return result
+        returns = getattr(fn.node, "returns", None)
+        if returns is None:
+            return result
+        ann = self._annotation_kind(returns.annotation)
+        if ann is None or ann[0] is not Kind.TENSOR:
+            return result
+        return Value(Kind.TENSOR, maybe_none=ann[1], bool_tensor=_is_bool_annotation(returns.annotation))
 
     def _recursive_call(self, fn, self_value, params, extra, chain, entry_symbol) -> Value:
         """A call of ``fn`` from inside its own activation (direct or through other functions).
