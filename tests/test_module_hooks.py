@@ -140,3 +140,38 @@ def test_a_hook_registered_by_a_function_given_to_module_apply():
             return self.blocks(x) * len(seen)
     """
     assert lines(code) == [29]
+
+
+def test_handle_uses_inside_forward_and_the_near_misses():
+    # PTC317 (GB0013 on torch 2.13, see rules/PTC317-hook-handle-use.toml): a handle read
+    # through an attribute, a comparison or a method call breaks where it is used; handles of
+    # tensor gradient hooks (removing one in forward is an internal Dynamo error on torch 2.13,
+    # "idx must not be None for hook removal", not a graph break), handles that may not exist
+    # (None until a method forward does not call sets them) stay quiet
+    code = """
+    import torch
+    from torch import nn
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.a = nn.Linear(3, 3)
+            self.h = self.a.register_forward_hook(lambda m, i, o: None)
+            self.g = torch.nn.modules.module.register_module_forward_hook(lambda m, i, o: None)
+            self.maybe = None
+
+        def attach(self):
+            self.maybe = self.a.register_forward_hook(lambda m, i, o: None)
+
+        def forward(self, x):
+            y = self.a(x)
+            n = self.h.id
+            self.g.remove()
+            if self.maybe is not None:
+                y = y * 2
+            if y.requires_grad:
+                t = y.register_hook(lambda g: g)
+                t.remove()
+            return y * n
+    """
+    assert lines(code, "PTC317") == [17, 18]

@@ -253,3 +253,26 @@ class LookupBreakEvent:
     form: str
     name: str
     gb: str
+
+
+@dataclass
+class HookHandleEvent:
+    """A module hook's ``RemovableHandle`` used inside a compiled region: a method called on it
+    (``h.remove()``), an attribute read (``h.id``), or a comparison or truth test of it
+    (``self.h is not None``).
+
+    Every such handle comes from another frame: one stored by ``__init__`` (or any code that
+    ran before the call), or one returned by a registration inside the region, which itself
+    graph-breaks (PTC316), so the rest runs in a resume function.  Dynamo cannot build a
+    representation of a handle it did not see created: "Attempted to represent unregistered
+    RemovableHandle" (GB0013), at the line that uses it (measured on torch 2.13, graph_breaks
+    log: ``self.h.remove()``, ``self.h.id``, ``if self.h is not None:``, ``for h in
+    self.handles: h.remove()``; merely iterating a list of handles does not break).
+
+    Attributes:
+        node: the expression that uses the handle (the ``.remove`` attribute, the comparison, the test).
+        use: how it is used, as source text (``".remove()"``, ``".id"``, ``"is not None"``, ``"if"``).
+    """
+
+    node: cst.CSTNode
+    use: str

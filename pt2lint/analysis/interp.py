@@ -33,6 +33,7 @@ from pt2lint.analysis.events import (
     GlobalWriteEvent,
     GeneratorBreakEvent,
     IndexEvent,
+    HookHandleEvent,
     LookupBreakEvent,
     KeyEvent,
     RandomArithEvent,
@@ -1938,6 +1939,8 @@ class Interpreter:
             v = self.eval(expr)
         else:
             v = self.eval(expr)
+        if v.const == _HOOK_HANDLE and v.kind is Kind.UNKNOWN and not v.maybe_none:
+            self._hook_handle_used(expr, construct)
         if v == RANDOM_DRAW:
             # Branching on a value drawn by ``random`` (or a comparison with one) breaks: Dynamo holds
             # the draw as an unspecialised graph input (measured on torch 2.13: ``i = r.randrange(1, 4)``
@@ -2338,6 +2341,9 @@ class Interpreter:
         for comp in node.comparisons:
             right = self.eval(comp.comparator)
             op = comp.operator
+            if any(v.const == _HOOK_HANDLE and v.kind is Kind.UNKNOWN and not v.maybe_none for v in (left, right)):
+                # (a handle that may be None -- set by a method forward does not call -- may not exist)
+                self._hook_handle_used(node, cst.Module(body=[]).code_for_node(op).strip())
             known = _fold_comparison(left, op, right) if folded is not None else None
             folded = None if known is None else (folded and known)
             if isinstance(op, (cst.Is, cst.IsNot)):
@@ -2495,6 +2501,10 @@ class Interpreter:
         return self.attribute(base, identifier(node.attr.value), node)
 
     def attribute(self, base: Value, name: str, node: Optional[cst.CSTNode]) -> Value:
+        if base.const == _HOOK_HANDLE and base.kind is Kind.UNKNOWN:
+            if node is not None:
+                self._hook_handle_used(node, f".{name}")
+            return UNKNOWN
         if objects.is_one_of(base):
             return _join_candidates([self.attribute(c, name, node) for c in base.elts])
         if objects.is_record(base):
@@ -3005,6 +3015,13 @@ class Interpreter:
         finally:
             if frame is not None:
                 frame.calling = saved_calling
+        if callee is None and (
+            (method in api.MODULE_HOOK_METHODS and receiver is not None and receiver.kind in (Kind.MODULE, Kind.SELF, Kind.UNKNOWN))
+            or (method is None and qual in api.GLOBAL_MODULE_HOOK_FUNCTIONS)
+        ):
+            result = Value(Kind.UNKNOWN, const=_HOOK_HANDLE)
+        elif receiver is not None and method is not None and receiver.const == _HOOK_HANDLE and receiver.kind is Kind.UNKNOWN:
+            self._hook_handle_used(func, f".{method}()")
         if qual == "builtins.map":
             result = self._map_cast(node, args, result)
         elif qual in _ITERATING_BUILTINS and node.args and not node.args[0].star:
@@ -3024,6 +3041,11 @@ class Interpreter:
                     CallEvent(node, qual, method, receiver, tuple(args), kwargs, result, callee, receiver_node),
                 )
         return result
+
+    def _hook_handle_used(self, node: cst.CSTNode, use: str) -> None:
+        """A module hook's handle is used at ``node`` in compiled code (see :class:`HookHandleEvent`)."""
+        if self.silent == 0 and self.frame is not None:
+            self.emit("on_hook_handle", HookHandleEvent(node, use))
 
     def _record_hook(self, hook: Value) -> None:
         """Remember a function the class being built registers with ``register_forward_hook`` (on
@@ -4611,6 +4633,10 @@ _CLASS_DICT = "class __dict__"
 #: ``const`` of ``t.__class__`` for a value surely a tensor (``ref`` ``"torch.Tensor"``): a tensor method
 #: called through it breaks (GB0156, torch 2.13)
 _TENSOR_DUNDER_CLASS = "tensor __class__"
+
+#: ``const`` of the ``torch.utils.hooks.RemovableHandle`` a module-hook registration returns
+#: (``m.register_forward_hook(fn)``, ``torch.nn.modules.module.register_module_forward_hook(fn)``)
+_HOOK_HANDLE = "module hook handle"
 
 
 def _class_view(v: Value) -> Value:

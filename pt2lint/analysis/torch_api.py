@@ -144,6 +144,20 @@ COMPILING_GUARD_NAMES = {
 }
 
 # Decorators / wrappers that take a function out of Dynamo's tracing.
+#: ``nn.Module`` methods that register a module hook and return its ``torch.utils.hooks.RemovableHandle``
+#: (torch/nn/modules/module.py, torch 2.13)
+MODULE_HOOK_METHODS = frozenset(
+    """register_forward_hook register_forward_pre_hook register_full_backward_hook
+    register_full_backward_pre_hook register_backward_hook""".split()
+)
+#: the global module-hook registrations of torch/nn/modules/module.py (torch 2.13), which return a
+#: ``RemovableHandle`` too
+GLOBAL_MODULE_HOOK_FUNCTIONS = frozenset(
+    "torch.nn.modules.module." + n
+    for n in """register_module_forward_hook register_module_forward_pre_hook register_module_full_backward_hook
+    register_module_full_backward_pre_hook register_module_backward_hook""".split()
+)
+
 DISABLE_DECORATORS = frozenset({"torch.compiler.disable", "torch._dynamo.disable", "torch._disable_dynamo"})
 # Functions Dynamo puts into the graph without tracing their body.  ``torch.jit.ignore`` and
 # ``torch.jit.unused`` are not among them: they only mark the function for TorchScript, and

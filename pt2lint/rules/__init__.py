@@ -33,7 +33,7 @@ from pt2lint.rules.lookups import UntraceableTensorLookup
 from pt2lint.rules.mutation import InputMutation
 from pt2lint.rules.objects import ModuleInitGraphBreak, ParameterInCompiledRegion, SourcelessMethodCallBreak
 from pt2lint.rules.sorting import SortNonConstant
-from pt2lint.rules.hooks import ModuleHookRegistration
+from pt2lint.rules.hooks import HookHandleUse, ModuleHookRegistration
 from pt2lint.rules.recompile import (
     GlobalStateMutation,
     GrowingContainerLen,
@@ -90,6 +90,7 @@ RULES: Dict[str, Type[Rule]] = {
         UntraceableTensorLookup,
         SortNonConstant,
         ModuleHookRegistration,
+        HookHandleUse,
         TorchGeneratorUse,
         InputMutation,
         ModuleStateMutation,
