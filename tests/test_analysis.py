@@ -546,6 +546,28 @@ def test_a_loop_break_in_one_arm_of_an_if_does_not_hide_the_other_arm():
     ) == [(9, "PTC301"), (11, "PTC102")]
 
 
+def test_arms_a_loop_alternates_between_iterations_hide_each_other():
+    # `i == 0` takes the first arm in the first iteration: Dynamo reports the print and skips
+    # the frame, so the tolist of the later iterations is never reported (torch 2.13)
+    assert found(
+        """
+        from torch import nn
+        class M(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.layers = nn.ModuleList([nn.Linear(4, 4) for _ in range(2)])
+            def forward(self, x):
+                for i, layer in enumerate(self.layers):
+                    if i == 0:
+                        print(x.shape)
+                    else:
+                        w = x.tolist()
+                    x = layer(x)
+                return x
+        """
+    ) == [(9, "PTC301")]
+
+
 def test_a_return_annotation_types_what_the_body_cannot():
     # the body returns what a library the analysis does not read computes: `-> Tensor` makes the
     # result a tensor; Optional[Tensor], no annotation or `-> int` leave it unknown (not flagged)

@@ -413,7 +413,7 @@ class Frame:
     __slots__ = (
         "func", "env", "parent", "self_value", "chain", "returns", "yields", "cls", "imports", "loop_depth", "skipped",
         "try_depth", "sites", "calling", "log", "globals_declared", "sized",
-        "born",
+        "born", "varying",
     )
 
     def __init__(self, func, env, parent, self_value, chain, cls, imports):
@@ -443,6 +443,9 @@ class Frame:
         # local name -> (graph breaks seen when it was bound, the value bound): names bound to an
         # object built in this frame (see :mod:`pt2lint.analysis.sourceless`)
         self.born: Dict[str, tuple] = {}
+        # names the enclosing loops of this function bind (their targets, what their bodies
+        # assign): a test on one of them may take a different arm in each iteration
+        self.varying: frozenset = frozenset()
 
     def assign(self, name: str, value: "Value") -> None:
         """Bind ``name`` in this frame's environment (and log the write for joins)."""
@@ -466,6 +469,40 @@ class Frame:
 # times; two passes carry a value bound in one iteration into the next (``h = f(h)``).
 # Stopping at the fixed point makes nested loops cost at most depth**2 body passes, not 2**depth.
 _LOOP_PASSES = 2
+
+
+_LOOP_BOUND_CACHE: Dict[int, Tuple[cst.CSTNode, frozenset]] = {}
+
+
+def _loop_bound_names(loop: cst.CSTNode) -> frozenset:
+    """The names a ``for``/``while`` loop binds on each iteration: its target and every name its body
+    assigns (``=``, ``+=``, annotated, ``for``/``with`` targets, ``:=``), nested functions aside."""
+    hit = _LOOP_BOUND_CACHE.get(id(loop))
+    if hit is not None and hit[0] is loop:
+        return hit[1]
+    names = set()
+    targets = [loop.target] if isinstance(loop, cst.For) else []
+    for node in walk(loop.body, into_functions=False):
+        if isinstance(node, cst.AssignTarget):
+            targets.append(node.target)
+        elif isinstance(node, (cst.AugAssign, cst.AnnAssign, cst.For)):
+            targets.append(node.target)
+        elif isinstance(node, cst.NamedExpr):
+            targets.append(node.target)
+        elif isinstance(node, cst.AsName):
+            targets.append(node.name)
+    while targets:
+        t = targets.pop()
+        if isinstance(t, cst.Name):
+            names.add(t.value)
+        elif isinstance(t, (cst.Tuple, cst.List)):
+            targets.extend(e.value for e in t.elements)
+        elif isinstance(t, cst.StarredElement):
+            targets.append(t.value)
+        # (``self.x = ...``, ``d[k] = ...`` rebind no name)
+    out = frozenset(names)
+    _LOOP_BOUND_CACHE[id(loop)] = (loop, out)
+    return out
 
 
 class _Alternatives:
@@ -1241,7 +1278,7 @@ class Interpreter:
                 entry = dict(self.frame.env)
                 self.stmt, self.header = stmt, stmt.iter
                 self.bind(stmt.target, it.element())
-                self._exec_loop_body(stmt.body)
+                self._exec_loop_body(stmt.body, stmt)
                 if self.frame.env == entry:
                     break  # a fixed point: another pass would see the same values
             self._merge_env(before, mark)
@@ -1256,7 +1293,7 @@ class Interpreter:
                 if self.static_truth(stmt.test) is False:
                     break
                 self.eval_test(stmt.test, "while")
-                self._exec_loop_body(stmt.body)
+                self._exec_loop_body(stmt.body, stmt)
                 if self.frame.env == entry:
                     break  # a fixed point: another pass would see the same values
             self._merge_env(before, mark)
@@ -1314,22 +1351,37 @@ class Interpreter:
             before = dict(self.frame.env)
             mark = len(self.frame.log)
             merged = None
-            arms = _Alternatives(self)
+            arms = _Alternatives(self) if self._arms_alternate(stmt.subject) else None
             for case in stmt.cases:
                 self.frame.env = dict(before)
                 self._exec_branch(case.body)
-                arms.next()
+                if arms is not None:
+                    arms.next()
                 merged = self.frame.env if merged is None else self._joined(merged, self.frame.env, mark)
-            arms.close()
+            if arms is not None:
+                arms.close()
             self.frame.env = merged if merged is not None else before
             del subject
 
-    def _exec_loop_body(self, body) -> None:
-        self.frame.loop_depth += 1
+    def _exec_loop_body(self, body, loop: Optional[cst.CSTNode] = None) -> None:
+        frame = self.frame
+        frame.loop_depth += 1
+        outer = frame.varying
+        if loop is not None:
+            frame.varying = outer | _loop_bound_names(loop)
         try:
             self._exec_branch(body)
         finally:
-            self.frame.loop_depth -= 1
+            frame.loop_depth -= 1
+            frame.varying = outer
+
+    def _arms_alternate(self, test: cst.BaseExpression) -> bool:
+        """Whether the arms selected by ``test`` are mutually exclusive for the whole frame: not so
+        when ``test`` reads a name an enclosing loop rebinds (``if i == 1: ... else: ...`` over
+        ``for i in range(n)``), as each iteration may take another arm, and Dynamo, which skips
+        the frame at the first break in a loop, reports only the arm that breaks first."""
+        varying = self.frame.varying if self.frame is not None else frozenset()
+        return not varying or not any(isinstance(n, cst.Name) and n.value in varying for n in walk(test))
 
     def _exec_branch(self, body) -> bool:
         """Run a block; return True when it always ends in return/raise/break/continue."""
@@ -1367,7 +1419,7 @@ class Interpreter:
             self.frame.env.update(narrowed[0])
             self.frame.log.extend(narrowed[0])
         membership = self._membership_test(stmt.test)
-        arms = _Alternatives(self)
+        arms = _Alternatives(self) if self._arms_alternate(stmt.test) else None
         if membership is not None and membership[0] == "not in":
             self.fill_guards.append(membership[1])
             try:
@@ -1376,7 +1428,8 @@ class Interpreter:
                 self.fill_guards.remove(membership[1])
         else:
             body_ends = self._exec_branch(stmt.body)
-        arms.next()
+        if arms is not None:
+            arms.next()
         if membership is not None and membership[0] == "in" and body_ends and stmt.orelse is None:
             # ``if k in c: return c[k]``: what follows in this block runs only for a new key
             self.fill_guards.append(membership[1])
@@ -1391,7 +1444,8 @@ class Interpreter:
                 self._exec_else(stmt.orelse)
             except _Terminated:
                 else_ends = True
-        arms.close()
+        if arms is not None:
+            arms.close()
         after_else = self.frame.env
         if body_ends and else_ends:
             raise _Terminated
@@ -2258,6 +2312,8 @@ class Interpreter:
         known = _known_truth(self.eval_test(node.test, "ifexp"))
         if known is not None:
             return self.eval(node.body) if known else self.eval(node.orelse)
+        if not self._arms_alternate(node.test):
+            return _join_candidates([self.eval(node.body), self.eval(node.orelse)])
         arms = _Alternatives(self)
         body = self.eval(node.body)
         arms.next()
