@@ -32,7 +32,7 @@ from pt2lint.rules.inplace_view import InplaceViewOnInput
 from pt2lint.rules.lookups import UntraceableTensorLookup
 from pt2lint.rules.mutation import InputMutation
 from pt2lint.rules.objects import ModuleInitGraphBreak, ParameterInCompiledRegion, SourcelessMethodCallBreak
-from pt2lint.rules.sorting import SortNonConstant
+from pt2lint.rules.sorting import MinMaxKey, SortNonConstant
 from pt2lint.rules.hooks import HookHandleUse, ModuleHookRegistration
 from pt2lint.rules.recompile import (
     GlobalStateMutation,
@@ -89,6 +89,7 @@ RULES: Dict[str, Type[Rule]] = {
         SourcelessMethodCallBreak,
         UntraceableTensorLookup,
         SortNonConstant,
+        MinMaxKey,
         ModuleHookRegistration,
         HookHandleUse,
         TorchGeneratorUse,

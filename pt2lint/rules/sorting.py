@@ -15,6 +15,7 @@ import libcst as cst
 
 from pt2lint.analysis import dicts
 from pt2lint.analysis.kinds import UNKNOWN, Kind, Value
+from pt2lint.analysis.walk import walk
 from pt2lint.rules.base import Rule
 
 
@@ -110,3 +111,68 @@ class SortNonConstant(Rule):
             f"sorting values that hold {what}: Dynamo sorts only constant keys, graph break "
             "(sort the Python keys alone, e.g. `sorted(d)` then `d[k]`, or use `torch.sort`)",
         )
+
+
+class MinMaxKey(Rule):
+    """PTC325: builtin ``min(...)``/``max(...)`` with ``key=`` over tensors, modules or objects.
+
+    Dynamo's handler of the ``min``/``max`` builtins takes no ``key`` argument, and falls back
+    to folding the call only when every argument is a Python constant; measured on torch 2.13
+    (graph_breaks log): ``max(ts, key=lambda t: t.shape[0])`` over tensors, ``max(*ts, key=...)``,
+    ``min(pairs, key=lambda p: p[1])`` over tuples holding tensors and ``min(layers,
+    key=lambda m: m.out_features)`` over modules break with "invalid call to builtin op
+    handler" (GB0193), whatever the key returns, while ``max(x.shape, key=...)``,
+    ``max(range(n), key=...)``, ``max(d, key=d.get)`` of a dict with string keys and ``max(ts)``
+    without a key do not.
+    """
+
+    code = "PTC325"
+
+    def on_call(self, interp, ev) -> None:
+        if ev.qualname not in ("builtins.min", "builtins.max") or "key" not in ev.kwargs or not ev.args:
+            return
+        if len(ev.args) == 1 and not any(a.star for a in ev.node.args):
+            items = ev.args[0]
+            if items.kind not in (Kind.CONTAINER, Kind.MODULE, Kind.TENSOR) or items.keys is not None:
+                return  # (a dict with known keys iterates over its string keys)
+            if items.kind is Kind.MODULE and items.elt is None:
+                return  # a module that is not a known container of modules
+            candidates = [items.element() if items.kind is not Kind.TENSOR else items]
+        else:
+            candidates = list(ev.args)  # ``max(a, b, key=...)``, ``max(*ts, key=...)``
+        name = ev.qualname.split(".", 1)[1]
+        held = next((c for c in candidates if _holds_non_constant(c)), None)
+        if held is not None:
+            what = "over tensors" if _holds_tensor(held) else "over objects (modules or class instances)"
+        else:
+            captured = _key_captures(interp, ev)
+            if captured is None:
+                return
+            what = f"whose key `lambda` reads `{captured}`, not a Python constant"
+        interp.report(
+            self.code, ev.node,
+            f"`{name}(..., key=...)` {what}: Dynamo's `{name}` takes no `key` unless every value is a Python "
+            f"constant, graph break (GB0193) (compute the keys as a tensor and use `torch.arg{name}`, or pick by "
+            f"Python keys alone)",
+        )
+
+
+def _key_captures(interp, ev) -> Optional[str]:
+    """The first name a ``key=lambda ...`` written in the call reads from the enclosing function
+    whose value is a tensor, a module (``self``) or another object, else ``None``: Dynamo folds a
+    ``min``/``max`` with a key only when the key function, its closure included, is constant
+    (measured on torch 2.13: ``max(range(3), key=lambda j: self.sizes[j])`` in a module's
+    ``forward`` breaks, ``key=lambda j: w[j]`` with ``w`` a list of ints does not)."""
+    key_node = next((a.value for a in ev.node.args if a.keyword is not None and a.keyword.value == "key"), None)
+    if not isinstance(key_node, cst.Lambda) or interp.frame is None:
+        return None
+    params = {p.name.value for p in key_node.params.params + key_node.params.kwonly_params}
+    for sub in (key_node.params.star_arg, key_node.params.star_kwarg):
+        if isinstance(sub, cst.Param):
+            params.add(sub.name.value)
+    for node in walk(key_node.body):
+        if isinstance(node, cst.Name) and node.value not in params:
+            v = interp.frame.lookup(node.value)
+            if v is not None and (v.kind is Kind.SELF or _holds_non_constant(v)):
+                return node.value
+    return None
