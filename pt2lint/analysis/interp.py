@@ -471,15 +471,13 @@ class Frame:
 _LOOP_PASSES = 2
 
 
-_LOOP_BOUND_CACHE: Dict[int, Tuple[cst.CSTNode, frozenset]] = {}
-
-
 def _loop_bound_names(loop: cst.CSTNode) -> frozenset:
     """The names a ``for``/``while`` loop binds on each iteration: its target and every name its body
     assigns (``=``, ``+=``, annotated, ``for``/``with`` targets, ``:=``), nested functions aside."""
-    hit = _LOOP_BOUND_CACHE.get(id(loop))
-    if hit is not None and hit[0] is loop:
-        return hit[1]
+    return _node_scan(loop, "loop-bound", lambda: _scan_loop_bound(loop))
+
+
+def _scan_loop_bound(loop: cst.CSTNode) -> frozenset:
     names = set()
     targets = [loop.target] if isinstance(loop, cst.For) else []
     for node in walk(loop.body, into_functions=False):
@@ -500,9 +498,7 @@ def _loop_bound_names(loop: cst.CSTNode) -> frozenset:
         elif isinstance(t, cst.StarredElement):
             targets.append(t.value)
         # (``self.x = ...``, ``d[k] = ...`` rebind no name)
-    out = frozenset(names)
-    _LOOP_BOUND_CACHE[id(loop)] = (loop, out)
-    return out
+    return frozenset(names)
 
 
 class _Alternatives:

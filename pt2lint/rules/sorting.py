@@ -123,7 +123,9 @@ class MinMaxKey(Rule):
     key=lambda m: m.out_features)`` over modules break with "invalid call to builtin op
     handler" (GB0193), whatever the key returns, while ``max(x.shape, key=...)``,
     ``max(range(n), key=...)``, ``max(d, key=d.get)`` of a dict with string keys and ``max(ts)``
-    without a key do not.
+    without a key do not.  A key ``lambda`` that reads a tensor or ``self`` from the enclosing
+    function makes the call non-constant too (``max(range(3), key=lambda j: self.sizes[j])``
+    breaks the same way).
     """
 
     code = "PTC325"
@@ -170,8 +172,12 @@ def _key_captures(interp, ev) -> Optional[str]:
     for sub in (key_node.params.star_arg, key_node.params.star_kwarg):
         if isinstance(sub, cst.Param):
             params.add(sub.name.value)
-    for node in walk(key_node.body):
-        if isinstance(node, cst.Name) and node.value not in params:
+    body = list(walk(key_node.body))
+    # (the ``attr`` of ``t.shape`` and the ``name`` of ``f(name=...)`` are not variables)
+    not_read = {id(n.attr) for n in body if isinstance(n, cst.Attribute)}
+    not_read |= {id(n.keyword) for n in body if isinstance(n, cst.Arg) and n.keyword is not None}
+    for node in body:
+        if isinstance(node, cst.Name) and node.value not in params and id(node) not in not_read:
             v = interp.frame.lookup(node.value)
             if v is not None and (v.kind is Kind.SELF or _holds_non_constant(v)):
                 return node.value
