@@ -115,7 +115,7 @@ def test_bound_names_by_node_type():
     # bound_names classifies each node by its type once (no isinstance chain per node)
     import libcst as cst
 
-    from pt2lint.fixes.names import bound_names
+    from pt2lint.analysis.names import bound_names
 
     src = (
         "a = b = 1\nc: int = 2\nd += 1\nfor e, (f, *g) in x: pass\nimport h.i\nimport j as k\nfrom l import m as n, o\n"

@@ -42,6 +42,7 @@ from pt2lint.analysis.events import (
     WriteEvent,
 )
 from pt2lint.analysis.imports import dotted_name
+from pt2lint.analysis.names import target_names
 from pt2lint.analysis.walk import iter_children, walk
 from pt2lint.analysis.index import ClassInfo, FunctionInfo, ModuleIndex, decorator_name, identifier, lambda_function
 from pt2lint.analysis.project import load_outcome
@@ -478,27 +479,16 @@ def _loop_bound_names(loop: cst.CSTNode) -> frozenset:
 
 
 def _scan_loop_bound(loop: cst.CSTNode) -> frozenset:
-    names = set()
     targets = [loop.target] if isinstance(loop, cst.For) else []
     for node in walk(loop.body, into_functions=False):
         if isinstance(node, cst.AssignTarget):
             targets.append(node.target)
-        elif isinstance(node, (cst.AugAssign, cst.AnnAssign, cst.For)):
-            targets.append(node.target)
-        elif isinstance(node, cst.NamedExpr):
+        elif isinstance(node, (cst.AugAssign, cst.AnnAssign, cst.For, cst.NamedExpr)):
             targets.append(node.target)
         elif isinstance(node, cst.AsName):
             targets.append(node.name)
-    while targets:
-        t = targets.pop()
-        if isinstance(t, cst.Name):
-            names.add(t.value)
-        elif isinstance(t, (cst.Tuple, cst.List)):
-            targets.extend(e.value for e in t.elements)
-        elif isinstance(t, cst.StarredElement):
-            targets.append(t.value)
-        # (``self.x = ...``, ``d[k] = ...`` rebind no name)
-    return frozenset(names)
+    # (``self.x = ...``, ``d[k] = ...`` rebind no name)
+    return frozenset(n.value for t in targets for n in target_names(t))
 
 
 class _Alternatives:
@@ -1989,7 +1979,7 @@ class Interpreter:
             v = self.eval(expr)
         else:
             v = self.eval(expr)
-        if v.const == _HOOK_HANDLE and v.kind is Kind.UNKNOWN and not v.maybe_none:
+        if _is_hook_handle(v, surely=True):
             self._hook_handle_used(expr, construct)
         if v == RANDOM_DRAW:
             # Branching on a value drawn by ``random`` (or a comparison with one) breaks: Dynamo holds
@@ -2393,7 +2383,7 @@ class Interpreter:
         for comp in node.comparisons:
             right = self.eval(comp.comparator)
             op = comp.operator
-            if any(v.const == _HOOK_HANDLE and v.kind is Kind.UNKNOWN and not v.maybe_none for v in (left, right)):
+            if any(_is_hook_handle(v, surely=True) for v in (left, right)):
                 # (a handle that may be None -- set by a method forward does not call -- may not exist)
                 self._hook_handle_used(node, cst.Module(body=[]).code_for_node(op).strip())
             known = _fold_comparison(left, op, right) if folded is not None else None
@@ -2553,7 +2543,7 @@ class Interpreter:
         return self.attribute(base, identifier(node.attr.value), node)
 
     def attribute(self, base: Value, name: str, node: Optional[cst.CSTNode]) -> Value:
-        if base.const == _HOOK_HANDLE and base.kind is Kind.UNKNOWN:
+        if _is_hook_handle(base):
             if node is not None:
                 self._hook_handle_used(node, f".{name}")
             return UNKNOWN
@@ -3072,7 +3062,7 @@ class Interpreter:
             or (method is None and qual in api.GLOBAL_MODULE_HOOK_FUNCTIONS)
         ):
             result = Value(Kind.UNKNOWN, const=_HOOK_HANDLE)
-        elif receiver is not None and method is not None and receiver.const == _HOOK_HANDLE and receiver.kind is Kind.UNKNOWN:
+        elif receiver is not None and method is not None and _is_hook_handle(receiver):
             self._hook_handle_used(func, f".{method}()")
         if qual == "builtins.map":
             result = self._map_cast(node, args, result)
@@ -4689,6 +4679,11 @@ _TENSOR_DUNDER_CLASS = "tensor __class__"
 #: ``const`` of the ``torch.utils.hooks.RemovableHandle`` a module-hook registration returns
 #: (``m.register_forward_hook(fn)``, ``torch.nn.modules.module.register_module_forward_hook(fn)``)
 _HOOK_HANDLE = "module hook handle"
+
+
+def _is_hook_handle(v: Value, surely: bool = False) -> bool:
+    """``v`` is a module hook's handle (``_HOOK_HANDLE``); with ``surely``, one that is not maybe ``None``."""
+    return v.const == _HOOK_HANDLE and v.kind is Kind.UNKNOWN and not (surely and v.maybe_none)
 
 
 def _class_view(v: Value) -> Value:

@@ -32,7 +32,7 @@ from pt2lint.analysis.index import ClassInfo, FunctionInfo
 from pt2lint.analysis.kinds import Kind
 from pt2lint.analysis.walk import walk
 from pt2lint.fixes.context import FixContext
-from pt2lint.fixes.names import _not_loads, target_names
+from pt2lint.analysis.names import _not_loads, target_names
 from pt2lint.fixes.purity import _CONTAINER_MUTATORS, MAY_ALIAS_METHODS, PURE_BUILTINS, VIEW_LIKE_FUNCTIONS
 
 # Builtins whose result never references their arguments (numbers, strings, bools, types).
@@ -56,7 +56,7 @@ def _function_facts(ctx: FixContext, func: cst.FunctionDef) -> Tuple[List[cst.CS
     """What every write in ``func`` shares, computed once per function (a forward with hundreds of
     in-place writes asks for each): its nodes in order, the ids of nodes inside nested function and
     class bodies (captured, not run where they stand), its ``global``/``nonlocal`` names, and the ids
-    of its names that are not reads (:func:`~pt2lint.fixes.names._not_loads`)."""
+    of its names that are not reads (:func:`~pt2lint.analysis.names._not_loads`)."""
     return ctx.per_node("input-references", func, lambda: _compute_function_facts(func))  # type: ignore[return-value]
 
 

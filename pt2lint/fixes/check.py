@@ -321,7 +321,7 @@ def _dotted(node: cst.BaseExpression) -> Optional[List[str]]:
 
 def _module_names(ctx: FixContext) -> frozenset:
     """Names bound at module level (imports, classes, functions, assignments)."""
-    from pt2lint.fixes.names import bound_names
+    from pt2lint.analysis.names import bound_names
 
     return ctx.per_node("check-module-names", ctx.module, lambda: frozenset(bound_names(list(ctx.module.body))))
 
@@ -332,7 +332,7 @@ def _insertion_line(ctx: FixContext, torch: str) -> int:
     Raises:
         Refuse: no such import binds ``torch`` (the op's decorator needs it there).
     """
-    from pt2lint.fixes.names import bound_names
+    from pt2lint.analysis.names import bound_names
 
     body = list(ctx.module.body)
     last = -1

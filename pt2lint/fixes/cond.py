@@ -52,7 +52,7 @@ from pt2lint.fixes.compiled import compiled_symbols, region_compiled
 from pt2lint.fixes.context import FixContext, Refuse
 from pt2lint.fixes.edits import lost_comments
 from pt2lint.fixes.module_facts import FLOAT_INPUT_MODULES, RANK_KEEPING_MODULES, floating_inputs, submodule_input
-from pt2lint.fixes.names import bound_names, loaded_names
+from pt2lint.analysis.names import bound_names, loaded_names
 from pt2lint.fixes.predicate import Predicate, ScalarProver, call_qualname, literal_value, paren_if_needed, translate_predicate
 from pt2lint.fixes.purity import BranchChecker, may_alias
 
@@ -257,7 +257,7 @@ def _binds(ctx: FixContext, stmt: cst.BaseStatement) -> frozenset:
 
 
 def _loads(ctx: FixContext, node: cst.CSTNode) -> frozenset:
-    """The names read in ``node`` (see :func:`~pt2lint.fixes.names.loaded_names`), computed once
+    """The names read in ``node`` (see :func:`~pt2lint.analysis.names.loaded_names`), computed once
     per node and fix pass."""
     return ctx.per_node("cond-loads", node, lambda: frozenset(loaded_names([node])))
 

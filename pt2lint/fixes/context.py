@@ -151,25 +151,25 @@ class FixContext:
 
     # ------------------------------------------------------- per-function facts
     def function_loads(self, func: cst.FunctionDef):
-        """:func:`~pt2lint.fixes.names.loaded_names` of ``func``'s body, computed once per function.
+        """:func:`~pt2lint.analysis.names.loaded_names` of ``func``'s body, computed once per function.
 
         Every ``if`` of a function asks for the names read after it; computing them per
         finding made fix proposals quadratic in the function's size.  The result is shared:
         callers must not mutate it.
         """
-        from pt2lint.fixes.names import loaded_names
+        from pt2lint.analysis.names import loaded_names
 
         return self.per_node("loads", func, lambda: loaded_names([func.body]))
 
     def function_spelled(self, func: cst.FunctionDef) -> frozenset:
-        """Every identifier spelled in ``func`` (:func:`~pt2lint.fixes.names.all_names`), once per function."""
-        from pt2lint.fixes.names import all_names
+        """Every identifier spelled in ``func`` (:func:`~pt2lint.analysis.names.all_names`), once per function."""
+        from pt2lint.analysis.names import all_names
 
         return self.per_node("spelled", func, lambda: frozenset(all_names(func)))
 
     def function_bound(self, func: cst.FunctionDef) -> frozenset:
-        """Names ``func``'s body binds in its own scope (:func:`~pt2lint.fixes.names.bound_names`), once per function."""
-        from pt2lint.fixes.names import bound_names
+        """Names ``func``'s body binds in its own scope (:func:`~pt2lint.analysis.names.bound_names`), once per function."""
+        from pt2lint.analysis.names import bound_names
 
         def compute() -> frozenset:
             body = list(func.body.body) if isinstance(func.body, cst.IndentedBlock) else [func.body]

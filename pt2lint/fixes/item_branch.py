@@ -13,7 +13,7 @@ that immediately follows, which is exactly equivalent when
 
 * ``s`` is bound once in the function and every read of ``s`` is in that ``if``'s test or its
   ``elif`` tests (the
-  interpreter's names, :func:`pt2lint.fixes.names.loaded_names`, nested scopes included):
+  interpreter's names, :func:`pt2lint.analysis.names.loaded_names`, nested scopes included):
   ``s`` is then never used as a Python number anywhere else;
 * the ``if`` is the next statement, so nothing runs between the read and the test; or the
   statements in between cannot change the number: the read is of a local tensor ``t``
@@ -41,7 +41,7 @@ from pt2lint.analysis.walk import walk
 from pt2lint.diagnostics import Fix
 from pt2lint.fixes.context import FixContext, Refuse
 from pt2lint.fixes.edits import apply_edits, comment_lines, diff_edits
-from pt2lint.fixes.names import all_names, bound_names
+from pt2lint.analysis.names import all_names, bound_names
 from pt2lint.fixes.predicate import ScalarProver, call_qualname, paren_if_needed
 from pt2lint.fixes.purity import is_new_tensor
 

@@ -51,7 +51,7 @@ from pt2lint.analysis.walk import walk
 from pt2lint.diagnostics import Applicability, Fix
 from pt2lint.fixes.context import FixContext, Refuse, all_params
 from pt2lint.fixes.edits import strip_leading_lines
-from pt2lint.fixes.names import bound_names
+from pt2lint.analysis.names import bound_names
 from pt2lint.fixes.predicate import ScalarProver, call_qualname, paren_if_needed
 
 NAME = "mask-index"

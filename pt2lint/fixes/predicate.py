@@ -23,7 +23,7 @@ import libcst as cst
 
 from pt2lint.analysis.kinds import Kind
 from pt2lint.fixes.context import FixContext, Refuse
-from pt2lint.fixes.names import target_names
+from pt2lint.analysis.names import target_names
 
 # Reductions that give a 0-d tensor when called with no ``dim`` (torch.Tensor reference).
 REDUCTIONS = frozenset(

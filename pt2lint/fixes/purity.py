@@ -54,7 +54,7 @@ from pt2lint.analysis.index import ClassInfo, FunctionInfo
 from pt2lint.analysis.kinds import Kind
 from pt2lint.analysis.walk import walk
 from pt2lint.fixes.context import FixContext, Refuse
-from pt2lint.fixes.names import bound_names, target_names
+from pt2lint.analysis.names import bound_names, target_names
 
 PURE_BUILTINS = frozenset(
     """len min max abs range enumerate zip tuple list dict set frozenset isinstance issubclass hasattr getattr

@@ -15,7 +15,7 @@ import libcst as cst
 
 from pt2lint.analysis import dicts
 from pt2lint.analysis.kinds import UNKNOWN, Kind, Value
-from pt2lint.analysis.walk import walk
+from pt2lint.analysis.names import loaded_names
 from pt2lint.rules.base import Rule
 
 
@@ -48,12 +48,18 @@ def _holds_non_constant(v: Optional[Value], depth: int = 0) -> bool:
     return _holds_tensor(v, depth)
 
 
+def _key_lambda(ev) -> Optional[cst.Lambda]:
+    """The ``key=`` argument of the call, when it is a ``lambda`` written there."""
+    key_node = next((a.value for a in ev.node.args if a.keyword is not None and a.keyword.value == "key"), None)
+    return key_node if isinstance(key_node, cst.Lambda) else None
+
+
 def _key_holds_tensor(interp, ev, items: Value) -> bool:
     """True when ``key=`` is a ``lambda`` written in the call whose value, for an element
     of the sorted items, is (or holds) a sure tensor.  Any other key (a named function, a
     ``lambda`` bound elsewhere, one whose value is unknown) says nothing: not flagged."""
-    key_node = next((a.value for a in ev.node.args if a.keyword is not None and a.keyword.value == "key"), None)
-    if not isinstance(key_node, cst.Lambda):
+    key_node = _key_lambda(ev)
+    if key_node is None:
         return False
     element = items.element() if items is not None else None
     result = interp.lambda_result(key_node, [element if element is not None else UNKNOWN])
@@ -165,20 +171,16 @@ def _key_captures(interp, ev) -> Optional[str]:
     ``min``/``max`` with a key only when the key function, its closure included, is constant
     (measured on torch 2.13: ``max(range(3), key=lambda j: self.sizes[j])`` in a module's
     ``forward`` breaks, ``key=lambda j: w[j]`` with ``w`` a list of ints does not)."""
-    key_node = next((a.value for a in ev.node.args if a.keyword is not None and a.keyword.value == "key"), None)
-    if not isinstance(key_node, cst.Lambda) or interp.frame is None:
+    key_node = _key_lambda(ev)
+    if key_node is None or interp.frame is None:
         return None
     params = {p.name.value for p in key_node.params.params + key_node.params.kwonly_params}
     for sub in (key_node.params.star_arg, key_node.params.star_kwarg):
         if isinstance(sub, cst.Param):
             params.add(sub.name.value)
-    body = list(walk(key_node.body))
-    # (the ``attr`` of ``t.shape`` and the ``name`` of ``f(name=...)`` are not variables)
-    not_read = {id(n.attr) for n in body if isinstance(n, cst.Attribute)}
-    not_read |= {id(n.keyword) for n in body if isinstance(n, cst.Arg) and n.keyword is not None}
-    for node in body:
-        if isinstance(node, cst.Name) and node.value not in params and id(node) not in not_read:
-            v = interp.frame.lookup(node.value)
+    for name in loaded_names([key_node.body]):
+        if name not in params:
+            v = interp.frame.lookup(name)
             if v is not None and (v.kind is Kind.SELF or _holds_non_constant(v)):
-                return node.value
+                return name
     return None

@@ -2,7 +2,8 @@
 
 The codemods need this to turn a block into a function: the names it reads
 from outside become parameters or closures, the names it binds and that are
-read afterwards become outputs.  Loads are collected conservatively (nested
+read afterwards become outputs.  The interpreter and the rules use it too (the
+names a loop rebinds, the variables a ``key=`` lambda reads).  Loads are collected conservatively (nested
 functions and comprehensions included); bindings are those of the block's own
 scope (assignment, augmented assignment, ``for``/``with``/``except`` targets,
 walrus, ``def``/``class``/``import`` names), not those of nested scopes.
