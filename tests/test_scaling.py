@@ -14,7 +14,7 @@ from pt2lint.analysis import interp as interp_mod
 from pt2lint.analysis import kinds
 from pt2lint.engine import lint_source
 from pt2lint.fixes import cond as cond_mod
-from pt2lint.fixes import names as names_mod
+from pt2lint.analysis import names as names_mod
 from pt2lint.settings import LintSettings, resolve_selection
 
 DEFAULT = LintSettings(enabled=resolve_selection())
