@@ -137,6 +137,26 @@ def finding_row(f: dict) -> int | None:
         return None
 
 
+def attributed_site(truth: "Truth", f: dict, sp: str | None = None) -> tuple[str | None, int | None]:
+    """The (file, line) a finding is scored at, as the collector attributes breaks.
+
+    The collector attributes a break to the innermost frame of its user stack inside
+    one of the truth's libraries.  A finding in a file outside them (a package
+    reached through ``--follow-imports``) is scored the same way: at the innermost
+    of its ``call_sites`` that lies inside a library.  A finding with no such call
+    site keeps its own location (and then maps to no truth file).
+    """
+    rel = truth.rel(str(f.get("filename", "")), sp)
+    row = finding_row(f)
+    if rel is not None and lib_of(rel) in truth.libs:
+        return rel, row
+    for cs in reversed(f.get("call_sites") or ()):
+        crel = truth.rel(str(cs.get("filename", "")), sp)
+        if crel is not None and lib_of(crel) in truth.libs:
+            return crel, finding_row(cs)
+    return rel, row
+
+
 # --------------------------------------------------------------------------
 # scoring
 # --------------------------------------------------------------------------
@@ -160,8 +180,7 @@ def evaluate(truth: Truth, report: list[dict], scope, sp: str | None = None) -> 
     any_sites: dict[tuple[str, int], list[dict]] = defaultdict(list)  # all findings
     unknown = 0
     for f in report:
-        row = finding_row(f)
-        rel = truth.rel(str(f.get("filename", "")), sp)
+        rel, row = attributed_site(truth, f, sp)
         if row is None or rel is None:
             unknown += 1
             continue
