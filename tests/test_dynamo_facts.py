@@ -26,8 +26,8 @@ TOOL = ROOT / "tools" / "gen_dynamo_facts.py"
 SECTIONS = ("calls", "tensor_calls", "shape_calls", "sized_calls")
 # Sections whose candidates the tool derives from torch (an op scan, the inplace_view tag,
 # the NumPy functions torch._numpy lacks), and the static keys of their entries.
-DERIVED = ("shape_ops", "inplace_view", "numpy_calls")
-DERIVED_KEYS = ("probe", "source", "expect", "expect_gb", "callee", "form", "aten", "method", "receiver")
+DERIVED = ("shape_ops", "inplace_view", "numpy_calls", "tensor_queries")
+DERIVED_KEYS = ("probe", "source", "expect", "expect_gb", "callee", "form", "aten", "method", "receiver", "result")
 ALL_SECTIONS = SECTIONS + DERIVED
 # The parts of an entry that come from torch's tables, not from the probe.
 STATIC_KEYS = ("probe", "source", "expect", "expect_gb", "size_index")
@@ -107,6 +107,7 @@ def test_derived_sections_match_installed_torch(tool, derived):
     again = {
         "inplace_view": tool.derived_section(tool.inplace_view_candidates()),
         "numpy_calls": tool.derived_section(tool.numpy_call_candidates()),
+        "tensor_queries": tool.derived_section(tool.tensor_query_candidates()),
         "shape_ops": tool.derived_section(tool.shape_op_candidates(callees)),
     }
     for section, entries in again.items():
@@ -128,6 +129,9 @@ DERIVED_SAMPLE = (
     ("inplace_view", "x.unsqueeze_(0)"),
     ("inplace_view", "(x + 1).unsqueeze_(0)"),
     ("numpy_calls", "numpy.load"),
+    ("tensor_queries", "x.storage_offset()"),
+    ("tensor_queries", "x.numel()"),
+    ("tensor_queries", "x.is_inference()"),
 )
 
 
@@ -163,6 +167,17 @@ def test_dumps_is_stable_json(tool, derived):
 
 
 # ------------------------------------------------------------ loader, no torch
+
+
+def test_tensor_queries_hold_what_dynamo_answers_and_what_it_breaks_on():
+    """The layout queries with a TensorVariable handler trace; the others break (GB0208)."""
+    assert facts.tensor_query_break("storage_offset") == "GB0208"
+    assert facts.tensor_query_break("is_pinned") == "GB0208"
+    assert facts.tensor_query_break("is_inference") == "GB0045"
+    for traced in ("numel", "dim", "is_contiguous", "data_ptr", "element_size", "is_floating_point"):
+        assert facts.tensor_query_break(traced) is None, traced
+    assert facts.tensor_query_break("item") is None  # PTC101's, not a candidate
+    assert facts.tensor_query_break(None) is None
 
 
 def test_loader_works_without_torch():

@@ -1208,6 +1208,52 @@ def inplace_view_candidates() -> Tuple[Tuple[Candidate, Dict[str, Any]], ...]:
     return tuple(out)
 
 
+GB_NON_TENSOR = "torch.* op returned non-Tensor"
+#: Zero-argument ``Tensor`` methods other rules report, or that are not queries of the tensor
+#: (conversions and copies of its data, autograd calls, printing): not candidates of
+#: ``tensor_queries``.
+TENSOR_QUERY_EXCLUDED = frozenset(
+    "item tolist numpy backward retain_grad register_hook register_post_accumulate_grad_hook "
+    "share_memory_ pin_memory cpu cuda record_stream __bool__ __int__ __float__ __index__ "
+    "__len__ __repr__ __str__ __format__ __hash__ __iter__ __reduce__ __reduce_ex__ "
+    "__sizeof__ __dir__ __getstate__ __array__ __dlpack__ __dlpack_device__".split()
+)
+
+
+def tensor_query_candidates() -> Tuple[Tuple[Candidate, Dict[str, Any]], ...]:
+    """``x.<name>()`` for every public method of ``torch.Tensor`` that runs with no argument on
+    a float32 (4, 4) tensor and returns something that is not a tensor (a bool, an int, a
+    storage, a tuple of ints): a query of the tensor's layout or storage.  Dynamo traces the
+    ones ``TensorVariable`` has a ``method_<name>`` handler for (``numel``, ``dim``,
+    ``is_contiguous``: a constant or a SymInt) and is expected to break on the others with
+    "torch.* op returned non-Tensor" (GB0208), as a generic call whose result is not a
+    tensor; the probe decides."""
+    from torch._dynamo.variables.tensor import TensorVariable
+
+    out: List[Tuple[Candidate, Dict[str, Any]]] = []
+    for name in sorted(dir(torch.Tensor)):
+        if name.startswith("_") or name in TENSOR_QUERY_EXCLUDED or name.endswith("_"):
+            continue
+        attr = getattr(torch.Tensor, name, None)
+        if not callable(attr) or isinstance(attr, type):
+            continue
+        x = torch.randn(4, 4)
+        try:
+            with _quiet():
+                result = getattr(x, name)()
+        except Exception:  # noqa: BLE001 - needs arguments, or not for this tensor
+            continue
+        if isinstance(result, (torch.Tensor, torch.Size)) or result is None:
+            continue
+        if isinstance(result, tuple) and any(isinstance(r, torch.Tensor) for r in result):
+            continue  # (values, indices) and other tensor tuples: ops, not queries
+        call = f"x.{name}()"
+        handled = hasattr(TensorVariable, f"method_{name}")
+        fact = _fact("tensor_queries", "traces") if handled else _fact("tensor_queries", "breaks", GB_NON_TENSOR)
+        out.append((Candidate(call, call), {"method": name, "result": type(result).__name__, **fact}))
+    return tuple(out)
+
+
 def derived_section(pairs: Tuple[Tuple[Candidate, Dict[str, Any]], ...]) -> Dict[str, Dict[str, Any]]:
     """The static entries of a derived section, keyed by candidate."""
     return {c.qualname: {"probe": c.call, **entry} for c, entry in pairs}
@@ -1366,6 +1412,7 @@ DERIVED_SECTIONS = (
     ("shape_ops", shape_op_candidates),
     ("inplace_view", inplace_view_candidates),
     ("numpy_calls", numpy_call_candidates),
+    ("tensor_queries", tensor_query_candidates),
 )
 #: Sections whose probes may raise after the break they look for.
 TOLERANT_SECTIONS = frozenset({"numpy_calls"})

@@ -31,6 +31,9 @@ comes from:
   reach an ATen overload tagged ``torch.Tag.dynamic_output_shape`` or
   ``data_dependent_output``, found by running each on small arguments under a dispatch
   mode; every argument list probed with Dynamo (``shape_ops``).
+* :func:`tensor_query_break` -- zero-argument ``Tensor`` methods that return no tensor
+  (``storage_offset``, ``is_pinned``, ``is_signed``...) and break when called on a tensor in
+  the graph, each probed (``tensor_queries``).
 * :func:`inplace_view_breaks`, :func:`inplace_view_method` -- ``Tensor`` methods whose
   ATen op carries ``torch.Tag.inplace_view``, probed on a graph input (``inplace_view``).
 * :func:`numpy_unsupported` also answers from ``numpy_calls``: every NumPy function
@@ -73,6 +76,7 @@ __all__ = [
     "shape_op_break",
     "shape_op_forms",
     "ShapeOpFact",
+    "tensor_query_break",
     "skipped_function",
     "tensor_call_breaks",
     "torch_version",
@@ -532,3 +536,22 @@ def inplace_view_method(method: Optional[str]) -> bool:
     storage), not its data: its ATen op's first overload carries ``torch.Tag.inplace_view``
     on torch 2.13 (``inplace_view_methods`` of the table)."""
     return bool(method) and method in frozenset(facts().get("inplace_view_methods", ()))
+
+
+def tensor_query_break(method: Optional[str]) -> Optional[str]:
+    """The graph-break id (``"GB0208"``) when calling ``Tensor.<method>()`` with no argument on a
+    tensor in the graph breaks, as measured by the ``tensor_queries`` probe on the table's torch;
+    None when it traces (``numel``, ``dim``, ``is_contiguous``, ``data_ptr``) or was not probed.
+
+    Candidates are the public methods of ``torch.Tensor`` that run with no argument on a float
+    (4, 4) tensor and return no tensor.  Dynamo has no ``TensorVariable.method_<name>`` handler
+    for most of those that break, so it records a generic method call and rejects the non-tensor
+    result ("torch.* op returned non-Tensor"); ``is_inference`` has a handler that refuses
+    (GB0045).  Source: ``torch/_dynamo/variables/tensor.py``, the probes in the table.
+    """
+    if not method:
+        return None
+    for raw in facts().get("tensor_queries", {}).values():
+        if raw.get("method") == method and raw.get("outcome") == "breaks":
+            return raw.get("gb")
+    return None

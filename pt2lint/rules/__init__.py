@@ -33,6 +33,7 @@ from pt2lint.rules.lookups import UntraceableTensorLookup
 from pt2lint.rules.mutation import InputMutation
 from pt2lint.rules.objects import ModuleInitGraphBreak, ParameterInCompiledRegion, SourcelessMethodCallBreak
 from pt2lint.rules.sorting import MinMaxKey, SortNonConstant
+from pt2lint.rules.tensor_queries import UntraceableTensorQuery
 from pt2lint.rules.hooks import HookHandleUse, ModuleHookRegistration
 from pt2lint.rules.recompile import (
     GlobalStateMutation,
@@ -90,6 +91,7 @@ RULES: Dict[str, Type[Rule]] = {
         UntraceableTensorLookup,
         SortNonConstant,
         MinMaxKey,
+        UntraceableTensorQuery,
         ModuleHookRegistration,
         HookHandleUse,
         TorchGeneratorUse,
