@@ -586,3 +586,56 @@ def test_submodule_built_in_another_file_is_judged_in_its_parents_context(tmp_pa
     assert found(lint_tree(tmp_path, ["v"])) == []
     # alone, the submodule's own input is all there is to go by
     assert found(lint_tree(tmp_path, ["v/mlp.py"])) == [("v/mlp.py", 9, "PTC401")]
+
+
+def test_follow_imports_leaves_functions_a_library_registers_with_allow_in_graph_opaque(tmp_path, monkeypatch):
+    """einops-style: ``allow_in_graph(rearrange)`` called when the library is imported makes
+    Dynamo put the call in the graph without tracing it; a registration of a value built at
+    run time names no function and changes nothing."""
+    site = tmp_path / "env" / "lib" / "site-packages"
+    write(site, {
+        "fancyops/__init__.py": "from .core import fused_norm, plain_norm\nfrom . import _torch_specific\n",
+        "fancyops/core.py": """
+            def fused_norm(x):
+                if x.abs().max() > 1e4:
+                    raise ValueError("overflow")
+                return x / x.norm()
+
+
+            def plain_norm(x):
+                if x.abs().max() > 1e4:
+                    raise ValueError("overflow")
+                return x / x.norm()
+            """,
+        "fancyops/_torch_specific.py": """
+            import torch
+
+
+            def register():
+                from torch._dynamo import allow_in_graph
+                from .core import fused_norm
+                allow_in_graph(fused_norm)
+                for op in [abs]:
+                    torch.compiler.allow_in_graph(op)
+
+
+            register()
+            """,
+    })
+    write(tmp_path / "proj", {**PYPROJECT,
+        "net/__init__.py": "",
+        "net/model.py": """
+            import torch
+            from fancyops import fused_norm, plain_norm
+
+            class Net(torch.nn.Module):
+                def forward(self, x):
+                    return fused_norm(x) * 2 + plain_norm(x)
+            """,
+    })
+    monkeypatch.syspath_prepend(str(site))
+    root = tmp_path / "proj"
+    followed = LintSettings(enabled=SETTINGS.enabled, project_root=str(root), follow_imports=("fancyops",))
+    diags = lint_tree(root, ["net"], followed)
+    assert found(diags) == [("net/model.py", 6, "PTC104")]
+    assert "plain_norm" in diags[0].message and "fused_norm" not in diags[0].message

@@ -40,7 +40,8 @@ DEFAULT_TRUTH = HERE / "truth.json"
 # innermost library line that calls them, and bench/realmodels/evaluate.py scores a finding
 # there the same way (``attributed_site``).  julius is demucs's resampler (pure PyTorch).
 # einops and einx are not followed: they register their functions with ``allow_in_graph``
-# when imported, a registration the linter does not read (docs/accuracy.md, known misses).
+# when imported (einx registers ops it builds at run time, which the linter cannot name:
+# docs/accuracy.md, known misses).
 FOLLOWED_DEPENDENCIES = ("julius",)
 
 

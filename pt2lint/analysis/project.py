@@ -570,8 +570,28 @@ class ProjectModel:
         piece.source, piece.full_source = text, base.full_source
         piece.line_offset = first - 1  # positions in the piece are this many lines above the file's
         found = piece.functions.get(name) or piece.classes.get(name)
+        if found is not None and found is piece.functions.get(name) and self._registered_in_graph(base, name):
+            found.opaque = True  # Dynamo puts the call in the graph and never traces the body
         self._pieces[key] = found
         return found
+
+    def _registered_in_graph(self, base, name: str) -> bool:
+        """Top-level function ``name`` of the installed library module ``base`` is registered
+        with ``allow_in_graph`` by a call somewhere in its installed package (einops'
+        operations): see :mod:`pt2lint.analysis.registrations`.  The files holding the
+        registrations join :attr:`deps`."""
+        if not base.name or not base.path or not is_installed_packages_dir(os.path.dirname(base.path)):
+            return False
+        from pt2lint.analysis.registrations import registered_in_graph
+
+        parts = base.name.split(".")
+        top = os.path.dirname(base.path)
+        for _ in range(len(parts) - (1 if base.is_package else 2)):
+            top = os.path.dirname(top)
+        names, files = registered_in_graph(top, parts[0])
+        for path, data in files:
+            self.deps.setdefault(path, sha256_text(data))
+        return f"{base.name}.{name}" in names
 
     # -- names ------------------------------------------------------------
     def absolute_name(self, index, qualified: str) -> Optional[str]:
