@@ -1209,14 +1209,12 @@ def inplace_view_candidates() -> Tuple[Tuple[Candidate, Dict[str, Any]], ...]:
 
 
 GB_NON_TENSOR = "torch.* op returned non-Tensor"
-#: Zero-argument ``Tensor`` methods other rules report, or that are not queries of the tensor
-#: (conversions and copies of its data, autograd calls, printing): not candidates of
-#: ``tensor_queries``.
+#: Public zero-argument ``Tensor`` methods other rules report, or that are not queries of the
+#: tensor (conversions and copies of its data, autograd calls): not candidates of
+#: ``tensor_queries`` (private, dunder and in-place names never are).
 TENSOR_QUERY_EXCLUDED = frozenset(
     "item tolist numpy backward retain_grad register_hook register_post_accumulate_grad_hook "
-    "share_memory_ pin_memory cpu cuda record_stream __bool__ __int__ __float__ __index__ "
-    "__len__ __repr__ __str__ __format__ __hash__ __iter__ __reduce__ __reduce_ex__ "
-    "__sizeof__ __dir__ __getstate__ __array__ __dlpack__ __dlpack_device__".split()
+    "pin_memory cpu cuda record_stream".split()
 )
 
 

@@ -31,7 +31,8 @@ import warnings
 from dataclasses import dataclass, field
 from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
-from pt2lint.analysis.imports import qualify_dotted
+from pt2lint.analysis.imports import ast_dotted_name as _dotted
+from pt2lint.analysis.imports import qualify_dotted, resolve_relative
 
 #: ``torch._dynamo.config`` knobs pt2lint models (settable in ``[tool.pt2lint]`` as kebab-case too).
 KNOBS: Tuple[str, ...] = ("capture_scalar_outputs", "capture_dynamic_output_shape_ops", "allow_rnn")
@@ -104,27 +105,6 @@ class CodeConfig:
         return out
 
 
-def _dotted(node: ast.AST) -> Optional[str]:
-    parts = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if isinstance(node, ast.Name):
-        parts.append(node.id)
-        return ".".join(reversed(parts))
-    return None
-
-
-def _resolve_relative(module: str, is_package: bool, level: int, name: Optional[str]) -> str:
-    parts = module.split(".") if module else []
-    if not is_package:
-        parts = parts[:-1]
-    if level > 1:
-        parts = parts[: len(parts) - (level - 1)] if level - 1 <= len(parts) else []
-    base = ".".join(parts)
-    return ".".join(p for p in (base, name or "") if p)
-
-
 def _constant(node: Optional[ast.AST]) -> Tuple[bool, object]:
     """``(known, value)`` of a literal bool, number, string or ``None``."""
     if isinstance(node, ast.Constant) and isinstance(node.value, (bool, int, float, str, type(None))):
@@ -157,7 +137,7 @@ class _Scanner(ast.NodeVisitor):
             elif isinstance(node, ast.ImportFrom):
                 base = node.module or ""
                 if node.level:
-                    base = _resolve_relative(self.module, self.is_package, node.level, node.module)
+                    base = resolve_relative(self.module, self.is_package, node.level, node.module)
                 for a in node.names:
                     if a.name != "*":
                         self.names[a.asname or a.name] = f"{base}.{a.name}" if base else a.name

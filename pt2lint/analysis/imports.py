@@ -6,6 +6,7 @@ or ``from torch.nn import functional as F`` still match, as TorchFix does.
 
 from __future__ import annotations
 
+import ast
 from typing import Dict, Optional
 
 import libcst as cst
@@ -86,3 +87,35 @@ class ImportMap:
     def qualify(self, node: cst.BaseExpression) -> Optional[str]:
         """Qualified name of a Name/Attribute chain rooted in an imported name, else ``None``."""
         return qualify_dotted(self.names, dotted_name(node))
+
+
+def ast_dotted_name(node: ast.AST) -> Optional[str]:
+    """``"a.b.c"`` for a CPython ``ast`` chain of attributes on a name, else None."""
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name):
+        parts.append(node.id)
+        return ".".join(reversed(parts))
+    return None
+
+
+def resolve_relative(module: str, is_package: bool, level: int, name: Optional[str]) -> str:
+    """The absolute module a ``from`` import names.
+
+    Args:
+        module: dotted name of the importing module (``"pkg.sub.mod"``).
+        is_package: the importing file is a package's ``__init__.py``.
+        level: the number of leading dots (0: absolute; then ``name`` is returned).
+        name: the module after the dots (``"utils"`` in ``from ..utils import f``), or None.
+    """
+    if not level:
+        return name or ""
+    parts = module.split(".") if module else []
+    if not is_package:
+        parts = parts[:-1]
+    if level > 1:
+        parts = parts[: len(parts) - (level - 1)] if level - 1 <= len(parts) else []
+    base = ".".join(parts)
+    return ".".join(p for p in (base, name or "") if p)

@@ -569,9 +569,10 @@ class ProjectModel:
         piece.path, piece.name, piece.is_package, piece.project = base.path, base.name, base.is_package, self
         piece.source, piece.full_source = text, base.full_source
         piece.line_offset = first - 1  # positions in the piece are this many lines above the file's
-        found = piece.functions.get(name) or piece.classes.get(name)
-        if found is not None and found is piece.functions.get(name) and self._registered_in_graph(base, name):
-            found.opaque = True  # Dynamo puts the call in the graph and never traces the body
+        fn = piece.functions.get(name)
+        if fn is not None and self._registered_in_graph(base, name):
+            fn.opaque = True  # Dynamo puts the call in the graph and never traces the body
+        found = fn or piece.classes.get(name)
         self._pieces[key] = found
         return found
 

@@ -20,10 +20,13 @@ from __future__ import annotations
 
 import ast
 import os
-from typing import Dict, FrozenSet, Optional, Tuple
+from typing import Dict, FrozenSet, Tuple
 
-#: Modules whose ``allow_in_graph`` attribute is torch's registration function.
-_REGISTRARS = frozenset({"torch.compiler", "torch._dynamo"})
+from pt2lint.analysis.imports import ast_dotted_name, resolve_relative
+from pt2lint.analysis.torch_api import OPAQUE_DECORATORS
+
+#: torch's registration functions (``torch.compiler.allow_in_graph``, ``torch._dynamo.allow_in_graph``).
+_REGISTRARS = frozenset(n for n in OPAQUE_DECORATORS if n.endswith(".allow_in_graph"))
 #: Files bigger than this (bytes) are not scanned.
 _MAX_BYTES = 4 * 1024 * 1024
 #: Package folders scanned in this process: folder -> (registered names, (path, bytes) of the
@@ -76,16 +79,6 @@ def _module_name(package_dir: str, package: str, path: str) -> str:
     return ".".join([package, *rel])
 
 
-def _absolute(module: str, is_package: bool, level: int, target: Optional[str]) -> Optional[str]:
-    if not level:
-        return target
-    parts = module.split(".") if is_package else module.split(".")[:-1]
-    if level - 1 > len(parts):
-        return None
-    base = parts[: len(parts) - (level - 1)]
-    return ".".join(base + ([target] if target else [])) or None
-
-
 def _scan(data: bytes, module: str, is_package: bool) -> FrozenSet[str]:
     """Names registered in one file (module ``module``; ``is_package``: an ``__init__.py``)."""
     try:
@@ -97,12 +90,10 @@ def _scan(data: bytes, module: str, is_package: bool) -> FrozenSet[str]:
     defs = {n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom):
-            src = _absolute(module, is_package, node.level, node.module)
-            if src is None:
-                continue
+            src = resolve_relative(module, is_package, node.level, node.module)
             for alias in node.names:
                 local = alias.asname or alias.name
-                if src in _REGISTRARS and alias.name == "allow_in_graph":
+                if f"{src}.{alias.name}" in _REGISTRARS:
                     registrar_names.add(local)
                 bound[local] = f"{src}.{alias.name}"
     out = set()
@@ -124,13 +115,4 @@ def _scan(data: bytes, module: str, is_package: bool) -> FrozenSet[str]:
 def _is_registrar(func: ast.expr, registrar_names) -> bool:
     if isinstance(func, ast.Name):
         return func.id in registrar_names
-    if isinstance(func, ast.Attribute) and func.attr == "allow_in_graph":
-        parts = []
-        value = func.value
-        while isinstance(value, ast.Attribute):
-            parts.append(value.attr)
-            value = value.value
-        if isinstance(value, ast.Name):
-            parts.append(value.id)
-            return ".".join(reversed(parts)) in _REGISTRARS
-    return False
+    return ast_dotted_name(func) in _REGISTRARS
