@@ -26,8 +26,8 @@ TOOL = ROOT / "tools" / "gen_dynamo_facts.py"
 SECTIONS = ("calls", "tensor_calls", "shape_calls", "sized_calls")
 # Sections whose candidates the tool derives from torch (an op scan, the inplace_view tag,
 # the NumPy functions torch._numpy lacks), and the static keys of their entries.
-DERIVED = ("shape_ops", "inplace_view", "numpy_calls", "tensor_queries")
-DERIVED_KEYS = ("probe", "source", "expect", "expect_gb", "callee", "form", "aten", "method", "receiver", "result")
+DERIVED = ("shape_ops", "inplace_view", "numpy_calls", "tensor_queries", "sequence_searches")
+DERIVED_KEYS = ("probe", "source", "expect", "expect_gb", "callee", "form", "aten", "method", "receiver", "result", "type")
 ALL_SECTIONS = SECTIONS + DERIVED
 # The parts of an entry that come from torch's tables, not from the probe.
 STATIC_KEYS = ("probe", "source", "expect", "expect_gb", "size_index")
@@ -108,6 +108,7 @@ def test_derived_sections_match_installed_torch(tool, derived):
         "inplace_view": tool.derived_section(tool.inplace_view_candidates()),
         "numpy_calls": tool.derived_section(tool.numpy_call_candidates()),
         "tensor_queries": tool.derived_section(tool.tensor_query_candidates()),
+        "sequence_searches": tool.derived_section(tool.sequence_search_candidates()),
         "shape_ops": tool.derived_section(tool.shape_op_candidates(callees)),
     }
     for section, entries in again.items():
@@ -132,6 +133,8 @@ DERIVED_SAMPLE = (
     ("tensor_queries", "x.storage_offset()"),
     ("tensor_queries", "x.numel()"),
     ("tensor_queries", "x.is_inference()"),
+    ("sequence_searches", "list.index"),
+    ("sequence_searches", "tuple.count"),
 )
 
 

@@ -133,6 +133,7 @@ Where each part comes from (torch 2.13 names):
 from __future__ import annotations
 
 import argparse
+import collections
 import contextlib
 import difflib
 import functools
@@ -411,6 +412,7 @@ GB_NUMPY = "attempted to trace numpy function unsupported by PyTorch"
 GB_METHOD = "Unsupported method call"
 GB_DATA = "Data dependent operator"
 GB_DELAYED = "Unsupported function call (delayed)"
+GB_DATA_BRANCH = "Data-dependent branching"
 
 
 def resolve(qualname: str) -> Any:
@@ -1252,6 +1254,58 @@ def tensor_query_candidates() -> Tuple[Tuple[Candidate, Dict[str, Any]], ...]:
     return tuple(out)
 
 
+#: The sequence types whose element searches ``sequence_searches`` probes, with the
+#: expression that builds one holding two tensors of the graph.
+SEQUENCE_BUILDERS: Tuple[Tuple[type, str], ...] = (
+    (list, "[x.sum(), x.max()]"),
+    (tuple, "(x.sum(), x.max())"),
+    (collections.deque, "collections.deque([x.sum(), x.max()])"),
+)
+
+
+class _EqualitySpy:
+    """An element that records every ``==`` Python asks it (always unequal)."""
+
+    calls = 0
+
+    def __eq__(self, other: object) -> bool:
+        type(self).calls += 1
+        return False
+
+    __hash__ = object.__hash__
+
+
+def _compares_elements(seq_type: type, name: str) -> bool:
+    """True when ``seq.<name>(v)`` asks an element ``==`` (``index``, ``count``, ``remove``)."""
+    _EqualitySpy.calls = 0
+    seq = seq_type([_EqualitySpy(), _EqualitySpy()])
+    try:
+        getattr(seq, name)(_EqualitySpy())
+    except Exception:  # noqa: BLE001 - ValueError of a failed search, TypeError of a wrong arity
+        pass
+    return _EqualitySpy.calls > 0
+
+
+def sequence_search_candidates() -> Tuple[Tuple[Candidate, Dict[str, Any]], ...]:
+    """``seq.<name>(x.max())`` for every public one-argument method of ``list``, ``tuple`` and
+    ``collections.deque`` that compares elements with ``==`` (found with an element that counts
+    the comparisons asked of it): a search for a tensor in a sequence of tensors.  Python asks
+    ``bool(a == b)`` of each element not identical to the argument, which on tensors is a
+    data-dependent branch (expected: "Data-dependent branching", GB0170); the argument is a
+    fresh tensor equal to the second element and identical to none (no identity shortcut
+    applies, and the search succeeds in eager).  The probe decides, method by method."""
+    out: List[Tuple[Candidate, Dict[str, Any]]] = []
+    for seq_type, build in SEQUENCE_BUILDERS:
+        for name in sorted(dir(seq_type)):
+            if name.startswith("_") or not _compares_elements(seq_type, name):
+                continue
+            type_name = "deque" if seq_type is collections.deque else seq_type.__name__
+            call = f"{build}.{name}(x.max())"
+            entry = {"type": type_name, "method": name, **_fact("sequence_searches", "breaks", GB_DATA_BRANCH)}
+            out.append((Candidate(f"{type_name}.{name}", call), entry))
+    return tuple(out)
+
+
 def derived_section(pairs: Tuple[Tuple[Candidate, Dict[str, Any]], ...]) -> Dict[str, Dict[str, Any]]:
     """The static entries of a derived section, keyed by candidate."""
     return {c.qualname: {"probe": c.call, **entry} for c, entry in pairs}
@@ -1411,6 +1465,7 @@ DERIVED_SECTIONS = (
     ("inplace_view", inplace_view_candidates),
     ("numpy_calls", numpy_call_candidates),
     ("tensor_queries", tensor_query_candidates),
+    ("sequence_searches", sequence_search_candidates),
 )
 #: Sections whose probes may raise after the break they look for.
 TOLERANT_SECTIONS = frozenset({"numpy_calls"})

@@ -34,6 +34,9 @@ comes from:
 * :func:`tensor_query_break` -- zero-argument ``Tensor`` methods that return no tensor
   (``storage_offset``, ``is_pinned``, ``is_signed``...) and break when called on a tensor in
   the graph, each probed (``tensor_queries``).
+* :func:`sequence_search_break` -- methods of ``list``, ``tuple`` and ``collections.deque``
+  that compare elements with ``==`` (``index``, ``remove``, ``count``), probed on a sequence
+  of tensors (``sequence_searches``).
 * :func:`inplace_view_breaks`, :func:`inplace_view_method` -- ``Tensor`` methods whose
   ATen op carries ``torch.Tag.inplace_view``, probed on a graph input (``inplace_view``).
 * :func:`numpy_unsupported` also answers from ``numpy_calls``: every NumPy function
@@ -74,6 +77,7 @@ __all__ = [
     "numpy_traced",
     "numpy_unsupported",
     "shape_op_break",
+    "sequence_search_break",
     "shape_op_forms",
     "ShapeOpFact",
     "tensor_query_break",
@@ -555,3 +559,24 @@ def tensor_query_break(method: Optional[str]) -> Optional[str]:
         if raw.get("method") == method and raw.get("outcome") == "breaks":
             return raw.get("gb")
     return None
+
+
+def sequence_search_break(method: Optional[str]) -> Optional[str]:
+    """The graph-break id (``"GB0170"``) when ``seq.<method>(t)`` -- a search of a sequence of
+    tensors for a tensor not identical to any element -- breaks for every probed sequence type
+    that has the method, as measured by the ``sequence_searches`` probes on the table's torch;
+    None when it traces for one of them (``count``: Dynamo sums the ``==`` results without
+    asking their truth) or was not probed.
+
+    Python asks ``bool(elem == t)`` of each element that is not ``t`` itself; on tensors that is
+    a data-dependent branch.  Candidates are the public methods of ``list``, ``tuple`` and
+    ``collections.deque`` that ask an element ``==`` (``index``, ``remove``, ``count``).
+    Source: ``torch/_dynamo/polyfills`` (``index``/``remove`` are polyfilled with an ``==``
+    loop), the probes in the table.
+    """
+    if not method:
+        return None
+    outcomes = [raw for raw in facts().get("sequence_searches", {}).values() if raw.get("method") == method]
+    if not outcomes or any(raw.get("outcome") != "breaks" or not raw.get("confirmed") for raw in outcomes):
+        return None
+    return outcomes[0].get("gb")

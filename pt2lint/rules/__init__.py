@@ -33,6 +33,7 @@ from pt2lint.rules.lookups import UntraceableTensorLookup
 from pt2lint.rules.mutation import InputMutation
 from pt2lint.rules.objects import ModuleInitGraphBreak, ParameterInCompiledRegion, SourcelessMethodCallBreak
 from pt2lint.rules.sorting import MinMaxKey, SortNonConstant
+from pt2lint.rules.sequences import TensorSequenceSearch
 from pt2lint.rules.tensor_queries import UntraceableTensorQuery
 from pt2lint.rules.hooks import HookHandleUse, ModuleHookRegistration
 from pt2lint.rules.recompile import (
@@ -92,6 +93,7 @@ RULES: Dict[str, Type[Rule]] = {
         SortNonConstant,
         MinMaxKey,
         UntraceableTensorQuery,
+        TensorSequenceSearch,
         ModuleHookRegistration,
         HookHandleUse,
         TorchGeneratorUse,
