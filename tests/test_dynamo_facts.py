@@ -339,7 +339,15 @@ def test_random_and_clock_calls_follow_the_table():
     ) == [(13, "PTC305"), (16, "PTC305")]
 
 
-def test_uuid_is_not_claimed_without_a_confirmed_probe():
+def test_an_inlined_callee_is_claimed_from_its_probe_alone():
+    # uuid.uuid4 is inlined: torch's tables predict nothing about its body, which reaches the
+    # skipped os.urandom; the probe saw the break (GB0007), so PTC305 reports it, and the
+    # confirmed-only predicate still answers None.
+    assert facts.breaks("uuid.uuid4") is None
+    assert facts.inlined_break("uuid.uuid4") == "GB0007"
+    assert facts.inlined_break("copy.deepcopy") is None  # of a dict of lists: traces
+    assert facts.inlined_break("copy.deepcopy", "tensor_calls") == "GB4198"
+    assert facts.inlined_break("zlib.crc32") is None  # skipped, not inlined: PTC307's other branch
     assert found(
         """
         import uuid
@@ -350,7 +358,7 @@ def test_uuid_is_not_claimed_without_a_confirmed_probe():
                 tag = uuid.uuid4()
                 return x
         """
-    ) == []
+    ) == [(6, "PTC305")]
 
 
 def test_numpy_draws_break_only_without_a_size():

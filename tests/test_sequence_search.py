@@ -1,4 +1,4 @@
-"""PTC327 reports a search of a sequence of tensors that cannot end at an element by identity.
+"""PTC106 reports a search of a sequence of tensors that cannot end at an element by identity.
 
 Measured on torch 2.13 (the spec's examples run through Dynamo in
 tests/test_spec_evidence.py; the ``sequence_searches`` probes of the facts table): ``index``
@@ -20,7 +20,7 @@ DEFAULT = LintSettings(enabled=resolve_selection())
 def lines(body: str):
     code = "import torch\nfrom torch import nn\n\n\nclass M(nn.Module):\n" + textwrap.indent(textwrap.dedent(body), "    ")
     result = lint_source(code, "m.py", DEFAULT)
-    return sorted(d.start.line for d in result.diagnostics if d.code == "PTC327")
+    return sorted(d.start.line for d in result.diagnostics if d.code == "PTC106")
 
 
 def test_the_table_says_which_searches_break():

@@ -16,6 +16,8 @@ comes from:
   entry was then probed: a tiny function calling it on a tensor was compiled
   with ``backend="eager"`` and its graph breaks read from the ``graph_breaks``
   log. An entry is ``confirmed`` only when the probe agreed with the tables.
+* :func:`inlined_break` -- calls Dynamo inlines whose body a probe saw break (``json.dumps``,
+  ``copy.copy``), which the tables cannot predict.
 * :func:`tensor_call_breaks` -- the same for calls with a tensor argument
   (``math`` functions, which ``BuiltinVariable`` constant-folds on Python
   numbers only).
@@ -71,6 +73,7 @@ __all__ = [
     "gb_explanation",
     "gb_type",
     "has_attribute",
+    "inlined_break",
     "inplace_view_breaks",
     "inplace_view_method",
     "numpy_scalar_draw",
@@ -192,6 +195,23 @@ def traces(qualname: Optional[str]) -> bool:
     """True when a call of ``qualname`` is confirmed to compile without a break."""
     fact = call_fact(qualname)
     return fact is not None and fact.confirmed and fact.outcome == "traces"
+
+
+def inlined_break(qualname: Optional[str], section: str = "calls") -> Optional[str]:
+    """The graph-break id a probe measured inside (or at) a call of ``qualname`` that Dynamo
+    inlines -- a Python function of a library (``json.dumps``, ``os.path.exists``,
+    ``copy.copy``, ``uuid.uuid4``, ``traceback.format_stack``) -- else None.
+
+    ``trace_rules.lookup`` says only that Dynamo traces the body (``UserFunctionVariable``), so
+    torch's tables predict nothing about what it meets there: the probe is the only source, and
+    such an entry is never "confirmed" when it breaks.  Pass ``section="tensor_calls"`` for the
+    probe whose argument is a tensor (``copy.deepcopy(x)``: GB4198).  An inconclusive probe (a
+    break elsewhere) answers None.
+    """
+    fact = _fact(section, qualname)
+    if fact is None or fact.source != "inlined" or fact.outcome != "breaks" or fact.where not in ("call", "callee"):
+        return None
+    return fact.gb
 
 
 def skipped_function(qualname: Optional[str]) -> Optional[str]:

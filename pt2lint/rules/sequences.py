@@ -1,4 +1,4 @@
-"""PTC327: searching a list or tuple of tensors for a tensor (``vals.index(max(vals))``).
+"""PTC106: searching a list or tuple of tensors for a tensor (``vals.index(max(vals))``).
 
 ``seq.index(v)`` and ``seq.remove(v)`` compare ``v`` with each element until one matches:
 ``elem is v or elem == v``.  For tensors ``==`` is a tensor, and asking its truth is a
@@ -141,9 +141,9 @@ def _tensor_elements(seq: Optional[Value]) -> bool:
 
 
 class TensorSequenceSearch(Rule):
-    """PTC327: ``seq.index(v)`` of a sequence of tensors, ``v`` a new tensor."""
+    """PTC106: ``seq.index(v)`` of a sequence of tensors, ``v`` a new tensor."""
 
-    code = "PTC327"
+    code = "PTC106"
 
     def on_call(self, interp, ev) -> None:
         if ev.qualname is not None or ev.kwargs or len(ev.args) != 1 or len(ev.node.args) != 1:

@@ -127,7 +127,7 @@ class NondeterministicPythonCall(Rule):
         q = ev.qualname
         if not q or not self.covers(q):
             return
-        gb = facts.breaks(q)
+        gb = facts.breaks(q) or facts.inlined_break(q)  # (uuid.uuid4, secrets.token_hex: inlined, break inside)
         draw = facts.numpy_scalar_draw(q)
         if draw is not None and ("size" in ev.kwargs or len(ev.args) > draw[1]):
             return  # a sized draw is an array: traced
@@ -168,10 +168,13 @@ class ManualSeed(Rule):
 
 
 class UntraceableCFunction(Rule):
-    """PTC307: library functions Dynamo marks as skipped (``zlib.crc32``, ``os.getpid``, ``heapq.heappush``...).
+    """PTC307: library functions Dynamo marks as skipped (``zlib.crc32``, ``os.getpid``, ``heapq.heappush``...)
+    or inlines and breaks inside (``json.dumps``, ``os.path.exists``, ``copy.copy``).
 
     Any callee the Dynamo facts table lists as skipped (``trace_rules.lookup`` is
-    ``SkipFunctionVariable``) with a probe-confirmed break, unless another rule owns it
+    ``SkipFunctionVariable``) with a probe-confirmed break, or as inlined with a probe that
+    broke at or inside the call (:func:`~pt2lint.analysis.dynamo_facts.inlined_break`; with a
+    tensor argument, the table's tensor-argument probe), unless another rule owns it
     (warnings, logging, debuggers, clocks and RNGs, seeding).
     """
 
@@ -188,6 +191,17 @@ class UntraceableCFunction(Rule):
                 self.code,
                 ev.node,
                 f"`{q}()` is marked as skipped by Dynamo: graph break ({gb}) (compute it outside the compiled region)",
+            )
+            return
+        gb = facts.inlined_break(q)
+        if gb is None and any(a.kind is Kind.TENSOR and not a.weak for a in ev.args):
+            gb = facts.inlined_break(q, "tensor_calls")
+        if gb:
+            interp.report(
+                self.code,
+                ev.node,
+                f"`{q}()` graph-breaks: Dynamo traces into it and meets code it cannot trace ({gb}) "
+                "(compute it outside the compiled region)",
             )
 
 
