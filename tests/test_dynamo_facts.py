@@ -26,8 +26,8 @@ TOOL = ROOT / "tools" / "gen_dynamo_facts.py"
 SECTIONS = ("calls", "tensor_calls", "shape_calls", "sized_calls")
 # Sections whose candidates the tool derives from torch (an op scan, the inplace_view tag,
 # the NumPy functions torch._numpy lacks), and the static keys of their entries.
-DERIVED = ("shape_ops", "inplace_view", "numpy_calls", "tensor_queries", "sequence_searches")
-DERIVED_KEYS = ("probe", "source", "expect", "expect_gb", "callee", "form", "aten", "method", "receiver", "result", "type")
+DERIVED = ("shape_ops", "inplace_view", "numpy_calls", "tensor_queries", "sequence_searches", "classes")
+DERIVED_KEYS = ("probe", "source", "expect", "expect_gb", "callee", "form", "aten", "method", "receiver", "result", "type", "c_implemented")
 ALL_SECTIONS = SECTIONS + DERIVED
 # The parts of an entry that come from torch's tables, not from the probe.
 STATIC_KEYS = ("probe", "source", "expect", "expect_gb", "size_index")
@@ -109,6 +109,7 @@ def test_derived_sections_match_installed_torch(tool, derived):
         "numpy_calls": tool.derived_section(tool.numpy_call_candidates()),
         "tensor_queries": tool.derived_section(tool.tensor_query_candidates()),
         "sequence_searches": tool.derived_section(tool.sequence_search_candidates()),
+        "classes": tool.derived_section(tool.class_candidates()),
         "shape_ops": tool.derived_section(tool.shape_op_candidates(callees)),
     }
     for section, entries in again.items():
@@ -135,6 +136,8 @@ DERIVED_SAMPLE = (
     ("tensor_queries", "x.is_inference()"),
     ("sequence_searches", "list.index"),
     ("sequence_searches", "tuple.count"),
+    ("classes", "types.SimpleNamespace"),
+    ("classes", "collections.OrderedDict"),
 )
 
 
@@ -337,6 +340,14 @@ def test_random_and_clock_calls_follow_the_table():
                 return x * k * s + time.perf_counter_ns()
         """
     ) == [(13, "PTC305"), (16, "PTC305")]
+
+
+def test_class_constructions_answer_from_their_probes():
+    assert facts.class_construction_break("types.SimpleNamespace") == "GB0147"
+    assert facts.class_construction_break("decimal.Decimal") == "GB0147"
+    for traced in ("collections.OrderedDict", "collections.deque", "functools.partial", "fractions.Fraction"):
+        assert facts.class_construction_break(traced) is None, traced
+    assert facts.class_construction_break("not.a.Class") is None and facts.class_construction_break(None) is None
 
 
 def test_an_inlined_callee_is_claimed_from_its_probe_alone():

@@ -362,9 +362,10 @@ SHAPE_CALLS: Tuple[Candidate, ...] = (
 )
 
 PROBE_IMPORTS = (
-    "import binascii, bisect, builtins, collections, copy, datetime, functools, gc, hashlib, heapq, inspect, "
-    "itertools, json, logging, math, operator, os, os.path, pickle, random, re, secrets, statistics, struct, "
-    "sys, threading, time, traceback, typing, uuid, warnings, zlib\n"
+    "import array, binascii, bisect, builtins, collections, contextlib, copy, dataclasses, datetime, decimal, "
+    "enum, fractions, functools, gc, hashlib, heapq, inspect, itertools, json, logging, math, numbers, operator, "
+    "os, os.path, pickle, random, re, secrets, statistics, string, struct, sys, textwrap, threading, time, "
+    "traceback, types, typing, uuid, warnings, weakref, zlib\n"
     "import numpy\n"
     "import torch\n"
 )
@@ -1306,6 +1307,59 @@ def sequence_search_candidates() -> Tuple[Tuple[Candidate, Dict[str, Any]], ...]
     return tuple(out)
 
 
+#: Standard-library modules of plain data and helper classes that model code builds objects of
+#: (``types.SimpleNamespace(...)``, ``decimal.Decimal(...)``, ``collections.OrderedDict()``):
+#: ``classes`` probes a construction of each public class they define.  Modules whose
+#: constructors touch the process (files, threads, sockets, subprocesses) are not listed.
+CLASS_MODULES = (
+    "types", "decimal", "fractions", "collections", "string", "datetime", "enum", "dataclasses", "contextlib",
+    "functools", "weakref", "array", "numbers", "textwrap", "operator", "itertools",
+)
+#: Argument lists tried, in order, to build one object of each class in eager Python.
+CLASS_FORMS = ("", "1", "'a'", "a=1", "1, 2", "[1, 2]", "2020, 1, 1", "'i', [1]", "len")
+
+
+def _c_implemented(cls: type) -> bool:
+    """The class defines its own ``__new__`` or ``__init__`` in C (not a Python function)."""
+    for name in ("__new__", "__init__"):
+        own = cls.__dict__.get(name)
+        if own is not None and not isinstance(own, (types.FunctionType, staticmethod, classmethod)):
+            return True
+    return False
+
+
+def class_candidates() -> Tuple[Tuple[Candidate, Dict[str, Any]], ...]:
+    """``module.Class(args)`` for every public, concrete, non-exception class defined in a module of
+    :data:`CLASS_MODULES`, with the first argument list of :data:`CLASS_FORMS` that builds one in
+    eager Python.  Dynamo inlines the construction of a class defined in Python
+    (``polyfills.instantiate_user_defined_class_object``) and models a few C classes itself
+    (``OrderedDict``, ``deque``, ``partial``, ``MappingProxyType``); for other C-implemented classes
+    (its own C ``__new__``/``__init__``) its ``UserDefinedClassVariable`` falls back to the generic
+    call, expected to break with "Unsupported function call" (GB0147).  The probe decides."""
+    out: List[Tuple[Candidate, Dict[str, Any]]] = []
+    for module_name in CLASS_MODULES:
+        module = importlib.import_module(module_name)
+        for name in sorted(vars(module)):
+            cls = getattr(module, name)
+            if name.startswith("_") or not inspect.isclass(cls) or inspect.isabstract(cls):
+                continue
+            if cls.__module__ != module_name or issubclass(cls, BaseException):
+                continue
+            for form in CLASS_FORMS:
+                try:
+                    with _quiet():
+                        eval(f"cls({form})", {"cls": cls, "len": len})  # noqa: S307 - our own forms
+                except Exception:  # noqa: BLE001 - this form does not build one
+                    continue
+                c_impl = _c_implemented(cls)
+                fact = _fact("classes", "breaks", "Unsupported function call") if c_impl else _fact("classes", "traces")
+                qualname = f"{module_name}.{name}"
+                entry = {"c_implemented": c_impl, **fact}
+                out.append((Candidate(qualname, f"{qualname}({form})"), entry))
+                break
+    return tuple(out)
+
+
 def derived_section(pairs: Tuple[Tuple[Candidate, Dict[str, Any]], ...]) -> Dict[str, Dict[str, Any]]:
     """The static entries of a derived section, keyed by candidate."""
     return {c.qualname: {"probe": c.call, **entry} for c, entry in pairs}
@@ -1466,6 +1520,7 @@ DERIVED_SECTIONS = (
     ("numpy_calls", numpy_call_candidates),
     ("tensor_queries", tensor_query_candidates),
     ("sequence_searches", sequence_search_candidates),
+    ("classes", class_candidates),
 )
 #: Sections whose probes may raise after the break they look for.
 TOLERANT_SECTIONS = frozenset({"numpy_calls"})

@@ -16,6 +16,8 @@ comes from:
   entry was then probed: a tiny function calling it on a tensor was compiled
   with ``backend="eager"`` and its graph breaks read from the ``graph_breaks``
   log. An entry is ``confirmed`` only when the probe agreed with the tables.
+* :func:`class_construction_break` -- standard-library classes whose construction breaks
+  (``types.SimpleNamespace``, ``decimal.Decimal``, ``datetime.timedelta``), each probed (``classes``).
 * :func:`inlined_break` -- calls Dynamo inlines whose body a probe saw break (``json.dumps``,
   ``copy.copy``), which the tables cannot predict.
 * :func:`tensor_call_breaks` -- the same for calls with a tensor argument
@@ -73,6 +75,7 @@ __all__ = [
     "gb_explanation",
     "gb_type",
     "has_attribute",
+    "class_construction_break",
     "inlined_break",
     "inplace_view_breaks",
     "inplace_view_method",
@@ -212,6 +215,27 @@ def inlined_break(qualname: Optional[str], section: str = "calls") -> Optional[s
     if fact is None or fact.source != "inlined" or fact.outcome != "breaks" or fact.where not in ("call", "callee"):
         return None
     return fact.gb
+
+
+def class_construction_break(qualname: Optional[str]) -> Optional[str]:
+    """The graph-break id when building an object of the standard-library class ``qualname``
+    (``types.SimpleNamespace(a=1)``, ``decimal.Decimal("1.5")``, ``datetime.timedelta()``,
+    ``array.array("i", [1])``: GB0147) breaks at the call, as the ``classes`` probe on the
+    table's torch measured; None when it traced (``collections.OrderedDict``, ``deque``,
+    ``functools.partial``, Python-defined classes Dynamo inlines) or was not probed.
+
+    Dynamo models a few C classes and inlines the construction of classes written in Python;
+    for the other C-implemented classes ``UserDefinedClassVariable`` falls back to the generic
+    call ("Unsupported function call").  Some Python classes refuse at the call too
+    (``contextlib.redirect_stdout``: GB0262); the probe is what decides.  Source:
+    ``torch/_dynamo/variables/user_defined.py``, the probes in the table.
+    """
+    if not qualname:
+        return None
+    raw = facts().get("classes", {}).get(qualname)
+    if raw is None or raw.get("outcome") != "breaks" or raw.get("where") != "call":
+        return None
+    return raw.get("gb")
 
 
 def skipped_function(qualname: Optional[str]) -> Optional[str]:

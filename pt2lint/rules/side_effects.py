@@ -193,6 +193,15 @@ class UntraceableCFunction(Rule):
                 f"`{q}()` is marked as skipped by Dynamo: graph break ({gb}) (compute it outside the compiled region)",
             )
             return
+        gb = facts.class_construction_break(q)
+        if gb:
+            interp.report(
+                self.code,
+                ev.node,
+                f"`{q}(...)`: Dynamo cannot build this object while tracing: graph break ({gb}) "
+                "(build it outside the compiled region and pass it in, or use a dict or a dataclass)",
+            )
+            return
         gb = facts.inlined_break(q)
         if gb is None and any(a.kind is Kind.TENSOR and not a.weak for a in ev.args):
             gb = facts.inlined_break(q, "tensor_calls")
