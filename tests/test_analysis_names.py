@@ -126,6 +126,26 @@ def test_constant_string_getattr_is_attribute_access(call, code):
     ) == [(3, code)]
 
 
+def test_getattr_of_a_name_bound_to_a_string_constant_is_attribute_access():
+    # ``N = "item"`` at module level, ``name = "tolist"`` in the function: the same lookups as
+    # the literals (measured on torch 2.13: ``getattr(x, name)()`` with ``name = "tolist"`` breaks
+    # with GB0109, as ``x.tolist()``); a parameter or a name bound to a shape name says nothing more
+    assert findings(
+        """
+        N = "item"
+
+
+        class G(nn.Module):
+            def forward(self, x, which: str):
+                name = "tolist"
+                a = x.sum().__getattribute__(N)()
+                b = getattr(x, name)()
+                shape = "shape"
+                return x * a * len(b) * getattr(x, shape)[0] * getattr(x, which)
+        """
+    ) == [(7, "PTC101"), (7, "PTC324"), (8, "PTC102")]
+
+
 def test_constant_string_getattr_reaches_self_attributes_and_shadowed_getattr_does_not():
     assert findings(
         """

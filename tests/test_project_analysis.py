@@ -554,6 +554,40 @@ def test_follow_imports_reads_an_installed_package_and_reports_at_the_call_site(
     assert found(lint_tree(root, ["net"], other)) == []
 
 
+def test_follow_imports_reports_each_project_call_of_a_breaking_library_function(tmp_path, monkeypatch):
+    """Dynamo breaks at every call of an inlined library function that breaks inside: two calls
+    from project code are two findings, each at its own call site, though the library line is one."""
+    site = tmp_path / "env" / "lib" / "site-packages"
+    write(site, {
+        "fancyops/__init__.py": "from .core import fused_norm\n",
+        "fancyops/core.py": """
+            def fused_norm(x):
+                if x.abs().max() > 1e4:
+                    raise ValueError("overflow")
+                return x / x.norm()
+            """,
+    })
+    write(tmp_path / "proj", {**PYPROJECT,
+        "net/__init__.py": "",
+        "net/model.py": """
+            import torch
+            from fancyops import fused_norm
+
+            class Net(torch.nn.Module):
+                def forward(self, x, y):
+                    a = fused_norm(x)
+                    b = fused_norm(y)
+                    return a + b
+            """,
+    })
+    monkeypatch.syspath_prepend(str(site))
+    root = tmp_path / "proj"
+    followed = LintSettings(enabled=SETTINGS.enabled, project_root=str(root), follow_imports=("fancyops",))
+    diags = lint_tree(root, ["net"], followed)
+    assert found(diags) == [("net/model.py", 6, "PTC104"), ("net/model.py", 7, "PTC104")]
+    assert all("core.py:2" in d.message for d in diags)
+
+
 def test_submodule_built_in_another_file_is_judged_in_its_parents_context(tmp_path):
     write(tmp_path, {**PYPROJECT,
         "v/__init__.py": "",

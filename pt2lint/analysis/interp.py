@@ -578,6 +578,7 @@ class Interpreter:
         self._run_in_loop = False  # the next frame call_function opens runs in a loop of its caller (``module.apply``)
         self._budget_reported = False  # the budget's PTC004 is given once per file
         self._getattr_nodes: Dict[int, tuple] = {}  # id(getattr call) -> (call, its Attribute)
+        self._getattr_named: Dict[tuple, tuple] = {}  # (id(getattr call), name) -> (call, its Attribute)
         # id(decorated function) -> (function, settings, wrapper or None): see :meth:`_decoration`
         self._decorations: Dict[int, tuple] = {}
         # (decorator, its text, kind, is a function) -> decorator found to return its argument (:meth:`_decorated`)
@@ -1206,9 +1207,10 @@ class Interpreter:
                 _note_hidden(frame.skipped, code, node, self.stmt, self.header)
                 return
             newly = self._graph_break_seen()
+        sites = frame.sites if frame else ()
         self.dispatch.findings.record(
             code, node, message, frame.chain if frame else (), self.stmt, self.header, extra,
-            module=self.index, sites=frame.sites if frame else (),
+            module=self.index, sites=sites, anchor=self._project_anchor(sites),
         )
         if newly:
             # the frames now skipped remember the finding that ended them (its message
@@ -1216,6 +1218,18 @@ class Interpreter:
             first = self.dispatch.findings.recorded(code, node)
             for f in newly:
                 f.skipped = first if first is not None else True
+
+    def _project_anchor(self, sites) -> Optional[cst.CSTNode]:
+        """For a finding in an installed package's code, the innermost call from project code on
+        the stack (its call node), where the finding is reported; else None."""
+        project = self.project
+        if project is None or not sites or not project.is_library(getattr(self.index, "path", "")):
+            return None
+        for site in reversed(sites):
+            smod = site[0] if site[0] is not None else self.index
+            if not project.is_library(getattr(smod, "path", "")):
+                return site[1]
+        return None
 
     def _graph_break_seen(self) -> list:
         """A graph break happened here: every frame on the stack that is inside a loop or a
@@ -3285,11 +3299,34 @@ class Interpreter:
         if obj.keyword is not None or obj.star or name.keyword is not None or name.star:
             return None
         text = _literal_string(name.value)
-        if not isinstance(text, str) or not text.isidentifier():
+        if isinstance(text, str):
+            if not text.isidentifier():
+                return None
+            attr = cst.Attribute(value=obj.value, attr=cst.Name(text))
+            self._getattr_nodes[id(node)] = (node, attr)
+            return attr
+        text = self._constant_name_string(name.value)
+        if text is None:
             return None
+        # a name bound to a known string (``N = "item"``): its value may differ between the
+        # analyses of this call, so the node is made per analysis (and kept per name)
+        key = (id(node), text)
+        cached = self._getattr_named.get(key)
+        if cached is not None and cached[0] is node:
+            return cached[1]
         attr = cst.Attribute(value=obj.value, attr=cst.Name(text))
-        self._getattr_nodes[id(node)] = (node, attr)
+        self._getattr_named[key] = (node, attr)
         return attr
+
+    def _constant_name_string(self, expr: cst.BaseExpression) -> Optional[str]:
+        """The identifier a name is surely bound to as a string constant (``N = "item"`` at module level
+        or in the function), else ``None``."""
+        if not isinstance(expr, cst.Name) or self.frame is None:
+            return None
+        v = self.eval_Name(expr)
+        if v.kind is not Kind.CONST or v.maybe_none or not isinstance(v.const, str):
+            return None
+        return v.const if v.const.isidentifier() else None
 
     def _collect_attr_call(self, node: cst.Call, receiver: Value, method: str, args) -> None:
         """While collecting ``self`` attributes: ``register_buffer``/``register_parameter``/``add_module``,

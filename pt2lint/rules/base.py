@@ -50,23 +50,33 @@ class RawFinding:
 
 
 class FindingSink:
-    """Collects findings, one per (code, node): the first call chain that reaches a node wins."""
+    """Collects findings, one per (code, node, anchor): the first call chain that reaches a node wins.
+
+    ``anchor`` is None for a node in project code.  For a node inside an installed package
+    (``follow-imports``) it is the innermost call from project code that reaches it, where the
+    finding is reported: each such call breaks the graph on its own (Dynamo reports the break at
+    every call site), so two project calls of one library function give two findings.
+    """
 
     def __init__(self) -> None:
         self.items: List[RawFinding] = []
-        self._seen: Dict[Tuple[str, int], RawFinding] = {}
+        self._seen: Dict[tuple, RawFinding] = {}
+        self._first: Dict[Tuple[str, int], RawFinding] = {}
 
-    def record(self, code: str, node: cst.CSTNode, message: str, chain, stmt, header, extra, module=None, sites=()) -> None:
-        key = (code, id(node))
+    def record(
+        self, code: str, node: cst.CSTNode, message: str, chain, stmt, header, extra, module=None, sites=(), anchor=None
+    ) -> None:
+        key = (code, id(node), id(anchor) if anchor is not None else None)
         if key in self._seen:
             return
         f = RawFinding(code, node, message, tuple(chain), stmt, header, extra, module, tuple(sites))
         self._seen[key] = f
+        self._first.setdefault((code, id(node)), f)
         self.items.append(f)
 
     def recorded(self, code: str, node: cst.CSTNode) -> Optional[RawFinding]:
-        """The finding recorded for ``code`` at ``node``, if any."""
-        return self._seen.get((code, id(node)))
+        """The first finding recorded for ``code`` at ``node``, if any."""
+        return self._first.get((code, id(node)))
 
 
 class Dispatch:
