@@ -151,6 +151,16 @@ def big_list(count: int = 20_000) -> str:
     return "import torch\nx = [" + "1," * count + "]\n@torch.compile\ndef f(y):\n    return y + x[0]\n"
 
 
+def compiled_functions(count: int = 500) -> str:
+    """``count`` small ``@torch.compile``d functions, each called once at module level: the entry
+    kinds of every one are read from its call sites (once per module, not once per function)."""
+    lines = ["import torch"]
+    for i in range(count):
+        lines += ["", "@torch.compile", f"def f{i}(x, n):", "    y = x + 1", f"    return y * n + {i}"]
+    lines += ["", "x = torch.ones(2)"] + [f"f{i}(x, 2)" for i in range(count)]
+    return "\n".join(lines) + "\n"
+
+
 CASES: List[Tuple[str, Callable[[], str], float, Optional[float]]] = [
     ("18 nested for loops", nested_loops, 2.0, None),
     ("200 tensor ifs in one forward", tensor_ifs, 2.0, None),
@@ -163,6 +173,7 @@ CASES: List[Tuple[str, Callable[[], str], float, Optional[float]]] = [
     ("400 conditional expressions", ternaries, 2.0, None),
     ("2,000 .item() terms or-ed", or_items, 2.0, None),
     ("a list literal of 20,000 ints", big_list, 2.0, None),
+    ("500 compiled functions called in the file", compiled_functions, 2.0, None),
 ]
 
 

@@ -31,6 +31,45 @@ from pt2lint.analysis.walk import walk
 _SIZE_ATTRIBUTES = frozenset({"shape", "ndim"})
 
 
+class _ModuleCalls:
+    """Every call of a module, indexed once: by the name called (``f(...)``), by the attribute
+    called on ``self``/``cls`` (``self.f(...)``), and the ``g = <compile>(f)`` assignments, each
+    call with its position in source order."""
+
+    __slots__ = ("module", "by_name", "by_self_attr", "compiled_aliases")
+
+    def __init__(self, module: cst.Module) -> None:
+        self.module = module  # kept alive: the cache is keyed by its id()
+        self.by_name: Dict[str, List[Tuple[int, cst.Call]]] = {}
+        self.by_self_attr: Dict[str, List[Tuple[int, cst.Call]]] = {}
+        # (name of the function passed, the assignment): ``step = torch.compile(fn)``
+        self.compiled_aliases: List[Tuple[str, cst.Assign]] = []
+        for order, node in enumerate(walk(module)):
+            if isinstance(node, cst.Call):
+                func = node.func
+                if isinstance(func, cst.Name):
+                    self.by_name.setdefault(func.value, []).append((order, node))
+                elif isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value in ("self", "cls"):
+                    self.by_self_attr.setdefault(func.attr.value, []).append((order, node))
+            elif isinstance(node, cst.Assign) and isinstance(node.value, cst.Call) and node.value.args:
+                first = node.value.args[0].value
+                if isinstance(first, cst.Name):
+                    self.compiled_aliases.append((first.value, node))
+
+
+_CALL_INDEX: Dict[int, _ModuleCalls] = {}
+_CALL_INDEX_SIZE = 64  # modules kept; a run analyses one entry module and its imports at a time
+
+
+def _module_calls(module: cst.Module) -> _ModuleCalls:
+    got = _CALL_INDEX.get(id(module))
+    if got is None or got.module is not module:
+        if len(_CALL_INDEX) >= _CALL_INDEX_SIZE:
+            _CALL_INDEX.pop(next(iter(_CALL_INDEX)))
+        got = _CALL_INDEX[id(module)] = _ModuleCalls(module)
+    return got
+
+
 def call_sites(index, fn) -> List[cst.Call]:
     """The calls of ``fn`` written in its own module.
 
@@ -42,40 +81,27 @@ def call_sites(index, fn) -> List[cst.Call]:
         Every ``fn(...)`` call (or a call of a name bound to ``torch.compile(fn)``) for a
         module-level function, and every ``self.fn(...)`` / ``cls.fn(...)`` call for a
         method, in source order.  Calls inside ``fn`` itself (recursion) are left out.
+        The module's calls are indexed once (:class:`_ModuleCalls`), so asking for every
+        function of a module costs time linear in its size, not quadratic.
     """
     module = getattr(index, "module", None)
     if module is None or fn.node is None:
         return []
+    calls = _module_calls(module)
     name = fn.name
-    own = {id(n) for n in walk(fn.node)}
-    names = {name}
     if fn.cls is None:
-        for node in walk(module):
+        names = {name}
+        for passed, assign in calls.compiled_aliases:
             # ``step = torch.compile(fn)``: calls of ``step`` are calls of ``fn``
-            if isinstance(node, cst.Assign) and isinstance(node.value, cst.Call) and node.value.args:
-                first = node.value.args[0].value
-                if (
-                    isinstance(first, cst.Name)
-                    and first.value == name
-                    and index.imports.qualify(node.value.func) in api.COMPILE_FUNCTIONS
-                ):
-                    names.update(t.target.value for t in node.targets if isinstance(t.target, cst.Name))
-    out: List[cst.Call] = []
-    for node in walk(module):
-        if not isinstance(node, cst.Call) or id(node) in own:
-            continue
-        func = node.func
-        if fn.cls is None and isinstance(func, cst.Name) and func.value in names:
-            out.append(node)
-        elif (
-            fn.cls is not None
-            and isinstance(func, cst.Attribute)
-            and func.attr.value == name
-            and isinstance(func.value, cst.Name)
-            and func.value.value in ("self", "cls")
-        ):
-            out.append(node)
-    return out
+            if passed == name and index.imports.qualify(assign.value.func) in api.COMPILE_FUNCTIONS:
+                names.update(t.target.value for t in assign.targets if isinstance(t.target, cst.Name))
+        found = [c for n in names for c in calls.by_name.get(n, ())]
+    else:
+        found = list(calls.by_self_attr.get(name, ()))
+    if not found:
+        return []
+    own = {id(n) for n in walk(fn.node)}
+    return [node for _, node in sorted(found, key=lambda pair: pair[0]) if id(node) not in own]
 
 
 def static_value(expr: cst.BaseExpression, imports=None) -> Value:
