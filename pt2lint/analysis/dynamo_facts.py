@@ -78,6 +78,7 @@ __all__ = [
     "class_construction_break",
     "inlined_break",
     "inplace_view_breaks",
+    "inplace_view_breaks_anywhere",
     "inplace_view_method",
     "numpy_scalar_draw",
     "numpy_traced",
@@ -220,7 +221,8 @@ def inlined_break(qualname: Optional[str], section: str = "calls") -> Optional[s
 def class_construction_break(qualname: Optional[str]) -> Optional[str]:
     """The graph-break id when building an object of the standard-library class ``qualname``
     (``types.SimpleNamespace(a=1)``, ``decimal.Decimal("1.5")``, ``datetime.timedelta()``,
-    ``array.array("i", [1])``: GB0147) breaks at the call, as the ``classes`` probe on the
+    ``array.array("i", [1])``: GB0147) breaks at the call or inside the constructor Dynamo
+    inlines (``functools.cached_property(f)``: GB0156), as the ``classes`` probe on the
     table's torch measured; None when it traced (``collections.OrderedDict``, ``deque``,
     ``functools.partial``, Python-defined classes Dynamo inlines) or was not probed.
 
@@ -233,7 +235,12 @@ def class_construction_break(qualname: Optional[str]) -> Optional[str]:
     if not qualname:
         return None
     raw = facts().get("classes", {}).get(qualname)
-    if raw is None or raw.get("outcome") != "breaks" or raw.get("where") != "call":
+    if raw is None:
+        # a class of the hand-picked ``calls`` probes (``hashlib.blake2b``: ``trace_rules`` calls it a class)
+        raw = facts()["calls"].get(qualname)
+        if raw is not None and raw.get("source") != "class":
+            raw = None
+    if raw is None or raw.get("outcome") != "breaks" or raw.get("where") not in ("call", "callee"):
         return None
     return raw.get("gb")
 
@@ -576,6 +583,23 @@ def inplace_view_breaks(method: Optional[str]) -> Optional[str]:
         if raw.get("method") == method and raw.get("receiver") == "input":
             if raw.get("confirmed") and raw.get("outcome") == "breaks":
                 return raw.get("gb")
+    return None
+
+
+def inplace_view_breaks_anywhere(method: Optional[str]) -> Optional[str]:
+    """The graph-break id when ``Tensor.<method>`` breaks even on a tensor made inside the
+    compiled region (``(x + 1).resize_(0)``: GB0126, ``resize_as_``: GB0127), as the
+    ``inplace_view`` probe on a fresh receiver measured; None when that probe traced (the other
+    in-place view ops, which break only on graph inputs) or was not run.
+
+    Source: ``TensorVariable.method_resize_`` / ``method_resize_as_`` in
+    ``torch/_dynamo/variables/tensor.py`` refuse unconditionally; the probes in the table.
+    """
+    if not method:
+        return None
+    for raw in facts().get("inplace_view", {}).values():
+        if raw.get("method") == method and raw.get("receiver") == "fresh" and raw.get("outcome") == "breaks":
+            return raw.get("gb")
     return None
 
 

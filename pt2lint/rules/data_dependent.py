@@ -13,6 +13,7 @@ import libcst as cst
 from pt2lint.analysis import dynamo_facts as facts
 from pt2lint.analysis.kinds import Kind
 from pt2lint.rules.base import Rule
+from pt2lint.rules.dynamic_shape import derived_shape_break
 
 # ``operator.index(t)`` reads the value as ``int(t)`` does (torch 2.13: "Unsupported Tensor.item()
 # call with capture_scalar_outputs=False"; traced with capture_scalar_outputs=True)
@@ -197,17 +198,44 @@ class TensorToPythonScalar(Rule):
 
 
 class TensorEqualAllclose(Rule):
-    """PTC105: ``torch.equal``, ``torch.allclose``, ``Tensor.equal`` -- a Python bool from tensor data."""
+    """PTC105: ``torch.equal``, ``torch.allclose``, ``Tensor.equal`` -- a Python bool from tensor
+    data -- and the other calls that read tensor data into Python inside the op.
+
+    The second kind comes from the Dynamo facts table: a callee of ``torch``, ``torch.Tensor`` or
+    NumPy whose probed argument lists reach an ATen overload tagged ``data_dependent_output``
+    (``aten::equal`` in ``torch.cov``/``torch.corrcoef``, ``aten::_local_scalar_dense`` in
+    ``np.pad``) and broke with "Data dependent operator" (GB0033), matched on the argument
+    kinds as PTC202 matches dynamic-shape ops.  Measured on torch 2.13: these break with and
+    without ``capture_scalar_outputs``.
+    """
 
     code = "PTC105"
+    GB_IDS = frozenset({"GB0033"})
 
     def on_call(self, interp, ev) -> None:
         q = ev.qualname
+        via = ""
         if q in _DATA_FUNCTIONS and any(a.kind is Kind.TENSOR for a in ev.args):
             name = f"torch.{q.rsplit('.', 1)[-1]}()"
         elif ev.method in ("equal", "allclose") and ev.receiver is not None and ev.receiver.kind is Kind.TENSOR and not ev.receiver.weak:
             name = f".{ev.method}()"
         else:
+            fact = None
+            if q and q.startswith(("torch.", "numpy.")):
+                fact = derived_shape_break(q, ev.args, ev.kwargs, self.GB_IDS)
+                name = f"{q}()"
+            elif ev.method is not None and ev.receiver is not None and ev.receiver.kind is Kind.TENSOR and not ev.receiver.weak:
+                fact = derived_shape_break(f"torch.Tensor.{ev.method}", ev.args, ev.kwargs, self.GB_IDS)
+                name = f".{ev.method}()"
+            if fact is None:
+                return
+            interp.report(
+                self.code,
+                ev.node,
+                f"`{name}` reads tensor data into Python inside the op (aten::{fact.aten[0]}, {fact.gb}): "
+                "graph break (compute it outside the compiled region, or with tensor ops that keep the "
+                "result a tensor)",
+            )
             return
         interp.report(
             self.code,

@@ -25,7 +25,7 @@ def _arg_kind(value):
     return None
 
 
-def derived_shape_break(callee, args, kwargs):
+def derived_shape_break(callee, args, kwargs, gb_ids=SHAPE_GB_IDS):
     """The probed fact that calling ``callee`` (``"torch.unique"``, ``"torch.Tensor.nonzero"``,
     ``"numpy.unique"``) with these argument values breaks on a data-dependent output shape, or None.
 
@@ -33,15 +33,17 @@ def derived_shape_break(callee, args, kwargs):
     ``F.ctc_loss``) breaks whatever its arguments; one with an argument list that traced
     (``torch.where(b, x, y)``, ``F.one_hot(t, 3)``) breaks only where the argument kinds
     (keyword arguments taken in order after the positional ones) match a probe that broke
-    and no probe of that length traced. Source: :func:`pt2lint.analysis.dynamo_facts.shape_op_forms`.
+    and no probe of that length traced. ``gb_ids`` are the graph-break ids that count (by default
+    the dynamic-shape ones; PTC105 asks for "Data dependent operator", GB0033). Source:
+    :func:`pt2lint.analysis.dynamo_facts.shape_op_forms`.
     """
     forms = facts.shape_op_forms(callee)
     if not forms:
         return None
-    if all(f.confirmed and f.outcome == "breaks" and f.gb in SHAPE_GB_IDS for f in forms):
+    if all(f.confirmed and f.outcome == "breaks" and f.gb in gb_ids for f in forms):
         return forms[0]
     kinds = tuple(_arg_kind(v) for v in (*args, *kwargs.values()))
-    return facts.shape_op_break(callee, kinds, SHAPE_GB_IDS)
+    return facts.shape_op_break(callee, kinds, gb_ids)
 
 
 class BooleanMaskIndex(Rule):

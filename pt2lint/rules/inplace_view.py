@@ -6,7 +6,8 @@ view on a graph input is not supported", a delayed graph break, GB0148). Which m
 are in-place view ops is read from torch: those whose ATen op's first overload carries
 ``torch.Tag.inplace_view``, each probed on torch 2.13 (``inplace_view`` section of
 ``pt2lint/data/dynamo_facts.json``). On a fresh tensor or on a view of an input (which has
-no source of its own) the same methods are traced.
+no source of its own) the same methods are traced, except ``resize_`` and ``resize_as_``,
+which Dynamo refuses on every tensor (GB0126, GB0127: the probes on a fresh tensor broke).
 """
 
 from __future__ import annotations
@@ -24,8 +25,19 @@ class InplaceViewOnInput(Rule):
     code = "PTC314"
 
     def on_call(self, interp, ev) -> None:
+        if ev.receiver is None or ev.receiver.kind is not Kind.TENSOR or ev.receiver.weak:
+            return
+        gb = facts.inplace_view_breaks_anywhere(ev.method)
+        if gb is not None:
+            interp.report(
+                self.code,
+                ev.node,
+                f"`.{ev.method}()` cannot be traced by Dynamo on any tensor: graph break ({gb}) "
+                "(allocate a tensor of the new size instead, e.g. `x.new_empty(...)`)",
+            )
+            return
         gb = facts.inplace_view_breaks(ev.method)
-        if gb is None or ev.receiver is None or ev.receiver.kind is not Kind.TENSOR or ev.receiver.weak:
+        if gb is None:
             return
         node = ev.receiver_node
         frame = interp.frame

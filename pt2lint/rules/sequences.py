@@ -36,7 +36,6 @@ from pt2lint.rules.base import Rule
 #: sequence.  (A call may in principle return one of its arguments; Dynamo's ``max``/``min`` of
 #: tensors and every tensor op return a new tensor, and a call that returns an element it was
 #: given is not the idiom this rule is about.)
-_SET_METHODS = frozenset(dir(set))
 _FRESH = (cst.Call, cst.BinaryOperation, cst.UnaryOperation, cst.Comparison)
 
 
@@ -148,8 +147,9 @@ class TensorSequenceSearch(Rule):
     def on_call(self, interp, ev) -> None:
         if ev.qualname is not None or ev.kwargs or len(ev.args) != 1 or len(ev.node.args) != 1:
             return
-        if ev.method in _SET_METHODS:
-            return  # ``remove``: the receiver may be a set, which finds by hash, not ``==``
+        # ``remove`` is a set method too, and a set finds by hash, not ``==``; but a tensor's hash
+        # is its identity, so removing a fresh tensor from a set of tensors raises KeyError without
+        # torch.compile: only a list or deque receiver is code that runs
         gb = facts.sequence_search_break(ev.method)
         if gb is None or not _tensor_elements(ev.receiver):
             return

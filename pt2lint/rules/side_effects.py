@@ -22,12 +22,15 @@ from pt2lint.analysis import dynamo_facts as facts
 from pt2lint.analysis.kinds import Kind
 from pt2lint.analysis.walk import iter_children, walk
 from pt2lint.rules.base import Rule
+from pt2lint.rules.dynamic_shape import derived_shape_break
 from pt2lint.analysis.index import FunctionInfo
 
 LOG_METHODS = frozenset(
     """debug info warning warn error exception critical fatal log warning_once info_once warning_advice
     isEnabledFor getEffectiveLevel""".split()
 )
+#: "Attempted to call function marked as skipped" (torch 2.13 registry)
+_SKIPPED_IDS = frozenset({"GB0007"})
 LOGGER_NAMES = frozenset({"logger", "_logger", "log", "_log", "LOGGER", "_LOGGER", "LOG", "logging"})
 
 
@@ -55,6 +58,13 @@ class LoggingCall(Rule):
         q = ev.qualname or ""
         method = q.rsplit(".", 1)[-1] if q else ev.method
         if method not in LOG_METHODS:
+            gb = facts.inlined_break(q) if q.startswith("logging.") and q.count(".") == 1 else None
+            if gb:  # ``logging.getLogger(name)``: inlined, breaks inside (GB6215)
+                interp.report(
+                    self.code,
+                    ev.node,
+                    f"`{q}()` cannot be traced: graph break ({gb}) (get the logger once, at module level)",
+                )
             return
         hit = False
         if q.startswith("logging.") and q.count(".") == 1:
@@ -85,11 +95,22 @@ class WarningsWarn(Rule):
 
     def on_call(self, interp, ev) -> None:
         q = ev.qualname
-        if q and self.covers(q) and facts.breaks(q):
+        if not q or not self.covers(q):
+            return
+        if facts.breaks(q):
             interp.report(
                 self.code,
                 ev.node,
                 f"`{q}()` cannot be traced: graph break (warn once outside forward, e.g. in __init__)",
+            )
+            return
+        gb = facts.inlined_break(q)  # ``warnings.simplefilter``: inlined, breaks inside (GB0007)
+        if gb:
+            interp.report(
+                self.code,
+                ev.node,
+                f"`{q}()` changes the warning filters, which Dynamo cannot trace: graph break ({gb}) "
+                "(set the filters outside the compiled region)",
             )
 
 
@@ -169,37 +190,60 @@ class ManualSeed(Rule):
 
 class UntraceableCFunction(Rule):
     """PTC307: library functions Dynamo marks as skipped (``zlib.crc32``, ``os.getpid``, ``heapq.heappush``...)
-    or inlines and breaks inside (``json.dumps``, ``os.path.exists``, ``copy.copy``).
+    or inlines and breaks inside (``json.dumps``, ``os.path.exists``, ``copy.copy``), standard-library
+    classes it cannot build (``types.SimpleNamespace``, ``datetime.timedelta``), and builtins it has
+    no handler for (``exec``, ``compile``, ``globals``).
 
     Any callee the Dynamo facts table lists as skipped (``trace_rules.lookup`` is
     ``SkipFunctionVariable``) with a probe-confirmed break, or as inlined with a probe that
     broke at or inside the call (:func:`~pt2lint.analysis.dynamo_facts.inlined_break`; with a
-    tensor argument, the table's tensor-argument probe), unless another rule owns it
-    (warnings, logging, debuggers, clocks and RNGs, seeding).
+    tensor argument, the table's tensor-argument probe), a class whose construction probe broke at
+    the call (:func:`~pt2lint.analysis.dynamo_facts.class_construction_break`), or a builtin whose
+    probe broke (``BuiltinVariable`` has no handler: GB0059), unless another rule owns it
+    (warnings, logging, ``print``, debuggers, clocks and RNGs, seeding).
     """
 
     code = "PTC307"
-    OWNED_ELSEWHERE = ("warnings.", "logging.", "pdb.", "ipdb.", "pudb.", "builtins.")
+    OWNED_ELSEWHERE = ("warnings.", "logging.", "pdb.", "ipdb.", "pudb.")
+    #: builtins other rules report (``print``: PTC301, ``breakpoint``: PTC304)
+    BUILTINS_ELSEWHERE = frozenset({"builtins.print", "builtins.breakpoint"})
 
     def on_call(self, interp, ev) -> None:
         q = ev.qualname
-        if not q or q.startswith(self.OWNED_ELSEWHERE) or NondeterministicPythonCall.covers(q) or q in ManualSeed.NAMES:
+        if not q or q.startswith(self.OWNED_ELSEWHERE) or q in ManualSeed.NAMES:
             return
-        gb = facts.skipped_function(q)
-        if gb:
-            interp.report(
-                self.code,
-                ev.node,
-                f"`{q}()` is marked as skipped by Dynamo: graph break ({gb}) (compute it outside the compiled region)",
-            )
+        if q.startswith("builtins."):
+            gb = None if q in self.BUILTINS_ELSEWHERE else facts.breaks(q)
+            if gb:  # ``exec``, ``compile``, ``globals``: no handler in BuiltinVariable (GB0059)
+                interp.report(
+                    self.code,
+                    ev.node,
+                    f"`{q[len('builtins.'):]}()` cannot be traced by Dynamo: graph break ({gb}) "
+                    "(do it outside the compiled region)",
+                )
             return
         gb = facts.class_construction_break(q)
-        if gb:
+        if gb and not (NondeterministicPythonCall.covers(q) and (facts.breaks(q) or facts.inlined_break(q))):
             interp.report(
                 self.code,
                 ev.node,
                 f"`{q}(...)`: Dynamo cannot build this object while tracing: graph break ({gb}) "
                 "(build it outside the compiled region and pass it in, or use a dict or a dataclass)",
+            )
+            return
+        if NondeterministicPythonCall.covers(q):
+            return
+        gb = facts.skipped_function(q)
+        if gb is None and q.startswith("torch."):
+            # a torch function the shape-op scan probed, which broke as a skipped function
+            # (``torch.lobpcg``)
+            fact = derived_shape_break(q, ev.args, ev.kwargs, _SKIPPED_IDS)
+            gb = fact.gb if fact is not None else None
+        if gb:
+            interp.report(
+                self.code,
+                ev.node,
+                f"`{q}()` is marked as skipped by Dynamo: graph break ({gb}) (compute it outside the compiled region)",
             )
             return
         gb = facts.inlined_break(q)
