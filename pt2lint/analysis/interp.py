@@ -3891,7 +3891,11 @@ class Interpreter:
                 alias = None if recv.const == "strided" else alias
             else:
                 strided = recv.const == "strided"
-        bool_t = recv.bool_tensor and (method in api.DTYPE_PRESERVING or api.is_inplace_method(method))
+        bool_t = recv.bool_tensor and (
+            method in api.DTYPE_PRESERVING
+            or api.is_inplace_method(method)
+            or (method in _NEW_FACTORIES and kwargs.get("dtype") is None)  # ``mask.new_zeros(n)``: the receiver's dtype
+        )
         return Value(Kind.TENSOR, alias_of=alias, bool_tensor=bool_t, weak=weak, const="strided" if strided else None)
 
     def _qualified_result(self, qual: str, args, kwargs, chain) -> Value:
@@ -3909,6 +3913,12 @@ class Interpreter:
             return RANDOM_DRAW
         if qual.startswith("builtins."):
             return self._builtin_result(qual[9:], args, kwargs, chain)
+        if qual in _ENVIRONMENT_READS:
+            # Dynamo reads the process environment while tracing and guards on nothing: the
+            # value is a constant of the run.  A switch such as ``os.environ.get("PROFILE", "0")``
+            # is read as unset, as in a normal run: the default, or None
+            default = args[1] if len(args) > 1 else kwargs.get("default")
+            return default if default is not None else NONE
         number = _math_number_result(qual, args, kwargs)
         if number is not None:
             return number
@@ -3970,8 +3980,11 @@ class Interpreter:
             dtype = kwargs.get("dtype")
             if dtype is not None and _is_bool_dtype(dtype):
                 return Value(Kind.TENSOR, bool_tensor=True)
-            if last in ("tril", "triu", "where", "clone", "logical_not") and args and args[0].bool_tensor:
+            if last in ("tril", "triu", "clone", "logical_not") and args and args[0].bool_tensor:
                 return Value(Kind.TENSOR, bool_tensor=True)
+            if last in _LIKE_FACTORIES and dtype is None and args and args[0].bool_tensor:
+                return Value(Kind.TENSOR, bool_tensor=True)  # ``torch.zeros_like(mask)``: the input's dtype
+            # ``torch.where(cond, a, b)`` has the dtype of ``a`` and ``b``, not of the condition
             if last in ("where",) and len(args) == 3 and args[1].bool_tensor and args[2].bool_tensor:
                 return Value(Kind.TENSOR, bool_tensor=True)
             alias = None
@@ -4534,6 +4547,12 @@ def _fold_comparison(left: Value, op, right: Value) -> Optional[bool]:
 #: ``ref`` of a tensor known to be 0-d with an integer dtype (``t.argmax()``, ``mask.sum()``):
 #: indexing with it reads its value as a SymInt (``aten._local_scalar_dense``, GB0033).
 INT_SCALAR_TENSOR = "int-scalar"
+#: factories that take their dtype from their first argument unless ``dtype=`` is given
+_LIKE_FACTORIES = frozenset({"zeros_like", "ones_like", "empty_like", "full_like"})
+#: reads of an environment variable, with its default as the second argument
+_ENVIRONMENT_READS = frozenset({"os.environ.get", "os.getenv"})
+#: ``Tensor`` methods that make a new tensor of the receiver's dtype unless ``dtype=`` is given
+_NEW_FACTORIES = frozenset({"new_zeros", "new_ones", "new_empty", "new_full"})
 
 
 def _known_truth(v: Value) -> Optional[bool]:
