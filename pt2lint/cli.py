@@ -610,24 +610,53 @@ def spec_to_dict(spec: RuleSpec, docs_url: Optional[str] = None) -> Dict[str, An
 
 
 @cli.command()
-@click.argument("rule_id", metavar="CODE|NAME", required=False)
-@click.option("--all", "show_all", is_flag=True, help="Explain every rule.")
+@click.argument("rule_id", metavar="CODE|NAME|GBnnnn", required=False)
+@click.option("--all", "show_all", is_flag=True, help="Explain every rule, then list the graph-break coverage.")
+@click.option(
+    "--coverage", "show_coverage", is_flag=True,
+    help="List every graph-break id of Dynamo's registry with how pt2lint covers it.",
+)
 @click.option("--output-format", type=click.Choice(["text", "json"]), default="text", show_default=True)
 @guarded
-def rule(rule_id: Optional[str], show_all: bool, output_format: str) -> int:
-    """Explain a rule: what it flags, why it breaks the graph, and what to write instead."""
+def rule(rule_id: Optional[str], show_all: bool, show_coverage: bool, output_format: str) -> int:
+    """Explain a rule: what it flags, why it breaks the graph, and what to write instead.
+
+    Given a graph-break id from Dynamo's log (GB0142), say which rule reports it, or why none does.
+    """
     import json
+    import re
+
+    from pt2lint import coverage
 
     specs = load_specs()
-    if show_all == (rule_id is not None):
-        raise CliError("give one rule code or name, or --all")
+    if show_all + show_coverage + (rule_id is not None) != 1:
+        raise CliError("give one rule code or name, a graph-break id (GB0142), --all or --coverage")
+    if show_coverage or (rule_id is not None and re.fullmatch(r"(?i)GB\d{4}", rule_id.strip())):
+        table = coverage.graph_break_coverage()
+        if show_coverage:
+            items = list(table.values())
+        else:
+            gb_id = rule_id.strip().upper()
+            if gb_id not in table:
+                raise CliError(f"{gb_id} is not a graph-break id of the torch {coverage.dynamo_facts.torch_version()} registry")
+            items = [table[gb_id]]
+        if output_format == "json":
+            payload: Any = [i.to_dict() for i in items] if show_coverage else items[0].to_dict()
+            echo_report(json.dumps(payload, indent=2, ensure_ascii=False), nl=True)
+        else:
+            text = coverage.render_text(table) if show_coverage else coverage.explain(items[0])
+            echo_report(text, what="the coverage", nl=True)
+        return EXIT_CLEAN
     chosen = list(specs.values()) if show_all else [find_rule(rule_id or "", specs)]
     if output_format == "json":
         docs_url = load_project(()).docs_url  # the working directory's project decides the links
-        payload: Any = [spec_to_dict(s, docs_url) for s in chosen] if show_all else spec_to_dict(chosen[0], docs_url)
+        payload = [spec_to_dict(s, docs_url) for s in chosen] if show_all else spec_to_dict(chosen[0], docs_url)
         echo_report(json.dumps(payload, indent=2, ensure_ascii=False), nl=True)
     else:
-        echo_report("\n".join(s.explain() for s in chosen), what="the explanation")
+        text = "\n".join(s.explain() for s in chosen)
+        if show_all:
+            text += "\n" + coverage.render_text() + "\n"
+        echo_report(text, what="the explanation")
     return EXIT_CLEAN
 
 

@@ -65,7 +65,7 @@ def test_the_freshness_check_catches_an_edited_a_missing_and_an_orphan_page(tmp_
 
 
 def test_every_rule_has_a_page_and_nothing_else_is_there():
-    assert _generated_pages() == {f"{code}.md" for code in SPECS} | {"index.md"}
+    assert _generated_pages() == {f"{code}.md" for code in SPECS} | {"index.md", "coverage.md"}
 
 
 @pytest.mark.parametrize("code", sorted(SPECS))
@@ -260,6 +260,7 @@ def test_the_site_builds_in_strict_mode_with_a_page_per_rule(tmp_path):
         assert (site / page / "index.html").is_file(), page
     nav = (site / "index.html").read_text(encoding="utf-8")
     assert all(f"rules/{code}/" in nav for code in SPECS)  # every rule page is in the navigation
+    assert "rules/coverage/" in nav and (site / "rules" / "coverage" / "index.html").is_file()
 
 
 # --------------------------------------------------------------------------- README

@@ -6,11 +6,12 @@
 One page per rule, ``docs/rules/<CODE>.md`` (what it flags, why, examples that are
 flagged and that are not, the fix, what was measured on torch, the Dynamo
 graph-break ids with links to PyTorch's graph-break site, references), and an
-index, ``docs/rules/index.md``.  The pages are plain Markdown, so they read the
+index, ``docs/rules/index.md``, and ``docs/rules/coverage.md``: every graph-break id of Dynamo's
+registry with how pt2lint covers it (:mod:`pt2lint.coverage`).  The pages are plain Markdown, so they read the
 same on the repository host, where finding links point by default (see
 ``docs-url`` in docs/configuration.md), and in the mkdocs site.
 
-Nothing but the specs goes into a page; a page that disagrees with its spec is a
+Nothing but the specs (and, for the coverage page, the shipped facts and coverage tables) goes into a page; a page that disagrees with its spec is a
 failure of ``tests/test_docs.py``.
 """
 
@@ -27,6 +28,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from pt2lint import coverage  # noqa: E402
 from pt2lint.atomic import atomic_write  # noqa: E402
 from pt2lint.fixes import CODEMOD_CODES  # noqa: E402
 from pt2lint.specs import Example, RuleSpec, SpecError, load_specs  # noqa: E402
@@ -188,9 +190,57 @@ def render_index(specs: Mapping[str, RuleSpec]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def render_coverage() -> str:
+    """``coverage.md``: every registry id, by status, with the rules that report it or the reason none does."""
+    table = coverage.graph_break_coverage(strict=True)
+    counts = coverage.coverage_counts(table)
+    version = coverage.dynamo_facts.torch_version()
+    lines = [
+        HEADER.format(source="rules/*.toml, pt2lint/data/graph_break_coverage.toml and the Dynamo facts table"),
+        "",
+        "# Graph-break coverage",
+        "",
+        f"Dynamo's registry of graph breaks (`torch/_dynamo/graph_break_registry.json`, torch {version}) has "
+        f"{len(table)} ids. Each has one status here. `rule` ids come from the rules' specs; `not-raised`, "
+        "`follow-on`, `internal` and `user-error` ids, where the table below says torch's hints decide, come from torch's own data "
+        "(`graph_break_hints` and the `gb_type=` arguments in its sources); the others were read from the code "
+        "that raises them, and every `uncovered` pattern was run through Dynamo. `pt2lint rule GB0142` prints "
+        "one id, `pt2lint rule --coverage` all of them (`--output-format json` too). Breaks that only a run "
+        "shows are what [confirm mode](../usage.md) reports as PTC090.",
+        "",
+        "| status | ids | meaning |",
+        "|---|---:|---|",
+    ]
+    lines += [f"| `{status}` | {counts[status]} | {_cell(coverage.STATUS_TEXT[status])} |" for status in coverage.STATUSES]
+    for status in coverage.STATUSES:
+        items = [i for i in table.values() if i.status == status]
+        if not items:
+            continue
+        lines += ["", f"## {status} ({len(items)})", ""]
+        if status == "rule":
+            lines += ["| id | break | rules |", "|---|---|---|"]
+            lines += [
+                f"| [{i.gb_id}]({gb_url(i.gb_id)}) | {_cell(i.gb_type)} | "
+                + ", ".join(f"[{c}]({page_name(c)})" for c in i.rules)
+                + " |"
+                for i in items
+            ]
+        elif status == "uncovered":
+            lines += ["| id | break | pattern | Dynamo | why |", "|---|---|---|---|---|"]
+            lines += [
+                f"| [{i.gb_id}]({gb_url(i.gb_id)}) | {_cell(i.gb_type)} | `{_cell(i.pattern or '')}` | "
+                f"{_cell(i.probed or '')} | {_cell(i.reason)} |"
+                for i in items
+            ]
+        else:
+            lines += ["| id | break | why |", "|---|---|---|"]
+            lines += [f"| [{i.gb_id}]({gb_url(i.gb_id)}) | {_cell(i.gb_type)} | {_cell(i.reason)} |" for i in items]
+    return "\n".join(lines) + "\n"
+
+
 def render_all(specs: Mapping[str, RuleSpec]) -> Dict[str, str]:
     """Every generated file, by name inside ``docs/rules/``."""
-    pages = {"index.md": render_index(specs)}
+    pages = {"index.md": render_index(specs), "coverage.md": render_coverage()}
     for code, spec in specs.items():
         pages[page_name(code)] = render_rule(spec)
     return pages

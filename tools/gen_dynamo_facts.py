@@ -111,8 +111,10 @@ Where each part comes from (torch 2.13 names):
   argument list builds, or no input runs, has ``measured_with: null``: the codemods
   treat it as unknown. Lazy modules (``LazyLinear``, ...) materialise parameters on
   their first call and are recorded as writing ``<parameters>``.
-* ``graph_breaks`` -- ``torch/_dynamo/graph_break_registry.json``: id -> ``Gb_type``
-  and ``Explanation`` of its first entry (contexts and hints dropped).
+* ``graph_breaks`` -- ``torch/_dynamo/graph_break_registry.json``: id -> ``Gb_type`` and
+  ``Explanation`` of its first entry, the categories of ``graph_break_hints`` its hints come from
+  (``USER_ERROR``, ``DYNAMO_BUG``, ``SUPPORTABLE``, ...), and whether a ``gb_type=`` argument in
+  torch's sources still raises it (contexts and hint texts dropped).
 * ``amp_deprecated`` -- the deprecated mixed-precision APIs, by every name they can be
   imported under, with the warning torch gives: public callables of ``torch.amp``,
   ``torch.cuda.amp`` and ``torch.cpu.amp`` (and their submodules) that carry a
@@ -623,13 +625,61 @@ def math_names() -> List[str]:
     return sorted(k for k, v in vars(math).items() if not k.startswith("_") and callable(v) and v in folded)
 
 
-def registry_subset() -> Dict[str, Dict[str, str]]:
+def _hint_categories() -> Dict[str, List[str]]:
+    """``torch._dynamo.graph_break_hints``: category name (``USER_ERROR``, ``DYNAMO_BUG``,
+    ``SUPPORTABLE``, ...) -> the hint texts a break of that category carries."""
+    from torch._dynamo import graph_break_hints
+
+    return {
+        name: list(value)
+        for name, value in vars(graph_break_hints).items()
+        if name.isupper() and isinstance(value, list) and all(isinstance(h, str) for h in value)
+    }
+
+
+@functools.lru_cache(maxsize=1)
+def _raised_gb_types() -> Tuple[frozenset, Tuple[Any, ...]]:
+    """The ``gb_type=`` arguments written in torch's Python sources: the string constants (implicit
+    concatenation joined by the parser) and, for f-strings, a regular expression with ``.*`` for
+    each replacement field."""
+    import ast
+    import re
+
+    literals, patterns = set(), []
+    for path in sorted(Path(torch.__file__).parent.rglob("*.py")):
+        try:
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+        except (SyntaxError, UnicodeDecodeError, OSError):
+            continue
+        for node in ast.walk(tree):
+            if not (isinstance(node, ast.keyword) and node.arg == "gb_type"):
+                continue
+            value = node.value
+            if isinstance(value, ast.Constant) and isinstance(value.value, str):
+                literals.add(" ".join(value.value.split()))
+            elif isinstance(value, ast.JoinedStr):
+                parts = [re.escape(v.value) if isinstance(v, ast.Constant) else ".*" for v in value.values]
+                patterns.append(re.compile("^" + "".join(parts) + "$", re.S))
+    return frozenset(literals), tuple(patterns)
+
+
+def registry_subset() -> Dict[str, Dict[str, Any]]:
+    """``graph_breaks``: every registry id with its ``gb_type``, explanation, the hint categories of
+    ``graph_break_hints`` its hints come from, and whether torch's sources still raise it (a
+    ``gb_type=`` argument equal to, or an f-string matching, its ``gb_type``; ids of removed code
+    stay in the registry)."""
+    categories = _hint_categories()
+    literals, patterns = _raised_gb_types()
     out = {}
     for gb_id, entries in sorted(_registry().items()):
         first = entries[0] if entries else {}
+        gb_type = " ".join(str(first.get("Gb_type", "")).split())
+        hints = [str(h) for h in first.get("Hints", []) or []]
         out[gb_id] = {
-            "gb_type": " ".join(str(first.get("Gb_type", "")).split()),
+            "gb_type": gb_type,
             "explanation": " ".join(str(first.get("Explanation", "")).split()),
+            "hints": sorted(name for name, texts in categories.items() if any(h in texts for h in hints)),
+            "raised": gb_type in literals or any(p.match(gb_type) for p in patterns),
         }
     return out
 

@@ -2,7 +2,7 @@
 
 - Fails the build (an error, in any mode) when ``docs/rules/`` does not match the
   specs in ``rules/*.toml`` (``python tools/gen_docs.py`` regenerates it).
-- Lists every rule page under "Rules" in the navigation, in code order, so a new
+- Lists the graph-break coverage page and every rule page under "Rules" in the navigation, in code order, so a new
   rule needs no edit of ``mkdocs.yml``.
 - Generates ``reference/cli.md``, the command-line reference, from the click
   commands themselves (every command, argument and option with its help text), at
@@ -77,7 +77,7 @@ def on_config(config: Dict[str, Any], **kwargs: Any) -> Dict[str, Any]:
     nav: List[Any] = config.get("nav") or []
     for i, entry in enumerate(nav):
         if isinstance(entry, dict) and entry.get("Rules") == "rules/index.md":
-            pages: List[Any] = [{"All rules": "rules/index.md"}]
+            pages: List[Any] = [{"All rules": "rules/index.md"}, {"Graph-break coverage": "rules/coverage.md"}]
             pages += [{f"{code} {spec.name}": f"rules/{gen.page_name(code)}"} for code, spec in specs.items()]
             nav[i] = {"Rules": pages}
     return config
