@@ -387,6 +387,7 @@ PROBE_VARS: Dict[str, str] = {
     "il": "torch.tensor([4])",
     "tl": "torch.tensor([2])",
     "n": "(x.abs().sum() > -1).long() + 2",  # a 0-d int64 tensor (3)
+    "n4": "(x.abs().sum() > -1).long() + 3",  # a 0-d int64 tensor (4): a size that fits x's shape
 }
 
 # ---------------------------------------------------------------------------
@@ -1095,6 +1096,9 @@ SHAPE_TAGS = ("dynamic_output_shape", "data_dependent_output")
 SHAPE_FORMS: Tuple[Tuple[str, ...], ...] = (
     ("x",), ("b",), ("i",), ("x", "b"), ("i", "i"), ("b", "x", "x"), ("x", "0"), ("i", "3"), ("x", "2"),
     ("lp", "tg", "il", "tl"),
+    # a 0-d integer tensor where a size or count may go (``torch.arange(n)``, ``x.view(n, -1)``,
+    # ``x.narrow(0, 0, n)``): reading it as an int runs ``aten::_local_scalar_dense``
+    ("n4",), ("x", "n4"), ("x", "n4", "-1"), ("x", "0", "0", "n4"),
 )
 NUMPY_FORMS: Tuple[Tuple[str, ...], ...] = (
     ("a",), ("ab",), ("ai",), ("ab", "a", "a"), ("ai", "ai"), ("a", "0"), ("ai", "3"),

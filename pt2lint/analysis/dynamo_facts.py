@@ -78,6 +78,7 @@ __all__ = [
     "class_construction_break",
     "inlined_break",
     "inplace_view_breaks",
+    "local_scalar_read",
     "inplace_view_breaks_anywhere",
     "inplace_view_method",
     "numpy_scalar_draw",
@@ -566,6 +567,29 @@ def shape_op_break(callee: Optional[str], kinds: Tuple[Optional[str], ...], gb_i
     if not good or len(good) != len(hits):
         return None
     return good[0]
+
+
+def local_scalar_read(callee: Optional[str], kinds: Tuple[Optional[str], ...]) -> Optional[ShapeOpFact]:
+    """The probed fact that calling ``callee`` with arguments of exactly ``kinds`` reads a tensor
+    argument as a Python number -- ``torch.arange(n)``, ``x.view(n, -1)``, ``x.new_zeros(n)``
+    with ``n`` a 0-d tensor -- or None.
+
+    ``kinds`` are ``"T"`` (a sure tensor), ``"py"`` (a Python number or size) or ``None`` (not
+    known), matched exactly: an argument of unknown kind matches no form, so only a sure tensor
+    where a form had the probe's 0-d integer tensor counts.  Every probed form with those kinds
+    must have broken with "Data dependent operator" (GB0033) and run no data-dependent op but
+    ``aten::_local_scalar_dense``, which a confirmed one ran (``x.tensor_split(n)`` ran it;
+    ``x.tensor_split(idx)`` with a 1-d index tensor ran no tagged op in eager and broke the same
+    way); a form without a tensor argument (``x.item()``, owned by PTC101) is never the answer.
+    Source: the ``shape_ops`` scan's argument lists holding ``n4``, probed on torch 2.13.
+    """
+    if not callee or "T" not in kinds:
+        return None
+    hits = [f for f in shape_op_forms(callee) if f.form == tuple(kinds)]
+    if not hits or any(f.outcome != "breaks" or f.gb != "GB0033" or not set(f.aten) <= {"_local_scalar_dense"} for f in hits):
+        return None
+    read = [f for f in hits if f.confirmed and f.aten]
+    return read[0] if read else None
 
 
 def inplace_view_breaks(method: Optional[str]) -> Optional[str]:

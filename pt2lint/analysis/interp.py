@@ -2142,12 +2142,16 @@ class Interpreter:
     eval_ConcatenatedString = eval_Integer
 
     def eval_FormattedString(self, node: cst.FormattedString) -> Value:
+        lazy = False
         for part in node.parts:
             if isinstance(part, cst.FormattedStringExpression):
                 v = self.eval(part.expression)
-                if part.conversion is None or part.conversion == "s":
+                if part.conversion == "r":
+                    # ``f"{t!r}"`` calls ``repr(t)`` while tracing: "repr() on tensor" (GB0569)
                     self._emit_formatted(part.expression, (v,))
-        return CONST
+                elif _formats_a_tensor(v):
+                    lazy = True
+        return LAZY_TENSOR_TEXT if lazy else CONST
 
     def eval_Ellipsis(self, node) -> Value:
         return CONST
@@ -2369,6 +2373,10 @@ class Interpreter:
             operands = b.elts if b.kind is Kind.CONTAINER and b.elts is not None and b.keys is None else (b,)
             self._emit_formatted(node, operands)
             return CONST
+        if a is LAZY_TENSOR_TEXT or b is LAZY_TENSOR_TEXT:
+            # ``s + "!"``: Dynamo builds the text here (reported at the unbuilt operand)
+            self._lazy_text_used(node.left if a is LAZY_TENSOR_TEXT else node.right)
+            return CONST
         if (a == RANDOM_DRAW or b == RANDOM_DRAW) and a.kind in _PY_NUMBER_KINDS and b.kind in _PY_NUMBER_KINDS:
             # after that break the frame resumes with the draws as plain Python numbers
             # (measured: ``f0:f0 + f`` on the next line did not break), so once per frame
@@ -2377,12 +2385,19 @@ class Interpreter:
                 self.emit("on_random_arith", RandomArithEvent(node))
         return _python_float_arith(self.binop(a, b, _bin_symbol(node.operator)), a, b, node.operator)
 
-    def _emit_formatted(self, node: cst.CSTNode, values) -> None:
-        """Emit a :class:`FormatEvent` per value formatted into a string (``"%d" % t``, ``f"{t}"``,
-        ``"{}".format(t)``): a tensor's text needs its value in Python.
+    def _lazy_text_used(self, node: cst.CSTNode) -> None:
+        """The text of an f-string (or ``"...".format``) of a tensor is used here: the break is at this node."""
+        self._emit_formatted(node, (TENSOR,))
 
-        Measured on torch 2.13: each of these forms with a tensor operand breaks (GB0088
-        "Observed exception", GB0033 "Data dependent operator", GB0208), and so does ``str(t)``;
+    def _emit_formatted(self, node: cst.CSTNode, values) -> None:
+        """Emit a :class:`FormatEvent` per value formatted into a string where Dynamo needs the text
+        at once: ``"%d" % t`` (GB0033; ``"%s" % t``: GB0208), ``str(t)``, ``f"{t!r}"`` (GB0569), and
+        the use of a lazy text (:data:`LAZY_TENSOR_TEXT`).
+
+        Measured on torch 2.13: an f-string or ``"{}".format(t)`` of a tensor does not break where it
+        is written; Dynamo keeps the text unbuilt and builds it after the graph, so appending it to a
+        list, returning it or using it as a dict key compiles into one graph, while ``s + "!"``,
+        ``s.upper()`` or ``len(s)`` break at that line (GB3934, GB0156, GB0088).
         ``"%d" % x.shape[0]`` traces.
         """
         if not self.wants("on_format"):
@@ -2397,6 +2412,8 @@ class Interpreter:
         for comp in node.comparisons:
             right = self.eval(comp.comparator)
             op = comp.operator
+            if (left is LAZY_TENSOR_TEXT or right is LAZY_TENSOR_TEXT) and not isinstance(op, (cst.Is, cst.IsNot)):
+                self._lazy_text_used(node)
             if any(_is_hook_handle(v, surely=True) for v in (left, right)):
                 # (a handle that may be None -- set by a method forward does not call -- may not exist)
                 self._hook_handle_used(node, cst.Module(body=[]).code_for_node(op).strip())
@@ -3083,7 +3100,12 @@ class Interpreter:
         elif qual in _ITERATING_BUILTINS and node.args and not node.args[0].star:
             self._consume_map(node.args[0].value)
         elif method == "format" and receiver_node is not None and _is_string_node(receiver_node):
-            self._emit_formatted(node, list(args) + list(kwargs.values()))
+            if any(_formats_a_tensor(v) for v in (*args, *kwargs.values())):
+                result = LAZY_TENSOR_TEXT  # like an f-string: built after the graph unless used here
+        elif method is not None and receiver is LAZY_TENSOR_TEXT:
+            self._lazy_text_used(node)  # ``s.upper()``: the text is needed now
+        elif qual in _TEXT_READING_BUILTINS and any(v is LAZY_TENSOR_TEXT for v in args):
+            self._lazy_text_used(node)
         if self.silent == 0:
             if self.gb_events > breaks_before:
                 self._emit_generator_break(node, qual)
@@ -4549,6 +4571,18 @@ def _fold_comparison(left: Value, op, right: Value) -> Optional[bool]:
 INT_SCALAR_TENSOR = "int-scalar"
 #: factories that take their dtype from their first argument unless ``dtype=`` is given
 _LIKE_FACTORIES = frozenset({"zeros_like", "ones_like", "empty_like", "full_like"})
+#: The value of an f-string or ``"...".format(...)`` that formats a tensor: Dynamo keeps it
+#: unbuilt while tracing (see :meth:`Interpreter._emit_formatted`); using it breaks.
+LAZY_TENSOR_TEXT = Value(Kind.CONST, ref="lazy tensor text")
+#: builtins that need a string's text (the lazy text of a tensor format breaks there)
+_TEXT_READING_BUILTINS = frozenset({"builtins.len", "builtins.str", "builtins.hash", "builtins.int", "builtins.float", "builtins.ord", "builtins.list", "builtins.sorted", "builtins.set"})
+
+
+def _formats_a_tensor(v: Value) -> bool:
+    """A value whose text Dynamo cannot build while tracing: a sure tensor (or an unbuilt text of one)."""
+    return v is LAZY_TENSOR_TEXT or (v.kind is Kind.TENSOR and not v.weak)
+
+
 #: reads of an environment variable, with its default as the second argument
 _ENVIRONMENT_READS = frozenset({"os.environ.get", "os.getenv"})
 #: ``Tensor`` methods that make a new tensor of the receiver's dtype unless ``dtype=`` is given

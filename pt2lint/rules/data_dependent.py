@@ -13,13 +13,45 @@ import libcst as cst
 from pt2lint.analysis import dynamo_facts as facts
 from pt2lint.analysis.kinds import Kind
 from pt2lint.rules.base import Rule
-from pt2lint.rules.dynamic_shape import derived_shape_break
+from pt2lint.rules.dynamic_shape import OPTION_KEYWORDS, arg_kind, derived_shape_break
 
 # ``operator.index(t)`` reads the value as ``int(t)`` does (torch 2.13: "Unsupported Tensor.item()
 # call with capture_scalar_outputs=False"; traced with capture_scalar_outputs=True)
 _CAST_NAMES = {"builtins.int": "int", "builtins.float": "float", "builtins.bool": "bool", "builtins.complex": "complex", "operator.index": "operator.index"}
 _TORCH_FOR_MATH = {"fabs": "abs"}  # math names whose torch function is spelled differently
 _DATA_FUNCTIONS = {"torch.equal", "torch.allclose", "torch.is_nonzero"}
+
+
+#: the op that reads a tensor as a Python number (``Tensor.item()``, ``__index__``)
+_LOCAL_SCALAR = frozenset({"_local_scalar_dense"})
+
+
+def _data_dependent_fact(ev, gb_ids):
+    """The ``shape_ops`` fact that this torch/NumPy function or tensor-method call breaks with one
+    of ``gb_ids`` for its argument kinds, or None."""
+    q = ev.qualname
+    if q and q.startswith(("torch.", "numpy.")):
+        return derived_shape_break(q, ev.args, ev.kwargs, gb_ids)
+    if q is None and ev.method is not None and ev.receiver is not None and ev.receiver.kind is Kind.TENSOR and not ev.receiver.weak:
+        return derived_shape_break(f"torch.Tensor.{ev.method}", ev.args, ev.kwargs, gb_ids)
+    return None
+
+
+def _local_scalar_fact(ev):
+    """The fact that this call reads a tensor argument as a Python number (and nothing else
+    data-dependent), matched on the exact argument kinds, or None
+    (:func:`~pt2lint.analysis.dynamo_facts.local_scalar_read`)."""
+    q = ev.qualname
+    if q in _DATA_FUNCTIONS:
+        return None  # ``torch.is_nonzero``: PTC105's
+    if q and q.startswith(("torch.", "numpy.")):
+        callee = q
+    elif q is None and ev.method is not None and ev.receiver is not None and ev.receiver.kind is Kind.TENSOR and not ev.receiver.weak:
+        callee = f"torch.Tensor.{ev.method}"
+    else:
+        return None
+    values = (*ev.args, *(v for k, v in ev.kwargs.items() if k not in OPTION_KEYWORDS))
+    return facts.local_scalar_read(callee, tuple(arg_kind(v) for v in values))
 
 
 class TensorItem(Rule):
@@ -82,6 +114,30 @@ class TensorToPythonScalar(Rule):
         interp.report(self.code, ev.node, message(gb))
         return True
 
+    def _reads_a_size(self, interp, ev) -> bool:
+        """A torch (or NumPy) call given a tensor where it reads a Python number: ``torch.arange(n)``,
+        ``x.view(n, -1)``, ``x.new_zeros(n)``, ``x.narrow(0, 0, n)`` with ``n`` a 0-d tensor.
+
+        The Dynamo facts table's data-dependent-op scan (``shape_ops``) called every public torch
+        callable on argument lists holding a 0-d integer tensor; where the only data-dependent op
+        the call ran was ``aten::_local_scalar_dense`` (the tensor read as a Python number) and the
+        probe broke with "Data dependent operator" (GB0033), the call breaks for arguments of those
+        kinds.  With ``capture_scalar_outputs`` the value is an unbacked SymInt and the call traces
+        (measured on torch 2.13 for ``arange``, ``zeros``, ``new_zeros``, ``view``, ``randn``).
+        """
+        fact = _local_scalar_fact(ev)
+        if fact is None:
+            return False
+        name = ev.qualname if ev.qualname else f".{ev.method}"
+        interp.report(
+            self.code,
+            ev.node,
+            f"`{name}()` is given a tensor where it needs a Python number, and reads its value "
+            f"(aten::_local_scalar_dense, {fact.gb}): graph break (pass an int, e.g. from a shape, "
+            "or set capture_scalar_outputs=True)",
+        )
+        return True
+
     def on_call(self, interp, ev) -> None:
         q = ev.qualname
         positions = {"narrow": 1, "select": 1}
@@ -96,6 +152,8 @@ class TensorToPythonScalar(Rule):
                     "1-element tensor, or pass the index as an int)",
                 )
                 return
+        if not self.settings.capture_scalar_outputs and self._reads_a_size(interp, ev):
+            return
         if q and q.startswith("math.") and _has_tensor_arg(ev):
             # Dynamo folds math functions on Python numbers only; a tensor argument is read
             # with __float__ (Dynamo facts table, probe-confirmed; the knob does not help).
@@ -217,18 +275,13 @@ class TensorEqualAllclose(Rule):
         via = ""
         if q in _DATA_FUNCTIONS and any(a.kind is Kind.TENSOR for a in ev.args):
             name = f"torch.{q.rsplit('.', 1)[-1]}()"
-        elif ev.method in ("equal", "allclose") and ev.receiver is not None and ev.receiver.kind is Kind.TENSOR and not ev.receiver.weak:
+        elif ev.method in ("equal", "allclose", "is_nonzero") and ev.receiver is not None and ev.receiver.kind is Kind.TENSOR and not ev.receiver.weak:
             name = f".{ev.method}()"
         else:
-            fact = None
-            if q and q.startswith(("torch.", "numpy.")):
-                fact = derived_shape_break(q, ev.args, ev.kwargs, self.GB_IDS)
-                name = f"{q}()"
-            elif ev.method is not None and ev.receiver is not None and ev.receiver.kind is Kind.TENSOR and not ev.receiver.weak:
-                fact = derived_shape_break(f"torch.Tensor.{ev.method}", ev.args, ev.kwargs, self.GB_IDS)
-                name = f".{ev.method}()"
-            if fact is None:
-                return
+            fact = _data_dependent_fact(ev, self.GB_IDS)
+            name = f"{q}()" if q else f".{ev.method}()"
+            if fact is None or set(fact.aten) <= _LOCAL_SCALAR:
+                return  # the tensor read as a Python number: PTC103's
             interp.report(
                 self.code,
                 ev.node,

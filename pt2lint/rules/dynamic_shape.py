@@ -16,7 +16,14 @@ from pt2lint.rules.base import Rule
 SHAPE_GB_IDS = frozenset({"GB0036", "GB0246"})
 
 
-def _arg_kind(value):
+#: Keyword arguments that choose where and how a result is made, never an operand: left out of
+#: the argument kinds matched against the probed forms (``torch.arange(n, device=x.device)``).
+OPTION_KEYWORDS = frozenset(
+    {"dtype", "device", "layout", "requires_grad", "pin_memory", "memory_format", "generator", "non_blocking", "out"}
+)
+
+
+def arg_kind(value):
     """``"T"`` for a sure tensor, ``"py"`` for a Python number / constant / size, else None (not known)."""
     if value.kind is Kind.TENSOR and not value.weak and not value.maybe_none:
         return "T"
@@ -32,7 +39,8 @@ def derived_shape_break(callee, args, kwargs, gb_ids=SHAPE_GB_IDS):
     A callee every probed argument list of which broke (``torch.unique``, ``np.unique``,
     ``F.ctc_loss``) breaks whatever its arguments; one with an argument list that traced
     (``torch.where(b, x, y)``, ``F.one_hot(t, 3)``) breaks only where the argument kinds
-    (keyword arguments taken in order after the positional ones) match a probe that broke
+    (keyword arguments taken in order after the positional ones, :data:`OPTION_KEYWORDS` left
+    out) match a probe that broke
     and no probe of that length traced. ``gb_ids`` are the graph-break ids that count (by default
     the dynamic-shape ones; PTC105 asks for "Data dependent operator", GB0033). Source:
     :func:`pt2lint.analysis.dynamo_facts.shape_op_forms`.
@@ -42,8 +50,8 @@ def derived_shape_break(callee, args, kwargs, gb_ids=SHAPE_GB_IDS):
         return None
     if all(f.confirmed and f.outcome == "breaks" and f.gb in gb_ids for f in forms):
         return forms[0]
-    kinds = tuple(_arg_kind(v) for v in (*args, *kwargs.values()))
-    return facts.shape_op_break(callee, kinds, gb_ids)
+    values = (*args, *(v for k, v in kwargs.items() if k not in OPTION_KEYWORDS))
+    return facts.shape_op_break(callee, tuple(arg_kind(v) for v in values), gb_ids)
 
 
 class BooleanMaskIndex(Rule):
