@@ -45,6 +45,13 @@ PROVEN_EFFECTS = [
     ("print(torch.set_printoptions(precision=2))", "global state"),
     ("print([t.add_(1) for t in [x]])", "writes `t` in place"),
     ("print(f'{x.add_(1)}')", "writes `x` in place"),
+    # the in-place operators' methods and item stores, called by name, write their receiver
+    ("x = x.clone()\nprint(x.__imul__(2))", "writes `x` in place"),
+    ("x = x.clone()\nprint(x.__iadd__(1))", "writes `x` in place"),
+    ("x = x.clone()\nprint(x.__setitem__(0, 1.0))", "writes `x` in place"),
+    ("xs = [x]\nprint(xs.__iadd__([x]))", "writes `xs` in place"),
+    ("d = {}\nprint(d.__ior__({'a': x}))", "writes `d` in place"),
+    ("x = x.clone()\nprint(x.add_.__call__(1))", "writes `x` in place"),
 ]
 
 

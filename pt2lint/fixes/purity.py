@@ -687,6 +687,14 @@ def _call_effect(ctx: FixContext, call: cst.Call) -> Optional[SideEffect]:
         if kw == "inplace" and not (isinstance(arg.value, cst.Name) and arg.value.value == "False"):
             return SideEffect(f"`{text}` may write in place (`inplace=`)", True)
     func = call.func
+    while isinstance(func, cst.Attribute) and func.attr.value == "__call__":
+        func = func.value  # ``x.add_.__call__(1)`` calls ``x.add_``
+    if isinstance(func, cst.Attribute) and (
+        func.attr.value in WRITING_DUNDERS or (func is not call.func and api.is_inplace_method(func.attr.value))
+    ):
+        # ``x.__imul__(2)``, ``xs.__iadd__(ys)``, ``d.__ior__(e)``, ``t.__setitem__(0, v)``: the
+        # operator's in-place form writes its receiver, whatever its type
+        return SideEffect(f"`{text}` writes `{_code(ctx, func.value)}` in place", True)
     ev = ctx.facts.calls.get(id(call))
     if ev is None:
         return SideEffect(f"`{text}` is not known to be free of side effects", False)
@@ -743,6 +751,13 @@ def _call_effect(ctx: FixContext, call: cst.Call) -> Optional[SideEffect]:
     what = "a function of this file" if isinstance(callee, FunctionInfo) else "a module" if isinstance(callee, (ClassInfo, str)) or (recv is not None and recv.kind is Kind.MODULE) else "something"
     return SideEffect(f"`{text}` calls {what} not proven free of side effects", False)
 
+
+#: Methods that write their receiver for every type that has them: the in-place operators
+#: (``x *= 2`` calls ``x.__imul__(2)``) and item/attribute stores and deletions.
+WRITING_DUNDERS = frozenset(
+    """__iadd__ __isub__ __imul__ __imatmul__ __itruediv__ __ifloordiv__ __imod__ __ipow__ __ilshift__
+    __irshift__ __iand__ __ixor__ __ior__ __setitem__ __delitem__ __setattr__ __delattr__""".split()
+)
 
 _CONTAINER_MUTATORS = frozenset(
     """append extend insert pop clear update add setdefault popitem remove discard appendleft extendleft popleft sort
