@@ -673,3 +673,26 @@ def test_follow_imports_leaves_functions_a_library_registers_with_allow_in_graph
     diags = lint_tree(root, ["net"], followed)
     assert found(diags) == [("net/model.py", 6, "PTC104")]
     assert "plain_norm" in diags[0].message and "fused_norm" not in diags[0].message
+
+
+def test_imports_spelled_with_nfkc_equivalent_identifiers_resolve(tmp_path):
+    """Python normalises identifiers to NFKC in import statements too: ``from .ｈｅｌｐｅｒｓ import
+    scale`` imports ``helpers.py`` and ``from .helpers import ｓｃａｌｅ`` binds ``scale``."""
+    helper = """
+        def scale(x):
+            return x * x.sum().item()
+        """
+    model = """
+        import torch
+        {line}
+
+        class Net(torch.nn.Module):
+            def forward(self, x):
+                return scale(x)
+        """
+    files = {**PYPROJECT, "pkg/__init__.py": "", "pkg/helpers.py": helper}
+    files["pkg/model_mod.py"] = model.format(line="from .\uff48\uff45\uff4c\uff50\uff45\uff52\uff53 import scale")
+    files["pkg/model_name.py"] = model.format(line="from .helpers import \uff53\uff43\uff41\uff4c\uff45")
+    write(tmp_path, files)
+    for entry in ("pkg/model_mod.py", "pkg/model_name.py"):
+        assert found(lint_tree(tmp_path, [entry])) == [("pkg/helpers.py", 2, "PTC101")], entry

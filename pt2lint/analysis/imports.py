@@ -7,19 +7,29 @@ or ``from torch.nn import functional as F`` still match, as TorchFix does.
 from __future__ import annotations
 
 import ast
+import unicodedata
 from typing import Dict, Optional
 
 import libcst as cst
 
 
+def identifier(name: str) -> str:
+    """``name`` as Python binds it: identifiers are normalised to NFKC when the source is parsed
+    (PEP 3131, the language reference's "Identifiers and keywords"), so ``ｆｏｒｗａｒｄ`` is ``forward``.
+
+    ASCII names (nearly all) are returned as they are, without the cost of normalising.
+    """
+    return name if name.isascii() else unicodedata.normalize("NFKC", name)
+
+
 def dotted_name(node: cst.BaseExpression) -> Optional[str]:
-    """``a.b.c`` for a Name/Attribute chain, else ``None``."""
+    """``a.b.c`` for a Name/Attribute chain (each part as Python binds it: NFKC), else ``None``."""
     parts = []
     while isinstance(node, cst.Attribute):
-        parts.append(node.attr.value)
+        parts.append(identifier(node.attr.value))
         node = node.value
     if isinstance(node, cst.Name):
-        parts.append(node.value)
+        parts.append(identifier(node.value))
         return ".".join(reversed(parts))
     return None
 
@@ -39,9 +49,9 @@ def qualify_dotted(names: Dict[str, str], dotted: Optional[str]) -> Optional[str
 
 def _module_name(node) -> str:
     if isinstance(node, cst.Name):
-        return node.value
+        return identifier(node.value)
     if isinstance(node, cst.Attribute):
-        return f"{_module_name(node.value)}.{node.attr.value}"
+        return f"{_module_name(node.value)}.{identifier(node.attr.value)}"
     return ""
 
 
@@ -61,7 +71,7 @@ class ImportMap:
         for alias in node.names:
             full = _module_name(alias.name)
             if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
-                self.names[alias.asname.name.value] = full
+                self.names[identifier(alias.asname.name.value)] = full
             else:
                 head = full.split(".", 1)[0]
                 self.names[head] = head
@@ -76,7 +86,7 @@ class ImportMap:
             name = _module_name(alias.name)
             local = name
             if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
-                local = alias.asname.name.value
+                local = identifier(alias.asname.name.value)
             self.names[local] = f"{base}.{name}" if base else name
 
     def copy(self) -> "ImportMap":

@@ -15,23 +15,13 @@ are never entered; ``allow_in_graph`` / ``custom_op`` functions are opaque.
 
 from __future__ import annotations
 
-import unicodedata
 from typing import Dict, List, Optional, Sequence
 
 import libcst as cst
 
 from pt2lint.analysis import torch_api as api
-from pt2lint.analysis.imports import ImportMap, dotted_name
+from pt2lint.analysis.imports import ImportMap, dotted_name, identifier  # noqa: F401  (identifier: re-exported)
 from pt2lint.analysis.walk import walk
-
-
-def identifier(name: str) -> str:
-    """``name`` as Python binds it: identifiers are normalised to NFKC when the source is parsed
-    (PEP 3131, the language reference's "Identifiers and keywords"), so ``ｆｏｒｗａｒｄ`` is ``forward``.
-
-    ASCII names (nearly all) are returned as they are, without the cost of normalising.
-    """
-    return name if name.isascii() else unicodedata.normalize("NFKC", name)
 
 
 class FunctionInfo:
