@@ -74,3 +74,30 @@ def test_an_environment_switch_is_read_as_unset():
                 return x * 2
         """
     ) == [(19, "PTC301")]
+
+
+def test_torch_cond_branch_functions_are_traced_with_the_operands():
+    # Dynamo traces both branches as subgraphs that may not break: a print or .item() in one
+    # raises UncapturedHigherOrderOpError on every call (measured on torch 2.13, eager backend),
+    # so it is reported in the branch, at its line; a clean branch adds nothing
+    assert found(
+        """
+        import torch
+        from torch import nn
+
+
+        def scaled(x):
+            return x * x.sum().item()
+
+
+        class Net(nn.Module):
+            def forward(self, x):
+                def noisy(v):
+                    print("in branch")
+                    return v * 2
+
+                y = torch.cond(x.sum() > 0, noisy, lambda v: v.clone(), (x,))
+                return torch.cond(y.sum() > 0, scaled, lambda v: v + 1, operands=(y,))
+        """,
+        codes={"PTC101", "PTC301"},
+    ) == [(6, "PTC101"), (12, "PTC301")]

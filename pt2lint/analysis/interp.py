@@ -3983,6 +3983,7 @@ class Interpreter:
         if qual in ("torch.argmax", "torch.argmin", "torch.count_nonzero") and len(args) == 1 and not kwargs and args[0].kind is Kind.TENSOR:
             return Value(Kind.TENSOR, ref=INT_SCALAR_TENSOR)  # a 0-d int64 tensor
         if qual in ("torch.cond", "torch._higher_order_ops.cond.cond"):
+            self._trace_cond_branches(args, kwargs, chain)
             return TENSOR  # the branch functions' output: a tensor (or a tuple of them)
         if qual in api.TUPLE_FUNCTIONS:
             return _named_result(_return_type_name(qual), container(elt=TENSOR))
@@ -4014,6 +4015,25 @@ class Interpreter:
                 alias = args[0].alias_of
             return Value(Kind.TENSOR, ref="dynamic" if dyn else None, alias_of=alias)
         return Value(Kind.UNKNOWN, ref=f"{qual}()")
+
+    def _trace_cond_branches(self, args, kwargs, chain) -> None:
+        """``torch.cond(pred, true_fn, false_fn, operands)``: Dynamo traces both branch functions
+        with the operands, each as a subgraph that may not break; what would break the graph in a
+        branch raises instead (``UncapturedHigherOrderOpError``, in eager mode too, since
+        ``torch.cond`` compiles itself), so it is reported in the branch, at its line."""
+        names = ("pred", "true_fn", "false_fn", "operands")
+        bound = dict(zip(names, args))
+        bound.update((k, v) for k, v in kwargs.items() if k in names)
+        operands = bound.get("operands")
+        values = list(operands.elts) if operands is not None and operands.kind is Kind.CONTAINER and operands.elts is not None else []
+        for key in ("true_fn", "false_fn"):
+            fnv = bound.get(key)
+            if fnv is None:
+                continue
+            if fnv.kind is Kind.FUNCTION and isinstance(fnv.ref, FunctionInfo):
+                self._call_local(fnv.ref, fnv, list(values), {}, chain)
+            elif fnv.kind is Kind.MODULE:
+                self._call_module(fnv, list(values), {}, chain)
 
     def _nn_module_value(self, qual: str, args, kwargs) -> Value:
         last = qual.rsplit(".", 1)[-1]

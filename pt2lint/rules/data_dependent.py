@@ -50,8 +50,11 @@ def _local_scalar_fact(ev):
         callee = f"torch.Tensor.{ev.method}"
     else:
         return None
-    values = (*ev.args, *(v for k, v in ev.kwargs.items() if k not in OPTION_KEYWORDS))
-    return facts.local_scalar_read(callee, tuple(arg_kind(v) for v in values))
+    if any(k not in OPTION_KEYWORDS for k in ev.kwargs):
+        # the probes passed their arguments by position; a keyword may name another parameter
+        # (``x.add(y, alpha=2)`` is not the deprecated ``x.add(alpha, other)`` the probe hit)
+        return None
+    return facts.local_scalar_read(callee, tuple(arg_kind(v) for v in ev.args))
 
 
 class TensorItem(Rule):
