@@ -1016,13 +1016,16 @@ def create_server(
         return out
 
     def relint_dependents(uri: str, delay: float) -> None:
-        """Re-lint the open documents whose last analysis read the file of ``uri``."""
+        """Re-lint the open documents whose last analysis read the file of ``uri`` (its text
+        changed, was saved, or its buffer was dropped): a lint of theirs already under way read
+        the old text, so it is stopped."""
         p = uri_to_path(uri)
         if p is None:
             return
         changed = os.path.abspath(p)
         for other, state in list(docs.items()):
             if other != uri and changed in state.dependencies:
+                cancel_lint(other)
                 schedule(other, delay)
 
     def relint_all() -> None:
@@ -1086,11 +1089,15 @@ def create_server(
 
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(ls, params: types.DidCloseTextDocumentParams) -> None:
-        cancel_lint(params.text_document.uri)
-        state = docs.pop(params.text_document.uri, None)
+        """Forget the document; the open documents that read it are linted again, now reading
+        its file on disk (an unsaved edit of the closed buffer is discarded)."""
+        uri = params.text_document.uri
+        cancel_lint(uri)
+        state = docs.pop(uri, None)
         if state is not None and state.handle is not None:
             state.handle.cancel()
-        server.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=params.text_document.uri, diagnostics=[]))
+        server.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
+        relint_dependents(uri, 0.0)
 
     @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
     def did_change_watched_files(ls, params: types.DidChangeWatchedFilesParams) -> None:
