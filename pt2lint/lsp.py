@@ -29,6 +29,7 @@ import logging
 import os
 import re
 import sys
+import typing
 from dataclasses import dataclass, field, replace
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 from urllib.parse import unquote, urlparse
@@ -704,6 +705,11 @@ def _server_class():
     from pygls.io_ import StdoutWriter
     from pygls.lsp.server import LanguageServer
     from pygls.workspace.text_document import TextDocument
+    from lsprotocol import types
+
+    # the protocol's notifications (``$/cancelRequest``, ``initialized``, ``textDocument/didOpen``...)
+    notifications = set(typing.get_args(types.NOTIFICATIONS))
+    notification_methods = frozenset(m for m, entry in types.METHOD_TO_TYPES.items() if entry[0] in notifications)
 
     class Document(TextDocument):
         """A text document whose lines end at ``\\n``, ``\\r\\n`` and ``\\r`` only (LSP 3.17,
@@ -806,6 +812,11 @@ def _server_class():
                 if is_request:  # LSP 3.17, "Shutdown Request": later requests fail with InvalidRequest
                     self._send(_error(msg_id, INVALID_REQUEST, f"the server is shut down; {method!r} is refused (only 'exit' is accepted)"))
                 return  # a notification after shutdown is dropped
+            if is_request and method in notification_methods:
+                # LSP 3.17 / JSON-RPC 2.0: a notification method has no request form; the
+                # message is answered and not handled (no side effect as the notification)
+                self._send(_error(msg_id, METHOD_NOT_FOUND, f"{method!r} is a notification: send it without an id"))
+                return
             if method == "initialize" and is_request:
                 if self._initialized_once:  # LSP 3.17, "Initialize Request": sent only once
                     self._send(_error(msg_id, INVALID_REQUEST, "the server is already initialized; a second 'initialize' is refused"))
