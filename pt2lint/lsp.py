@@ -29,6 +29,7 @@ import logging
 import os
 import re
 import sys
+import typing
 from dataclasses import dataclass, field, replace
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 from urllib.parse import unquote, urlparse
@@ -704,6 +705,11 @@ def _server_class():
     from pygls.io_ import StdoutWriter
     from pygls.lsp.server import LanguageServer
     from pygls.workspace.text_document import TextDocument
+    from lsprotocol import types
+
+    # the protocol's notifications (``$/cancelRequest``, ``initialized``, ``textDocument/didOpen``...)
+    notifications = set(typing.get_args(types.NOTIFICATIONS))
+    notification_methods = frozenset(m for m, entry in types.METHOD_TO_TYPES.items() if entry[0] in notifications)
 
     class Document(TextDocument):
         """A text document whose lines end at ``\\n``, ``\\r\\n`` and ``\\r`` only (LSP 3.17,
@@ -806,6 +812,11 @@ def _server_class():
                 if is_request:  # LSP 3.17, "Shutdown Request": later requests fail with InvalidRequest
                     self._send(_error(msg_id, INVALID_REQUEST, f"the server is shut down; {method!r} is refused (only 'exit' is accepted)"))
                 return  # a notification after shutdown is dropped
+            if is_request and method in notification_methods:
+                # LSP 3.17 / JSON-RPC 2.0: a notification method has no request form; the
+                # message is answered and not handled (no side effect as the notification)
+                self._send(_error(msg_id, METHOD_NOT_FOUND, f"{method!r} is a notification: send it without an id"))
+                return
             if method == "initialize" and is_request:
                 if self._initialized_once:  # LSP 3.17, "Initialize Request": sent only once
                     self._send(_error(msg_id, INVALID_REQUEST, "the server is already initialized; a second 'initialize' is refused"))
@@ -1016,13 +1027,16 @@ def create_server(
         return out
 
     def relint_dependents(uri: str, delay: float) -> None:
-        """Re-lint the open documents whose last analysis read the file of ``uri``."""
+        """Re-lint the open documents whose last analysis read the file of ``uri`` (its text
+        changed, was saved, or its buffer was dropped): a lint of theirs already under way read
+        the old text, so it is stopped."""
         p = uri_to_path(uri)
         if p is None:
             return
         changed = os.path.abspath(p)
         for other, state in list(docs.items()):
             if other != uri and changed in state.dependencies:
+                cancel_lint(other)
                 schedule(other, delay)
 
     def relint_all() -> None:
@@ -1086,11 +1100,15 @@ def create_server(
 
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(ls, params: types.DidCloseTextDocumentParams) -> None:
-        cancel_lint(params.text_document.uri)
-        state = docs.pop(params.text_document.uri, None)
+        """Forget the document; the open documents that read it are linted again, now reading
+        its file on disk (an unsaved edit of the closed buffer is discarded)."""
+        uri = params.text_document.uri
+        cancel_lint(uri)
+        state = docs.pop(uri, None)
         if state is not None and state.handle is not None:
             state.handle.cancel()
-        server.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=params.text_document.uri, diagnostics=[]))
+        server.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
+        relint_dependents(uri, 0.0)
 
     @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
     def did_change_watched_files(ls, params: types.DidChangeWatchedFilesParams) -> None:

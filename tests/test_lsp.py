@@ -358,6 +358,28 @@ async def test_editing_an_open_helper_relints_the_open_model_that_calls_it(clien
 
 
 @pytest.mark.asyncio
+async def test_closing_an_edited_helper_without_saving_relints_the_open_model_from_disk(client: LanguageClient):
+    root = client.root  # type: ignore[attr-defined]
+    helper, model = root / "helper.py", root / "model.py"
+    assert list(await _open(client, helper, HELPER_CLEAN)) == []  # on disk: HELPER_CLEAN
+    assert list(await _open(client, model, MODEL_USING_HELPER)) == []
+    client.diagnostics.pop(model.as_uri(), None)
+    client.text_document_did_change(
+        types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=helper.as_uri(), version=2),
+            content_changes=[types.TextDocumentContentChangeWholeDocument(text=HELPER_BREAKS)],
+        )
+    )
+    assert [d.code for d in await _diagnostics(client, model.as_uri())] == ["PTC101"]
+    # closed without saving: the edit is discarded, the model reads the helper from disk again
+    client.diagnostics.pop(model.as_uri(), None)
+    client.diagnostics.pop(helper.as_uri(), None)
+    client.text_document_did_close(types.DidCloseTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=helper.as_uri())))
+    assert list(await _diagnostics(client, helper.as_uri())) == []
+    assert list(await _diagnostics(client, model.as_uri())) == []
+
+
+@pytest.mark.asyncio
 async def test_links_follow_the_documents_docs_url_setting(client: LanguageClient):
     project = client.root / "documented"  # type: ignore[attr-defined]
     project.mkdir()

@@ -184,6 +184,31 @@ def test_requests_that_fail_validation_get_errors_with_their_ids(client):
     assert "result" in client.response(rid)
 
 
+def test_notification_methods_sent_as_requests_get_method_not_found(client):
+    uri = (client.root / "m.py").as_uri()
+    (client.root / "m.py").write_text(MODEL)
+    opened = {"textDocument": {"uri": uri, "languageId": "python", "version": 1, "text": MODEL}}
+    for method, params in [
+        ("$/cancelRequest", {"id": 5}),
+        ("initialized", {}),
+        ("textDocument/didOpen", opened),
+        ("$/setTrace", {"value": "off"}),
+        ("workspace/didChangeConfiguration", {"settings": {}}),
+        ("exit", None),
+    ]:
+        rid = client.request(method, params)
+        reply = client.response(rid, timeout=10)
+        assert reply["id"] == rid and reply["error"]["code"] == -32601, (method, reply)
+        assert method in reply["error"]["message"] and "notification" in reply["error"]["message"]
+    assert client.proc.poll() is None  # `exit` with an id is not the exit notification
+    # the same methods as notifications still work
+    client.notify("textDocument/didOpen", opened)
+    assert [d["code"] for d in client.diagnostics(uri)] == ["PTC101"]
+    client.notify("$/setTrace", {"value": "off"})
+    rid = client.request("textDocument/hover", hover(uri, 0, 0))
+    assert "result" in client.response(rid)
+
+
 def test_bad_content_length_costs_only_that_message(client):
     uri = client.open("m.py", MODEL)
     client.diagnostics(uri)
