@@ -101,3 +101,38 @@ def test_torch_cond_branch_functions_are_traced_with_the_operands():
         """,
         codes={"PTC101", "PTC301"},
     ) == [(6, "PTC101"), (12, "PTC301")]
+
+
+def test_not_of_a_known_flag_is_known():
+    # ``if not PROFILE: return`` with PROFILE false (an unset environment switch, a module
+    # constant) leaves the rest of the function dead, as ``if PROFILE:`` already did (measured on
+    # torch 2.13: one graph); ``not`` of an unknown flag or of a tensor keeps both arms
+    assert found(
+        """
+        import os
+        import time
+
+        import torch
+
+        PROFILE = os.environ.get("P2L_TEST_PROFILE", "0") == "1"
+        FLAG = False
+
+
+        def timed(x):
+            if not PROFILE:
+                return x
+            t0 = time.perf_counter()
+            return x
+
+
+        @torch.compile
+        def step(x, verbose: bool = False):
+            if not FLAG:
+                x = x * 2
+            else:
+                print("never")
+            if not verbose:
+                print("maybe")
+            return timed(x)
+        """
+    ) == [(24, "PTC301")]

@@ -1988,7 +1988,10 @@ class Interpreter:
             return join(left, right)
         if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Not):
             v = self.eval_test(expr.expression, construct)
-            return DATA if v.kind in (Kind.DATA, Kind.TENSOR) else CONST
+            if v.kind in (Kind.DATA, Kind.TENSOR):
+                return DATA
+            known = _known_truth(v)  # ``not PROFILE`` of a known flag is known too
+            return const(not known) if known is not None else CONST
         if isinstance(expr, cst.NamedExpr):
             v = self.eval(expr)
         else:
@@ -2334,7 +2337,10 @@ class Interpreter:
     def eval_UnaryOperation(self, node: cst.UnaryOperation) -> Value:
         if isinstance(node.operator, cst.Not):
             v = self.eval_test(node.expression, "not")
-            return DATA if v.kind in (Kind.DATA,) else CONST
+            if v.kind in (Kind.DATA,):
+                return DATA
+            known = _known_truth(v)
+            return const(not known) if known is not None else CONST
         v = self.eval(node.expression)
         if v.kind is Kind.TENSOR:
             return Value(Kind.TENSOR, bool_tensor=v.bool_tensor and isinstance(node.operator, cst.BitInvert), weak=v.weak)
