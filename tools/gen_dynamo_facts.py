@@ -1184,6 +1184,16 @@ def _scan_callables() -> List[Tuple[str, Any, Optional[Any]]]:
     return out
 
 
+def _operand_position(fn: Any, form: Tuple[str, ...], wrap: Any = None) -> bool:
+    """An argument list holding the 0-d tensor ``n4`` where the callable also takes an ordinary
+    tensor (``x.add(n4, -1)`` next to ``x.add(x, -1)``): a tensor operand that a 0-d tensor
+    reaches through a special case, not a size argument; such forms are left out, so the table
+    says "a tensor here is read as a number" only where torch rejects a (4, 4) tensor."""
+    if "n4" not in form:
+        return False
+    return _tagged_ops(fn, tuple("x" if a == "n4" else a for a in form), wrap) is not None
+
+
 def _probe_call(qualname: str, form: Tuple[str, ...]) -> str:
     """The probe expression: ``torch.where(b)``, ``x.unique()`` for a method, ``numpy.unique(a)``."""
     if qualname.startswith("torch.Tensor."):
@@ -1209,7 +1219,7 @@ def shape_op_candidates(only: Optional[frozenset] = None) -> Tuple[Tuple[Candida
         if qualname.startswith("torch.Tensor."):
             forms = tuple(f for f in forms if not _is_py(f[0]))
         ran = [(form, _tagged_ops(fn, form, wrap)) for form in forms]
-        ran = [(form, hit) for form, hit in ran if hit is not None]
+        ran = [(form, hit) for form, hit in ran if hit is not None and not _operand_position(fn, form, wrap)]
         if not any(hit for _, hit in ran):
             continue
         for form, hit in ran:
