@@ -114,12 +114,15 @@ class FixOutcome:
         applied: the fixes applied, over all rounds.
         remaining: findings of the last lint (with their fixes or refusals).
         rounds: lint rounds run.
+        first: findings of the first lint, of the text as given (what is left
+            if the fixed text is never written).
     """
 
     text: str
     applied: List[Fix] = field(default_factory=list)
     remaining: List[Diagnostic] = field(default_factory=list)
     rounds: int = 0
+    first: List[Diagnostic] = field(default_factory=list)
 
     @property
     def changed(self) -> bool:
@@ -177,6 +180,8 @@ def fix_text(
         result = lint_source(outcome.text, filename, settings, relpath=relpath, fix_names=names_for)
         outcome.rounds += 1
         outcome.remaining = list(result.diagnostics)
+        if outcome.rounds == 1:
+            outcome.first = outcome.remaining
         syntax = next((d for d in result.diagnostics if d.code == "PTC001"), None)
         if syntax is not None:
             if outcome.rounds == 1:
