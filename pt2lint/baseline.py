@@ -462,8 +462,46 @@ class NoqaResult:
     errors: Tuple[str, ...] = ()
 
 
+def in_given_files(diagnostics: Iterable[Diagnostic], given: Iterable[str]) -> Tuple[List[Diagnostic], List[Diagnostic]]:
+    """``diagnostics`` moved into the files ``given`` (the files a command was given), and those
+    that cannot be.
+
+    A finding in a given file stays as it is.  A finding in another file (reached by the
+    whole-project analysis from a given file's compiled region) becomes a finding at the
+    call in the given file that leads to it (its first call site), where a suppression
+    covers it too; one that no call in a given file leads to cannot be moved.
+
+    Returns:
+        ``(findings in given files, findings left out)``.
+    """
+    from dataclasses import replace
+
+    from pt2lint.diagnostics import Position
+
+    names = {os.path.abspath(g): g for g in given}
+    kept: List[Diagnostic] = []
+    left: List[Diagnostic] = []
+    for d in diagnostics:
+        name = names.get(os.path.abspath(d.filename))
+        if name is not None:
+            kept.append(d if name == d.filename else replace(d, filename=name))
+            continue
+        anchor = d.call_sites[0] if d.call_sites else None
+        name = names.get(os.path.abspath(anchor[1])) if anchor is not None else None
+        if name is None:
+            left.append(d)
+            continue
+        _, _, line, column, first, last = anchor
+        kept.append(replace(
+            d, filename=name, start=Position(line, column), end=Position(line, column + 1),
+            statement_lines=(first, last), call_sites=(), fix=None,
+        ))
+    return kept, left
+
+
 def add_noqa(
-    diagnostics: Sequence[Diagnostic], sources: Mapping[str, Optional[str]], root: Optional[str] = None
+    diagnostics: Sequence[Diagnostic], sources: Mapping[str, Optional[str]], root: Optional[str] = None,
+    given: Optional[Iterable[str]] = None,
 ) -> NoqaResult:
     """Write ``# noqa`` comments for ``diagnostics`` into their files.
 
@@ -477,6 +515,9 @@ def add_noqa(
         sources: the text each file had when it was linted; a file whose text
             changed since is skipped with an error, never half-edited.
         root: the project root (``None``: no boundary check).
+        given: the files the command was given; only they are written (see
+            :func:`in_given_files`: a finding another file holds is suppressed at the call
+            in a given file that leads to it).  ``None``: the files the findings lie in.
 
     Returns:
         A :class:`NoqaResult`.  I/O problems are reported in ``errors``, not raised.
@@ -486,6 +527,14 @@ def add_noqa(
 
     added = files = 0
     errors: List[str] = []
+    if given is not None:
+        diagnostics, left = in_given_files(diagnostics, given)
+        for d in left:
+            if d.code not in NOQA_SKIP_CODES:
+                errors.append(
+                    f"{d.filename}:{d.start.line}: {d.code} not suppressed: the file was not given, "
+                    "and no call in a given file leads to the finding"
+                )
     for filename, targets in noqa_targets(diagnostics).items():
         try:
             original = read_bytes(filename)
@@ -532,6 +581,7 @@ __all__ = [
     "finding_fingerprints",
     "finding_keys",
     "fingerprint",
+    "in_given_files",
     "insert_noqa",
     "load_baseline",
     "normalise_line",
