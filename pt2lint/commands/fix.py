@@ -116,6 +116,10 @@ class FileFix:
         error: one-line reason the file could not be fixed.
         before: when fixes changed the text, the in-scope findings of the text as
             read (what is left if the fixed text is not written); else ``None``.
+        used_suppressions: the suppressions in other files that the analysis of the
+            text reported used (``before_used``: those of the text as read); another file's
+            unused-suppression finding about one of them is not left.
+        unwritten: the fixed text is not written (see :meth:`keep_original`).
     """
 
     path: str
@@ -128,6 +132,8 @@ class FileFix:
     verify_units: Any = None
     verify_fixes: Any = None
     before: Optional[Tuple[Diagnostic, ...]] = None
+    used_suppressions: Tuple[Tuple[str, int, str], ...] = ()
+    before_used: Tuple[Tuple[str, int, str], ...] = ()
     unwritten: bool = False
 
     @property
@@ -143,6 +149,7 @@ class FileFix:
         if self.before is not None:
             self.remaining = self.before
             self.unsafe_left = _unsafe_count(self.before)
+            self.used_suppressions = self.before_used
         self.text, self.applied, self.unwritten = self.src.text, 0, True
 
 
@@ -223,7 +230,10 @@ def fix_one(path: str, relpath: str, settings, selection: RuleSelection, unsafe:
         return FileFix(path, error=f"{path}: internal error while fixing: {type(exc).__name__}: {exc}")
     remaining = tuple(d for d in outcome.remaining if selection.in_scope(d))
     before = tuple(d for d in outcome.first if selection.in_scope(d)) if outcome.text != src.text else None
-    return FileFix(path, src, outcome.text, len(outcome.applied), remaining, _unsafe_count(remaining), before=before)
+    return FileFix(
+        path, src, outcome.text, len(outcome.applied), remaining, _unsafe_count(remaining), before=before,
+        used_suppressions=outcome.used, before_used=outcome.first_used,
+    )
 
 
 def _worker(args) -> FileFix:
@@ -272,7 +282,8 @@ def _unfixable_from_cache(files, project, selection: RuleSelection, cache_dir: s
             continue
         if any(d.code in FIXABLE_CODES for d in hit.diagnostics):
             continue
-        out[f.path] = FileFix(f.path, None, "", 0, tuple(d for d in hit.diagnostics if selection.in_scope(d)), 0)
+        remaining = tuple(d for d in hit.diagnostics if selection.in_scope(d))
+        out[f.path] = FileFix(f.path, None, "", 0, remaining, 0, used_suppressions=hit.used_suppressions)
     return out
 
 
@@ -543,6 +554,13 @@ def run_fix(paths: Tuple[str, ...], options: Dict[str, Any]) -> int:
                 result.keep_original()  # report the file as it is on disk
         report_stream_err = show_diff
 
+    used = {u for r in results if r.error is None for u in r.used_suppressions}
+    if used:  # a suppression another file's analysis used is not unused
+        from pt2lint.engine import suppression_used_elsewhere
+
+        for r in results:
+            if r.error is None:
+                r.remaining = tuple(d for d in r.remaining if not suppression_used_elsewhere(d, used))
     if show_diff:
         # Nothing was written: report what is left at the lines of the files as they are on disk.
         for r in results:
