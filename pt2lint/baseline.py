@@ -329,52 +329,119 @@ def _merge_on_line(text: str, line_no: int, codes: Sequence[str], sups) -> Tuple
     return text.rstrip() + "  # noqa: " + ", ".join(new), new
 
 
-def insert_noqa(source: str, targets: Mapping[int, Iterable[str]]) -> Tuple[str, int]:
+#: A finding for ``--add-noqa``: its line and the first and last line of the statement that a
+#: suppression comment must sit in to cover it (``None``: not known, any line the comment moves to).
+NoqaSpot = Tuple[int, Optional[Tuple[int, int]]]
+
+
+def insert_noqa(
+    source: str, targets: Mapping[int, Iterable[str]], statements: Optional[Mapping[int, Tuple[int, int]]] = None
+) -> Tuple[str, int]:
     """Add ``# noqa: CODE`` comments to ``source``.
 
     Args:
         source: the module text (any line endings; they are kept).
         targets: 1-based line of a finding -> codes to suppress there.
+        statements: 1-based line of a finding -> first and last line of its statement
+            (:attr:`~pt2lint.diagnostics.Diagnostic.statement_lines`, or ``(line, line)``
+            without one); with it, a comment that cannot go on the finding's line goes
+            only where it suppresses the finding (see :func:`place_noqa`).
 
     Returns:
         ``(new text, number of codes added)``.  Codes join a ``# noqa: ...`` or
         ``# pt2lint: ignore[...]`` comment already on the line; a line under a
         blanket ``# noqa`` is left alone.
     """
+    spots: Dict[NoqaSpot, Iterable[str]] = {}
+    for line, codes in targets.items():
+        spot = (line, statements.get(line, (line, line)) if statements is not None else None)
+        spots[spot] = list(spots.get(spot, ())) + list(codes)
+    new, added, _ = place_noqa(source, spots)
+    return new, added
+
+
+def _indent_of(text: str) -> str:
+    """The blanks that start ``text`` (after its last form feed, which a comment line needs not keep)."""
+    blanks = text[: len(text) - len(text.lstrip(" \t\f"))]
+    return blanks.rsplit("\f", 1)[-1]
+
+
+def place_noqa(source: str, spots: Mapping[NoqaSpot, Iterable[str]]) -> Tuple[str, int, List[int]]:
+    """Add suppression comments to ``source`` where :mod:`pt2lint.suppression` reads them.
+
+    A comment goes at the end of the finding's line; where no comment can end that line
+    (inside a multi-line string, before a backslash continuation) at the end of the line
+    the string or continuation ends on, if that line is still in the finding's statement;
+    else on a line of its own just above the statement (merged into a suppression comment
+    already alone there), which covers the statement that follows it.  When the line
+    above the statement ends inside a string or in a continuation too, no comment can
+    suppress the finding, and none is written.
+
+    Args:
+        source: the module text (any line endings; they are kept).
+        spots: ``(line, statement lines or None)`` of a finding -> codes to suppress (see
+            :data:`NoqaSpot`; ``None``: the statement is not known, the comment goes at the
+            end of the string or continuation as the only choice).
+
+    Returns:
+        ``(new text, number of codes added, lines of the findings left unsuppressed)``.
+    """
     from pt2lint.suppression import parse_suppressions
 
     moves = _comment_lines(source)
     if moves is None:  # the tokenizer fails (then CPython rejects the file): no safe place for a comment
-        return source, 0
-    wanted: Dict[int, List[str]] = {}
-    for line, codes in targets.items():
-        at = comment_line(source, line, moves)
-        bucket = wanted.setdefault(at, [])
-        for c in sorted(set(codes)):
-            if c not in bucket:
-                bucket.append(c)
+        return source, 0, []
     lines = split_lines(source)  # CPython's lines, so line N is the finding's line N
     sups = parse_suppressions(source)
-    added = 0
-    for line_no in sorted(wanted):
-        if not 1 <= line_no <= len(lines):
+    own_line = {s.line for s in sups if s.own_line}
+    wanted: Dict[int, List[str]] = {}  # line -> codes for a comment at its end
+    above: Dict[int, List[str]] = {}  # line -> codes for a new comment line before it
+    unplaced: List[int] = []
+
+    def add(bucket: Dict[int, List[str]], at: int, codes: Iterable[str]) -> None:
+        into = bucket.setdefault(at, [])
+        for c in sorted(set(codes)):
+            if c not in into:
+                into.append(c)
+
+    for (line, statement), codes in sorted(spots.items(), key=lambda kv: (kv[0][0], kv[0][1] or (0, 0))):
+        at = comment_line(source, line, moves)
+        if at == line or statement is None or statement[0] <= at <= statement[1]:
+            add(wanted, at, codes)
             continue
-        raw = lines[line_no - 1]
-        ending = line_end_of(raw)
-        body = strip_line_end(raw)
-        new_body, new_codes = _merge_on_line(body, line_no, wanted[line_no], sups)
-        lines[line_no - 1] = new_body + ending
-        added += len(new_codes)
-    return "".join(lines), added
+        first = statement[0]
+        if first - 1 in own_line:  # a suppression alone on the line above: it covers the statement
+            add(wanted, first - 1, codes)
+        elif 1 <= first <= len(lines) and (first - 1) not in moves:
+            add(above, first, codes)
+        else:
+            unplaced.append(line)
+    added = 0
+    out: List[str] = []
+    for line_no, raw in enumerate(lines, start=1):
+        if line_no in above:
+            ending = line_end_of(lines[line_no - 2]) if line_no > 1 else (line_end_of(raw) or "\n")
+            out.append(_indent_of(strip_line_end(raw)) + "# noqa: " + ", ".join(above[line_no]) + ending)
+            added += len(above[line_no])
+        if line_no in wanted:
+            ending = line_end_of(raw)
+            new_body, new_codes = _merge_on_line(strip_line_end(raw), line_no, wanted[line_no], sups)
+            raw = new_body + ending
+            added += len(new_codes)
+        out.append(raw)
+    return "".join(out), added, unplaced
 
 
-def noqa_targets(diagnostics: Iterable[Diagnostic]) -> Dict[str, Dict[int, Set[str]]]:
-    """File -> line -> codes for the findings ``--add-noqa`` suppresses (not PTC001-PTC003)."""
-    out: Dict[str, Dict[int, Set[str]]] = {}
+def noqa_targets(diagnostics: Iterable[Diagnostic]) -> Dict[str, Dict[NoqaSpot, Set[str]]]:
+    """File -> ``(line, statement lines)`` (a :data:`NoqaSpot`) -> codes for the findings
+    ``--add-noqa`` suppresses (not PTC001-PTC003)."""
+    out: Dict[str, Dict[NoqaSpot, Set[str]]] = {}
     for d in diagnostics:
         if d.code in NOQA_SKIP_CODES or d.filename == "-":
             continue
-        out.setdefault(d.filename, {}).setdefault(d.start.line, set()).add(d.code)
+        line = d.start.line
+        spot = (line, d.statement_lines or (line, line))
+        out.setdefault(d.filename, {}).setdefault(spot, set()).add(d.code)
     return out
 
 
@@ -395,8 +462,46 @@ class NoqaResult:
     errors: Tuple[str, ...] = ()
 
 
+def in_given_files(diagnostics: Iterable[Diagnostic], given: Iterable[str]) -> Tuple[List[Diagnostic], List[Diagnostic]]:
+    """``diagnostics`` moved into the files ``given`` (the files a command was given), and those
+    that cannot be.
+
+    A finding in a given file stays as it is.  A finding in another file (reached by the
+    whole-project analysis from a given file's compiled region) becomes a finding at the
+    call in the given file that leads to it (its first call site), where a suppression
+    covers it too; one that no call in a given file leads to cannot be moved.
+
+    Returns:
+        ``(findings in given files, findings left out)``.
+    """
+    from dataclasses import replace
+
+    from pt2lint.diagnostics import Position
+
+    names = {os.path.abspath(g): g for g in given}
+    kept: List[Diagnostic] = []
+    left: List[Diagnostic] = []
+    for d in diagnostics:
+        name = names.get(os.path.abspath(d.filename))
+        if name is not None:
+            kept.append(d if name == d.filename else replace(d, filename=name))
+            continue
+        anchor = d.call_sites[0] if d.call_sites else None
+        name = names.get(os.path.abspath(anchor[1])) if anchor is not None else None
+        if name is None:
+            left.append(d)
+            continue
+        _, _, line, column, first, last = anchor
+        kept.append(replace(
+            d, filename=name, start=Position(line, column), end=Position(line, column + 1),
+            statement_lines=(first, last), call_sites=(), fix=None,
+        ))
+    return kept, left
+
+
 def add_noqa(
-    diagnostics: Sequence[Diagnostic], sources: Mapping[str, Optional[str]], root: Optional[str] = None
+    diagnostics: Sequence[Diagnostic], sources: Mapping[str, Optional[str]], root: Optional[str] = None,
+    given: Optional[Iterable[str]] = None,
 ) -> NoqaResult:
     """Write ``# noqa`` comments for ``diagnostics`` into their files.
 
@@ -410,6 +515,9 @@ def add_noqa(
         sources: the text each file had when it was linted; a file whose text
             changed since is skipped with an error, never half-edited.
         root: the project root (``None``: no boundary check).
+        given: the files the command was given; only they are written (see
+            :func:`in_given_files`: a finding another file holds is suppressed at the call
+            in a given file that leads to it).  ``None``: the files the findings lie in.
 
     Returns:
         A :class:`NoqaResult`.  I/O problems are reported in ``errors``, not raised.
@@ -419,6 +527,14 @@ def add_noqa(
 
     added = files = 0
     errors: List[str] = []
+    if given is not None:
+        diagnostics, left = in_given_files(diagnostics, given)
+        for d in left:
+            if d.code not in NOQA_SKIP_CODES:
+                errors.append(
+                    f"{d.filename}:{d.start.line}: {d.code} not suppressed: the file was not given, "
+                    "and no call in a given file leads to the finding"
+                )
     for filename, targets in noqa_targets(diagnostics).items():
         try:
             original = read_bytes(filename)
@@ -433,7 +549,12 @@ def add_noqa(
         if linted is not None and linted != text:
             errors.append(f"{filename}: changed while it was being checked; not edited")
             continue
-        new_text, n = insert_noqa(text, targets)
+        new_text, n, unplaced = place_noqa(text, targets)
+        for line in unplaced:
+            errors.append(
+                f"{filename}:{line}: cannot add a noqa comment: no comment there suppresses the finding "
+                "(the line before its statement ends inside a string or in a backslash continuation)"
+            )
         if n == 0 or new_text == text:
             continue
         try:
@@ -453,15 +574,18 @@ __all__ = [
     "Baseline",
     "BaselineError",
     "NoqaResult",
+    "NoqaSpot",
     "add_noqa",
     "atomic_write_bytes",
     "comment_line",
     "finding_fingerprints",
     "finding_keys",
     "fingerprint",
+    "in_given_files",
     "insert_noqa",
     "load_baseline",
     "normalise_line",
     "noqa_targets",
+    "place_noqa",
     "write_baseline",
 ]

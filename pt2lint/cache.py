@@ -428,6 +428,10 @@ def _diagnostic(value: Any, codes: FrozenSet[str]) -> bool:
     return "fix" not in value or _fix(value["fix"])
 
 
+#: The top-level keys of a cache entry (besides its ``signature``).
+_ENTRY_KEYS = frozenset({"diagnostics", "dependencies", "has_regions", "submodules", "used_suppressions"})
+
+
 def valid_entry(data: Any, codes: Optional[FrozenSet[str]] = None) -> bool:
     """Whether ``data`` (a decoded cache entry) has exactly the shape :meth:`ResultCache.put` writes.
 
@@ -435,17 +439,18 @@ def valid_entry(data: Any, codes: Optional[FrozenSet[str]] = None) -> bool:
         data: the decoded JSON.
         codes: the known rule codes (default: every code of :func:`pt2lint.specs.load_specs`).
 
-    The check is strict: the four top-level keys and nothing else (besides the ``signature``
+    The check is strict: the five top-level keys and nothing else (besides the ``signature``
     :meth:`ResultCache.get` checks); each finding with a known
     code, a severity, 1-based positions with ``end`` not before ``start``, text fields without
     control characters (so a forged entry cannot put terminal escapes on the screen); each
-    dependency a path with a sha256 hex digest or ``null``.
+    dependency a path with a sha256 hex digest or ``null``; each used suppression a path, a
+    line and a code.
     """
     if codes is None:
         from pt2lint.specs import load_specs
 
         codes = frozenset(load_specs())
-    if not isinstance(data, dict) or set(data) - {"signature"} != {"diagnostics", "dependencies", "has_regions", "submodules"}:
+    if not isinstance(data, dict) or set(data) - {"signature"} != _ENTRY_KEYS:
         return False
     if "signature" in data and not (isinstance(data["signature"], str) and len(data["signature"]) == 64):
         return False
@@ -461,6 +466,11 @@ def valid_entry(data: Any, codes: Optional[FrozenSet[str]] = None) -> bool:
         if h is not None and not (isinstance(h, str) and len(h) == 64 and all(c in "0123456789abcdef" for c in h)):
             return False
     if not all(isinstance(x, list) and len(x) == 2 and _path_text(x[0]) and _plain(x[1]) for x in subs):
+        return False
+    used = data["used_suppressions"]
+    if not (isinstance(used, list) and all(
+        isinstance(x, list) and len(x) == 3 and _path_text(x[0]) and _int(x[1]) and _plain(x[2]) and x[2] for x in used
+    )):
         return False
     return all(_diagnostic(d, codes) for d in diags)
 
@@ -623,7 +633,14 @@ class ResultCache:
         except (KeyError, TypeError, ValueError, IndexError):
             return None
         submodules = tuple((p, c) for p, c in entry["submodules"])
-        return FileResult(filename, diags, dependencies=deps, has_regions=entry["has_regions"], submodules=submodules)
+        used = tuple((p, n, c) for p, n, c in entry["used_suppressions"])
+        if used:
+            read_files = {p for p, h in deps if h is not None}
+            if any(p not in read_files for p, _, _ in used):
+                return None  # a comment in a file this analysis never read
+        return FileResult(
+            filename, diags, dependencies=deps, has_regions=entry["has_regions"], submodules=submodules, used_suppressions=used,
+        )
 
     def _codes(self) -> FrozenSet[str]:
         if self._known is None:
@@ -677,6 +694,7 @@ class ResultCache:
                 "dependencies": [list(dep) for dep in result.dependencies],
                 "has_regions": result.has_regions,
                 "submodules": [list(s) for s in result.submodules],
+                "used_suppressions": [list(u) for u in result.used_suppressions],
             }
             # the round trip makes the signed form the one get() rebuilds from the file
             content = json.loads(json.dumps(content))

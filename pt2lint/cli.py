@@ -412,7 +412,8 @@ def check(paths: Tuple[str, ...], **options: Any) -> int:
         files=[r.filename for r in results if r.error is None],
         docs_url=project.docs_url,
     )
-    diagnostics, adopted = _adopt(diagnostics, context, options, errors, project.root)
+    given = ([stdin_filename] if stdin_filename else []) if use_stdin else [f.path for f in found.files]
+    diagnostics, adopted = _adopt(diagnostics, context, options, errors, project.root, given)
     if adopted is not None:
         return adopted
 
@@ -494,10 +495,10 @@ def _write_report(path: str, text: str) -> None:
 
 def _adopt(
     diagnostics: List[Diagnostic], context: ReportContext, options: Dict[str, Any], errors: List[str],
-    root: Optional[str] = None,
+    root: Optional[str] = None, given: Optional[Sequence[str]] = None,
 ) -> Tuple[List[Diagnostic], Optional[int]]:
-    """Apply ``--baseline``, ``--write-baseline`` and ``--add-noqa`` (which edits no file through a
-    link out of the project ``root``).
+    """Apply ``--baseline``, ``--write-baseline`` and ``--add-noqa`` (which edits only the files
+    ``given`` on the command line, and none through a link out of the project ``root``).
 
     Returns:
         ``(findings left to report, exit code)``; the exit code is ``None`` when
@@ -527,7 +528,7 @@ def _adopt(
     except BaselineError as exc:
         raise CliError(str(exc)) from None
     if options["add_noqa"]:
-        result = add_noqa(diagnostics, context.sources, root=root)
+        result = add_noqa(diagnostics, context.sources, root=root, given=given)
         for message in list(errors) + list(result.errors):
             echo_error(message)
         if not quiet:

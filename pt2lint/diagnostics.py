@@ -272,6 +272,10 @@ class FileResult:
             ``forward``, a ``torch.compile``d function).
         submodules: ``(abs path, class name)`` of the project classes its analysis saw
             built as submodules of another class.
+        used_suppressions: ``(abs path, line, code as written)`` of the suppression
+            comments in other files that suppressed a finding its compiled regions reach
+            (``"*"``: a blanket one); such a comment is used in the run, whatever the
+            analysis of its own file found.
     """
 
     filename: str
@@ -281,3 +285,4 @@ class FileResult:
     dependencies: Tuple[Tuple[str, Optional[str]], ...] = ()
     has_regions: bool = False
     submodules: Tuple[Tuple[str, str], ...] = ()
+    used_suppressions: Tuple[Tuple[str, int, str], ...] = ()

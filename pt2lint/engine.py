@@ -356,7 +356,7 @@ def lint_source(
     else:
         diags = analyse_module(module, source, filename, settings, enabled)
         has_regions = True
-    diags = _suppress(diags, source, filename, enabled, others, has_regions)
+    diags, used_elsewhere = _suppress(diags, source, filename, enabled, others, has_regions)
     if findings and fixes:
         from pt2lint.fixes import FIXABLE_CODES, attach_fixes
 
@@ -374,6 +374,7 @@ def lint_source(
     return FileResult(
         filename, tuple(diags), source=original if keep_source else None,
         dependencies=dependencies, has_regions=has_regions, submodules=submodules,
+        used_suppressions=used_elsewhere,
     )
 
 
@@ -444,18 +445,25 @@ def _module_name(filename: str, settings) -> str:
     return module_name_for(path, roots)[0]
 
 
-def _suppress(diags, source: str, filename: str, enabled, others, has_regions: bool) -> List[Diagnostic]:
+def _suppress(
+    diags, source: str, filename: str, enabled, others, has_regions: bool
+) -> Tuple[List[Diagnostic], Tuple[Tuple[str, int, str], ...]]:
     """Drop suppressed findings, in every file they lie in, and at the call site in ``filename``.
 
     A finding in another project file is suppressed by a comment at its own line (in
     that file) or at the call in ``filename`` that leads to it (its anchor).  Unused
     suppressions (``PTC002``) are reported for ``filename`` only, and, in a file with no
     compiled region of its own, only for codes no other file's analysis could use.
+
+    Returns:
+        ``(findings kept, suppressions used in other files)``: the latter as ``(abs path,
+        line, code as written)`` (see :attr:`~pt2lint.diagnostics.FileResult.used_suppressions`).
     """
-    from pt2lint.suppression import apply_suppressions
+    from pt2lint.suppression import apply_suppressions, suppress_reached
 
     own = [d for d in diags if d.filename == filename]
     foreign = [d for d in diags if d.filename != filename]
+    used: set = set()
     if foreign:
         by_file: dict = {}
         for d in foreign:
@@ -463,7 +471,11 @@ def _suppress(diags, source: str, filename: str, enabled, others, has_regions: b
         foreign = []
         for name, group in by_file.items():
             text = others.get(name)
-            kept = apply_suppressions(group, text, name, frozenset(), report_unused=False) if text is not None else group
+            if text is None:
+                foreign.extend(group)
+                continue
+            kept, hits = suppress_reached(group, text)
+            used.update((os.path.abspath(name), line, code) for line, code in hits)
             foreign.extend(kept)
     # Anchors: a stand-in for each foreign finding at its call site in this file.
     proxies = {}
@@ -480,7 +492,7 @@ def _suppress(diags, source: str, filename: str, enabled, others, has_regions: b
     survivors = {id(d) for p, d in proxies.values() if any(k is p for k in kept)}
     out = [k for k in kept if id(k) not in proxies]
     out.extend(d for d in foreign if not (d.call_sites and d.call_sites[0][1] == filename) or id(d) in survivors)
-    return out
+    return out, tuple(sorted(used))
 
 
 def _stock_analysis() -> bool:
@@ -613,15 +625,17 @@ def lint_paths(
         One :class:`FileResult` per path, in the order of ``paths``.  A finding in a
         project file that several files' compiled regions reach is reported once: by
         the file it lies in when that file is linted too, else by the first file that
-        reaches it.  A cached result is used only while every file its analysis read
-        is unchanged.
+        reaches it.  A suppression that another file's analysis used is not reported
+        unused (``PTC002``) by its own file's.  A cached result is used only while every
+        file its analysis read is unchanged.
     """
     results = list(_lint_each(paths, settings, jobs, relpaths, keep_source, cache_dir))
     yield from merge_results(results) if merge else results
 
 
 def merge_results(results: Sequence[FileResult]) -> List[FileResult]:
-    """Drop findings reported by more than one result (see :func:`lint_paths`); name files as they were given."""
+    """Drop findings reported by more than one result, and unused-suppression findings about a
+    comment another result used (see :func:`lint_paths`); name files as they were given."""
     given = {os.path.abspath(r.filename): r.filename for r in results}
     # A class another linted file builds as a submodule runs in that parent's context: its
     # forward's own analysis (inputs assumed to be the caller's) says nothing about input
@@ -642,14 +656,18 @@ def merge_results(results: Sequence[FileResult]) -> List[FileResult]:
             if key not in longest or len(d.call_chain) > len(longest[key].call_chain):
                 longest[key] = d
     winners = {v[1]: v[2] for v in best.values()}
+    used = {u for r in results for u in r.used_suppressions}
     out: List[FileResult] = []
     for r in results:
-        if all(id(d) in winners and d.filename == r.filename and longest[winners[id(d)]] is d for d in r.diagnostics):
+        if all(
+            id(d) in winners and d.filename == r.filename and longest[winners[id(d)]] is d and not suppression_used_elsewhere(d, used)
+            for d in r.diagnostics
+        ):
             out.append(r)
             continue
         kept = []
         for d in r.diagnostics:
-            if id(d) not in winners:
+            if id(d) not in winners or suppression_used_elsewhere(d, used):
                 continue
             far = longest[winners[id(d)]]
             if far is not d:
@@ -661,6 +679,17 @@ def merge_results(results: Sequence[FileResult]) -> List[FileResult]:
             kept.append(d)
         out.append(replace(r, diagnostics=tuple(kept)))
     return out
+
+
+def suppression_used_elsewhere(d: Diagnostic, used) -> bool:
+    """Whether ``d`` reports a suppression as unused (``PTC002``) that another file's analysis in
+    the run used (``used``: the results' :attr:`~pt2lint.diagnostics.FileResult.used_suppressions`)."""
+    if not used or d.code != "PTC002":
+        return False
+    from pt2lint.suppression import unused_suppression_key
+
+    key = unused_suppression_key(d)
+    return key is not None and (os.path.abspath(d.filename), key[0], key[1]) in used
 
 
 def _standalone_root(d: Diagnostic) -> Tuple[str, str]:

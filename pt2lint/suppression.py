@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 import tokenize
 from dataclasses import dataclass, field
-from typing import Dict, FrozenSet, List, Optional, Sequence, Set
+from typing import Dict, FrozenSet, List, Optional, Sequence, Set, Tuple
 
 from pt2lint.diagnostics import Diagnostic, Position
 from pt2lint.lines import tokens as source_tokens
@@ -134,6 +134,18 @@ def apply_suppressions(
         return list(diags)
     specs = load_specs()
     names = {s.name: s.code for s in specs.values()}
+    kept = _drop_suppressed(diags, sups, names)
+    if not report_unused:
+        return kept
+    in_function = None if unused_analysis_codes else _function_lines(source)
+    for s in sups:
+        certain = in_function is None or s.line not in in_function
+        kept.extend(_suppression_findings(s, filename, specs, names, enabled, certain))
+    return kept
+
+
+def _drop_suppressed(diags: Sequence[Diagnostic], sups: List[Suppression], names: Dict[str, str]) -> List[Diagnostic]:
+    """``diags`` without those ``sups`` cover; marks each suppression's ``used`` codes."""
     kept: List[Diagnostic] = []
     for d in diags:
         suppressed = False
@@ -145,13 +157,44 @@ def apply_suppressions(
                     suppressed = True
         if not suppressed:
             kept.append(d)
-    if not report_unused:
-        return kept
-    in_function = None if unused_analysis_codes else _function_lines(source)
-    for s in sups:
-        certain = in_function is None or s.line not in in_function
-        kept.extend(_suppression_findings(s, filename, specs, names, enabled, certain))
     return kept
+
+
+def suppress_reached(diags: Sequence[Diagnostic], source: str) -> Tuple[List[Diagnostic], List[Tuple[int, str]]]:
+    """Drop the findings of ``diags`` (all in one other file, whose text is ``source``) that its
+    suppression comments cover, reporting nothing about the comments themselves.
+
+    Returns:
+        ``(findings kept, suppressions used)``: each used suppression as ``(line of the
+        comment, code as written there)``, ``"*"`` for a blanket one -- the key
+        :func:`unused_suppression_key` gives that comment's ``PTC002`` finding, so a run can
+        tell a comment that another file's analysis used from one that is unused.
+    """
+    sups = parse_suppressions(source)
+    if not sups:
+        return list(diags), []
+    names = {s.name: s.code for s in load_specs().values()}
+    kept = _drop_suppressed(diags, sups, names)
+    used = sorted({(s.line, code) for s in sups for code in s.used})
+    return kept, used
+
+
+#: The message of a ``PTC002`` finding, as :func:`_suppression_findings` writes it.
+_UNUSED_MESSAGE = re.compile(r"^unused suppression `[^`]*`: no (?P<code>\S+) finding here$")
+
+
+def unused_suppression_key(d: Diagnostic) -> Optional[Tuple[int, str]]:
+    """``(line, code as written)`` of the suppression an unused-suppression (``PTC002``) finding
+    is about (``"*"``: a blanket ``# pt2lint: ignore``), as :func:`suppress_reached` names a used
+    one; ``None`` for any other finding."""
+    if d.code != "PTC002":
+        return None
+    m = _UNUSED_MESSAGE.match(d.message)
+    if m is None:
+        return None
+    code = m.group("code")
+    blanket = code == "pt2lint" and "`# pt2lint: ignore`" in d.message
+    return d.start.line, "*" if blanket else code
 
 
 def _function_lines(source: str) -> Set[int]:

@@ -10,7 +10,7 @@ import textwrap
 
 import pytest
 
-from pt2lint.baseline import comment_line, insert_noqa, normalise_line
+from pt2lint.baseline import comment_line, insert_noqa, normalise_line, place_noqa
 from pt2lint.cli import cli
 from clitools import cli_runner as _runner
 
@@ -70,6 +70,15 @@ def test_insert_noqa_keeps_line_endings_and_avoids_strings_and_continuations():
     assert out == 'x = f("""a\r\nb""").item()  # noqa: PTC101\r\ny = 1 + \\\r\n    2  # noqa: PTC301\r\n'
 
 
+def test_place_noqa_writes_no_comment_where_none_suppresses_the_finding():
+    # the finding's statement is line 2 only; its line ends inside a string that ends on line 3,
+    # and the line above the statement ends inside a string too: no line a comment can cover it from
+    src = "s = '''a\nb'''; t = f('''\nc''')\n"
+    assert place_noqa(src, {(2, (2, 2)): ["PTC101"]}) == (src, 0, [2])
+    new, added, unplaced = place_noqa(src, {(2, (1, 3)): ["PTC101"]})
+    assert (added, unplaced) == (1, []) and new.endswith("c''')  # noqa: PTC101\n")
+
+
 def test_normalise_line_ignores_indentation_spacing_and_comments():
     assert normalise_line("    n  =  x.sum().item()   # noqa: PTC101") == "n = x.sum().item()"
     assert normalise_line("s = '# not a comment'  # but this is") == "s = '# not a comment'"
@@ -106,6 +115,53 @@ def test_add_noqa_keeps_encoding_and_bom(project):
     data = (project / "bom.py").read_bytes()
     assert data.startswith(codecs.BOM_UTF8) and data.count(codecs.BOM_UTF8) == 1 and b"# noqa: PTC101" in data
     assert run("latin.py", "bom.py").exit_code == 0
+
+
+BACKSLASH_BODY = textwrap.dedent(
+    """\
+    import torch
+    from torch import nn
+
+
+    class Net(nn.Module):
+        def forward(self, x):
+            if x.sum().item(): \\
+                x = x + 1
+            if x.max().item() > 0 and \\
+                    x.min().item() < 0:
+                x = x - 1
+            return x
+
+
+    m = torch.compile(Net())
+    """
+)
+
+
+def test_add_noqa_puts_the_comment_where_it_suppresses_a_header_continued_by_a_backslash(project):
+    """`if <finding>: \\` with its body on the next line: a comment after the body is outside the
+    `if` header and suppresses nothing there, so it goes on its own line above the `if`; a header
+    continued onto its next line takes the comment at the header's end, as before."""
+    (project / "m.py").write_text(BACKSLASH_BODY)
+    before = run("m.py")
+    assert [row.split()[:2] for row in before.stdout.splitlines()] == [
+        ["m.py:7:20:", "PTC101"], ["m.py:9:20:", "PTC101"], ["m.py:10:25:", "PTC101"],
+    ], before.stdout
+    result = run("--add-noqa", "m.py")
+    assert result.exit_code == 0, result.stderr
+    assert "Added 2 noqa directives to 1 file." in result.stderr
+    text = (project / "m.py").read_text()
+    assert text.splitlines()[6:12] == [
+        "        # noqa: PTC101",
+        "        if x.sum().item(): \\",
+        "            x = x + 1",
+        "        if x.max().item() > 0 and \\",
+        "                x.min().item() < 0:  # noqa: PTC101",
+        "            x = x - 1",
+    ]
+    after = run("m.py")
+    assert after.exit_code == 0, after.stdout
+    assert run("--add-noqa", "m.py").stderr.startswith("Added 0 noqa directives")
 
 
 # ----------------------------------------------------------------- baselines

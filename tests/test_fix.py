@@ -593,6 +593,49 @@ def test_read_only_file_is_reported_and_untouched(project):
         os.chmod(path, 0o644)
 
 
+LEFT_MODEL = HEADER + code(
+    """
+    class M(nn.Module):
+        def forward(self, x):
+            print("x", x.shape)
+            return x * x.abs().max().item()
+    """
+)
+
+
+@pytest.mark.parametrize("how", ["read-only", "link out of the project"])
+def test_a_file_fix_cannot_write_reports_the_findings_it_still_has(tmp_path, monkeypatch, how):
+    """Nothing was written, so what is left is what `check` finds in the file: the print the
+    fix would have guarded included, at the lines the file has (not those of the fixed text)."""
+    root = tmp_path / "proj"
+    root.mkdir()
+    (root / "pyproject.toml").write_text("")
+    if how == "read-only":
+        path = root / "m.py"
+        path.write_text(LEFT_MODEL)
+        os.chmod(path, 0o444)
+    else:
+        (tmp_path / "outside").mkdir()
+        (tmp_path / "outside" / "o.py").write_text(LEFT_MODEL)
+        os.symlink(str(tmp_path / "outside" / "o.py"), str(root / "m.py"))
+    monkeypatch.chdir(root)
+    try:
+        checked = run("check", "--no-cache", "m.py")
+        assert [line.split()[:2] for line in checked.stdout.splitlines()] == [["m.py:7:9:", "PTC301"], ["m.py:8:34:", "PTC101"]]
+        result = run("fix", "--no-cache", "m.py")
+        assert result.exit_code == 2
+        assert (root / "m.py").read_text() == LEFT_MODEL
+        left = [line.split()[:2] for line in result.stdout.splitlines() if not line.startswith("  =")]
+        assert left == [["m.py:7:9:", "PTC301"], ["m.py:8:34:", "PTC101"]], result.stdout
+        assert "guard:" in result.stdout and "Fixed 0 findings in 0 files; 2 findings left" in result.stderr
+        doc = json.loads(run("fix", "--no-cache", "--output-format", "json", "m.py").stdout)
+        assert [(d["code"], d["location"]["row"]) for d in doc["remaining"]] == [("PTC301", 7), ("PTC101", 8)]
+        assert doc["files"] == []
+    finally:
+        if how == "read-only":
+            os.chmod(root / "m.py", 0o644)
+
+
 def test_syntax_error_file_is_reported_and_untouched_others_are_fixed(project):
     broken = project / "broken.py"
     broken.write_text("def f(:\n    pass\n" + MODEL)

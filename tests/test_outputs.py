@@ -250,6 +250,62 @@ def test_add_noqa_refuses_a_read_only_file_like_fix(project):
     assert (project / "m.py").read_text() == MODEL
 
 
+HELPER = "def scale(x):\n    return x * x.sum().item()\n"
+CALLER = textwrap.dedent(
+    """\
+    import torch
+    from torch import nn
+
+    from {module} import scale
+
+
+    class Net(nn.Module):
+        def forward(self, x):
+            return scale(x)
+
+
+    m = torch.compile(Net())
+    """
+)
+
+
+def test_add_noqa_edits_only_the_files_it_was_given(tmp_path, monkeypatch):
+    """A finding in a file the command was not given, reached from a given one, is suppressed at
+    the call in the given file that leads to it; the other file (here: a package file not named,
+    and a file outside the project that the config's `src` points to) is never written."""
+    root = tmp_path / "p1"
+    (root / "pkg").mkdir(parents=True)
+    (root / "pyproject.toml").write_text("")
+    (root / "pkg" / "__init__.py").write_text("")
+    (root / "pkg" / "helpers.py").write_text(HELPER)
+    (root / "pkg" / "model.py").write_text(CALLER.format(module=".helpers"))
+    monkeypatch.chdir(root)
+    before = run("check", "--no-cache", "-q", "pkg/model.py")
+    assert before.code == 1 and before.stdout.startswith("pkg/helpers.py:2:"), before
+    out = run("check", "--no-cache", "--add-noqa", "pkg/model.py")
+    assert out.code == 0, out
+    assert (root / "pkg" / "helpers.py").read_text() == HELPER
+    assert "        return scale(x)  # noqa: PTC101\n" in (root / "pkg" / "model.py").read_text()
+    assert run("check", "--no-cache", "pkg/model.py").code == 0
+    assert run("check", "--no-cache", ".").code == 0
+
+    shared = tmp_path / "p2" / "shared"
+    shared.mkdir(parents=True)
+    (shared / "sharedhelpers.py").write_text(HELPER)
+    proj = tmp_path / "p2" / "proj"
+    proj.mkdir()
+    (proj / "pyproject.toml").write_text('[tool.pt2lint]\nsrc = ["../shared"]\n')
+    (proj / "model.py").write_text(CALLER.format(module="sharedhelpers"))
+    monkeypatch.chdir(proj)
+    before = run("check", "--no-cache", "-q", ".")
+    assert before.code == 1 and f"{shared / 'sharedhelpers.py'}:2:" in before.stdout, before
+    out = run("check", "--no-cache", "--add-noqa", ".")
+    assert out.code == 0, out
+    assert (shared / "sharedhelpers.py").read_text() == HELPER
+    assert "        return scale(x)  # noqa: PTC101\n" in (proj / "model.py").read_text()
+    assert run("check", "--no-cache", ".").code == 0
+
+
 # --- config files are read like every other file ------------------------------------------------
 
 

@@ -378,6 +378,48 @@ def test_suppression_at_the_finding_or_at_the_call_site(tmp_path):
     assert found(lint_tree(tmp_path, ["s/h.py"])) == []
 
 
+def test_a_suppression_used_by_another_files_region_is_not_unused_in_a_file_with_regions_of_its_own(tmp_path, monkeypatch):
+    """helpers.py has a compiled region of its own (Other), which does not call scale; model.py's
+    does, and the noqa on scale's line suppresses that finding: it is used, in this run."""
+    write(tmp_path, {**PYPROJECT,
+        "pkg/__init__.py": "",
+        "pkg/helpers.py": """
+            from torch import nn
+
+            def scale(x):
+                return x * x.sum().item()  # noqa: PTC101
+
+            class Other(nn.Module):
+                def forward(self, x):
+                    return x  # noqa: PTC102
+            """,
+        "pkg/model.py": """
+            from torch import nn
+            from .helpers import scale
+
+            class Net(nn.Module):
+                def forward(self, x):
+                    return scale(x)
+            """,
+    })
+    # the noqa that suppresses nothing anywhere is still reported
+    assert found(lint_tree(tmp_path, ["pkg"])) == [("pkg/helpers.py", 8, "PTC002")]
+    cache = str(tmp_path / "cache")
+    assert found(lint_tree(tmp_path, ["pkg"], cache_dir=cache)) == [("pkg/helpers.py", 8, "PTC002")]
+    assert found(lint_tree(tmp_path, ["pkg"], cache_dir=cache)) == [("pkg/helpers.py", 8, "PTC002")]  # from the cache
+    from pt2lint.cli import cli
+
+    monkeypatch.chdir(tmp_path)
+    out = cli_runner().invoke(cli, ["check", "--no-cache", "."], catch_exceptions=False)
+    assert [row.split()[:2] for row in out.stdout.splitlines()] == [["pkg/helpers.py:8:19:", "PTC002"]], out.stdout
+    out = cli_runner().invoke(cli, ["fix", "--no-cache", "--diff", "."], catch_exceptions=False)  # left: on stderr
+    assert [row.split()[:2] for row in out.stderr.splitlines() if row.startswith("pkg/")] == [["pkg/helpers.py:8:19:", "PTC002"]], out.stderr
+    # without it, the finding it suppressed comes back: the comment was needed
+    helpers = tmp_path / "pkg" / "helpers.py"
+    helpers.write_text(helpers.read_text().replace("  # noqa: PTC101", ""))
+    assert found(lint_tree(tmp_path, ["pkg"])) == [("pkg/helpers.py", 4, "PTC101"), ("pkg/helpers.py", 8, "PTC002")]
+
+
 def test_unused_suppression_in_the_entry_file_is_still_reported(tmp_path):
     write(tmp_path, {**PYPROJECT,
         "u/__init__.py": "",

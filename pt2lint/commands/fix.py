@@ -114,6 +114,12 @@ class FileFix:
         remaining: findings left, in scope of the selection.
         unsafe_left: of those, how many have an unsafe fix that was not applied.
         error: one-line reason the file could not be fixed.
+        before: when fixes changed the text, the in-scope findings of the text as
+            read (what is left if the fixed text is not written); else ``None``.
+        used_suppressions: the suppressions in other files that the analysis of the
+            text reported used (``before_used``: those of the text as read); another file's
+            unused-suppression finding about one of them is not left.
+        unwritten: the fixed text is not written (see :meth:`keep_original`).
     """
 
     path: str
@@ -125,11 +131,31 @@ class FileFix:
     error: Optional[str] = None
     verify_units: Any = None
     verify_fixes: Any = None
+    before: Optional[Tuple[Diagnostic, ...]] = None
+    used_suppressions: Tuple[Tuple[str, int, str], ...] = ()
+    before_used: Tuple[Tuple[str, int, str], ...] = ()
+    unwritten: bool = False
 
     @property
     def changed(self) -> bool:
         """Whether fixes changed the file's text."""
         return self.src is not None and self.applied > 0 and self.text != self.src.text
+
+    def keep_original(self) -> None:
+        """The fixed text will not be written: the file stays as it was read, no fix counts, and
+        the findings left are those of the text as read (at its lines), not of the fixed text."""
+        if self.src is None:
+            return
+        if self.before is not None:
+            self.remaining = self.before
+            self.unsafe_left = _unsafe_count(self.before)
+            self.used_suppressions = self.before_used
+        self.text, self.applied, self.unwritten = self.src.text, 0, True
+
+
+def _unsafe_count(remaining: Sequence[Diagnostic]) -> int:
+    """How many of ``remaining`` have an unsafe fix with edits (applied only with ``--unsafe-fixes``)."""
+    return sum(1 for d in remaining if d.fix is not None and d.fix.applicability is Applicability.UNSAFE and d.fix.edits)
 
 
 def _selector(selection: RuleSelection, unsafe: bool):
@@ -203,8 +229,11 @@ def fix_one(path: str, relpath: str, settings, selection: RuleSelection, unsafe:
     except Exception as exc:  # a codemod bug must not stop the run or touch the file
         return FileFix(path, error=f"{path}: internal error while fixing: {type(exc).__name__}: {exc}")
     remaining = tuple(d for d in outcome.remaining if selection.in_scope(d))
-    unsafe_left = sum(1 for d in remaining if d.fix is not None and d.fix.applicability is Applicability.UNSAFE and d.fix.edits)
-    return FileFix(path, src, outcome.text, len(outcome.applied), remaining, unsafe_left)
+    before = tuple(d for d in outcome.first if selection.in_scope(d)) if outcome.text != src.text else None
+    return FileFix(
+        path, src, outcome.text, len(outcome.applied), remaining, _unsafe_count(remaining), before=before,
+        used_suppressions=outcome.used, before_used=outcome.first_used,
+    )
 
 
 def _worker(args) -> FileFix:
@@ -253,7 +282,8 @@ def _unfixable_from_cache(files, project, selection: RuleSelection, cache_dir: s
             continue
         if any(d.code in FIXABLE_CODES for d in hit.diagnostics):
             continue
-        out[f.path] = FileFix(f.path, None, "", 0, tuple(d for d in hit.diagnostics if selection.in_scope(d)), 0)
+        remaining = tuple(d for d in hit.diagnostics if selection.in_scope(d))
+        out[f.path] = FileFix(f.path, None, "", 0, remaining, 0, used_suppressions=hit.used_suppressions)
     return out
 
 
@@ -335,7 +365,7 @@ def verify_fixes(results: Sequence[FileFix], files, project, options: Dict[str, 
         if problems:
             out.append(Verdict(r.path, "<module>", 1, UNVERIFIABLE, problems[0] + "; the file is not fixed", problems[1:]))
             r.verify_units = []
-            r.text, r.applied = r.src.text, 0
+            r.keep_original()
             continue
         if units:
             planned.append((os.path.abspath(r.path), r.path, relpaths.get(r.path, r.path), r.src.text, tuple(units)))
@@ -409,18 +439,22 @@ def unified_diff(path: str, old: str, new: str) -> str:
     return "".join(out)
 
 
-def describe(d: Diagnostic, unsafe: bool, verdict: Optional[str] = None) -> str:
+def describe(d: Diagnostic, unsafe: bool, verdict: Optional[str] = None, unwritten: bool = False) -> str:
     """A remaining finding as text: the ``check`` line, then why its fix was not applied.
 
     ``verdict`` is the ``--verify`` status of the finding's function (``rejected``,
-    ``unverifiable``), when that is why its fix was not kept.
+    ``unverifiable``), when that is why its fix was not kept; ``unwritten``: the finding's
+    file was not written (read-only, a link out of the project, ...).
     """
+    from pt2lint.fixes.apply import applicable
     from pt2lint.reporters.text import format_line
 
     line = format_line(d)
     fix = d.fix
     if fix is None:
         return line + "\n"
+    if unwritten and fix.edits and applicable(fix, unsafe):
+        return f"{line}\n  = {fix.name}: {fix.message} (not applied: the file was not written)\n"
     if verdict is not None and fix.edits and fix.applicability is not Applicability.DISPLAY_ONLY:
         return f"{line}\n  = {fix.name}: {fix.message} (not applied: --verify found the rewrite of this function {verdict})\n"
     if fix.applicability is Applicability.DISPLAY_ONLY or not fix.edits:
@@ -517,9 +551,16 @@ def run_fix(paths: Tuple[str, ...], options: Dict[str, Any]) -> int:
                 write_fixed(result.path, result.src, result.text, project.root)
             except FixError as exc:
                 errors.append(f"{result.path}: {exc}")
-                result.applied = 0
+                result.keep_original()  # report the file as it is on disk
         report_stream_err = show_diff
 
+    used = {u for r in results if r.error is None for u in r.used_suppressions}
+    if used:  # a suppression another file's analysis used is not unused
+        from pt2lint.engine import suppression_used_elsewhere
+
+        for r in results:
+            if r.error is None:
+                r.remaining = tuple(d for d in r.remaining if not suppression_used_elsewhere(d, used))
     if show_diff:
         # Nothing was written: report what is left at the lines of the files as they are on disk.
         for r in results:
@@ -534,7 +575,10 @@ def run_fix(paths: Tuple[str, ...], options: Dict[str, Any]) -> int:
         from pt2lint.confirm.verify import unit_of_symbol
 
         unproven = {(v.path, v.unit): v.status for v in verified if v.status != "verified"}
-        report = "".join(describe(d, unsafe, unproven.get((d.filename, unit_of_symbol(d.symbol) or ""))) for d in remaining)
+        unwritten = {r.path for r in results if r.error is None and r.unwritten}
+        report = "".join(
+            describe(d, unsafe, unproven.get((d.filename, unit_of_symbol(d.symbol) or "")), d.filename in unwritten) for d in remaining
+        )
         if report and (use_stdin or report_stream_err):
             click.echo(report, nl=False, err=True)
         elif report:

@@ -25,7 +25,7 @@ import codecs
 import io
 import tokenize
 from dataclasses import dataclass, field
-from typing import Callable, List, Optional
+from typing import Callable, List, Optional, Tuple
 
 import libcst as cst
 
@@ -114,12 +114,19 @@ class FixOutcome:
         applied: the fixes applied, over all rounds.
         remaining: findings of the last lint (with their fixes or refusals).
         rounds: lint rounds run.
+        first: findings of the first lint, of the text as given (what is left
+            if the fixed text is never written).
+        used: the suppressions in other files that the last lint used
+            (:attr:`~pt2lint.diagnostics.FileResult.used_suppressions`); ``first_used``: the first lint's.
     """
 
     text: str
     applied: List[Fix] = field(default_factory=list)
     remaining: List[Diagnostic] = field(default_factory=list)
     rounds: int = 0
+    first: List[Diagnostic] = field(default_factory=list)
+    used: Tuple[Tuple[str, int, str], ...] = ()
+    first_used: Tuple[Tuple[str, int, str], ...] = ()
 
     @property
     def changed(self) -> bool:
@@ -177,6 +184,9 @@ def fix_text(
         result = lint_source(outcome.text, filename, settings, relpath=relpath, fix_names=names_for)
         outcome.rounds += 1
         outcome.remaining = list(result.diagnostics)
+        outcome.used = result.used_suppressions
+        if outcome.rounds == 1:
+            outcome.first, outcome.first_used = outcome.remaining, outcome.used
         syntax = next((d for d in result.diagnostics if d.code == "PTC001"), None)
         if syntax is not None:
             if outcome.rounds == 1:
