@@ -155,6 +155,17 @@ class TensorToPythonScalar(Rule):
                     "1-element tensor, or pass the index as an int)",
                 )
                 return
+        if q == "torch._assert" and ev.args and ev.args[0].kind is Kind.TENSOR and not ev.args[0].weak:
+            # ``torch._assert(cond, msg)`` runs ``assert cond``: the truth of a tensor condition is read
+            # into Python (measured on torch 2.13: "Data dependent operator", GB0033; with
+            # capture_scalar_outputs it still broke); a Python condition (a shape test) traces
+            interp.report(
+                self.code,
+                ev.node,
+                "`torch._assert()` of a tensor condition reads its truth into Python: graph break "
+                "(use torch._assert_async(cond), or an `assert cond, \"message\"` with a constant message)",
+            )
+            return
         if not self.settings.capture_scalar_outputs and self._reads_a_size(interp, ev):
             return
         if q and q.startswith("math.") and _has_tensor_arg(ev):
@@ -351,7 +362,7 @@ class DataDependentBranch(Rule):
                 self.code,
                 ev.node.test,
                 "`assert` on a tensor value with a computed message is data-dependent control flow: graph break "
-                "(use a constant string message, which Dynamo turns into torch._assert_async, or torch._assert)",
+                "(use a constant string message, which Dynamo turns into torch._assert_async)",
             )
 
     def on_test(self, interp, ev) -> None:
