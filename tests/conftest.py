@@ -94,3 +94,21 @@ def fake_analysis(monkeypatch):
 
     monkeypatch.setattr(pt2lint.engine, "_may_have_findings", lambda source: True)
     return analyse_module
+
+
+@pytest.fixture(scope="module")
+def tool():
+    """``tools/gen_dynamo_facts.py`` imported as a module (needs torch and NumPy, else the test skips)."""
+    import importlib.util
+    import sys
+    from pathlib import Path
+
+    pytest.importorskip("torch")
+    pytest.importorskip("numpy")
+    path = Path(__file__).resolve().parent.parent / "tools" / "gen_dynamo_facts.py"
+    spec = importlib.util.spec_from_file_location("gen_dynamo_facts", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["gen_dynamo_facts"] = module
+    spec.loader.exec_module(module)
+    yield module
+    sys.modules.pop("gen_dynamo_facts", None)

@@ -8,7 +8,6 @@ findings the table enables and the near misses it must not flag.
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import subprocess
 import sys
@@ -22,7 +21,6 @@ from pt2lint.settings import LintSettings, resolve_selection
 from linttools import found
 
 ROOT = Path(__file__).resolve().parent.parent
-TOOL = ROOT / "tools" / "gen_dynamo_facts.py"
 SECTIONS = ("calls", "tensor_calls", "shape_calls", "sized_calls")
 # Sections whose candidates the tool derives from torch (an op scan, the inplace_view tag,
 # the NumPy functions torch._numpy lacks), and the static keys of their entries.
@@ -37,17 +35,6 @@ PROBED_KEYS = ("outcome", "gb", "where", "confirmed")
 def _shipped() -> dict:
     return json.loads((ROOT / "pt2lint" / "data" / "dynamo_facts.json").read_text(encoding="utf-8"))
 
-
-@pytest.fixture(scope="module")
-def tool():
-    pytest.importorskip("torch")
-    pytest.importorskip("numpy")
-    spec = importlib.util.spec_from_file_location("gen_dynamo_facts", TOOL)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["gen_dynamo_facts"] = module
-    spec.loader.exec_module(module)
-    yield module
-    sys.modules.pop("gen_dynamo_facts", None)
 
 
 @pytest.fixture(scope="module")

@@ -11,19 +11,14 @@ fails here.  Needs torch only to load the generator's probe scaffolding.
 from __future__ import annotations
 
 import collections
-import importlib.util
 import json
-import sys
 from pathlib import Path
-
-import pytest
 
 from pt2lint.engine import lint_source
 from pt2lint.settings import LintSettings, resolve_selection
 from pt2lint.specs import load_specs
 
 ROOT = Path(__file__).resolve().parent.parent
-TOOL = ROOT / "tools" / "gen_dynamo_facts.py"
 
 #: (section, entry) -> why no rule reports the break the probe saw.
 NOT_REPORTED = {
@@ -46,18 +41,6 @@ NOT_REPORTED = {
     ("shape_ops", "x.to_sparse_bsc(2)"): "sparse layouts (GB0277) have no rule yet: an uncovered id of the coverage table",
     ("shape_ops", "x.to_sparse_bsr(2)"): "as x.to_sparse_bsc(2)",
 }
-
-
-@pytest.fixture(scope="module")
-def tool():
-    pytest.importorskip("torch")
-    pytest.importorskip("numpy")
-    spec = importlib.util.spec_from_file_location("gen_dynamo_facts_scaffold", TOOL)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["gen_dynamo_facts_scaffold"] = module
-    spec.loader.exec_module(module)
-    yield module
-    sys.modules.pop("gen_dynamo_facts_scaffold", None)
 
 
 def _breaking_entries():

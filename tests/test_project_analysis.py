@@ -560,17 +560,21 @@ def test_results_do_not_depend_on_the_job_count(tmp_path, jobs):
     ]
 
 
+#: An installed package whose function breaks inside (a data-dependent ``if``, line 2 of core.py).
+FANCYOPS = {
+    "fancyops/__init__.py": "from .core import fused_norm\n",
+    "fancyops/core.py": """
+        def fused_norm(x):
+            if x.abs().max() > 1e4:
+                raise ValueError("overflow")
+            return x / x.norm()
+        """,
+}
+
+
 def test_follow_imports_reads_an_installed_package_and_reports_at_the_call_site(tmp_path, monkeypatch):
     site = tmp_path / "env" / "lib" / "site-packages"
-    write(site, {
-        "fancyops/__init__.py": "from .core import fused_norm\n",
-        "fancyops/core.py": """
-            def fused_norm(x):
-                if x.abs().max() > 1e4:
-                    raise ValueError("overflow")
-                return x / x.norm()
-            """,
-    })
+    write(site, FANCYOPS)
     write(tmp_path / "proj", {**PYPROJECT,
         "net/__init__.py": "",
         "net/model.py": """
@@ -600,15 +604,7 @@ def test_follow_imports_reports_each_project_call_of_a_breaking_library_function
     """Dynamo breaks at every call of an inlined library function that breaks inside: two calls
     from project code are two findings, each at its own call site, though the library line is one."""
     site = tmp_path / "env" / "lib" / "site-packages"
-    write(site, {
-        "fancyops/__init__.py": "from .core import fused_norm\n",
-        "fancyops/core.py": """
-            def fused_norm(x):
-                if x.abs().max() > 1e4:
-                    raise ValueError("overflow")
-                return x / x.norm()
-            """,
-    })
+    write(site, FANCYOPS)
     write(tmp_path / "proj", {**PYPROJECT,
         "net/__init__.py": "",
         "net/model.py": """

@@ -286,7 +286,6 @@ class TensorEqualAllclose(Rule):
 
     def on_call(self, interp, ev) -> None:
         q = ev.qualname
-        via = ""
         if q in _DATA_FUNCTIONS and any(a.kind is Kind.TENSOR for a in ev.args):
             name = f"torch.{q.rsplit('.', 1)[-1]}()"
         elif ev.method in ("equal", "allclose", "is_nonzero") and ev.receiver is not None and ev.receiver.kind is Kind.TENSOR and not ev.receiver.weak:
