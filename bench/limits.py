@@ -24,6 +24,7 @@ an ``if`` with 100 ``elif``\ s           2
 400 conditional expressions            2
 2,000 ``.item()`` terms ``or``\ ed       2
 a list literal of 20,000 ints          2
+20 nested ``try``/``finally``            2        200
 =====================================  =======  ======
 
 CPU time (user + system of the child) is reported next to wall time, because on a shared
@@ -161,6 +162,17 @@ def compiled_functions(count: int = 500) -> str:
     return "\n".join(lines) + "\n"
 
 
+def nested_finally(depth: int = 20, body: int = 64) -> str:
+    """``depth`` ``try``/``finally`` statements, each in the ``finally`` of the one before (CPython's
+    limit), ``body`` statements in the innermost: CPython's code generation copies each
+    ``finally`` body twice, so compiling it for real would emit them 2**depth times."""
+    lines = []
+    for i in range(depth):
+        lines += ["    " * i + "try:", "    " * (i + 1) + "pass", "    " * i + "finally:"]
+    lines += ["    " * depth + f"x{i} = {i}" for i in range(body)]
+    return "\n".join(lines) + "\n"
+
+
 CASES: List[Tuple[str, Callable[[], str], float, Optional[float]]] = [
     ("18 nested for loops", nested_loops, 2.0, None),
     ("200 tensor ifs in one forward", tensor_ifs, 2.0, None),
@@ -174,6 +186,7 @@ CASES: List[Tuple[str, Callable[[], str], float, Optional[float]]] = [
     ("2,000 .item() terms or-ed", or_items, 2.0, None),
     ("a list literal of 20,000 ints", big_list, 2.0, None),
     ("500 compiled functions called in the file", compiled_functions, 2.0, None),
+    ("20 nested try/finally", nested_finally, 2.0, 200.0),
 ]
 
 

@@ -27,11 +27,13 @@ def check_docs_url(template: object) -> str:
 
     A template is an ``http://``, ``https://`` or ``file://`` URL containing ``{code}``
     (replaced by the rule code, ``PTC101``) and optionally ``{name}`` (the rule name,
-    ``tensor-item``); a literal brace is written ``{{`` or ``}}``.
+    ``tensor-item``), each written alone, with no conversion or format spec (``{code!r}``,
+    ``{code:>20}``); a literal brace is written ``{{`` or ``}}``.
 
     Raises:
-        ValueError: not a string, another scheme, no ``{code}``, an unknown placeholder or
-            an unbalanced brace (the message says which, without naming the setting).
+        ValueError: not a string, another scheme, no ``{code}``, an unknown placeholder, a
+            placeholder with a conversion or format spec, or an unbalanced brace (the
+            message says which, without naming the setting).
     """
     import string
 
@@ -40,12 +42,20 @@ def check_docs_url(template: object) -> str:
     if not template.startswith(("https://", "http://", "file://")):
         raise ValueError(f"must be an http(s):// or file:// URL, not {template!r}")
     try:
-        fields = [f for _, f, _, _ in string.Formatter().parse(template) if f is not None]
+        parts = [(f, spec, conv) for _, f, spec, conv in string.Formatter().parse(template) if f is not None]
     except ValueError as exc:
         raise ValueError(f"{template!r} is not a valid template: {exc}") from None
+    fields = [f for f, _, _ in parts]
     unknown = [f for f in fields if f not in DOCS_URL_FIELDS]
     if unknown:
         raise ValueError(f"{template!r} has the unknown placeholder {{{unknown[0]}}} (use {{code}} and {{name}})")
+    for f, spec, conv in parts:
+        if spec or conv is not None:
+            written = "{" + f + (f"!{conv}" if conv is not None else "") + (f":{spec}" if spec else "") + "}"
+            raise ValueError(
+                f"{template!r} has the placeholder {written}: a conversion or format spec is not allowed "
+                "(write {code} or {name} alone)"
+            )
     if "code" not in fields:
         raise ValueError(f"{template!r} must contain {{code}}, where the rule code goes")
     return template

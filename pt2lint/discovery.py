@@ -19,7 +19,7 @@ from __future__ import annotations
 import os
 import stat
 from dataclasses import dataclass, field
-from typing import Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 
 from pt2lint.globs import MAX_PATTERN_CHARS, Globs, compile_patterns
 from pt2lint.reading import is_within
@@ -359,6 +359,40 @@ def discover(paths: Iterable[str], settings: DiscoverySettings, cwd: Optional[st
     return Discovery(files=files, errors=errors)
 
 
+def walk_tree(top: str, onerror: Optional[Callable[[OSError], None]] = None) -> Iterator[Tuple[str, List[str], List[str]]]:
+    """``os.walk(top, onerror=onerror, followlinks=False)``, top-down, without recursion.
+
+    Yields ``(dirpath, dirnames, filenames)`` for ``top`` and each directory below it,
+    parents before children, siblings in listing order; the caller may prune ``dirnames``
+    in place to skip directories.  A link to a directory is listed in ``dirnames`` but
+    never entered.  A directory that cannot be listed is passed to ``onerror`` and
+    skipped.  Python 3.11's ``os.walk`` recurses once per level, so a tree ~1000
+    directories deep raised ``RecursionError``; here depth costs only a list entry.
+    """
+    stack = [top]
+    while stack:
+        dirpath = stack.pop()
+        dirnames: List[str] = []
+        filenames: List[str] = []
+        try:
+            with os.scandir(dirpath) as entries:
+                for entry in entries:
+                    try:
+                        is_dir = entry.is_dir()
+                    except OSError:
+                        is_dir = False
+                    (dirnames if is_dir else filenames).append(entry.name)
+        except OSError as exc:
+            if onerror is not None:
+                onerror(exc)
+            continue
+        yield dirpath, dirnames, filenames
+        for name in reversed(dirnames):
+            child = os.path.join(dirpath, name)
+            if not os.path.islink(child):
+                stack.append(child)
+
+
 def _walk(top: str, matcher: _Matcher, add, errors: List[str], cwd: str) -> None:
     """Walk ``top`` (not following symbolic links), calling ``add`` for each Python file kept.
 
@@ -383,9 +417,9 @@ def _walk(top: str, matcher: _Matcher, add, errors: List[str], cwd: str) -> None
         where = display_path(exc.filename, cwd) if exc.filename else display_path(top, cwd)
         errors.append(f"{where}: {os_error_reason(exc)}")
 
-    for dirpath, dirnames, filenames in os.walk(top, onerror=onerror, followlinks=False):
+    for dirpath, dirnames, filenames in walk_tree(top, onerror):
         chain = chains.pop(dirpath, None)
-        if chain is None:  # pragma: no cover - os.walk only yields directories we kept
+        if chain is None:  # pragma: no cover - the walk only yields directories we kept
             chain = matcher.gitignore_chain(dirpath)
         keep = []
         for name in sorted(dirnames):

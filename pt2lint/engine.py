@@ -167,7 +167,9 @@ def _cpython_verdict(source: str) -> Optional[Tuple[str, int, int, int, int]]:
     The whole compiler runs (parser, symbol table, code generation: ``return``
     outside a function, a duplicate argument and 21 nested blocks are found only
     there), with ``dont_inherit`` so pt2lint's own ``__future__`` imports do not
-    leak in; the code object is discarded, nothing runs.  Positions are 1-based
+    leak in; the code object is discarded, nothing runs.  Nested ``finally`` bodies,
+    which CPython's code generation copies exponentially, are compiled once
+    (:func:`pt2lint.pycompile.compile_module`).  Positions are 1-based
     characters (CPython gives UTF-8 byte columns for compiler errors; they are
     converted).  A depth limit (``RecursionError``, ``MemoryError``) is judged as
     ``import`` in a fresh ``python`` would judge it, whatever this thread's depth and
@@ -176,6 +178,8 @@ def _cpython_verdict(source: str) -> Optional[Tuple[str, int, int, int, int]]:
     import hashlib
     import warnings
 
+    from pt2lint.pycompile import compile_module
+
     key = hashlib.sha256(source.encode("utf-8", "surrogatepass")).hexdigest()
     if key in _VERDICTS:
         return _VERDICTS[key]
@@ -183,7 +187,7 @@ def _cpython_verdict(source: str) -> Optional[Tuple[str, int, int, int, int]]:
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # SyntaxWarnings about the linted code are not ours to print
-            compile(source, "<pt2lint>", "exec", dont_inherit=True)
+            compile_module(source, "<pt2lint>")
     except SyntaxError as exc:
         verdict = _rejection(exc, source)
     except ValueError as exc:  # older CPythons: "source code string cannot contain null bytes"

@@ -35,6 +35,7 @@ import warnings
 from typing import Any, Callable, Optional, Tuple
 
 from pt2lint.diagnostics import Diagnostic, FileResult, Position, syntax_error
+from pt2lint.pycompile import compile_module
 
 #: Bracket depth from which a file is compiled by CPython first (CPython allows 200; LibCST dies near 2000).
 DEEP_BRACKETS = 100
@@ -151,7 +152,7 @@ def compile_as_imported(source: str, filename: str = "<pt2lint>") -> Optional[Ba
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # SyntaxWarnings are not ours to print
             try:
-                compile(source, filename, "exec", dont_inherit=True)
+                compile_module(source, filename)  # CPython's compile, without its exponential `finally` copies
             except (SyntaxError, RecursionError, MemoryError, ValueError, OverflowError) as exc:
                 box["error"] = exc
 
@@ -163,7 +164,7 @@ def compile_as_imported(source: str, filename: str = "<pt2lint>") -> Optional[Ba
 
     def target() -> None:
         if pad_frames:
-            extra = sys.getrecursionlimit() - DEFAULT_RECURSION_LIMIT + IMPORT_FRAMES - _frame_depth() - 2
+            extra = sys.getrecursionlimit() - DEFAULT_RECURSION_LIMIT + IMPORT_FRAMES - _frame_depth() - 3  # judge() and compile_module()
             if extra > 0:
                 descend(extra)
                 return

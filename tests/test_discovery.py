@@ -210,3 +210,65 @@ def test_display_path_outside_cwd_is_absolute(tmp_path):
     inside.mkdir()
     assert display_path(str(tmp_path / "x.py"), str(inside)) == str(tmp_path / "x.py")
     assert display_path("a/b.py", str(inside)) == os.path.join("a", "b.py")
+
+
+def _deep_tree(root, levels):
+    """``root/deep/d/d/.../d/x.py``, ``levels`` directories ``d`` deep (built relative, level by level)."""
+    here = os.getcwd()
+    os.chdir(root)
+    try:
+        os.mkdir("deep")
+        os.chdir("deep")
+        for _ in range(levels):
+            os.mkdir("d")
+            os.chdir("d")
+        with open("x.py", "w") as fh:
+            fh.write("x = 1\n")
+    finally:
+        os.chdir(here)
+
+
+def _remove_deep_tree(root, levels):
+    """Undo :func:`_deep_tree` without recursion (``shutil.rmtree``, pytest's clean-up of old
+    temporary folders included, recurses per level on Python 3.11)."""
+    here = os.getcwd()
+    os.chdir(os.path.join(root, "deep"))
+    try:
+        for _ in range(levels):
+            os.chdir("d")
+        os.remove("x.py")
+        for _ in range(levels):
+            os.chdir("..")
+            os.rmdir("d")
+        os.chdir(root)
+        os.rmdir("deep")
+    finally:
+        os.chdir(here)
+
+
+def test_a_directory_nested_1000_deep_is_walked_and_the_rest_still_checked(tmp_path, monkeypatch):
+    """The walk must not recurse per level: 1000 nested directories (a legal ~2000-character
+    path) once made ``check`` and ``--show-files`` fail with an internal RecursionError."""
+    from clitools import cli_runner
+    from pt2lint.cli import cli
+
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "model.py").write_text("import torch\n\n@torch.compile\ndef f(x):\n    return x.sum().item()\n")
+    _deep_tree(tmp_path, 1000)
+    try:
+        deep_file = os.path.join("deep", *["d"] * 1000, "x.py")
+        monkeypatch.chdir(tmp_path)
+
+        files, errors = found(tmp_path)
+        assert files == [deep_file, "model.py"] and errors == []
+
+        runner = cli_runner()
+        shown = runner.invoke(cli, ["check", "--no-cache", "--show-files", "."], catch_exceptions=False)
+        assert shown.exit_code == 0, shown.stderr
+        assert shown.stdout.splitlines() == [deep_file, "model.py"]
+        checked = runner.invoke(cli, ["check", "--no-cache", "-j", "1", "."], catch_exceptions=False)
+        assert checked.exit_code == 1, checked.stderr
+        assert "internal error" not in checked.stderr and "model.py:5:" in checked.stdout
+        assert "2 files checked" in checked.stderr
+    finally:
+        _remove_deep_tree(str(tmp_path), 1000)

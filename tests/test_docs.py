@@ -205,6 +205,12 @@ def test_the_lsp_server_helpers_take_the_project_template():
         ("https://x.test/rules/", "must contain {code}"),
         ("https://x.test/{rule}.html", "unknown placeholder {rule}"),
         ("https://x.test/{code", "is not a valid template"),
+        # a conversion or format spec would be applied to every finding's link: quoted,
+        # padded to a huge width (megabytes per finding), or an internal error
+        ("https://x.test/{code!r}", "placeholder {code!r}: a conversion or format spec is not allowed"),
+        ("https://x.test/{code:>99999999}", "placeholder {code:>99999999}: a conversion"),
+        ("https://x.test/{code}/{name:>9999999999999999999}", "placeholder {name:>9999999999999999999}"),
+        ("https://x.test/{code!s:^{name}}", "placeholder {code!s:^{name}}"),
     ],
 )
 def test_a_bad_docs_url_is_a_one_line_config_error(tmp_path, value, message):

@@ -123,3 +123,49 @@ def test_summary_lines():
     assert summary_line(RunStats(0, 0, 4, 0, 1.0, 0)) == "All checks passed! (4 files checked in 1.00s, 4 files/s, 0.0 MB/s)"
     assert summary_line(RunStats(0, 0, 4, 1, 1.0, 0)).startswith("No findings; 1 path could not be checked (4 files")
     assert summary_line(RunStats(2, 1, 4, 2, 1.0, 0)).startswith("Found 2 findings in 1 file; 2 paths could not be checked")
+
+
+def _one_long_line(count: int) -> str:
+    """A compiled function whose one long line holds ``count`` ``.item()`` findings."""
+    body = "; ".join(f"a{i} = x.sum().item()" for i in range(count))
+    return f"import torch\n\n\n@torch.compile\ndef f(x):\n    {body}\n    return x\n"
+
+
+@pytest.mark.parametrize("fmt", ["full", "sarif", "html"])
+def test_many_findings_on_one_long_line_give_output_linear_in_the_findings(tmp_path, monkeypatch, fmt):
+    """Each finding carries a bounded window of its line, not the whole line: with the whole
+    line per finding, output grew as findings x line length (a 47 KB file gave 140 MB of
+    ``full``), and doubling the file quadrupled it."""
+    from clitools import cli_runner
+    from pt2lint.cli import cli
+
+    monkeypatch.chdir(tmp_path)
+    sizes = []
+    for count in (150, 300):
+        (tmp_path / "m.py").write_text(_one_long_line(count))
+        run = cli_runner().invoke(
+            cli, ["check", "--isolated", "--no-cache", "-q", "-j", "1", "--output-format", fmt, "m.py"], catch_exceptions=False
+        )
+        assert run.exit_code == 1, run.stderr
+        out = run.stdout
+        assert out.count("a7 = x.sum().item()") >= 1  # the finding's own text is shown
+        assert "a0 = x.sum().item(); a1" in out  # the start of the line too
+        assert _one_long_line(count).splitlines()[5].strip() not in out  # but never the whole line
+        sizes.append(len(out.encode("utf-8")))
+    per_finding = (sizes[1] - sizes[0]) / 150
+    assert per_finding < 6_000 if fmt == "html" else per_finding < 2_000, sizes
+    assert sizes[1] < 2.2 * sizes[0], sizes
+
+
+def test_a_fix_on_a_long_line_shows_a_window_of_it_in_the_html_diff():
+    line = "y = " + " + ".join(f"x[{i}]" for i in range(2_000))  # ~14 KB
+    source = f"{line}\nz = 1\n"
+    col = line.index("x[1000]") + 1
+    fix = Fix("drop it", Applicability.SAFE, (Edit(Position(1, col), Position(1, col + 7), "0"),), name="x")
+    d = Diagnostic(
+        code="PTC101", name="tensor-item", message="m", filename="m.py", start=Position(1, col),
+        end=Position(1, col + 7), severity="error", category="data-dependent", fix=fix,
+    )
+    out = get_reporter("html").render([d], ReportContext(sources={"m.py": source}, files=["m.py"]))
+    assert "x[1000]" in out and '<span class="add">+\u2026' in out and '<span class="del">-\u2026' in out
+    assert "x[0] + x[1]" not in out and len(out) < 20_000

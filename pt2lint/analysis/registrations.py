@@ -24,6 +24,7 @@ from typing import Dict, FrozenSet, Tuple
 
 from pt2lint.analysis.imports import ast_dotted_name, resolve_relative
 from pt2lint.analysis.torch_api import OPAQUE_DECORATORS
+from pt2lint.discovery import walk_tree
 
 #: torch's registration functions (``torch.compiler.allow_in_graph``, ``torch._dynamo.allow_in_graph``).
 _REGISTRARS = frozenset(n for n in OPAQUE_DECORATORS if n.endswith(".allow_in_graph"))
@@ -48,7 +49,7 @@ def registered_in_graph(package_dir: str, package: str) -> Tuple[FrozenSet[str],
         return hit
     names = set()
     files = []
-    for dirpath, dirnames, filenames in os.walk(key):
+    for dirpath, dirnames, filenames in walk_tree(key):  # iterative: any depth
         dirnames[:] = sorted(d for d in dirnames if d.isidentifier())
         for filename in sorted(filenames):
             if not filename.endswith(".py"):

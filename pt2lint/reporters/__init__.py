@@ -118,8 +118,39 @@ def confirm_marker(diagnostic: Diagnostic) -> Optional[str]:
     return f"[{conf.status}]"
 
 
+#: A source line up to this many characters is shown whole in ``full``, ``html`` and SARIF
+#: snippets; a longer one (generated or minified code) as a window of this many characters
+#: around the finding, so that a report stays linear in the number of findings.
+SHOWN_LINE_CHARS = 200
+#: Of that window, at most this many characters come before the finding's first column.
+SHOWN_BEFORE_CHARS = 60
+#: What stands for the cut-off part of a line.
+ELLIPSIS = "\u2026"
+
+
+def line_window(length: int, start: int, end: int) -> "tuple[int, int]":
+    """The characters ``[a, b)`` to show of a line of ``length`` characters for a finding on
+    ``[start, end)`` (0-based, clamped to the line): the whole line when it is at most
+    :data:`SHOWN_LINE_CHARS` long, else :data:`SHOWN_LINE_CHARS` characters starting up to
+    :data:`SHOWN_BEFORE_CHARS` before ``start`` (a long finding is cut at the window's end)."""
+    if length <= SHOWN_LINE_CHARS:
+        return 0, length
+    start = min(max(start, 0), length)
+    a = max(0, start - SHOWN_BEFORE_CHARS)
+    b = min(length, a + SHOWN_LINE_CHARS)
+    return max(0, b - SHOWN_LINE_CHARS), b
+
+
+def clip_line(text: str, a: int, b: int) -> str:
+    """``text[a:b]`` with :data:`ELLIPSIS` where the line goes on before or after it."""
+    return (ELLIPSIS if a > 0 else "") + text[a:b] + (ELLIPSIS if b < len(text) else "")
+
+
 # Built-in formats register themselves on import.
 from pt2lint.reporters import full, json, text  # noqa: E402,F401  (import order is the registry order)
 from pt2lint.reporters import github, html, jsonlines, junit, lsp, sarif  # noqa: E402,F401
 
-__all__ = ["REPORTERS", "ReportContext", "Reporter", "confirm_marker", "fix_marker", "get_reporter", "register"]
+__all__ = [
+    "ELLIPSIS", "REPORTERS", "ReportContext", "Reporter", "SHOWN_LINE_CHARS", "clip_line", "confirm_marker", "fix_marker",
+    "get_reporter", "line_window", "register",
+]

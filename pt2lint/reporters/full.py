@@ -19,9 +19,9 @@ import unicodedata
 from typing import List, Sequence
 
 from pt2lint.diagnostics import Diagnostic
-from pt2lint.lines import SourceLines
+from pt2lint.lines import lines_of
 from pt2lint.reading import printable
-from pt2lint.reporters import ReportContext, register
+from pt2lint.reporters import ELLIPSIS, ReportContext, clip_line, line_window, register
 from pt2lint.reporters.text import format_line
 
 CONTEXT_LINES = 2
@@ -55,13 +55,16 @@ def _caret_prefix(text: str) -> str:
 def render_one(d: Diagnostic, source: str) -> str:
     """One finding with up to :data:`CONTEXT_LINES` lines of context either side.
 
+    A line longer than :data:`pt2lint.reporters.SHOWN_LINE_CHARS` is shown as a window
+    around the finding's columns, with an ellipsis where it is cut.
+
     Args:
         d: the finding (1-based lines and character columns; end exclusive).
         source: the file's text; when empty or too short, only the header
             and notes are shown.
     """
     out: List[str] = [format_line(d)]  # source lines and notes are printed with control characters escaped
-    lines = SourceLines(source).texts()  # numbered as Python numbers lines, not as str.splitlines
+    lines = lines_of(source)  # numbered as Python numbers lines, not as str.splitlines
     row = d.start.line
     if 1 <= row <= len(lines):
         first = max(1, row - CONTEXT_LINES)
@@ -69,14 +72,21 @@ def render_one(d: Diagnostic, source: str) -> str:
         width = len(str(last))
         gutter = " " * width
         out.append(f"{gutter} |")
+        column = max(d.start.column - 1, 0)
         for n in range(first, last + 1):
-            text = lines[n - 1]
-            out.append(f"{n:>{width}} | {shown_source(text)}".rstrip())
+            text = lines.text(n)
             if n == row:
-                start = max(d.start.column - 1, 0)
-                end = d.end.column - 1 if d.end.line == row else len(text)
+                start = min(column, len(text))
+                end = max(start, min(d.end.column - 1 if d.end.line == row else len(text), len(text)))
+            else:
+                start = end = column
+            a, b = line_window(len(text), start, end)  # a long line is shown around the finding
+            out.append(f"{n:>{width}} | {shown_source(clip_line(text, a, b))}".rstrip())
+            if n == row:
+                start, end = max(start, a), min(end, b)
                 length = max(display_width(text[start:end]), 1)
-                out.append(f"{gutter} | {_caret_prefix(text[:start])}{'^' * length} {d.code}")
+                lead = ELLIPSIS if a > 0 else ""
+                out.append(f"{gutter} | {_caret_prefix(lead + text[a:start])}{'^' * length} {d.code}")
         out.append(f"{gutter} |")
         note_prefix = f"{gutter} = "
     else:

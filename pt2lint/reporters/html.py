@@ -16,8 +16,8 @@ from typing import Dict, List, Optional, Sequence
 
 from pt2lint import __version__
 from pt2lint.diagnostics import Diagnostic, Edit
-from pt2lint.lines import SourceLines
-from pt2lint.reporters import ReportContext, fix_marker, register
+from pt2lint.lines import SourceLines, lines_of
+from pt2lint.reporters import ELLIPSIS, SHOWN_LINE_CHARS, ReportContext, clip_line, fix_marker, line_window, register
 from pt2lint.specs import load_specs
 
 CONTEXT_LINES = 2
@@ -92,7 +92,9 @@ def fix_diff(source: str, d: Diagnostic, filename: str) -> str:
 
 
 def _source_block(d: Diagnostic, source: str) -> str:
-    lines = SourceLines(source).texts()
+    """The finding's lines with :data:`CONTEXT_LINES` around them, the flagged part marked; a line
+    longer than :data:`pt2lint.reporters.SHOWN_LINE_CHARS` is shown as a window around the finding."""
+    lines = lines_of(source)
     if not 1 <= d.start.line <= len(lines):
         return ""
     last_flagged = min(max(d.end.line, d.start.line), len(lines))
@@ -100,28 +102,39 @@ def _source_block(d: Diagnostic, source: str) -> str:
         last_flagged = max(d.start.line, last_flagged - 1)
     first = max(1, d.start.line - CONTEXT_LINES)
     last = min(len(lines), last_flagged + CONTEXT_LINES)
+    column = max(d.start.column - 1, 0)
     out: List[str] = []
     for n in range(first, last + 1):
-        text = lines[n - 1]
+        text = lines.text(n)
         flagged = d.start.line <= n <= last_flagged
         if flagged:
             a = d.start.column - 1 if n == d.start.line else 0
             b = d.end.column - 1 if n == d.end.line else len(text)
             a, b = max(0, min(a, len(text))), max(0, min(b, len(text)))
-            body = _e(text[:a]) + "<mark>" + _e(text[a:b]) + "</mark>" + _e(text[b:]) if b > a else _e(text)
+            wa, wb = line_window(len(text), a, b)
+            a, b = min(max(a, wa), wb), min(max(b, wa), wb)
+            lead, tail = (ELLIPSIS if wa > 0 else ""), (ELLIPSIS if wb < len(text) else "")
+            if b > a:
+                body = _e(lead + text[wa:a]) + "<mark>" + _e(text[a:b]) + "</mark>" + _e(text[b:wb] + tail)
+            else:
+                body = _e(clip_line(text, wa, wb))
         else:
-            body = _e(text)
+            body = _e(clip_line(text, *line_window(len(text), column, column)))
         cls = "ln hl" if flagged else "ln"
         out.append(f'<span class="{cls}" data-line="{n}"><span class="no">{n}</span>{body}</span>')
     return '<pre class="source">' + "".join(out) + "</pre>"
 
 
-def _diff_block(diff: str) -> str:
+def _diff_block(diff: str, column: int = 0) -> str:
+    """``diff`` as HTML rows; a source line longer than :data:`pt2lint.reporters.SHOWN_LINE_CHARS`
+    is shown as a window around the 0-based ``column`` (where the finding starts)."""
     rows = []
     for line in diff.split("\n"):  # fix_diff joins with \n; a form feed inside a line is no line end
         cls = "hunk" if line.startswith("@@") else "add" if line.startswith("+") else "del" if line.startswith("-") else "ctx"
         if line.startswith(("+++", "---")):
             cls = "hunk"
+        elif cls != "hunk" and len(line) > SHOWN_LINE_CHARS + 1:
+            line = line[0] + clip_line(line[1:], *line_window(len(line) - 1, column, column))
         rows.append(f'<span class="{cls}">{_e(line) or " "}</span>')
     return '<pre class="diff">' + "".join(rows) + "</pre>"
 
@@ -157,7 +170,7 @@ def _finding(d: Diagnostic, source: str, index: int) -> str:
     diff = fix_diff(source, d, d.filename)
     if diff:
         body.append(f"<div><strong>Fix</strong> ({_e(getattr(d.fix.applicability, 'value', d.fix.applicability))}): {_e(d.fix.message)}</div>")
-        body.append(_diff_block(diff))
+        body.append(_diff_block(diff, max(d.start.column - 1, 0)))
     elif d.fix is not None and d.fix.message:
         body.append(f"<div><strong>Fix:</strong> {_e(d.fix.message)}</div>")
     body.append(_explain(d.code))

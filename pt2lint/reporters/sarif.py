@@ -22,7 +22,7 @@ from urllib.parse import quote
 from pt2lint import __version__
 from pt2lint.baseline import fingerprint, normalise_line
 from pt2lint.diagnostics import DEFAULT_DOCS_URL, Diagnostic, Fix, rule_url
-from pt2lint.reporters import ReportContext, register
+from pt2lint.reporters import ReportContext, line_window, register
 from pt2lint.specs import RuleSpec, load_specs
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -163,7 +163,10 @@ def build_sarif(diagnostics: Sequence[Diagnostic], context: ReportContext, root:
         line_text = _line(context.sources.get(d.filename, "") or "", d.start.line)
         region = _region(d.start, d.end)
         if line_text:
-            region["snippet"] = {"text": line_text}
+            # the line, or of a long one the part around the finding (a substring of the file, no ellipsis)
+            end = d.end.column - 1 if d.end.line == d.start.line else len(line_text)
+            a, b = line_window(len(line_text), d.start.column - 1, end)
+            region["snippet"] = {"text": line_text[a:b]}
         physical: Dict[str, Any] = {"artifactLocation": location, "region": region}
         loc: Dict[str, Any] = {"physicalLocation": physical}
         if d.symbol:
