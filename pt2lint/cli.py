@@ -75,6 +75,10 @@ def echo_report(text: str, what: str = "the report", nl: bool = False) -> None:
         raise
     except (OSError, ValueError) as exc:  # ValueError: a stream closed under us
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc) or type(exc).__name__
+        # what the failed flush left in the buffer would be written again when the interpreter
+        # exits, fail again, and turn the exit status into 120 (a buffered stdout: the default
+        # unless PYTHONUNBUFFERED is set)
+        _silence_stdout()
         raise CliError(f"cannot write {what} to standard output: {reason.lower()}") from None
 
 
@@ -734,7 +738,8 @@ def merge(reports: Tuple[str, ...], output_file: Optional[str]) -> int:
 
 
 def _silence_stdout() -> None:
-    """After a broken pipe, point stdout at /dev/null so the interpreter's final flush stays quiet."""
+    """After a broken pipe or a failed write, point stdout at /dev/null so the interpreter's final
+    flush stays quiet."""
     try:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())

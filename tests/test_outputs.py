@@ -354,6 +354,7 @@ def test_a_report_that_cannot_reach_stdout_is_a_clear_error(project):
     device(project / "myfull", 7)
     env = dict(os.environ, PYTHONPATH=repo_pythonpath(REPO))
     env.pop("PT2LINT_CACHE_DIR", None)
+    env.pop("PYTHONUNBUFFERED", None)  # a buffered stdout, as in a user's shell: the exit flush must stay quiet
     cmd = [sys.executable, "-m", "pt2lint", "check", "--isolated", "--no-cache", "m.py"]
     with open(str(project / "myfull"), "wb") as full:
         res = subprocess.run(cmd, cwd=str(project), env=env, stdout=full, stderr=subprocess.PIPE, text=True, timeout=120)
