@@ -275,10 +275,11 @@ class TensorEqualAllclose(Rule):
 
     The second kind comes from the Dynamo facts table: a callee of ``torch``, ``torch.Tensor`` or
     NumPy whose probed argument lists reach an ATen overload tagged ``data_dependent_output``
-    (``aten::equal`` in ``torch.cov``/``torch.corrcoef``, ``aten::_local_scalar_dense`` in
-    ``np.pad``) and broke with "Data dependent operator" (GB0033), matched on the argument
-    kinds as PTC202 matches dynamic-shape ops.  Measured on torch 2.13: these break with and
-    without ``capture_scalar_outputs``.
+    (``aten::equal`` in ``torch.cov``/``torch.corrcoef``/``np.cov``) and broke with "Data dependent
+    operator" (GB0033), matched on the argument kinds as PTC202 matches dynamic-shape ops; a call
+    whose only such op is ``aten::_local_scalar_dense`` (a tensor read as a number:
+    ``torch.arange(n)``, ``np.pad(a, 0)``) is PTC103's.  Measured on torch 2.13: ``torch.cov`` and
+    ``corrcoef`` break with and without ``capture_scalar_outputs``.
     """
 
     code = "PTC105"
