@@ -572,22 +572,24 @@ FANCYOPS = {
 }
 
 
-def test_follow_imports_reads_an_installed_package_and_reports_at_the_call_site(tmp_path, monkeypatch):
+def _fancyops_project(tmp_path, monkeypatch, forward: str):
+    """A project whose ``net/model.py`` ``Net.forward`` (parameters and body as ``forward``, on
+    lines 5-) calls the installed :data:`FANCYOPS`; returns the project root."""
     site = tmp_path / "env" / "lib" / "site-packages"
     write(site, FANCYOPS)
-    write(tmp_path / "proj", {**PYPROJECT,
-        "net/__init__.py": "",
-        "net/model.py": """
-            import torch
-            from fancyops import fused_norm
-
-            class Net(torch.nn.Module):
-                def forward(self, x):
-                    return fused_norm(x) * 2
-            """,
-    })
+    model = "import torch\nfrom fancyops import fused_norm\n\nclass Net(torch.nn.Module):\n" + textwrap.indent(
+        textwrap.dedent(forward).strip("\n") + "\n", "    "
+    )
+    write(tmp_path / "proj", {**PYPROJECT, "net/__init__.py": "", "net/model.py": model})
     monkeypatch.syspath_prepend(str(site))
-    root = tmp_path / "proj"
+    return tmp_path / "proj"
+
+
+def test_follow_imports_reads_an_installed_package_and_reports_at_the_call_site(tmp_path, monkeypatch):
+    root = _fancyops_project(tmp_path, monkeypatch, """
+        def forward(self, x):
+            return fused_norm(x) * 2
+        """)
     # not followed: an installed function is opaque, as before
     assert found(lint_tree(root, ["net"])) == []
     followed = LintSettings(enabled=SETTINGS.enabled, project_root=str(root), follow_imports=("fancyops",))
@@ -603,23 +605,12 @@ def test_follow_imports_reads_an_installed_package_and_reports_at_the_call_site(
 def test_follow_imports_reports_each_project_call_of_a_breaking_library_function(tmp_path, monkeypatch):
     """Dynamo breaks at every call of an inlined library function that breaks inside: two calls
     from project code are two findings, each at its own call site, though the library line is one."""
-    site = tmp_path / "env" / "lib" / "site-packages"
-    write(site, FANCYOPS)
-    write(tmp_path / "proj", {**PYPROJECT,
-        "net/__init__.py": "",
-        "net/model.py": """
-            import torch
-            from fancyops import fused_norm
-
-            class Net(torch.nn.Module):
-                def forward(self, x, y):
-                    a = fused_norm(x)
-                    b = fused_norm(y)
-                    return a + b
-            """,
-    })
-    monkeypatch.syspath_prepend(str(site))
-    root = tmp_path / "proj"
+    root = _fancyops_project(tmp_path, monkeypatch, """
+        def forward(self, x, y):
+            a = fused_norm(x)
+            b = fused_norm(y)
+            return a + b
+        """)
     followed = LintSettings(enabled=SETTINGS.enabled, project_root=str(root), follow_imports=("fancyops",))
     diags = lint_tree(root, ["net"], followed)
     assert found(diags) == [("net/model.py", 6, "PTC104"), ("net/model.py", 7, "PTC104")]

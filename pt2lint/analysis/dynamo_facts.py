@@ -601,12 +601,20 @@ def inplace_view_breaks(method: Optional[str]) -> Optional[str]:
     Source: the test in ``torch/_dynamo/variables/tensor.py`` ("Getting an inplace view on a
     graph input is not supported"), the ``inplace_view`` section of the table.
     """
+    raw = _inplace_view_probe(method, "input")
+    if raw is None or not raw.get("confirmed") or raw.get("outcome") != "breaks":
+        return None
+    return raw.get("gb")
+
+
+def _inplace_view_probe(method: Optional[str], receiver: str) -> Optional[Mapping[str, Any]]:
+    """The ``inplace_view`` probe of ``Tensor.<method>`` on a graph input (``receiver="input"``)
+    or on a tensor made in the region (``"fresh"``), or None."""
     if not method:
         return None
     for raw in facts().get("inplace_view", {}).values():
-        if raw.get("method") == method and raw.get("receiver") == "input":
-            if raw.get("confirmed") and raw.get("outcome") == "breaks":
-                return raw.get("gb")
+        if raw.get("method") == method and raw.get("receiver") == receiver:
+            return raw
     return None
 
 
@@ -619,12 +627,8 @@ def inplace_view_breaks_anywhere(method: Optional[str]) -> Optional[str]:
     Source: ``TensorVariable.method_resize_`` / ``method_resize_as_`` in
     ``torch/_dynamo/variables/tensor.py`` refuse unconditionally; the probes in the table.
     """
-    if not method:
-        return None
-    for raw in facts().get("inplace_view", {}).values():
-        if raw.get("method") == method and raw.get("receiver") == "fresh" and raw.get("outcome") == "breaks":
-            return raw.get("gb")
-    return None
+    raw = _inplace_view_probe(method, "fresh")
+    return raw.get("gb") if raw is not None and raw.get("outcome") == "breaks" else None
 
 
 def inplace_view_method(method: Optional[str]) -> bool:

@@ -577,8 +577,7 @@ class Interpreter:
         self.budget = MAX_ANALYSES_PER_FILE
         self._run_in_loop = False  # the next frame call_function opens runs in a loop of its caller (``module.apply``)
         self._budget_reported = False  # the budget's PTC004 is given once per file
-        self._getattr_nodes: Dict[int, tuple] = {}  # id(getattr call) -> (call, its Attribute)
-        self._getattr_named: Dict[tuple, tuple] = {}  # (id(getattr call), name) -> (call, its Attribute)
+        self._getattr_nodes: Dict[tuple, tuple] = {}  # (id(getattr call), name) -> (call, its Attribute)
         # id(decorated function) -> (function, settings, wrapper or None): see :meth:`_decoration`
         self._decorations: Dict[int, tuple] = {}
         # (decorator, its text, kind, is a function) -> decorator found to return its argument (:meth:`_decorated`)
@@ -3315,11 +3314,9 @@ class Interpreter:
 
         Dynamo resolves a constant-string ``getattr`` as the attribute access itself, so the
         interpreter does too.  The ``Attribute`` node is made once per call and kept (node
-        identities key the facts of a run).
+        identities key the facts of a run).  A name bound to a known string (``N = "item"``) may
+        have another value in another analysis of the call, so the node is kept per name.
         """
-        cached = self._getattr_nodes.get(id(node))
-        if cached is not None and cached[0] is node:
-            return cached[1]
         found = self._getattr_operands(node)
         if found is None:
             return None
@@ -3327,23 +3324,16 @@ class Interpreter:
         if obj.keyword is not None or obj.star or name.keyword is not None or name.star:
             return None
         text = _literal_string(name.value)
-        if isinstance(text, str):
-            if not text.isidentifier():
-                return None
-            attr = cst.Attribute(value=obj.value, attr=cst.Name(text))
-            self._getattr_nodes[id(node)] = (node, attr)
-            return attr
-        text = self._constant_name_string(name.value)
-        if text is None:
+        if not isinstance(text, str):
+            text = self._constant_name_string(name.value)
+        if text is None or not text.isidentifier():
             return None
-        # a name bound to a known string (``N = "item"``): its value may differ between the
-        # analyses of this call, so the node is made per analysis (and kept per name)
         key = (id(node), text)
-        cached = self._getattr_named.get(key)
+        cached = self._getattr_nodes.get(key)
         if cached is not None and cached[0] is node:
             return cached[1]
         attr = cst.Attribute(value=obj.value, attr=cst.Name(text))
-        self._getattr_named[key] = (node, attr)
+        self._getattr_nodes[key] = (node, attr)
         return attr
 
     def _constant_name_string(self, expr: cst.BaseExpression) -> Optional[str]:
@@ -3988,7 +3978,7 @@ class Interpreter:
             return self._nn_module_value(qual, args, kwargs)
         if qual in ("torch.argmax", "torch.argmin", "torch.count_nonzero") and len(args) == 1 and not kwargs and args[0].kind is Kind.TENSOR:
             return Value(Kind.TENSOR, ref=INT_SCALAR_TENSOR)  # a 0-d int64 tensor
-        if qual in ("torch.cond", "torch._higher_order_ops.cond.cond"):
+        if qual in COND_FUNCTIONS:
             self._trace_cond_branches(args, kwargs, chain)
             return TENSOR  # the branch functions' output: a tensor (or a tuple of them)
         if qual in api.TUPLE_FUNCTIONS:
@@ -4022,24 +4012,31 @@ class Interpreter:
             return Value(Kind.TENSOR, ref="dynamic" if dyn else None, alias_of=alias)
         return Value(Kind.UNKNOWN, ref=f"{qual}()")
 
-    def _trace_cond_branches(self, args, kwargs, chain) -> None:
+    def _trace_cond_branches(self, args, kwargs, chain) -> List[Value]:
         """``torch.cond(pred, true_fn, false_fn, operands)``: Dynamo traces both branch functions
         with the operands, each as a subgraph that may not break; what would break the graph in a
         branch raises instead (``UncapturedHigherOrderOpError``, in eager mode too, since
-        ``torch.cond`` compiles itself), so it is reported in the branch, at its line."""
+        ``torch.cond`` compiles itself), so it is reported in the branch, at its line.
+
+        Returns:
+            What the branches that are functions of the project return (modules called as
+            branches are traced too, but not counted).
+        """
         names = ("pred", "true_fn", "false_fn", "operands")
         bound = dict(zip(names, args))
         bound.update((k, v) for k, v in kwargs.items() if k in names)
         operands = bound.get("operands")
         values = list(operands.elts) if operands is not None and operands.kind is Kind.CONTAINER and operands.elts is not None else []
+        results = []
         for key in ("true_fn", "false_fn"):
             fnv = bound.get(key)
             if fnv is None:
                 continue
             if fnv.kind is Kind.FUNCTION and isinstance(fnv.ref, FunctionInfo):
-                self._call_local(fnv.ref, fnv, list(values), {}, chain)
+                results.append(self._call_local(fnv.ref, fnv, list(values), {}, chain))
             elif fnv.kind is Kind.MODULE:
                 self._call_module(fnv, list(values), {}, chain)
+        return results
 
     def _nn_module_value(self, qual: str, args, kwargs) -> Value:
         last = qual.rsplit(".", 1)[-1]
@@ -4595,6 +4592,8 @@ def _fold_comparison(left: Value, op, right: Value) -> Optional[bool]:
 #: ``ref`` of a tensor known to be 0-d with an integer dtype (``t.argmax()``, ``mask.sum()``):
 #: indexing with it reads its value as a SymInt (``aten._local_scalar_dense``, GB0033).
 INT_SCALAR_TENSOR = "int-scalar"
+#: ``torch.cond`` by its public and its defining name
+COND_FUNCTIONS = frozenset({"torch.cond", "torch._higher_order_ops.cond.cond"})
 #: factories that take their dtype from their first argument unless ``dtype=`` is given
 _LIKE_FACTORIES = frozenset({"zeros_like", "ones_like", "empty_like", "full_like"})
 #: The value of an f-string or ``"...".format(...)`` that formats a tensor: Dynamo keeps it

@@ -27,9 +27,9 @@ from typing import Dict, List, Optional
 import libcst as cst
 
 from pt2lint.analysis.events import CallEvent, WriteEvent
-from pt2lint.analysis.index import FunctionInfo, ModuleIndex
-from pt2lint.analysis.interp import Interpreter
-from pt2lint.analysis.kinds import Kind, Value, join
+from pt2lint.analysis.index import ModuleIndex
+from pt2lint.analysis.interp import COND_FUNCTIONS, Interpreter
+from pt2lint.analysis.kinds import TENSOR, Value, join
 from pt2lint.rules import RULES
 from pt2lint.rules.base import Dispatch
 
@@ -116,19 +116,12 @@ class _FactInterpreter(Interpreter):
         return value
 
     def _call_result(self, node, qual, method, receiver, callee_value, args, kwargs):  # noqa: D102
-        # ``torch.cond(pred, true_fn, false_fn, operands)``: Dynamo traces both branch functions; so
-        # does this run, when they are functions of this file, so that their bodies have facts too.
-        if qual == "torch.cond" and len(args) >= 3:
-            operands = args[3] if len(args) > 3 else kwargs.get("operands")
-            values = list(operands.elts) if operands is not None and operands.elts is not None else []
+        # ``torch.cond(pred, true_fn, false_fn, operands)``: both branch functions are traced (their
+        # bodies get facts too), and when both are functions the result is what they return
+        if qual in COND_FUNCTIONS:
             chain = self.frame.chain if self.frame is not None else ()
-            results = [
-                self.invoke(fn.ref, None, values, {}, chain)
-                for fn in args[1:3]
-                if fn.kind is Kind.FUNCTION and isinstance(fn.ref, FunctionInfo)
-            ]
-            if len(results) == 2:
-                return join(results[0], results[1]), None
+            results = self._trace_cond_branches(args, kwargs, chain)
+            return (join(results[0], results[1]) if len(results) == 2 else TENSOR), None
         return super()._call_result(node, qual, method, receiver, callee_value, args, kwargs)
 
     def exec_if(self, stmt, construct):  # noqa: D102

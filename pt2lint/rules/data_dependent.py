@@ -13,7 +13,7 @@ import libcst as cst
 from pt2lint.analysis import dynamo_facts as facts
 from pt2lint.analysis.kinds import Kind
 from pt2lint.rules.base import Rule
-from pt2lint.rules.dynamic_shape import OPTION_KEYWORDS, arg_kind, derived_shape_break
+from pt2lint.rules.dynamic_shape import OPTION_KEYWORDS, arg_kind, derived_shape_break, shape_op_callee
 
 # ``operator.index(t)`` reads the value as ``int(t)`` does (torch 2.13: "Unsupported Tensor.item()
 # call with capture_scalar_outputs=False"; traced with capture_scalar_outputs=True)
@@ -26,30 +26,13 @@ _DATA_FUNCTIONS = {"torch.equal", "torch.allclose", "torch.is_nonzero"}
 _LOCAL_SCALAR = frozenset({"_local_scalar_dense"})
 
 
-def _data_dependent_fact(ev, gb_ids):
-    """The ``shape_ops`` fact that this torch/NumPy function or tensor-method call breaks with one
-    of ``gb_ids`` for its argument kinds, or None."""
-    q = ev.qualname
-    if q and q.startswith(("torch.", "numpy.")):
-        return derived_shape_break(q, ev.args, ev.kwargs, gb_ids)
-    if q is None and ev.method is not None and ev.receiver is not None and ev.receiver.kind is Kind.TENSOR and not ev.receiver.weak:
-        return derived_shape_break(f"torch.Tensor.{ev.method}", ev.args, ev.kwargs, gb_ids)
-    return None
-
-
 def _local_scalar_fact(ev):
     """The fact that this call reads a tensor argument as a Python number (and nothing else
     data-dependent), matched on the exact argument kinds, or None
     (:func:`~pt2lint.analysis.dynamo_facts.local_scalar_read`)."""
-    q = ev.qualname
-    if q in _DATA_FUNCTIONS:
-        return None  # ``torch.is_nonzero``: PTC105's
-    if q and q.startswith(("torch.", "numpy.")):
-        callee = q
-    elif q is None and ev.method is not None and ev.receiver is not None and ev.receiver.kind is Kind.TENSOR and not ev.receiver.weak:
-        callee = f"torch.Tensor.{ev.method}"
-    else:
-        return None
+    callee = shape_op_callee(ev)
+    if callee is None or callee in _DATA_FUNCTIONS:
+        return None  # (``torch.is_nonzero``: PTC105's)
     if any(k not in OPTION_KEYWORDS for k in ev.kwargs):
         # the probes passed their arguments by position; a keyword may name another parameter
         # (``x.add(y, alpha=2)`` is not the deprecated ``x.add(alpha, other)`` the probe hit)
@@ -292,8 +275,9 @@ class TensorEqualAllclose(Rule):
         elif ev.method in ("equal", "allclose", "is_nonzero") and ev.receiver is not None and ev.receiver.kind is Kind.TENSOR and not ev.receiver.weak:
             name = f".{ev.method}()"
         else:
-            fact = _data_dependent_fact(ev, self.GB_IDS)
-            name = f"{q}()" if q else f".{ev.method}()"
+            callee = shape_op_callee(ev)
+            fact = derived_shape_break(callee, ev.args, ev.kwargs, self.GB_IDS) if callee else None
+            name = f"{q}()" if callee == q else f".{ev.method}()"
             if fact is None or set(fact.aten) <= _LOCAL_SCALAR:
                 return  # the tensor read as a Python number: PTC103's
             interp.report(

@@ -32,6 +32,18 @@ def arg_kind(value):
     return None
 
 
+def shape_op_callee(ev):
+    """The name the facts table's op scan knows a call by: its qualified name for a function of
+    ``torch`` or NumPy (``"torch.unique"``, ``"numpy.unique"``), ``"torch.Tensor.<method>"`` for a
+    method of a sure tensor, else None."""
+    q = ev.qualname
+    if q and q.startswith(("torch.", "numpy.")):
+        return q
+    if ev.method is not None and ev.receiver is not None and ev.receiver.kind is Kind.TENSOR and not ev.receiver.weak:
+        return f"torch.Tensor.{ev.method}"
+    return None
+
+
 def derived_shape_break(callee, args, kwargs, gb_ids=SHAPE_GB_IDS):
     """The probed fact that calling ``callee`` (``"torch.unique"``, ``"torch.Tensor.nonzero"``,
     ``"numpy.unique"``) with these argument values breaks on a data-dependent output shape, or None.
@@ -91,12 +103,11 @@ class DynamicShapeOp(Rule):
         elif ev.method == "repeat_interleave" and ev.receiver is not None and ev.receiver.kind is Kind.TENSOR:
             if ev.args and ev.args[0].kind is Kind.TENSOR and "output_size" not in ev.kwargs:
                 name = ".repeat_interleave() with tensor repeats"
-        elif q and (q.startswith("torch.") or q.startswith("numpy.")):
-            fact = derived_shape_break(q, ev.args, ev.kwargs)
-            name = q if fact is not None else None
-        elif ev.method is not None and ev.receiver is not None and ev.receiver.kind is Kind.TENSOR and not ev.receiver.weak:
-            fact = derived_shape_break(f"torch.Tensor.{ev.method}", ev.args, ev.kwargs)
-            name = f".{ev.method}()" if fact is not None else None
+        else:
+            callee = shape_op_callee(ev)
+            fact = derived_shape_break(callee, ev.args, ev.kwargs) if callee else None
+            if fact is not None:
+                name = q if callee == q else f".{ev.method}()"
         if name is None:
             return
         if q == "torch.where":

@@ -16,6 +16,8 @@ modules or names; the table decides within it.
 
 from __future__ import annotations
 
+from typing import Optional
+
 import libcst as cst
 
 from pt2lint.analysis import dynamo_facts as facts
@@ -144,11 +146,17 @@ class NondeterministicPythonCall(Rule):
     def covers(cls, q: str) -> bool:
         return q.startswith(cls.PREFIXES) and q not in cls.ELSEWHERE
 
+    @staticmethod
+    def break_of(q: str) -> Optional[str]:
+        """The graph-break id the facts table records for a call of ``q`` (probe-confirmed, or
+        measured inside a callee Dynamo inlines: ``uuid.uuid4``, ``secrets.token_hex``), else None."""
+        return facts.breaks(q) or facts.inlined_break(q)
+
     def on_call(self, interp, ev) -> None:
         q = ev.qualname
         if not q or not self.covers(q):
             return
-        gb = facts.breaks(q) or facts.inlined_break(q)  # (uuid.uuid4, secrets.token_hex: inlined, break inside)
+        gb = self.break_of(q)
         draw = facts.numpy_scalar_draw(q)
         if draw is not None and ("size" in ev.kwargs or len(ev.args) > draw[1]):
             return  # a sized draw is an array: traced
@@ -223,7 +231,7 @@ class UntraceableCFunction(Rule):
                 )
             return
         gb = facts.class_construction_break(q)
-        if gb and not (NondeterministicPythonCall.covers(q) and (facts.breaks(q) or facts.inlined_break(q))):
+        if gb and not (NondeterministicPythonCall.covers(q) and NondeterministicPythonCall.break_of(q)):
             interp.report(
                 self.code,
                 ev.node,
