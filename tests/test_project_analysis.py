@@ -246,6 +246,85 @@ def test_disabled_function_imported_from_another_module(tmp_path):
     assert found(lint_tree(tmp_path, ["app/model.py"])) == [("app/model.py", 6, "PTC310")]
 
 
+STAR_HELPERS = {
+    **PYPROJECT,
+    "pkg/good.py": """
+        def helper(x):
+            return x + 1
+        """,
+    "pkg/bad.py": """
+        import torch.nn.functional as F
+
+        def helper(x):
+            return x + x.sum().item()
+
+        def _private(x):
+            return x.tolist()
+        """,
+}
+
+STAR_MODEL = """
+    from torch import nn
+    {imports}
+
+    class Net(nn.Module):
+        def forward(self, x):
+            return {body}
+    """
+
+
+@pytest.mark.parametrize(
+    "imports, expected",
+    [
+        # a later star import rebinds the name an explicit import bound (Python runs the module in order)
+        ("from .good import helper\nfrom .bad import *", [("pkg/bad.py", 4, "PTC101")]),
+        # an explicit import after the star import wins over it
+        ("from .bad import *\nfrom .good import helper", []),
+        # a name bound only by a star import of the module itself
+        ("from .bad import *", [("pkg/bad.py", 4, "PTC101")]),
+        # a def after the star import wins; a def before it is rebound
+        ("from .bad import *\ndef helper(x):\n    return x", []),
+        ("def helper(x):\n    return x\nfrom .bad import *", [("pkg/bad.py", 4, "PTC101")]),
+    ],
+)
+def test_star_import_binds_in_statement_order(tmp_path, imports, expected):
+    write(tmp_path, {**STAR_HELPERS, "pkg/__init__.py": "",
+                     "pkg/model.py": STAR_MODEL.format(imports=imports.replace("\n", "\n    "), body="helper(x)")})
+    assert found(lint_tree(tmp_path, ["pkg/model.py"])) == expected
+
+
+def test_star_import_through_the_package_and_all(tmp_path):
+    # ``from . import helper``: the package's last binding of ``helper`` is its star import of ``bad``
+    write(tmp_path, {**STAR_HELPERS,
+        "pkg/__init__.py": "from .good import helper\nfrom .bad import *\n",
+        "pkg/model.py": STAR_MODEL.format(imports="from . import helper", body="helper(x)"),
+    })
+    assert found(lint_tree(tmp_path, ["pkg/model.py"])) == [("pkg/bad.py", 4, "PTC101")]
+    # ``__all__`` of the star-imported module limits what it binds
+    (tmp_path / "pkg/bad.py").write_text((tmp_path / "pkg/bad.py").read_text() + "__all__ = ['F']\n")
+    assert found(lint_tree(tmp_path, ["pkg/model.py"])) == []
+
+
+def test_star_import_exports_names_and_imports_but_not_private_ones(tmp_path):
+    write(tmp_path, {**STAR_HELPERS, "pkg/__init__.py": "",
+        # ``F`` comes from ``bad``'s own ``import torch.nn.functional as F``
+        "pkg/model.py": STAR_MODEL.format(imports="from .bad import *", body="F.relu(x).sum().item()"),
+        # ``_private`` is not bound by a star import (no ``__all__``): a NameError, not a break
+        "pkg/model_private.py": STAR_MODEL.format(imports="from .bad import *", body="_private(x)"),
+    })
+    assert found(lint_tree(tmp_path, ["pkg/model.py"])) == [("pkg/model.py", 6, "PTC101")]
+    assert found(lint_tree(tmp_path, ["pkg/model_private.py"])) == []
+
+
+def test_from_dot_import_name_resolves_in_the_package(tmp_path):
+    # ``from . import helper`` names the package's attribute ``helper``, not a top-level module
+    write(tmp_path, {**STAR_HELPERS,
+        "pkg/__init__.py": "from .bad import helper\n",
+        "pkg/model.py": STAR_MODEL.format(imports="from . import helper", body="helper(x)"),
+    })
+    assert found(lint_tree(tmp_path, ["pkg/model.py"])) == [("pkg/bad.py", 4, "PTC101")]
+
+
 def test_import_cycle_terminates_and_is_followed(tmp_path):
     write(tmp_path, {**PYPROJECT,
         "cyc/__init__.py": "from .a import Net\n",

@@ -87,7 +87,8 @@ class ImportMap:
             local = name
             if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
                 local = identifier(alias.asname.name.value)
-            self.names[local] = f"{base}.{name}" if base else name
+            # ``from . import x`` is ``.x`` (level 1), ``from .m import x`` is ``.m.x``
+            self.names[local] = (base + name if base.endswith(".") else f"{base}.{name}") if base else name
 
     def copy(self) -> "ImportMap":
         other = ImportMap()

@@ -586,6 +586,7 @@ class Interpreter:
         self._random_arith_frames: set = set()  # id(frame) of frames that already had their random-arithmetic break
         self._random_branch_frames: set = set()  # id(frame) of frames that already had a branch on a random draw
         self.globals: Dict[str, Value] = {}
+        self._starred: Dict[Tuple[int, str], Optional[str]] = {}  # (module, name) -> what a star import bound it to
         self._globals_busy: set = set()
         # Every function (and receiver class) whose id() keys ``memo``/``signatures``/``analysed``, kept
         # alive for this analysis: a freed one's id would be reused by a new object, which would then
@@ -1902,9 +1903,10 @@ class Interpreter:
     def _function_in(self, module, name: str):
         """The project function ``name`` stands for at the top level of ``module``, or None."""
         functions = getattr(module, "functions", {})
-        if name in functions:
+        qualified = self.star_bound(module, name)
+        if qualified is None and name in functions:
             return functions[name]
-        qualified = getattr(module, "siblings", {}).get(name) or module.imports.names.get(name)
+        qualified = qualified or getattr(module, "siblings", {}).get(name) or module.imports.names.get(name)
         if not qualified or self.project is None:
             return None
         defn = self.project.resolve(module, qualified)
@@ -2019,12 +2021,26 @@ class Interpreter:
         head = d.split(".", 1)[0]
         if self.frame is not None and self.frame.is_bound(head):
             return None
+        starred = self.star_bound(self.index, head)
+        if starred is not None:
+            return starred + d[len(head):]  # ``F.relu`` where ``from .common import *`` bound ``F``
         q = self.index.imports.qualify(expr)
         if q is not None:
             return q
         if head not in self.index.defined_names and head in _BUILTINS:
             return "builtins." + d
         return None
+
+    def star_bound(self, index, name: str) -> Optional[str]:
+        """What module-level ``name`` of ``index`` stands for when its last binding there is a
+        ``from m import *`` (a qualified name), else ``None``: see
+        :meth:`~pt2lint.analysis.project.ProjectModel.star_binding`."""
+        if not getattr(index, "star_imports", None) or self.project is None:
+            return None
+        key = (id(index), name)
+        if key not in self._starred:
+            self._starred[key] = self.project.star_binding(index, name)
+        return self._starred[key]
 
     def eval(self, node: Optional[cst.BaseExpression]) -> Value:
         if node is None:
@@ -2052,7 +2068,10 @@ class Interpreter:
         gkey = (id(idx), name)
         if gkey in self.globals:
             return self.globals[gkey]
-        if name in idx.functions:
+        starred = self.star_bound(idx, name)
+        if starred is not None:
+            v = self.project_value(starred)  # the module's last binding of the name is a ``from m import *``
+        elif name in idx.functions:
             v = Value(Kind.FUNCTION, ref=idx.functions[name])
         elif name in idx.classes and name not in idx.imports.names:
             v = Value(Kind.CLASS, ref=idx.classes[name])
@@ -2114,7 +2133,9 @@ class Interpreter:
         if qual is None or self.project is None or qual.startswith(("torch.", "builtins.", "numpy.", "math.")):
             return None
         if self.index.imports.qualify(expr) is None:
-            return None
+            d = dotted_name(expr)
+            if d is None or self.star_bound(self.index, d.split(".", 1)[0]) is None:
+                return None
         return self._definition_value(self.project.resolve(self.index, qual))
 
     def _literal(self, node) -> Optional[Value]:

@@ -245,6 +245,103 @@ def _outline(source: str):
     return defs, lines, "".join(rest)
 
 
+class BindingOrder:
+    """Where a module binds its top-level names, for ``from m import *`` to be resolved in order.
+
+    Python binds a module's names as its statements run: a later ``from m import *``
+    rebinds every public name ``m`` exports, whatever an earlier ``def``, ``class``,
+    assignment or import bound it to, and a later explicit binding wins over an earlier
+    star import.  Positions are ``(line, column)`` of the statement in the file.
+
+    Attributes:
+        bound: name -> position of the last explicit top-level binding (``import``,
+            ``from m import n``, ``def``, ``class``, ``name = ...``), statements inside
+            top-level ``if``/``try``/``with`` blocks included, ``if TYPE_CHECKING:`` excluded.
+        stars: ``(position, module as written)`` of every top-level ``from m import *``, in
+            order (``module`` keeps its leading dots, as :attr:`ModuleIndex.star_imports`).
+    """
+
+    __slots__ = ("bound", "stars")
+
+    def __init__(self, source: str) -> None:
+        import ast
+        import warnings
+
+        self.bound: Dict[str, Tuple[int, int]] = {}
+        self.stars: List[Tuple[Tuple[int, int], str]] = []
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                tree = ast.parse(source)
+        except (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError):
+            return
+        self._collect(tree.body)
+
+    def _collect(self, body) -> None:
+        import ast
+
+        for stmt in body:
+            where = (stmt.lineno, stmt.col_offset)
+            if isinstance(stmt, ast.ImportFrom):
+                if any(a.name == "*" for a in stmt.names):
+                    self.stars.append((where, "." * stmt.level + (stmt.module or "")))
+                else:
+                    for a in stmt.names:
+                        self.bound[a.asname or a.name] = where
+            elif isinstance(stmt, ast.Import):
+                for a in stmt.names:
+                    self.bound[a.asname or a.name.split(".", 1)[0]] = where
+            elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                self.bound[stmt.name] = where
+            elif isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+                targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+                for t in targets:
+                    for n in ast.walk(t):
+                        if isinstance(n, ast.Name):
+                            self.bound[n.id] = where
+            elif isinstance(stmt, ast.If):
+                test = stmt.test
+                name = test.id if isinstance(test, ast.Name) else test.attr if isinstance(test, ast.Attribute) else None
+                if name != "TYPE_CHECKING":
+                    self._collect(stmt.body)
+                self._collect(stmt.orelse)
+            elif isinstance(stmt, (ast.Try, getattr(ast, "TryStar", ast.Try))):
+                self._collect(stmt.body)
+                for h in stmt.handlers:
+                    self._collect(h.body)
+                self._collect(stmt.orelse)
+                self._collect(stmt.finalbody)
+            elif isinstance(stmt, (ast.With, ast.AsyncWith)):
+                self._collect(stmt.body)
+
+    def stars_after(self, name: str) -> List[str]:
+        """The star-imported modules (as written) that run after ``name``'s last explicit binding, last first."""
+        since = self.bound.get(name)
+        return [m for where, m in reversed(self.stars) if since is None or where > since]
+
+
+def exported_by_star(index, name: str) -> bool:
+    """``from <index's module> import *`` binds ``name``: listed in a literal ``__all__``, or,
+    without one, a name not starting with ``_`` (the import system's rule).  A ``__all__``
+    that is not a literal list or tuple of strings is taken to export every name."""
+    if index is None or not hasattr(index, "global_exprs"):
+        return False
+    listed = index.global_exprs.get("__all__")
+    if listed is None:
+        return not name.startswith("_")
+    if isinstance(listed, (cst.List, cst.Tuple)):
+        names = set()
+        for el in listed.elements:
+            if not isinstance(el.value, cst.SimpleString):
+                return True
+            try:
+                names.add(el.value.evaluated_value)
+            except Exception:  # noqa: BLE001 - an odd literal: be lenient
+                return True
+        return name in names
+    return True
+
+
 def _compiles(source: str, path: str) -> bool:
     import warnings
 
@@ -313,6 +410,7 @@ class ProjectModel:
         self._texts: Dict[str, Optional[str]] = {}
         self._pieces: Dict[tuple, object] = {}
         self._resolving: set = set()
+        self._orders: Dict[str, BindingOrder] = {}  # file path -> where its names are bound
         # while set, every module load and star-import probe is appended here with what it found,
         # hits included (``("load", dotted, load_outcome(...))``, ``("bind", dotted, name, bool)``):
         # see :mod:`pt2lint.analysis.foreign`
@@ -667,7 +765,10 @@ class ProjectModel:
             sub = self.load_module(f"{mod.name}.{name}")
             return self.lookup(sub, tail) if sub is not None else None
         found = None
-        if name in mod.functions:
+        starred = self.star_binding(mod, name)
+        if starred is not None:
+            found = self.resolve(mod, starred)  # a later ``from m import *`` rebound the name
+        elif name in mod.functions:
             found = mod.functions[name]
         elif name in mod.classes and name not in mod.imports.names:
             found = mod.classes[name]
@@ -677,22 +778,8 @@ class ProjectModel:
             found = self.resolve(mod, mod.imports.names[name])
         elif name in mod.global_exprs:
             found = GlobalRef(mod, name)
-        if found is None and getattr(mod, "is_package", False):
+        if found is None and starred is None and getattr(mod, "is_package", False):
             found = self.load_module(f"{mod.name}.{name}")
-        if found is None:
-            for star in getattr(mod, "star_imports", ()):
-                target = self.absolute_name(mod, star)
-                if not target or not self._may_bind(target, name):
-                    continue
-                sub = self.load_module(target)
-                if sub is not None and sub is not mod and f"*{target}" not in self._resolving:
-                    self._resolving.add(f"*{target}")
-                    try:
-                        found = self.lookup(sub, [name])
-                    finally:
-                        self._resolving.discard(f"*{target}")
-                    if found is not None:
-                        break
         if found is None or not tail:
             return found
         from pt2lint.analysis.index import ClassInfo
@@ -704,6 +791,64 @@ class ProjectModel:
         if isinstance(found, (NamespacePackage,)) or hasattr(found, "functions"):
             return self.lookup(found, tail)
         return None
+
+    def star_binding(self, index, name: str) -> Optional[str]:
+        """The qualified name that module-level ``name`` of ``index`` stands for when its last
+        binding is a ``from m import *`` (``"pkg.bad.helper"``, or what ``m`` imported it as),
+        else ``None``.
+
+        Python runs a module's statements in order: a star import after ``def helper`` or
+        ``from .good import helper`` rebinds ``helper`` when ``m`` exports it (its literal
+        ``__all__``, or its public names), and an explicit binding after the star import
+        wins over it.  Star imports are searched last first; a module that cannot bind the
+        name (:meth:`_may_bind`, a text search) is not parsed.
+        """
+        stars = getattr(index, "star_imports", None)
+        if not stars or isinstance(index, NamespacePackage):
+            return None
+        order = self._binding_order(index)
+        if order.stars:
+            candidates = [m for m in order.stars_after(name) if m in stars]
+        elif self._binds_explicitly(index, name):
+            return None  # positions unknown (CPython could not parse the file): explicit first
+        else:
+            candidates = list(reversed(stars))
+        for star in candidates:
+            target = self.absolute_name(index, star)
+            key = f"*{target}:{name}"
+            if not target or key in self._resolving or not self._may_bind(target, name):
+                continue
+            sub = self.load_module(target)
+            if sub is None or sub is index or isinstance(sub, NamespacePackage) or not exported_by_star(sub, name):
+                continue
+            self._resolving.add(key)
+            try:
+                found = self.star_binding(sub, name)
+                if found is None and self._binds_explicitly(sub, name):
+                    if name in sub.imports.names and name not in sub.functions and name not in getattr(sub, "lazy_defs", ()):
+                        found = self.absolute_name(sub, sub.imports.names[name])
+                    else:
+                        found = f"{sub.name}.{name}"
+            finally:
+                self._resolving.discard(key)
+            if found is not None:
+                return found
+        return None
+
+    @staticmethod
+    def _binds_explicitly(index, name: str) -> bool:
+        return (
+            name in index.functions or name in index.classes or name in getattr(index, "lazy_defs", ())
+            or name in index.imports.names or name in index.global_exprs
+        )
+
+    def _binding_order(self, index) -> BindingOrder:
+        base = getattr(index, "base", None) or index
+        key = getattr(base, "path", "") or str(id(base))
+        order = self._orders.get(key)
+        if order is None:
+            order = self._orders[key] = BindingOrder(getattr(base, "full_source", "") or getattr(base, "source", ""))
+        return order
 
     def resolve_bases(self, index, bases: Sequence[object]) -> List[object]:
         """``bases`` of a class in ``index`` with qualified names of project classes replaced by their ``ClassInfo``."""
