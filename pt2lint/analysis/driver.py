@@ -16,7 +16,6 @@ from typing import Dict, FrozenSet, List, NamedTuple, Optional, Tuple
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from pt2lint.analysis.index import ModuleIndex
 from pt2lint.analysis.interp import Interpreter
 from pt2lint.analysis.positions import LazyPositions, PositionMismatch
 from pt2lint.diagnostics import Diagnostic, Position

@@ -1347,7 +1347,7 @@ class Interpreter:
         elif isinstance(stmt, cst.ClassDef):
             self.frame.assign(identifier(stmt.name.value), UNKNOWN)
         elif isinstance(stmt, cst.Match):
-            subject = self.eval(stmt.subject)
+            self.eval(stmt.subject)  # what the subject expression itself does
             before = dict(self.frame.env)
             mark = len(self.frame.log)
             merged = None
