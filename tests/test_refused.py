@@ -60,3 +60,38 @@ def test_near_misses_are_not_flagged():
             return a, b, c, d, e
     """
     assert found(code, codes={"PTC327"}) == []
+
+
+def test_check_messages_dynamo_cannot_use():
+    # measured on torch 2.13: lines 11-17 broke (GB9840, GB9158); the others were traced
+    code = """
+    import torch
+    from torch import nn
+
+
+    def msg():
+        return "m"
+
+
+    class M(nn.Module):
+        def forward(self, x):
+            torch._check(x.shape[0] > 0, "batch must be non-empty")
+            torch._check(x.shape[0] > 0, lambda: f"bad input {x.shape}")
+            torch._check(x.shape[0] > 0, lambda: f"bad {self.training}")
+            torch._check(x.shape[0] > 0, msg)
+            torch._check_value(x.shape[0] > 0, message="m")
+            torch._check_with(ValueError, x.shape[0] > 0, "m")
+            torch._check(x.shape[0] > 0, None)
+            torch._check(x.shape[0] > 0)
+            torch._check(x.shape[0] > 0, lambda: "bad")
+            name = "layer"
+            torch._check(x.shape[0] > 0, lambda: f"bad {name}")
+
+            def local():
+                return "bad"
+            torch._check(x.shape[0] > 0, local)
+            torch._check(x.shape[0] > 0, lambda n=3: f"bad {n}")
+            torch._check_is_size(x.shape[0], "m")
+            return x + 1
+    """
+    assert found(code, codes={"PTC327"}) == [(n, "PTC327") for n in range(11, 18)]

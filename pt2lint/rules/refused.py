@@ -20,7 +20,10 @@ from __future__ import annotations
 
 from typing import Dict, Optional
 
+import libcst as cst
+
 from pt2lint.analysis.kinds import Kind
+from pt2lint.analysis.walk import walk
 from pt2lint.rules.base import Rule
 
 #: torch functions whose Dynamo handler refuses every call (``torch/_dynamo/variables/torch.py``).
@@ -47,6 +50,75 @@ REFUSED_METHODS: Dict[str, str] = {"random_": "GB0107", "share_memory_": "GB0117
 
 #: tensor attributes whose store Dynamo refuses on every tensor, inputs included (measured).
 REFUSED_STORES = frozenset({"real", "imag"})
+
+
+#: ``torch._check*`` functions Dynamo handles, with the position of their ``message`` argument
+#: (``torch/_dynamo/variables/torch.py``, ``handle_check`` and ``handle_check_with``, torch 2.13).
+CHECK_MESSAGE_POSITION: Dict[str, int] = {
+    "torch._check": 1,
+    "torch._check_index": 1,
+    "torch._check_value": 1,
+    "torch._check_type": 1,
+    "torch._check_not_implemented": 1,
+    "torch._check_with": 2,
+}
+
+
+def _message_node(call: cst.Call, position: int) -> Optional[cst.BaseExpression]:
+    """The ``message`` argument of a ``torch._check*`` call, or None (absent, or hidden by a star)."""
+    if any(a.star for a in call.args):
+        return None
+    for a in call.args:
+        if a.keyword is not None and a.keyword.value == "message":
+            return a.value
+    positional = [a.value for a in call.args if a.keyword is None]
+    return positional[position] if len(positional) > position else None
+
+
+def _captures_non_constant(interp, fn: cst.Lambda) -> bool:
+    """Whether the lambda reads a local of the enclosing function that holds a tensor, a module or
+    ``self``: a closure variable that is no Python constant."""
+    params = {p.name.value for p in walk(fn.params) if isinstance(p, cst.Param)}
+    frame = interp.frame
+    if frame is None:
+        return False
+    for node in walk(fn.body):
+        if isinstance(node, cst.Name) and node.value not in params:
+            v = frame.lookup(node.value)
+            if v is not None and not v.weak and v.kind in (Kind.TENSOR, Kind.MODULE, Kind.SELF):
+                return True
+    return False
+
+
+def check_message_break(interp, ev) -> Optional[str]:
+    """The graph-break id of a ``torch._check*`` call's message argument, or None.
+
+    Source: ``check_impl`` in ``torch/_dynamo/variables/torch.py`` (torch 2.13): a message that is
+    not a function defined in the compiled region breaks ("Can't extract message from
+    torch._check*()", GB9840), and one whose closure holds a value that is not a Python constant
+    breaks too ("Can't convert torch._check*() message closure", GB9158). Measured on torch 2.13:
+    a string, ``None`` and a module-level function as message broke with GB9840, and lambdas
+    reading the tensor ``x`` or ``self`` with GB9158; no message, ``lambda: "bad"``, a lambda
+    reading a local string, and a function defined in ``forward`` returning a string were
+    traced. Only those forms are reported: a message whose value is unknown is not.
+    """
+    position = CHECK_MESSAGE_POSITION.get(ev.qualname or "")
+    if position is None:
+        return None
+    node = _message_node(ev.node, position)
+    if node is None:
+        return None
+    if isinstance(node, cst.Lambda):
+        return "GB9158" if _captures_non_constant(interp, node) else None
+    if isinstance(node, (cst.SimpleString, cst.FormattedString, cst.ConcatenatedString)):
+        return "GB9840"
+    if isinstance(node, cst.Name):
+        if node.value == "None":
+            return "GB9840"
+        frame = interp.frame
+        if frame is not None and frame.lookup(node.value) is None and interp.global_value(node.value).kind is Kind.FUNCTION:
+            return "GB9840"  # a module-level function: not defined in the compiled region
+    return None
 
 
 def _sure_tensor(value) -> bool:
@@ -89,6 +161,16 @@ class RefusedTorchApi(Rule):
     code = "PTC327"
 
     def on_call(self, interp, ev) -> None:
+        gb = check_message_break(interp, ev)
+        if gb is not None:
+            interp.report(
+                self.code,
+                ev.node,
+                f"the message of `{ev.qualname}()`: Dynamo takes only a function defined in the compiled "
+                f"region whose closure holds Python constants, graph break ({gb}; write "
+                "`lambda: \"...\"` reading no tensor, module or `self`, or drop the message)",
+            )
+            return
         gb = refused_call(ev)
         if gb is None:
             return
