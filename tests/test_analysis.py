@@ -747,3 +747,39 @@ def test_cast_of_a_raw_0d_tensor_input_breaks(cast):
             return x * {cast}(n)
         """
     assert found(src) == [(4, "PTC103")]
+
+
+def test_leaf_factory_and_retain_grad_are_ptc308():
+    code = """
+    import torch
+    from torch import nn
+    class M(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.w = torch.zeros(4, requires_grad=True)
+            self.lin = nn.Linear(4, 4)
+        def forward(self, x):
+            a = torch.zeros(4, requires_grad=True)
+            b = torch.tensor([1.0, 2.0], requires_grad=True)
+            c = torch.zeros_like(x, requires_grad=True)
+            y = self.lin(x)
+            y.retain_grad()
+            return a, b, c, y
+    """
+    assert [f for f in found(code) if f[1] == "PTC308"] == [(9, "PTC308"), (10, "PTC308"), (11, "PTC308"), (13, "PTC308")]
+
+
+def test_leaf_factory_near_misses_are_not_ptc308():
+    # measured on torch 2.13: each traced without a break (requires_grad=False; a Tensor
+    # method, not a torch function; a flag that is not a known constant True)
+    code = """
+    import torch
+    from torch import nn
+    class M(nn.Module):
+        def forward(self, x, flag):
+            d = torch.zeros(4, requires_grad=False)
+            e = x.new_zeros(4, requires_grad=True)
+            f = torch.ones(4, requires_grad=flag)
+            return d, e, f
+    """
+    assert [f for f in found(code) if f[1] == "PTC308"] == []

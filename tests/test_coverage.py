@@ -88,7 +88,7 @@ def test_rule_command_looks_up_a_graph_break_id():
     assert result.exit_code == 0
     assert result.output.startswith("# GB0126: Unsupported Tensor.resize_() call\n")
     assert "Reported by: PTC314" in result.output
-    data = json.loads(run("rule", "GB0225", "--output-format", "json").output)
+    data = json.loads(run("rule", "GB0083", "--output-format", "json").output)
     assert data["status"] == "uncovered" and data["pattern"] and data["probed"].startswith("breaks")
     missing = run("rule", "GB9999")
     assert missing.exit_code == 2 and "not a graph-break id" in missing.output

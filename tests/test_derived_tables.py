@@ -125,6 +125,29 @@ def test_inplace_view_near_misses():
     assert found(code, codes={"PTC314"}) == []
 
 
+def test_set_with_storage_arguments_is_ptc314_on_any_tensor():
+    # measured on torch 2.13: the storage overload broke on a fresh tensor (GB0128); set_ with
+    # one tensor argument or none was traced, and a starred argument hides the count
+    code = """
+    import torch
+    from torch import nn
+
+
+    class M(nn.Module):
+        def forward(self, x, shape):
+            y = torch.empty(0)
+            y.set_(x.untyped_storage(), 0, (4, 4), (4, 1))
+            a = x + 1
+            a.set_(x * 2)
+            b = x + 1
+            b.set_()
+            c = torch.empty(0)
+            c.set_(*shape)
+            return y, a, b, c
+    """
+    assert found(code, codes={"PTC314"}) == [(8, "PTC314")]
+
+
 def test_numpy_function_without_torch_numpy_equivalent_on_any_argument_is_ptc312():
     code = """
     import numpy as np

@@ -38,8 +38,6 @@ NOT_REPORTED = {
     ("shape_ops", "torch.nn.functional.threshold(x, 0, 0, n4)"): "a tensor `value` makes the Python wrapper branch "
     "on it (GB0170), where the other arguments are Python numbers in model code",
     ("shape_ops", "torch.sym_fresh_size(n4)"): "a tracing helper of torch's symbolic shapes, not called from model code",
-    ("shape_ops", "x.to_sparse_bsc(2)"): "sparse layouts (GB0277) have no rule yet: an uncovered id of the coverage table",
-    ("shape_ops", "x.to_sparse_bsr(2)"): "as x.to_sparse_bsc(2)",
 }
 
 

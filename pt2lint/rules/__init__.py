@@ -34,6 +34,7 @@ from pt2lint.rules.mutation import InputMutation
 from pt2lint.rules.objects import ModuleInitGraphBreak, ParameterInCompiledRegion, SourcelessMethodCallBreak
 from pt2lint.rules.sorting import MinMaxKey, SortNonConstant
 from pt2lint.rules.sequences import TensorSequenceSearch
+from pt2lint.rules.refused import RefusedTorchApi
 from pt2lint.rules.tensor_queries import UntraceableTensorQuery
 from pt2lint.rules.hooks import HookHandleUse, ModuleHookRegistration
 from pt2lint.rules.recompile import (
@@ -93,6 +94,7 @@ RULES: Dict[str, Type[Rule]] = {
         SortNonConstant,
         MinMaxKey,
         UntraceableTensorQuery,
+        RefusedTorchApi,
         TensorSequenceSearch,
         ModuleHookRegistration,
         HookHandleUse,

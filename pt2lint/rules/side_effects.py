@@ -297,7 +297,23 @@ class AutogradInForward(Rule):
     NAMES = frozenset({"torch.autograd.grad", "torch.autograd.backward"})
 
     def on_call(self, interp, ev) -> None:
-        if ev.qualname in self.NAMES:
+        if _leaf_factory(ev):
+            interp.report(
+                self.code,
+                ev.node,
+                f"`{ev.qualname}(..., requires_grad=True)` inside a compiled region: Dynamo does not make leaf "
+                "tensors that require grad, graph break (GB0225; create the tensor in `__init__`, as an "
+                "`nn.Parameter` or a buffer, or outside the compiled function)",
+            )
+        elif ev.method == "retain_grad" and not ev.args and not ev.kwargs and _sure_tensor(ev.receiver):
+            interp.report(
+                self.code,
+                ev.node,
+                "`.retain_grad()` inside a compiled region: Dynamo refuses it (it does not work with "
+                "AOTDispatcher), graph break (GB0108; use a tensor hook, or read the gradient outside the "
+                "compiled function)",
+            )
+        elif ev.qualname in self.NAMES:
             interp.report(self.code, ev.node, f"`{ev.qualname}()` inside a compiled region: graph break (compute gradients outside the compiled forward, or use torch.func.grad)")
         elif ev.method == "backward" and ev.receiver is not None and ev.receiver.kind is Kind.TENSOR and not ev.receiver.weak:
             interp.report(self.code, ev.node, "`.backward()` inside a compiled region: graph break (call backward outside the compiled function)")
@@ -315,6 +331,28 @@ class AutogradInForward(Rule):
                 "setting `.requires_grad` inside a compiled region: graph break (GB0206; set it on parameters "
                 "outside forward, or use torch.no_grad/detach for the values that must not get gradients)",
             )
+
+
+def _sure_tensor(value) -> bool:
+    return value is not None and value.kind is Kind.TENSOR and not value.weak
+
+
+def _leaf_factory(ev) -> bool:
+    """``torch.zeros(4, requires_grad=True)``: a function of the ``torch`` namespace that returns a
+    tensor, called with ``requires_grad`` a constant ``True``.
+
+    Source: ``TorchInGraphFunctionVariable.call_function`` in ``torch/_dynamo/variables/torch.py``
+    (torch 2.13) breaks ("Attempted to use tensor creation function with requires_grad=True",
+    GB0225) on any such call whose result is a tensor. Measured on torch 2.13: ``torch.zeros``,
+    ``empty``, ``full``, ``arange``, ``randn``, ``tensor`` and ``zeros_like`` with
+    ``requires_grad=True`` broke; ``requires_grad=False`` and the Tensor method
+    ``x.new_zeros(4, requires_grad=True)`` (not a torch function) were traced.
+    """
+    q = ev.qualname
+    if q is None or not q.startswith("torch.") or q.count(".") != 1 or q[6:7].isupper():
+        return False
+    flag = ev.kwargs.get("requires_grad")
+    return flag is not None and flag.kind is Kind.CONST and flag.const is True and _sure_tensor(ev.result)
 
 
 def _self_rooted(node, me: str) -> bool:
