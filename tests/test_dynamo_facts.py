@@ -18,7 +18,7 @@ import pytest
 
 from pt2lint.analysis import dynamo_facts as facts
 from pt2lint.settings import LintSettings, resolve_selection
-from linttools import found
+from linttools import found, found_with_messages
 
 ROOT = Path(__file__).resolve().parent.parent
 SECTIONS = ("calls", "tensor_calls", "shape_calls", "sized_calls")
@@ -335,6 +335,100 @@ def test_class_constructions_answer_from_their_probes():
     for traced in ("collections.OrderedDict", "collections.deque", "functools.partial", "fractions.Fraction"):
         assert facts.class_construction_break(traced) is None, traced
     assert facts.class_construction_break("not.a.Class") is None and facts.class_construction_break(None) is None
+
+
+def test_context_manager_section_is_a_fresh_measurement(tool):
+    # every context manager of the listed modules, entered built in the ``with`` and stored on ``self``
+    assert tool.context_manager_facts() == _shipped()["context_managers"]
+
+
+def test_context_managers_answer_by_form():
+    assert facts.context_manager_break("threading.Lock", "stored") == "GB0142"
+    assert facts.context_manager_break("threading.Lock", "any") == "GB0142"
+    assert facts.context_manager_break("torch.device", "local") == "GB0142"
+    assert facts.context_manager_break("torch.backends.cudnn.flags", "local") == "GB0208"
+    # modelled by Dynamo when built in the region, refused when built outside it
+    assert facts.context_manager_break("torch.no_grad", "local") is None
+    assert facts.context_manager_break("torch.no_grad", "stored") == "GB0142"
+    assert facts.context_manager_break("torch.no_grad", "any") is None
+    for traced in ("torch.autocast", "contextlib.nullcontext"):
+        assert facts.context_manager_break(traced, "local") is None and facts.context_manager_break(traced, "stored") is None
+    assert facts.context_manager_break("mylib.Timer", "local") is None and facts.context_manager_break(None, "local") is None
+
+
+def test_with_of_a_context_manager_dynamo_cannot_enter_is_ptc307():
+    assert found(
+        """
+        import contextlib
+        import threading
+
+        import torch
+        from torch import nn
+
+        _LOCK = threading.RLock()
+
+
+        class Block(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.proj = nn.Linear(8, 8)
+                self._lock = threading.Lock()
+                self.quiet = contextlib.nullcontext()
+
+            def forward(self, x):
+                with torch.no_grad(), torch.autocast("cpu", enabled=False), self.quiet:
+                    ref = self.proj(x)
+                with self._lock:
+                    y = self.proj(x)
+                return y - ref
+
+
+        class Placed(nn.Module):
+            def forward(self, x):
+                with torch.device("cpu"):
+                    y = torch.ones(4) + x
+                return y
+
+
+        class Guarded(nn.Module):
+            def forward(self, x):
+                lock = threading.Lock()
+                ctx = torch.no_grad()
+                with ctx:
+                    x = x + 1
+                with _LOCK:
+                    x = x * 2
+                print(x)
+                return x
+        """,
+        codes={"PTC307", "PTC301"},
+    ) == [(20, "PTC307"), (27, "PTC307"), (38, "PTC307")]
+
+
+def test_later_breaks_after_an_unenterable_context_manager_are_named_not_reported():
+    # Dynamo gives up on the frame at the ``with`` (measured: the ``print`` after it is not logged)
+    got = found_with_messages(
+        """
+        import threading
+
+        import torch
+        from torch import nn
+
+
+        class Block(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self._lock = threading.Lock()
+
+            def forward(self, x):
+                with self._lock:
+                    y = x * 2
+                print(y)
+                return y
+        """
+    )
+    assert [(line, code) for line, code, _ in got] == [(13, "PTC307")]
+    assert "line 15 (PTC301)" in got[0][2]
 
 
 def test_an_inlined_callee_is_claimed_from_its_probe_alone():

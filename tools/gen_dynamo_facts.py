@@ -1429,6 +1429,157 @@ def class_candidates() -> Tuple[Tuple[Candidate, Dict[str, Any]], ...]:
     return tuple(out)
 
 
+#: Modules whose context managers model code enters in ``forward`` (``with torch.no_grad():``,
+#: ``with self._lock:``, ``with torch.random.fork_rng():``): ``context_managers`` probes a
+#: ``with`` of every one of them.  Their public classes with ``__enter__``/``__exit__`` and their
+#: ``contextlib.contextmanager`` functions are candidates; in the modules of
+#: :data:`CONTEXT_FACTORY_MODULES` a function that returns a context manager when called with no
+#: argument (``threading.Lock``) is one too.
+CONTEXT_MODULES = (
+    "torch", "torch.autograd", "torch.autograd.grad_mode", "torch.autograd.graph", "torch.autograd.profiler",
+    "torch.autograd.forward_ad", "torch.profiler", "torch.random", "torch.nn.attention", "torch.backends.cudnn",
+    "torch.backends.cuda", "torch.backends.mkldnn", "torch.amp", "torch.cpu.amp", "torch.sparse",
+    "torch.nn.utils.parametrize", "torch.overrides", "torch.compiler",
+    "threading", "contextlib", "warnings", "decimal",
+)
+#: Modules whose public functions are called with no argument to find context-manager factories
+#: (their no-argument calls have no lasting effect).
+CONTEXT_FACTORY_MODULES = ("threading",)
+#: Argument lists tried, in order, to build one context manager in eager Python.
+CONTEXT_FORMS = ("", "'x'", "False", "'cpu'", "ValueError", "torch.nn.attention.SDPBackend.MATH")
+
+
+def _is_contextmanager_function(obj: Any) -> bool:
+    """``obj`` is a function made by ``contextlib.contextmanager`` (its wrapper's code is the decorator's)."""
+    marker = contextlib.contextmanager(lambda: iter(()))
+    return inspect.isfunction(obj) and getattr(obj, "__code__", None) is marker.__code__
+
+
+def _restore_global_modes():
+    """Building some context managers switches a global mode at once (``torch.set_grad_enabled(False)``,
+    ``torch.autograd.set_detect_anomaly(False)``): a context that puts the modes back."""
+    grad, anomaly = torch.is_grad_enabled(), torch.is_anomaly_enabled()
+
+    @contextlib.contextmanager
+    def restore():
+        try:
+            yield
+        finally:
+            torch.set_grad_enabled(grad)
+            torch.autograd.set_detect_anomaly(anomaly)
+
+    return restore()
+
+
+def context_manager_candidates() -> List[Tuple[str, str, List[str]]]:
+    """``(name, constructor expression, every name)`` for each context manager of
+    :data:`CONTEXT_MODULES`: built with the first argument list of :data:`CONTEXT_FORMS` that gives
+    an object with ``__enter__`` and ``__exit__`` in eager Python.  An object reachable under several
+    names (``torch.no_grad`` is ``torch.autograd.no_grad``) is one candidate with all its names."""
+    seen: Dict[int, Tuple[str, str, List[str]]] = {}
+    order: List[int] = []
+    for module_name in CONTEXT_MODULES:
+        module = importlib.import_module(module_name)
+        # ``torch.backends.cudnn`` and its siblings replace their module with a ``PropModule``
+        # that holds the real one as ``m``
+        real = getattr(module, "m", None)
+        namespace = vars(real) if isinstance(real, types.ModuleType) else vars(module)
+        for name in sorted(namespace):
+            obj = namespace[name]
+            if name.startswith("_") or not callable(obj):
+                continue
+            qualname = f"{module_name}.{name}"
+            if id(obj) in seen:
+                seen[id(obj)][2].append(qualname)
+                continue
+            if inspect.isclass(obj):
+                if issubclass(obj, BaseException) or not (hasattr(obj, "__enter__") and hasattr(obj, "__exit__")):
+                    continue
+            elif not (_is_contextmanager_function(obj) or module_name in CONTEXT_FACTORY_MODULES):
+                continue
+            for form in CONTEXT_FORMS if (inspect.isclass(obj) or _is_contextmanager_function(obj)) else ("",):
+                try:
+                    with _quiet(), _restore_global_modes():
+                        built = eval(f"obj({form})", {"obj": obj, "torch": torch, "ValueError": ValueError})  # noqa: S307
+                        if not (hasattr(type(built), "__enter__") and hasattr(type(built), "__exit__")):
+                            break
+                        with built:  # a generator-based one checks its arguments only here
+                            pass
+                except Exception:  # noqa: BLE001 - this form does not build one
+                    continue
+                seen[id(obj)] = (qualname, f"{qualname}({form})", [qualname])
+                order.append(id(obj))
+                break
+    return [seen[i] for i in order]
+
+
+_CONTEXT_PROBE = """
+def probe_local_{i}(x):
+    y = x + 1
+    with {expr}:
+        y = y * 2
+    return y - 1
+
+
+class ProbeStored{i}(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.ctx = {expr}
+
+    def forward(self, x):
+        y = x + 1
+        with self.ctx:
+            y = y * 2
+        return y - 1
+"""
+
+
+def context_manager_facts() -> Dict[str, Dict[str, Any]]:
+    """``context_managers``: per name of each candidate of :func:`context_manager_candidates`,
+    what Dynamo does with a ``with`` of it, measured in two forms: ``local`` (built in the
+    ``with`` statement inside the compiled function) and ``stored`` (built in ``__init__`` and
+    entered as ``with self.ctx:``).  Dynamo models the context managers it knows
+    (``torch/_dynamo/variables/ctx_manager.py``) only when they are built in the region ("Supported
+    context managers can cross graph break boundaries only if they are local non-closure
+    variables"); anything else breaks at the ``with`` ("Unsupported context manager", GB0142) and
+    the frame runs eagerly.  Each form's outcome is ``breaks``/``traces``/``inconclusive`` with the
+    registry id of a break at the ``with`` line."""
+    cands = context_manager_candidates()
+    out: Dict[str, Dict[str, Any]] = {}
+    lines = ["import contextlib, decimal, threading, warnings", "import torch", "import torch.nn.attention"]
+    with_lines: List[Tuple[int, int]] = []
+    for i, (_name, expr, _names) in enumerate(cands):
+        base = len(lines) + 1  # the template's first line (an empty one) is this line
+        lines += _CONTEXT_PROBE.format(i=i, expr=expr).split("\n")
+        with_lines.append((base + 3, base + 15))
+    with tempfile.TemporaryDirectory() as workdir, _quiet():
+        path = os.path.join(workdir, "dynamo_context_probes.py")
+        with open(path, "w", encoding="utf-8") as fh:
+            fh.write("\n".join(lines) + "\n")
+        spec = importlib.util.spec_from_file_location("dynamo_context_probes", path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        for i, (name, expr, names) in enumerate(cands):
+            entry: Dict[str, Any] = {"probe": expr}
+            for form, fn_name, line in (("local", f"probe_local_{i}", with_lines[i][0]), ("stored", f"ProbeStored{i}", with_lines[i][1])):
+                try:
+                    with _restore_global_modes():
+                        fn = getattr(module, fn_name)
+                        fn = fn() if inspect.isclass(fn) else fn
+                        breaks = graph_breaks(fn, (torch.randn(4, 4),), backend="eager")
+                    result = _classify(breaks, path, line)
+                except Exception as exc:  # noqa: BLE001 - the answer is "inconclusive", not a crash
+                    result = ProbeResult("inconclusive", None, None, type(exc).__name__)
+                # a break inside the factory Dynamo inlines (``threading.RLock``) is on the way into the
+                # ``with`` too: the user's line is the ``with``
+                entry[form] = result.outcome
+                entry[f"{form}_gb"] = result.gb if result.outcome == "breaks" else None
+            for alias in names:
+                out[alias] = dict(entry)
+        sys.modules.pop("dynamo_context_probes", None)
+    return out
+
+
 def derived_section(pairs: Tuple[Tuple[Candidate, Dict[str, Any]], ...]) -> Dict[str, Dict[str, Any]]:
     """The static entries of a derived section, keyed by candidate."""
     return {c.qualname: {"probe": c.call, **entry} for c, entry in pairs}
@@ -1611,6 +1762,7 @@ def generate() -> Dict[str, Any]:
         for cand, result in zip(cands, results):
             data[section][cand.qualname] = _confirm(data[section][cand.qualname], result)
     data["nn_modules"] = nn_module_facts()  # measured by running each class (about a minute)
+    data["context_managers"] = context_manager_facts()  # two probes per context manager
     data["confirmed_count"] = sum(1 for section, _ in sections for e in data[section].values() if e["confirmed"])
     return data
 

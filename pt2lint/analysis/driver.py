@@ -358,9 +358,11 @@ def _hidden_breaks(f) -> list:
 def _hidden_note(f, positions) -> str:
     """The message tail naming the breaks Dynamo reaches only once this one is fixed.
 
-    After a graph break inside a loop Dynamo skips the rest of the frame (measured on torch
-    2.13: "graph break in loop", the frame falls back to eager), so later breaks there are
-    not in its log until the first is fixed; they are named here rather than reported alone.
+    After a graph break inside a loop or a ``try`` body, or at a context manager it cannot
+    enter, Dynamo skips the rest of the frame (measured on torch 2.13: "graph break in loop",
+    "Failed to handle graph break gracefully"; the frame falls back to eager), so later breaks
+    there are not in its log until the first is fixed; they are named here rather than
+    reported alone.
     """
     lines = []
     for code, node, _stmt, _header in _hidden_breaks(f):
@@ -370,7 +372,7 @@ def _hidden_note(f, positions) -> str:
     if not lines:
         return ""
     where = ", ".join(f"line {line} ({code})" for line, code in sorted(set(lines)))
-    return f" (Dynamo runs the rest of this frame eagerly after this break in a loop or try block; reached once it is fixed: {where})"
+    return f" (Dynamo runs the rest of this frame eagerly after this break; reached once it is fixed: {where})"
 
 
 def _region_of(settings, index, chain):

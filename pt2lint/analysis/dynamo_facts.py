@@ -219,6 +219,34 @@ def inlined_break(qualname: Optional[str], section: str = "calls") -> Optional[s
     return fact.gb
 
 
+#: How a context manager reaches a ``with`` (see :func:`context_manager_break`).
+CONTEXT_FORMS = ("local", "stored")
+
+
+def context_manager_break(qualname: Optional[str], form: str) -> Optional[str]:
+    """The graph-break id of ``with <a context manager built by qualname>:`` in a compiled region,
+    or None when the probe traced it (or it was not probed).
+
+    ``form`` is ``"local"`` (built in the ``with`` statement itself: ``with torch.device("cpu"):``),
+    ``"stored"`` (built outside the region and entered as ``with self._lock:`` or a module-level
+    ``with _LOCK:``), or ``"any"`` (not known: the id is returned only when both forms broke).
+    Dynamo models the context managers of ``torch/_dynamo/variables/ctx_manager.py`` only when they
+    are built in the region, and refuses any other one at the ``with`` ("Unsupported context
+    manager", GB0142: the frame then runs eagerly); some break already while being built (the
+    first id is returned: ``torch.backends.cudnn.flags()``, GB0208).  Source: the
+    ``context_managers`` probes of the table (``tools/gen_dynamo_facts.py``).
+    """
+    if not qualname:
+        return None
+    raw = facts().get("context_managers", {}).get(qualname)
+    if raw is None:
+        return None
+    forms = CONTEXT_FORMS if form == "any" else (form,)
+    if any(raw.get(f) != "breaks" for f in forms):
+        return None
+    return raw.get(f"{forms[-1]}_gb") or "GB0142"  # of a variable: the break at the ``with`` (stored)
+
+
 def class_construction_break(qualname: Optional[str]) -> Optional[str]:
     """The graph-break id when building an object of the standard-library class ``qualname``
     (``types.SimpleNamespace(a=1)``, ``decimal.Decimal("1.5")``, ``datetime.timedelta()``,

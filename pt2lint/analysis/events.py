@@ -276,3 +276,20 @@ class HookHandleEvent:
 
     node: cst.CSTNode
     use: str
+
+
+@dataclass
+class ContextManagerEvent:
+    """A context manager entered by ``with`` in a compiled region whose factory is known.
+
+    Attributes:
+        node: the ``with`` item's expression (``torch.device("cpu")``, ``self._lock``).
+        qualname: the qualified name of what built the context manager (``"threading.Lock"``).
+        form: ``"local"`` (built in the ``with`` statement), ``"stored"`` (an attribute of
+            ``self`` or a module-level name: built outside the region) or ``"any"`` (a local
+            variable: either).
+    """
+
+    node: cst.BaseExpression
+    qualname: str
+    form: str

@@ -29,6 +29,7 @@ from pt2lint.analysis.events import (
     AttrStoreEvent,
     CallEvent,
     ConstructEvent,
+    ContextManagerEvent,
     FormatEvent,
     GlobalWriteEvent,
     GeneratorBreakEvent,
@@ -1015,6 +1016,38 @@ class Interpreter:
             self._reentering = None
             self._rewidened.discard(id(fn))
 
+    def _context_manager_site(self, expr: cst.BaseExpression, value: Value) -> Optional[Tuple[str, str]]:
+        """``(factory, form)`` for a ``with`` item whose context manager a known callable built: the
+        callee of ``with F(...):`` (``"local"``), or the factory recorded on the value of
+        ``with self.attr:`` / a module-level name (``"stored"``) or of a local variable (``"any"``);
+        None otherwise (see :func:`~pt2lint.analysis.dynamo_facts.context_manager_break`)."""
+        if not self.wants("on_context_manager"):
+            return None
+        if isinstance(expr, cst.Call):
+            q = self.qualname(expr.func)
+            return (q, "local") if q else None
+        ref = value.ref
+        if value.kind is not Kind.UNKNOWN or not isinstance(ref, str) or not ref.endswith("()"):
+            return None
+        if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name):
+            owner = self.frame.lookup(expr.value.value) if self.frame is not None else None
+            return (ref[:-2], "stored") if owner is not None and owner.kind is Kind.SELF else None
+        if isinstance(expr, cst.Name):
+            local = self.frame is not None and self.frame.is_bound(expr.value)
+            return (ref[:-2], "any" if local else "stored")
+        return None
+
+    def end_frame(self, code: str, node: cst.CSTNode) -> None:
+        """Dynamo gave up on the current frame at the finding ``(code, node)`` ("Failed to handle
+        graph break gracefully. Skipping the function and falling back to eager", measured on torch
+        2.13 after a context manager it cannot enter): the rest of the function runs eagerly, so its
+        later graph breaks are not reported; functions it calls are still compiled as frames of
+        their own."""
+        frame = self.frame
+        if frame is not None and not frame.skipped and not self.silent:
+            first = self.dispatch.findings.recorded(code, node)
+            frame.skipped = first if first is not None else True
+
     def _context_method(self, manager: Value, name: str, args, expr: cst.BaseExpression) -> Optional[Value]:
         """Call ``__enter__``/``__exit__`` of a context manager that is an instance of a class of the
         project (``with Timer(x) as t:``); ``None`` when ``manager`` is anything else.
@@ -1304,6 +1337,9 @@ class Interpreter:
             for item in stmt.items:
                 self.stmt, self.header = stmt, item.item
                 v = self.eval(item.item)
+                site = self._context_manager_site(item.item, v)
+                if site is not None:
+                    self.emit("on_context_manager", ContextManagerEvent(item.item, *site))
                 entered = self._context_method(v, "__enter__", [], item.item)
                 managers.append((v, item.item))
                 if item.asname is not None:

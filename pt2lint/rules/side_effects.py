@@ -266,6 +266,30 @@ class UntraceableCFunction(Rule):
             )
 
 
+    def on_context_manager(self, interp, ev) -> None:
+        # ``with torch.device("cpu"):``, ``with self._lock:`` (a ``threading.Lock``),
+        # ``with torch.backends.cudnn.flags(enabled=False):``: the ``context_managers`` probes
+        gb = facts.context_manager_break(ev.qualname, ev.form)
+        if gb is None:
+            return
+        if ev.form != "stored":
+            where, advice = "", "enter it outside the compiled region, around the call of the model"
+        else:
+            where = " built outside the compiled region"
+            advice = (
+                "build it in the `with` statement inside the region, where Dynamo supports it"
+                if facts.context_manager_break(ev.qualname, "local") is None
+                else "enter it outside the compiled region, around the call of the model"
+            )
+        interp.report(
+            self.code,
+            ev.node,
+            f"`with` of a `{ev.qualname}` context manager{where}: Dynamo cannot enter it: graph break ({gb}), "
+            f"and the rest of the function runs eagerly ({advice})",
+        )
+        interp.end_frame(self.code, ev.node)
+
+
 class NumpyUnsupportedFunction(Rule):
     """PTC312: a NumPy function ``torch._numpy`` does not implement (``np.isin``, ``np.nanmean``...).
 
