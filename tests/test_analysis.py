@@ -783,3 +783,58 @@ def test_leaf_factory_near_misses_are_not_ptc308():
             return d, e, f
     """
     assert [f for f in found(code) if f[1] == "PTC308"] == []
+
+
+@pytest.mark.parametrize(
+    "fill",
+    [
+        "for f in feats:\n        outs.append(f * 2)",  # filled in a loop
+        "outs.append(feats[0])\n    outs.append(feats[1])",  # one append at a time
+        "outs.extend([feats[0], feats[1]])",
+        "collect(outs, feats[0])\n    collect(outs, feats[1])",  # a helper appends to it
+        "alias = outs\n    alias.append(feats[0])\n    alias.append(feats[1])",  # through another name
+    ],
+)
+def test_a_local_list_filled_after_it_was_made_is_not_empty(fill):
+    # ``len(outs)`` of ``outs = []`` is not 0 once something may have appended to it: the code
+    # under ``if len(outs) > 1:`` runs (Dynamo broke at the nonzero, measured on torch 2.13)
+    fill = fill.replace("\n    ", "\n        ")
+    code = f"""import torch
+from torch import nn
+
+
+def collect(outs, x):
+    outs.append(x)
+
+
+class Head(nn.Module):
+    def forward(self, feats):
+        outs = []
+        {fill}
+        if len(outs) > 1:
+            return torch.nonzero(outs[0] > 0)
+        return outs[0]
+"""
+    lines = code.splitlines()
+    nonzero = next(i for i, text in enumerate(lines, 1) if "nonzero" in text)
+    assert (nonzero, "PTC202") in found(code), code
+
+
+def test_a_list_length_stays_known_where_nothing_changes_it():
+    # a list nothing appends to keeps its length; torch and builtins given the list do not grow it
+    assert found(
+        """
+        import torch
+        from torch import nn
+
+
+        class Head(nn.Module):
+            def forward(self, x):
+                outs = [x, x * 2]
+                y = torch.cat(outs)
+                n = len(outs)
+                if len(outs) > 2:
+                    print(n)
+                return y
+        """
+    ) == []

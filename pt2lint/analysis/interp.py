@@ -226,6 +226,11 @@ def _built_by_other_classes(modules) -> set:
     return out
 
 
+def _sized_list(value: Optional[Value]) -> bool:
+    """``value`` is a container whose elements (and so its length) are known, not a dict."""
+    return value is not None and value.kind is Kind.CONTAINER and value.elts is not None and value.keys is None
+
+
 def _identity_test_only(fn: cst.CSTNode) -> bool:
     """True when ``fn``'s whole body is ``return`` of an identity test of its names
     (``return val is not None``, ``return not (a is b)``, after an optional docstring).
@@ -1637,6 +1642,9 @@ class Interpreter:
         elif isinstance(small, cst.Assign):
             breaks = self.gb_events
             value = self.eval(small.value)
+            if isinstance(small.value, cst.Name) and _sized_list(value):
+                # ``alias = outs``: one list under two names, changed through either
+                value = self._forget_length(small.value.value, value)
             for t in small.targets:
                 self.store(t.target, value, small)
             sourceless.note_binding(self, [t.target for t in small.targets], small.value, value, breaks)
@@ -3168,6 +3176,7 @@ class Interpreter:
             self._lazy_text_used(node)  # ``s.upper()``: the text is needed now
         elif qual in _TEXT_READING_BUILTINS and any(v is LAZY_TENSOR_TEXT for v in args):
             self._lazy_text_used(node)
+        self._track_local_lists(node, func, qual, method, receiver, args)
         if self.silent == 0:
             if self.gb_events > breaks_before:
                 self._emit_generator_break(node, qual)
@@ -3181,6 +3190,51 @@ class Interpreter:
                     CallEvent(node, qual, method, receiver, tuple(args), kwargs, result, callee, receiver_node),
                 )
         return result
+
+    def _track_local_lists(self, node: cst.Call, func, qual: Optional[str], method: Optional[str], receiver, args) -> None:
+        """Keep a local list's known length true after a call that may change it.
+
+        ``outs.append(v)`` adds ``v`` to what is known of ``outs`` (a loop's passes then join
+        lists of different lengths into one of unknown length); ``extend`` of a list of known
+        length adds its elements; any other mutating method (``insert``, ``pop``, ``clear``,
+        ``sort``, ``add``...) leaves the length unknown.  A local list passed to a function that
+        is not torch's or a builtin (a helper may append to it) has an unknown length after the
+        call.  Without this, ``len(outs)`` of ``outs = []`` filled in a loop folded to 0 and made
+        the code under ``if len(outs) > 1:`` dead.
+        """
+        frame = self.frame
+        if frame is None:
+            return
+        if (
+            method in _CONTAINER_MUTATORS and isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)
+            and frame.is_bound(func.value.value) and _sized_list(receiver)
+        ):
+            name = func.value.value
+            if method == "append" and len(args) == 1 and not node.args[0].star:
+                frame.assign(name, replace(receiver, elts=receiver.elts + (args[0],), elt=None))
+            elif method == "extend" and len(args) == 1 and not node.args[0].star and args[0].elts is not None and args[0].keys is None:
+                frame.assign(name, replace(receiver, elts=receiver.elts + tuple(args[0].elts), elt=None))
+            else:
+                added = [a.element() if method in ("extend", "update") else a for a in args]
+                self._forget_length(name, receiver, added)
+            return
+        if qual is not None and qual.startswith(("torch.", "builtins.", "math.", "numpy.")):
+            return  # torch and the builtins do not grow a list they are given
+        for a in node.args:
+            if isinstance(a.value, cst.Name) and frame.is_bound(a.value.value):
+                v = frame.lookup(a.value.value)
+                if _sized_list(v):
+                    self._forget_length(a.value.value, v)
+
+    def _forget_length(self, name: str, value: Value, added: Sequence[Value] = ()) -> Value:
+        """Rebind local ``name`` (a list of known length, ``value``) to a list of unknown length
+        holding what it held and ``added``; returns the new value."""
+        elt = value.element()
+        for v in added:
+            elt = join(elt, v)
+        forgotten = replace(value, elts=None, elt=elt)
+        self.frame.assign(name, forgotten)
+        return forgotten
 
     def _hook_handle_used(self, node: cst.CSTNode, use: str) -> None:
         """A module hook's handle is used at ``node`` in compiled code (see :class:`HookHandleEvent`)."""
