@@ -838,3 +838,30 @@ def test_a_list_length_stays_known_where_nothing_changes_it():
                 return y
         """
     ) == []
+
+
+def test_match_statement_in_forward_is_analysed():
+    # each ``case`` arm is a path; a break in the subject or an arm is reported
+    assert found(
+        """
+        import torch
+        from torch import nn
+
+
+        class Router(nn.Module):
+            def __init__(self, mode: str = "sum"):
+                super().__init__()
+                self.mode = mode
+
+            def forward(self, x):
+                match self.mode:
+                    case "sum":
+                        y = x.sum()
+                    case "max":
+                        y = x.max()
+                    case _:
+                        y = x.mean()
+                print(y)
+                return y
+        """
+    ) == [(18, "PTC301")]

@@ -1402,7 +1402,6 @@ class Interpreter:
             if arms is not None:
                 arms.close()
             self.frame.env = merged if merged is not None else before
-            del subject
 
     def _exec_loop_body(self, body, loop: Optional[cst.CSTNode] = None) -> None:
         frame = self.frame
