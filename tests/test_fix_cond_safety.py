@@ -358,8 +358,8 @@ BREAKING_HELPERS = [
 @pytest.mark.parametrize("helper, reason", [pytest.param(*c[1:], id=c[0]) for c in BREAKING_HELPERS])
 @pytest.mark.parametrize(
     "init, imp",
-    [("", "from .utils import helper"), ("from .utils import helper\n", "from PKG import helper")],
-    ids=["relative-import", "re-exported-by-the-package"],
+    [("", "from .utils import helper"), ("from .utils import helper\n", "from PKG import helper"), ("from .utils import helper\n", "from . import helper")],
+    ids=["relative-import", "re-exported-by-the-package", "re-exported-from-dot"],
 )
 def test_branch_calling_a_breaking_helper_of_another_file_is_refused(tmp_path, monkeypatch, helper, reason, init, imp):
     monkeypatch.chdir(tmp_path)
@@ -385,8 +385,8 @@ PURE_HELPER = "import torch\n\n\ndef helper(x):\n    return torch.tanh(x) * 3\n"
 
 @pytest.mark.parametrize(
     "init, imp",
-    [("", "from .utils import helper"), ("from .utils import helper\n", "from PKG import helper")],
-    ids=["relative-import", "re-exported-by-the-package"],
+    [("", "from .utils import helper"), ("from .utils import helper\n", "from PKG import helper"), ("from .utils import helper\n", "from . import helper")],
+    ids=["relative-import", "re-exported-by-the-package", "re-exported-from-dot"],
 )
 def test_branch_calling_a_pure_helper_of_another_file_is_rewritten(tmp_path, monkeypatch, init, imp):
     monkeypatch.chdir(tmp_path)

@@ -87,7 +87,12 @@ class ImportMap:
             local = name
             if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
                 local = identifier(alias.asname.name.value)
-            self.names[local] = f"{base}.{name}" if base else name
+            if not base:
+                self.names[local] = name
+            elif base.endswith("."):  # ``from . import x``: ``.x``, the package's attribute
+                self.names[local] = f"{base}{name}"
+            else:
+                self.names[local] = f"{base}.{name}"
 
     def copy(self) -> "ImportMap":
         other = ImportMap()
