@@ -470,3 +470,39 @@ def test_naive_rewrite_with_a_breaking_helper_raises_and_a_pure_one_runs(tmp_pat
     for inp in (x, -x):
         torch._dynamo.reset()
         torch.testing.assert_close(torch.compile(fixed, backend="eager", fullgraph=True)(inp), plain(inp))
+
+
+LAYERS = """
+from torch import nn as tnn
+
+
+class Block(tnn.Module):
+    def __init__(self):
+        super().__init__()
+        self.seq = tnn.Sequential(tnn.Linear(4, 4), {second})
+
+    def forward(self, x):
+        return self.seq(x)
+"""
+
+
+@pytest.mark.parametrize(
+    "second, applicability, reason",
+    [
+        ("tnn.BatchNorm1d(4)", Applicability.DISPLAY_ONLY, "`Block.forward` (pkg/layers.py, called from the `if` branch) calls `self.seq`, which holds a torch.nn.BatchNorm1d"),
+        ("tnn.GELU()", Applicability.UNSAFE, "`self.block` is used in some branches only"),
+    ],
+    ids=["holds-batchnorm", "near-miss-holds-gelu"],
+)
+def test_submodule_class_of_another_file_is_judged_with_that_files_imports(tmp_path, monkeypatch, second, applicability, reason):
+    """``self.block = Block()`` with ``Block`` in ``layers.py``, which spells ``torch.nn`` as ``tnn``."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "pyproject.toml").write_text("[tool.pt2lint]\nassume-compiled = true\n")
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "layers.py").write_text(LAYERS.format(second=second).lstrip("\n"))
+    text = src(branches("y = self.block(x)", "y = x * 2"), init="self.block = Block()", pre="from .layers import Block\n\n\n")
+    (tmp_path / "pkg" / "model.py").write_text(text)
+    f = project_cond_fix(tmp_path, "pkg")
+    assert f.applicability is applicability, f.message
+    assert reason in f.message, f.message
