@@ -432,6 +432,18 @@ def place_noqa(source: str, spots: Mapping[NoqaSpot, Iterable[str]]) -> Tuple[st
     return "".join(out), added, unplaced
 
 
+def noqa_spot(line: int, statement_lines: Optional[Tuple[int, int]]) -> NoqaSpot:
+    """The :data:`NoqaSpot` of a finding on 1-based ``line`` whose statement spans the 1-based
+    ``statement_lines`` (:attr:`~pt2lint.diagnostics.Diagnostic.statement_lines`; ``None``: only
+    its own line is known to be in it).
+
+    ``--add-noqa`` and the language server's "Suppress" quick fix both place their comment with
+    :func:`place_noqa` at this spot, so the comment lands where it suppresses the finding: never
+    after a continuation or string that ends outside the finding's statement.
+    """
+    return (line, statement_lines or (line, line))
+
+
 def noqa_targets(diagnostics: Iterable[Diagnostic]) -> Dict[str, Dict[NoqaSpot, Set[str]]]:
     """File -> ``(line, statement lines)`` (a :data:`NoqaSpot`) -> codes for the findings
     ``--add-noqa`` suppresses (not PTC001-PTC003)."""
@@ -439,8 +451,7 @@ def noqa_targets(diagnostics: Iterable[Diagnostic]) -> Dict[str, Dict[NoqaSpot, 
     for d in diagnostics:
         if d.code in NOQA_SKIP_CODES or d.filename == "-":
             continue
-        line = d.start.line
-        spot = (line, d.statement_lines or (line, line))
+        spot = noqa_spot(d.start.line, d.statement_lines)
         out.setdefault(d.filename, {}).setdefault(spot, set()).add(d.code)
     return out
 
@@ -585,6 +596,7 @@ __all__ = [
     "insert_noqa",
     "load_baseline",
     "normalise_line",
+    "noqa_spot",
     "noqa_targets",
     "place_noqa",
     "write_baseline",

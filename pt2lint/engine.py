@@ -365,7 +365,13 @@ def lint_source(
         from pt2lint.fixes import FIXABLE_CODES, attach_fixes
 
         if any(d.code in FIXABLE_CODES for d in diags):
-            diags = attach_fixes(module, source, settings, findings, diags, fix_names, (relpath or filename).replace(os.sep, "/"))
+            read = dict(dependencies)
+            diags = attach_fixes(
+                module, source, settings, findings, diags, fix_names, (relpath or filename).replace(os.sep, "/"),
+                filename=filename, overlay=overlay, data=data, dependencies=read,
+            )
+            if len(read) != len(dependencies):
+                dependencies = tuple(sorted(read.items()))
     cuts_by_file = {filename: cuts} if cuts else {}
     for name, text in others.items():  # imported modules read with their own form feeds cut
         if "\f" in text and name != filename:

@@ -272,27 +272,49 @@ def _units(text: str, encoding: str) -> int:
     return units(text, encoding)
 
 
-def noqa_text_edit(source: str, line0: int, code: str, encoding: str) -> Optional[Dict[str, Any]]:
+def noqa_text_edit(
+    source: str, line0: int, code: str, encoding: str, statement0: Optional[Tuple[int, int]] = None,
+) -> Optional[Dict[str, Any]]:
     """The LSP ``TextEdit`` that suppresses ``code`` for a finding on 0-based line ``line0``.
 
-    The comment goes where :func:`pt2lint.baseline.insert_noqa` puts it (the end
-    of a multi-line string or continuation), merged into an existing ``# noqa``
-    or ``# pt2lint: ignore[...]``; ``None`` when the line is already suppressed.
-    """
-    from pt2lint.baseline import insert_noqa
+    Args:
+        source: the document's text.
+        line0: the finding's 0-based line (``data.noqaLine``).
+        code: the rule code to suppress.
+        encoding: the negotiated LSP position encoding.
+        statement0: 0-based first and last line of the finding's statement
+            (``data.statementLines``), ``None`` when not known.
 
-    new_source, added = insert_noqa(source, {line0 + 1: [code]})
+    The comment goes where ``check --add-noqa`` puts it, by the same function
+    (:func:`pt2lint.baseline.place_noqa` at :func:`pt2lint.baseline.noqa_spot`): at the
+    end of the finding's line, else at the end of the multi-line string or backslash
+    continuation when that is still in the finding's statement, else on a line of its own
+    above the statement; merged into an existing ``# noqa`` or ``# pt2lint: ignore[...]``.
+    ``None`` when the line is already suppressed, or when no comment can suppress the finding.
+    """
+    from pt2lint.baseline import noqa_spot, place_noqa
+    from pt2lint.lines import split_lines
+
+    statement = (statement0[0] + 1, statement0[1] + 1) if statement0 is not None else None
+    new_source, added, _unplaced = place_noqa(source, {noqa_spot(line0 + 1, statement): [code]})
     if not added:
         return None
     old_lines = SourceLines(source).texts()  # the LSP's lines are CPython's, not str.splitlines'
     new_lines = SourceLines(new_source).texts()
-    for n, (a, b) in enumerate(zip(old_lines, new_lines)):
-        if a != b:
-            return {
-                "range": {"start": {"line": n, "character": 0}, "end": {"line": n, "character": _units(a, encoding)}},
-                "newText": b,
-            }
-    return None
+    if len(new_lines) == len(old_lines):  # the comment ends a line
+        for n, (a, b) in enumerate(zip(old_lines, new_lines)):
+            if a != b:
+                return {
+                    "range": {"start": {"line": n, "character": 0}, "end": {"line": n, "character": _units(a, encoding)}},
+                    "newText": b,
+                }
+        return None
+    # a comment line of its own, inserted before line n (with its line ending)
+    n = next((i for i, (a, b) in enumerate(zip(old_lines, new_lines)) if a != b), len(old_lines))
+    return {
+        "range": {"start": {"line": n, "character": 0}, "end": {"line": n, "character": 0}},
+        "newText": split_lines(new_source)[n],
+    }
 
 
 def _overlap(a: Tuple[Tuple[int, int], Tuple[int, int]], b: Tuple[Tuple[int, int], Tuple[int, int]]) -> bool:
@@ -1164,9 +1186,11 @@ def create_server(
                         )
                     )
                 line0 = int(data.get("noqaLine", diag.range.start.line))
+                lines0 = data.get("statementLines")
+                statement0 = (int(lines0[0]), int(lines0[1])) if isinstance(lines0, (list, tuple)) and len(lines0) == 2 else None
                 if fresh and code not in NOQA_SKIP_CODES and (code, line0) not in seen_noqa:
                     seen_noqa.add((code, line0))
-                    edit = noqa_text_edit(doc.source, line0, code, enc)
+                    edit = noqa_text_edit(doc.source, line0, code, enc, statement0)
                     if edit is not None:
                         actions.append(
                             types.CodeAction(

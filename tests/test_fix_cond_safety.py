@@ -10,6 +10,7 @@ verdicts rest on what ``torch.cond`` does.
 
 from __future__ import annotations
 
+import json
 import textwrap
 
 import pytest
@@ -311,3 +312,197 @@ def test_naive_zero_d_index_rewrite_raises():
         _cls(text)()(inp)
         with pytest.raises(Exception):
             _cls(naive)()(inp)
+
+
+# ------------------------------------------------------------------ helpers imported from other project files
+
+# The codemod's facts come from the project model the rules use: a branch calling a helper of
+# another file is judged by that helper's findings and writes, as one of this file would be.
+PROJECT_MODEL = HEADER + "{imp}\n\n\nclass M(nn.Module):\n    def forward(self, x):\n        if x.sum() > 0:\n            y = helper(x)\n        else:\n            y = x * 2\n        return y\n"
+
+
+def _package(root, name: str, helper: str, init: str = "", imp: str = "from .utils import helper", extra=None) -> str:
+    """A package ``name`` under ``root`` (a ``pyproject.toml`` above it): ``utils.py`` holds
+    ``helper``, ``model.py`` (returned) calls it in the `if` branch of a compiled forward."""
+    (root / "pyproject.toml").write_text("[tool.pt2lint]\nassume-compiled = true\n")
+    pkg = root / name
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text(init)
+    (pkg / "utils.py").write_text(textwrap.dedent(helper).lstrip("\n"))
+    for fname, text in (extra or {}).items():
+        (pkg / fname).write_text(textwrap.dedent(text).lstrip("\n"))
+    model = PROJECT_MODEL.format(imp=imp.replace("PKG", name))
+    (pkg / "model.py").write_text(model)
+    return model
+
+
+def project_cond_fix(root, name: str):
+    text = (root / name / "model.py").read_text()
+    diags = lint_source(text, f"{name}/model.py", COMPILED, fix_names=lambda d: ["cond"]).diagnostics
+    fixes = [d.fix for d in diags if d.fix is not None and d.fix.name == "cond"]
+    assert fixes, [(d.code, d.message) for d in diags]
+    return fixes[0]
+
+
+BREAKING_HELPERS = [
+    # (id, helper source, words of the reason)
+    ("item", "def helper(x):\n    return x * x.sum().item()\n", "PTC101"),
+    ("print", "def helper(x):\n    print('h', x)\n    return x * 3\n", "PTC301"),
+    ("data-dependent-if", "def helper(x):\n    if x.max() > 1:\n        return x * 3\n    return x - 1\n", "PTC104"),
+    ("writes-its-input", "def helper(x):\n    x.add_(1)\n    return x * 3\n", "PTC401"),
+    ("appends-to-a-global", "SEEN = []\n\n\ndef helper(x):\n    SEEN.append(x)\n    return x * 3\n", "SEEN.append"),
+    ("sets-an-attribute", "def helper(x):\n    helper.calls = 1\n    return x * 3\n", "assigns `helper.calls`"),
+]
+
+
+@pytest.mark.parametrize("helper, reason", [pytest.param(*c[1:], id=c[0]) for c in BREAKING_HELPERS])
+@pytest.mark.parametrize(
+    "init, imp",
+    [("", "from .utils import helper"), ("from .utils import helper\n", "from PKG import helper"), ("from .utils import helper\n", "from . import helper")],
+    ids=["relative-import", "re-exported-by-the-package", "re-exported-from-dot"],
+)
+def test_branch_calling_a_breaking_helper_of_another_file_is_refused(tmp_path, monkeypatch, helper, reason, init, imp):
+    monkeypatch.chdir(tmp_path)
+    _package(tmp_path, "pkg", helper, init, imp)
+    f = project_cond_fix(tmp_path, "pkg")
+    assert f.applicability is Applicability.DISPLAY_ONLY and not f.edits, f.message
+    assert "`helper` (pkg/utils.py, called from the `if` branch)" in f.message and reason in f.message, f.message
+
+
+def test_a_break_two_files_away_names_the_function_and_its_file(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    _package(
+        tmp_path, "pkg", "from .deep import inner\n\n\ndef helper(x):\n    return inner(x) + 1\n",
+        extra={"deep.py": "def inner(x):\n    return x * x.sum().item()\n"},
+    )
+    f = project_cond_fix(tmp_path, "pkg")
+    assert f.applicability is Applicability.DISPLAY_ONLY, f.message
+    assert "`inner` (pkg/deep.py, called from the `if` branch) has PTC101" in f.message
+
+
+PURE_HELPER = "import torch\n\n\ndef helper(x):\n    return torch.tanh(x) * 3\n"
+
+
+@pytest.mark.parametrize(
+    "init, imp",
+    [("", "from .utils import helper"), ("from .utils import helper\n", "from PKG import helper"), ("from .utils import helper\n", "from . import helper")],
+    ids=["relative-import", "re-exported-by-the-package", "re-exported-from-dot"],
+)
+def test_branch_calling_a_pure_helper_of_another_file_is_rewritten(tmp_path, monkeypatch, init, imp):
+    monkeypatch.chdir(tmp_path)
+    _package(tmp_path, "pkg", PURE_HELPER, init, imp)
+    f = project_cond_fix(tmp_path, "pkg")
+    assert f.applicability is Applicability.SAFE and f.edits, f.message
+    assert "torch.cond(x.sum() > 0, _true_fn, _false_fn, (x,))" in "".join(e.content for e in f.edits)
+
+
+def test_fix_command_refuses_the_rewrite_and_check_reports_why(tmp_path, monkeypatch):
+    """The issue's commands: ``fix --rule cond --diff --unsafe-fixes`` proposed a rewrite whose
+    branch calls a helper that breaks the graph (torch.cond then raises, see the ground truth below)."""
+    from clitools import cli_runner
+    from pt2lint.cli import cli
+
+    monkeypatch.chdir(tmp_path)
+    _package(tmp_path, "pkg", BREAKING_HELPERS[0][1])
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = \"pkg\"\n")
+    runner = cli_runner()
+    fixed = runner.invoke(cli, ["fix", "--no-cache", "--rule", "cond", "--diff", "--unsafe-fixes", "pkg/model.py"], catch_exceptions=False)
+    assert fixed.stdout == "", fixed.stdout
+    assert "not rewritten as torch.cond: `helper` (pkg/utils.py, called from the `if` branch) has PTC101" in fixed.stderr
+    checked = runner.invoke(cli, ["check", "--no-cache", "--output-format", "json", "pkg/model.py"], catch_exceptions=False)
+    fixes = [d["fix"] for d in json.loads(checked.stdout) if d["code"] == "PTC104"]
+    assert fixes and fixes[0]["applicability"] == "display-only" and fixes[0]["edits"] == []
+    assert "pkg/utils.py" in fixes[0]["message"]
+
+
+@pytest.fixture
+def importer(monkeypatch):
+    """``importer(root, dotted)`` imports module ``dotted`` from directory ``root``; the modules
+    imported are forgotten after the test."""
+    import importlib
+    import sys
+
+    before = set(sys.modules)
+
+    def load(root, dotted: str):
+        monkeypatch.syspath_prepend(str(root))
+        return importlib.import_module(dotted)
+
+    yield load
+    for name in set(sys.modules) - before:
+        if name.startswith("pt2l_"):
+            del sys.modules[name]
+
+
+def test_naive_rewrite_with_a_breaking_helper_raises_and_a_pure_one_runs(tmp_path, monkeypatch, importer):
+    """Ground truth on torch 2.13: the rewrite the codemod used to offer fails under
+    torch.compile (the helper's `.item()` breaks the graph inside the branch), while the
+    rewrite it still offers for a pure helper of another file runs and agrees with the `if`."""
+    torch = pytest.importorskip("torch")
+    from clitools import cli_runner
+    from pt2lint.cli import cli
+
+    monkeypatch.chdir(tmp_path)
+    naive = _package(tmp_path, "pt2l_breaking", BREAKING_HELPERS[0][1]).replace(
+        "        if x.sum() > 0:\n            y = helper(x)\n        else:\n            y = x * 2\n",
+        "        def _true_fn(x):\n            return helper(x)\n        def _false_fn(x):\n            return x * 2\n"
+        "        y = torch.cond(x.sum() > 0, _true_fn, _false_fn, (x,))\n",
+    )
+    assert "torch.cond(" in naive
+    (tmp_path / "pt2l_breaking" / "model.py").write_text(naive)
+    model = importer(tmp_path, "pt2l_breaking.model").M()
+    x = torch.ones(3)
+    torch._dynamo.reset()
+    with pytest.raises(Exception, match="higher order operator"):
+        torch.compile(model, backend="eager")(x)
+
+    other = tmp_path / "pure"
+    other.mkdir()
+    monkeypatch.chdir(other)
+    original = _package(other, "pt2l_pure", PURE_HELPER)
+    result = cli_runner().invoke(cli, ["fix", "--no-cache", "--rule", "cond", "pt2l_pure/model.py"], catch_exceptions=False)
+    assert result.exit_code == 0, result.stderr
+    rewritten = (other / "pt2l_pure" / "model.py").read_text()
+    assert "torch.cond(" in rewritten and rewritten != original
+    (other / "pt2l_pure" / "original.py").write_text(original)
+    fixed = importer(other, "pt2l_pure.model").M()
+    plain = importer(other, "pt2l_pure.original").M()
+    for inp in (x, -x):
+        torch._dynamo.reset()
+        torch.testing.assert_close(torch.compile(fixed, backend="eager", fullgraph=True)(inp), plain(inp))
+
+
+LAYERS = """
+from torch import nn as tnn
+
+
+class Block(tnn.Module):
+    def __init__(self):
+        super().__init__()
+        self.seq = tnn.Sequential(tnn.Linear(4, 4), {second})
+
+    def forward(self, x):
+        return self.seq(x)
+"""
+
+
+@pytest.mark.parametrize(
+    "second, applicability, reason",
+    [
+        ("tnn.BatchNorm1d(4)", Applicability.DISPLAY_ONLY, "`Block.forward` (pkg/layers.py, called from the `if` branch) calls `self.seq`, which holds a torch.nn.BatchNorm1d"),
+        ("tnn.GELU()", Applicability.UNSAFE, "`self.block` is used in some branches only"),
+    ],
+    ids=["holds-batchnorm", "near-miss-holds-gelu"],
+)
+def test_submodule_class_of_another_file_is_judged_with_that_files_imports(tmp_path, monkeypatch, second, applicability, reason):
+    """``self.block = Block()`` with ``Block`` in ``layers.py``, which spells ``torch.nn`` as ``tnn``."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "pyproject.toml").write_text("[tool.pt2lint]\nassume-compiled = true\n")
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "layers.py").write_text(LAYERS.format(second=second).lstrip("\n"))
+    text = src(branches("y = self.block(x)", "y = x * 2"), init="self.block = Block()", pre="from .layers import Block\n\n\n")
+    (tmp_path / "pkg" / "model.py").write_text(text)
+    f = project_cond_fix(tmp_path, "pkg")
+    assert f.applicability is applicability, f.message
+    assert reason in f.message, f.message

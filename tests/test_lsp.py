@@ -393,3 +393,72 @@ async def test_links_follow_the_documents_docs_url_setting(client: LanguageClien
         types.HoverParams(text_document=types.TextDocumentIdentifier(uri=path.as_uri()), position=types.Position(line=6, character=39))
     )
     assert hover is not None and "(https://docs.example.com/rules/PTC301/)" in hover.contents.value
+
+
+CONTINUED = textwrap.dedent(
+    """\
+    import torch
+    from torch import nn
+
+
+    class Net(nn.Module):
+        def forward(self, x):
+            if x.sum() > 0: y = x + \\
+                1
+            else: y = x
+            n = x.sum().item() + \\
+                1
+            return y * n
+    """
+)
+
+
+def _apply_text_edit(text: str, edit: types.TextEdit) -> str:
+    """``text`` with one LSP edit applied (ASCII text: characters are UTF-16 units)."""
+    lines = text.splitlines(keepends=True)
+
+    def offset(p: types.Position) -> int:
+        return sum(len(line) for line in lines[: p.line]) + p.character
+
+    return text[: offset(edit.range.start)] + edit.new_text + text[offset(edit.range.end):]
+
+
+@pytest.mark.asyncio
+async def test_suppress_action_on_a_backslash_continued_statement_suppresses(client: LanguageClient):
+    """The comment goes where ``check --add-noqa`` puts it: at the end of the continuation when
+    that is still the finding's statement (the assignment), else on a line of its own above the
+    statement (the ``if`` header ends on line 7, its one-line body continues on line 8, where a
+    comment would not cover the test)."""
+    path = client.root / "cont.py"  # type: ignore[attr-defined]
+    uri = path.as_uri()
+    text = CONTINUED
+    diags = await _open(client, path, text)
+    assert {(d.code, d.range.start.line) for d in diags} >= {("PTC104", 6), ("PTC101", 9)}, [(d.code, d.range.start.line) for d in diags]
+    expected = {"PTC104": "        # noqa: PTC104\n", "PTC101": "            1  # noqa: PTC101"}
+    for version, code in ((2, "PTC104"), (3, "PTC101")):
+        diag = next(d for d in diags if d.code == code)
+        actions = await asyncio.wait_for(
+            client.text_document_code_action_async(
+                types.CodeActionParams(
+                    text_document=types.TextDocumentIdentifier(uri=uri),
+                    range=diag.range,
+                    context=types.CodeActionContext(diagnostics=[diag]),
+                )
+            ),
+            TIMEOUT,
+        )
+        action = next(a for a in actions if a.title == f"Suppress {code} on this line")
+        (edit,) = action.edit.changes[uri]
+        assert edit.new_text == expected[code]
+        text = _apply_text_edit(text, edit)
+        client.diagnostics.pop(uri, None)
+        client.text_document_did_change(
+            types.DidChangeTextDocumentParams(
+                text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version),
+                content_changes=[types.TextDocumentContentChangeWholeDocument(text=text)],
+            )
+        )
+        diags = await _diagnostics(client, uri)
+        codes = [d.code for d in diags]
+        assert code not in codes and "PTC002" not in codes, (codes, text)
+    assert text.count("# noqa") == 2

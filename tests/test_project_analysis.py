@@ -323,6 +323,30 @@ def test_from_dot_import_name_resolves_in_the_package(tmp_path):
         "pkg/model.py": STAR_MODEL.format(imports="from . import helper", body="helper(x)"),
     })
     assert found(lint_tree(tmp_path, ["pkg/model.py"])) == [("pkg/bad.py", 4, "PTC101")]
+@pytest.mark.parametrize("imp", ["from . import clamp", "from .. import clamp"], ids=["package", "parent-package"])
+def test_a_name_imported_from_a_package_with_dots_alone_is_followed(tmp_path, imp):
+    """``from . import clamp``: ``clamp`` is the attribute of the importing module's own package
+    (re-exported by its ``__init__.py``), ``..`` the one above."""
+    inner = imp.startswith("from ..")
+    write(tmp_path, {**PYPROJECT,
+        "pkg/__init__.py": "from .utils import clamp\n",
+        "pkg/utils.py": """
+            def clamp(x):
+                s = x.sum().item()
+                return x.clamp(max=s)
+            """,
+        **({"pkg/sub/__init__.py": ""} if inner else {}),
+        ("pkg/sub/model.py" if inner else "pkg/model.py"): f"""
+            from torch import nn
+            {imp}
+
+            class Net(nn.Module):
+                def forward(self, x):
+                    return clamp(x) + 1
+            """,
+    })
+    diags = lint_tree(tmp_path, ["pkg/sub/model.py" if inner else "pkg/model.py"])
+    assert found(diags) == [("pkg/utils.py", 2, "PTC101")]
 
 
 def test_import_cycle_terminates_and_is_followed(tmp_path):

@@ -190,6 +190,28 @@ def _project_for(filename: str, settings, overlay=None):
     return path, ProjectModel(roots, settings.target, overlay, entry_package=top, follow=follow, library_roots=library_roots)
 
 
+def entry_in_project(module: cst.Module, source: str, filename: str, settings, *, data: Optional[bytes] = None, overlay=None):
+    """The entry module ``module`` indexed in a new project model, with its imports linked.
+
+    The analysis and the codemods' facts (:func:`pt2lint.fixes.facts.collect_facts`) both
+    start here, so a codemod sees the same helpers in other files, re-exports and imports
+    that the rules follow.  Call it with :data:`ANALYSIS_LOCK` held.
+
+    Args:
+        module, source, filename, settings: as :func:`analyse_module` (``filename`` ``"-"``:
+            standard input, resolved from the working directory).
+        data: the file's bytes as read, if known.
+        overlay: ``abs path -> text`` of unsaved buffers to read instead of the disk.
+
+    Returns:
+        ``(abs path of the entry, ProjectModel, ModuleIndex of the entry)``.
+    """
+    path, project = _project_for(filename, settings, overlay)
+    index = project.add_entry(path, source, module, COMPILE_CALL.search(source) is not None, data)
+    project.link(index)
+    return path, project, index
+
+
 def analyse_project(
     module: cst.Module,
     source: str,
@@ -216,10 +238,8 @@ def analyse_project(
     dispatch = build_dispatch(enabled, settings)
     if not dispatch.handlers or (not regions and "on_module" not in dispatch.handlers):
         return Analysis([], {}, (), False)
-    path, project = _project_for(filename, settings, overlay)
     with ANALYSIS_LOCK:  # indexes of imported modules are shared between analyses in a process
-        index = project.add_entry(path, source, module, COMPILE_CALL.search(source) is not None, data)
-        project.link(index)
+        path, project, index = entry_in_project(module, source, filename, settings, data=data, overlay=overlay)
         has_regions = bool(index.module_classes() or index.entry_functions())
         interp = Interpreter(index, dispatch, settings)
         if regions:

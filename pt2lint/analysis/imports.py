@@ -87,8 +87,12 @@ class ImportMap:
             local = name
             if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
                 local = identifier(alias.asname.name.value)
-            # ``from . import x`` is ``.x`` (level 1), ``from .m import x`` is ``.m.x``
-            self.names[local] = (base + name if base.endswith(".") else f"{base}.{name}") if base else name
+            if not base:
+                self.names[local] = name
+            elif base.endswith("."):  # ``from . import x``: ``.x``, the package's attribute
+                self.names[local] = f"{base}{name}"
+            else:
+                self.names[local] = f"{base}.{name}"
 
     def copy(self) -> "ImportMap":
         other = ImportMap()

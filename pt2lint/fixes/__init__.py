@@ -128,6 +128,11 @@ def attach_fixes(
     diagnostics: Sequence[Diagnostic],
     names_for: Optional[NamesFor] = None,
     path: str = "",
+    *,
+    filename: str = "-",
+    overlay=None,
+    data: Optional[bytes] = None,
+    dependencies: Optional[Dict[str, Optional[str]]] = None,
 ) -> List[Diagnostic]:
     """Return ``diagnostics`` with a :class:`Fix` on each finding a codemod can handle.
 
@@ -141,6 +146,12 @@ def attach_fixes(
         names_for: for each diagnostic, the codemods allowed (``None``: all).
         path: the module's path relative to the project root (names of generated module-level
             definitions are derived from it; see :class:`~pt2lint.fixes.context.FixContext`).
+        filename: the module's file as linted; the codemods' facts analyse it in its project
+            (helpers imported from other files are followed), as the lint run does.
+        overlay: ``abs path -> text`` of unsaved editor buffers, read instead of the disk.
+        data: the file's bytes as read, if known.
+        dependencies: when given, ``abs path -> sha256 or None`` of every other file the facts
+            were computed from is added to it (a cached result depends on them too).
 
     Returns:
         The diagnostics in the same order; those with a fix are copies with ``fix`` set.
@@ -154,7 +165,10 @@ def attach_fixes(
     from pt2lint.fixes.context import FixContext
 
     reported = {id(d) for d in diagnostics}
-    ctx = FixContext(module, source, settings, findings, {id(f): f.diagnostic for f in findings if id(f.diagnostic) in reported}, path)
+    ctx = FixContext(
+        module, source, settings, findings, {id(f): f.diagnostic for f in findings if id(f.diagnostic) in reported}, path,
+        filename=filename, overlay=overlay, data=data,
+    )
     out: List[Diagnostic] = []
     for d in diagnostics:
         if d.fix is not None or d.code not in FIXABLE_CODES or id(d) not in by_diag:
@@ -173,6 +187,9 @@ def attach_fixes(
                 raise
             fix = None
         out.append(replace(d, fix=fix) if fix is not None else d)
+    if dependencies is not None:
+        for p, h in ctx.dependencies:
+            dependencies.setdefault(p, h)
     return out
 
 

@@ -37,13 +37,21 @@ class FixContext:
             findings whose diagnostic was suppressed are absent.
         path: the module's path relative to the project root (``/``-separated; the file name
             when there is no root), from which generated module-level names are derived.
+        filename: the module's file as linted (its imports resolve from there; ``"-"``: from the
+            working directory).
+        overlay: ``abs path -> text`` of unsaved editor buffers, read instead of the disk.
+        data: the file's bytes as read, if known.
     """
 
     def __init__(
         self, module: cst.Module, source: str, settings, findings: Sequence, diagnostic_of: Dict[int, Diagnostic], path: str = "",
+        *, filename: str = "-", overlay=None, data: Optional[bytes] = None,
     ) -> None:
         self.module = module
         self.path = path
+        self.filename = filename
+        self.overlay = overlay
+        self.data = data
         self.source = source
         self.settings = settings
         self.findings = list(findings)
@@ -68,12 +76,18 @@ class FixContext:
     # ------------------------------------------------------------ lazy facts
     @property
     def facts(self):
-        """:class:`~pt2lint.fixes.facts.Facts` of the module (computed on first use)."""
+        """:class:`~pt2lint.fixes.facts.Facts` of the module and the project code it calls (computed on first use)."""
         if self._facts is None:
             from pt2lint.fixes.facts import collect_facts
 
-            self._facts = collect_facts(self.module, self.source, self.settings)
+            self._facts = collect_facts(self.module, self.source, self.settings, self.filename, overlay=self.overlay, data=self.data)
         return self._facts
+
+    @property
+    def dependencies(self) -> Tuple[Tuple[str, Optional[str]], ...]:
+        """``(abs path, sha256 or None)`` of the other files the facts were computed from (none
+        before :attr:`facts` is first used)."""
+        return self._facts.dependencies if self._facts is not None else ()
 
     @property
     def parents(self) -> Dict[int, cst.CSTNode]:

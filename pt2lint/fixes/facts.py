@@ -8,7 +8,7 @@ to *record* what it computes:
   (joined over every call signature and loop iteration it was evaluated in);
 * the local environment at the entry of every ``if`` statement, and at the
   normal exit of every block (the branches of an ``if``);
-* every call event (qualified name, receiver kind, local callee) and every
+* every call event (qualified name, receiver kind, callee in the project) and every
   in-place write event;
 * the raw findings of *every* rule, whatever the user selected, so that a
   codemod can tell whether a branch body holds a graph break or a side effect;
@@ -16,13 +16,16 @@ to *record* what it computes:
   enter, are run with the operands' values (as Dynamo traces them), so a
   rewrite nested in another branch has facts too.
 
+The module is analysed in the project model the rules use
+(:mod:`pt2lint.analysis.project`): calls into helpers of other project files are
+followed, and their findings, calls and writes are recorded with those files' nodes.
+
 Nothing here changes what the lint reports; it is a second, recording run.
 """
 
 from __future__ import annotations
 
-import re
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Tuple
 
 import libcst as cst
 
@@ -32,9 +35,6 @@ from pt2lint.analysis.interp import COND_FUNCTIONS, Interpreter
 from pt2lint.analysis.kinds import TENSOR, Value, join
 from pt2lint.rules import RULES
 from pt2lint.rules.base import Dispatch
-
-# Same test as the driver's: only scan for ``torch.compile(f)`` calls when the text has one.
-_COMPILE_CALL = re.compile(r"\b(?:compile|optimize)\s*\(\s*[A-Za-z_]")
 
 Env = Dict[str, Optional[Value]]  # ``None``: the name may be unbound on some path
 
@@ -50,7 +50,10 @@ class Facts:
         calls: ``id(Call) -> CallEvent`` (the first event seen for that call).
         writes: every in-place write event, in order.
         findings: raw findings of every rule (``code``, ``node``, ``stmt``, ``message``, ``chain``).
-        index: the module index the run used (imports, classes, functions).
+        index: the module index the run used (imports, classes, functions); its ``project``
+            resolves the names the module imports.
+        dependencies: ``(abs path, sha256 or None)`` of every other file the run read or
+            looked for (as :attr:`pt2lint.analysis.driver.Analysis.dependencies`).
     """
 
     def __init__(self, index: ModuleIndex) -> None:
@@ -61,6 +64,7 @@ class Facts:
         self.writes: List[WriteEvent] = []
         self.findings: list = []
         self.index = index
+        self.dependencies: Tuple[Tuple[str, Optional[str]], ...] = ()
 
     def value(self, node: cst.CSTNode) -> Optional[Value]:
         """The joined value of ``node``, or ``None`` when the interpreter never evaluated it
@@ -137,26 +141,42 @@ class _FactInterpreter(Interpreter):
             self._facts.block_exit[key] = _join_env(self._facts.block_exit.get(key), self.frame.env)
 
 
-def collect_facts(module: cst.Module, source: str, settings) -> Facts:
-    """Run every rule over ``module`` with a recording interpreter.
+def collect_facts(
+    module: cst.Module, source: str, settings, filename: str = "-", *, overlay=None, data: Optional[bytes] = None,
+) -> Facts:
+    """Run every rule over ``module`` and the project code it calls, with a recording interpreter.
+
+    The module is analysed as the entry of a project model
+    (:func:`pt2lint.analysis.driver.entry_in_project`), exactly as the lint run analyses it:
+    a helper imported from another project module (``from .utils import helper``, through
+    re-exports and chains of imports) is followed, so its findings, writes and calls are in
+    the facts, with nodes of that module.
 
     Args:
         module: the parsed module; node identities in the result refer to it.
-        source: its text (only used to decide whether to scan for ``torch.compile(f)`` calls,
-            exactly as :func:`pt2lint.analysis.driver.analyse_findings` does).
+        source: its text (decides whether to scan for ``torch.compile(f)`` calls, exactly as
+            :func:`pt2lint.analysis.driver.analyse_findings` does).
         settings: the :class:`~pt2lint.settings.LintSettings` of the lint run (target and
             Dynamo knobs change kinds and findings; the rule selection is ignored: every
             rule runs).
+        filename: the module's file (its imports resolve from there; ``"-"``: from the working
+            directory, as for standard input).
+        overlay: ``abs path -> text`` of unsaved editor buffers, read instead of the disk.
+        data: the file's bytes as read, if known.
 
     Returns:
         The :class:`Facts` of the module.
     """
-    index = ModuleIndex(module, settings.target, scan_compile_calls=_COMPILE_CALL.search(source) is not None)
-    facts = Facts(index)
-    rules = [cls(settings) for cls in RULES.values()]
-    dispatch = Dispatch(rules + [_Recorder(facts)])  # type: ignore[list-item]
-    _FactInterpreter(index, dispatch, settings, facts).run()
-    facts.findings = list(dispatch.findings.items)
+    from pt2lint.analysis.driver import ANALYSIS_LOCK, entry_in_project
+
+    with ANALYSIS_LOCK:  # indexes of imported modules are shared between analyses in a process
+        path, project, index = entry_in_project(module, source, filename, settings, data=data, overlay=overlay)
+        facts = Facts(index)
+        rules = [cls(settings) for cls in RULES.values()]
+        dispatch = Dispatch(rules + [_Recorder(facts)])  # type: ignore[list-item]
+        _FactInterpreter(index, dispatch, settings, facts).run()
+        facts.findings = list(dispatch.findings.items)
+        facts.dependencies = tuple(sorted((p, h) for p, h in project.deps.items() if p != path))
     return facts
 
 

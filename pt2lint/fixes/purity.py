@@ -6,10 +6,12 @@ and of outer state, and in eager mode only the chosen branch's *values* reach
 the caller.  :class:`BranchChecker` walks the statements and refuses
 (:class:`~pt2lint.fixes.context.Refuse`) on:
 
-* any finding of any rule inside the block, or inside a function of this file
-  that the block calls (print, logging, ``.item()``, a nested data-dependent
-  ``if``, input mutation, module-state mutation, ...): the finding's own message
-  is the reason;
+* any finding of any rule inside the block, or inside a project function that
+  the block calls (print, logging, ``.item()``, a nested data-dependent ``if``,
+  input mutation, module-state mutation, ...): the finding's own message is the
+  reason.  The function may be in this file or imported from another project file
+  (the facts follow imports as the rules do); a message about one of another file
+  names that file;
 * ``yield``, ``await``, ``break``/``continue`` out of the block, ``raise``,
   ``assert``, ``global``/``nonlocal``, ``del``, ``import``, ``try``, ``with``,
   ``class``;
@@ -17,7 +19,7 @@ the caller.  :class:`BranchChecker` walks the statements and refuses
   (``x.add_()``, ``x += y`` on a tensor, ``x[i] = v``, ``out=``, ``inplace=True``)
   to anything not created inside the block, and container mutation
   (``cache.append``) of containers from outside;
-* in a function of this file that the block calls: any of the above on an object
+* in a project function that the block calls: any of the above on an object
   the function did not create itself -- its parameters, ``self``, a global
   (``CACHE.append(t)``, ``STATS["n"] += 1``, ``TOTAL.add_(t)``) or a variable of an
   enclosing function (``seen[0] = 1``).
@@ -44,6 +46,7 @@ expression that compiled code would skip: can evaluating it change anything?
 
 from __future__ import annotations
 
+import os
 from typing import Callable, Dict, List, Optional, Sequence, Set
 
 import libcst as cst
@@ -461,12 +464,13 @@ class BranchChecker:
             cur = self.ctx.parent(cur)
         return cur
 
-    def _nn_module(self, qualname: str, call: cst.Call, cls: Optional[cst.ClassDef], label: str, where: str) -> None:
+    def _nn_module(self, qualname: str, call: cst.Call, cls: Optional[cst.ClassDef], label: str, where: str, imports=None) -> None:
         """A call of a ``torch.nn`` module: refuse when it writes buffers in train mode (measured),
-        note it as unverified when the table does not know the class."""
+        note it as unverified when the table does not know the class.  ``imports``: the import map
+        of the file ``cls`` is in, when it is not the file being fixed."""
         fact = module_state(qualname)
         if fact is None and qualname.rsplit(".", 1)[-1] in _CONTAINERS:
-            members = _container_members(self.ctx, cls, call.func)
+            members = _container_members(self.ctx, cls, call.func, imports)
             if members is not None:  # `nn.Sequential(nn.Linear(...), nn.GELU())`: what it holds decides
                 for member, construction in members:
                     self._nn_member(member, construction, label, where)
@@ -479,7 +483,7 @@ class BranchChecker:
         if fact.unless and _every_construction_has(cls, call.func, fact.unless):
             return
         if fact.unless and isinstance(call.func, cst.Subscript):  # `self.layers[i](x)`: the members' constructions
-            members = _container_members(self.ctx, cls, call.func.value)
+            members = _container_members(self.ctx, cls, call.func.value, imports)
             name, _, literal = fact.unless.partition("=")
             same = [c for q, c in members or () if module_state(q) is not None and module_state(q).qualname == fact.qualname]
             if same and all(
@@ -513,37 +517,50 @@ class BranchChecker:
             f"(measured: {fact.measured_with}); torch.cond rejects buffer mutation in its branches"
         )
 
+    def _elsewhere(self, fn: FunctionInfo) -> str:
+        """The file of ``fn`` relative to the project root when it is not the file being fixed, else ``""``."""
+        module = fn.module
+        path = getattr(module, "path", None)
+        if module is None or module is self.ctx.facts.index or getattr(module, "base", None) is self.ctx.facts.index or not path:
+            return ""
+        from pt2lint.discovery import project_relpath
+
+        return project_relpath(path, getattr(self.ctx.settings, "project_root", "") or os.getcwd())
+
     def _check_function(self, fn: FunctionInfo, where: str) -> None:
-        """A function of this file called from the block: no findings, no writes to state, recursively."""
+        """A function called from the block, in this file or another project file: no findings, no
+        writes to state, recursively.  A function of another file is named with its file."""
         node = fn.node
         if id(node) in self._checked_functions:
             return
         self._checked_functions.add(id(node))
+        elsewhere = self._elsewhere(fn)
         if fn.disabled or fn.opaque:
-            raise Refuse(f"{where} calls `{fn.symbol}`, which Dynamo does not trace")
-        self._refuse_findings([node.body], f"`{fn.symbol}` (called from {where})")
+            raise Refuse(f"{where} calls `{fn.symbol}`{f' ({elsewhere})' if elsewhere else ''}, which Dynamo does not trace")
+        where_fn = f"`{fn.symbol}` ({elsewhere}, called from {where})" if elsewhere else f"`{fn.symbol}` (called from {where})"
+        self._refuse_findings([node.body], where_fn)
         ids = {id(n) for n in walk(node.body)}
         own = _own_names(node)
         for ev in self.ctx.facts.writes:
             if id(ev.node) not in ids:
                 continue
             if ev.target.alias_of is not None:
-                raise Refuse(f"`{fn.symbol}` (called from {where}) writes in place into an input")
+                raise Refuse(f"{where_fn} writes in place into an input")
             root = _write_root(ev.node)
             if root is None or root not in own:
-                raise Refuse(f"`{fn.symbol}` (called from {where}) writes in place into a tensor it did not create")
+                raise Refuse(f"{where_fn} writes in place into a tensor it did not create")
         for n in walk(node.body):
             if isinstance(n, (cst.Assign, cst.AugAssign, cst.AnnAssign)):
                 targets = [t.target for t in n.targets] if isinstance(n, cst.Assign) else [n.target]
                 for t in targets:
                     for part in _target_parts(t):
                         if isinstance(part, cst.Attribute):
-                            raise Refuse(f"`{fn.symbol}` (called from {where}) assigns `{_code(self.ctx, part)}`")
+                            raise Refuse(f"{where_fn} assigns `{_code(self.ctx, part)}`")
                         if isinstance(part, cst.Subscript) and _root_name(part) not in own:
                             # a global or a variable of an enclosing function (``CACHE[k] = v``, ``acc[0] += 1``)
-                            raise Refuse(f"`{fn.symbol}` (called from {where}) writes into `{_code(self.ctx, part.value)}[...]`, which it did not create")
+                            raise Refuse(f"{where_fn} writes into `{_code(self.ctx, part.value)}[...]`, which it did not create")
             elif isinstance(n, (cst.Global, cst.Nonlocal, cst.Yield)):
-                raise Refuse(f"`{fn.symbol}` (called from {where}) has `{type(n).__name__.lower()}`")
+                raise Refuse(f"{where_fn} has `{type(n).__name__.lower()}`")
             elif isinstance(n, cst.Call):
                 ev = self.ctx.facts.calls.get(id(n))
                 if ev is None:
@@ -555,9 +572,12 @@ class BranchChecker:
                     if fwd is not None:
                         self._check_function(fwd, where)
                 elif isinstance(ev.callee, str) and ev.callee.startswith("torch.nn."):
-                    self._nn_module(ev.callee, n, fn.cls.node if fn.cls is not None else None, _code(self.ctx, n.func), f"`{fn.symbol}` (called from {where})")
+                    self._nn_module(
+                        ev.callee, n, fn.cls.node if fn.cls is not None else None, _code(self.ctx, n.func), where_fn,
+                        imports=fn.module.imports if elsewhere else None,
+                    )
                 elif ev.qualname is not None and ev.qualname.startswith("builtins.") and ev.qualname[9:] not in PURE_BUILTINS:
-                    raise Refuse(f"`{fn.symbol}` (called from {where}) calls `{ev.qualname[9:]}()`")
+                    raise Refuse(f"{where_fn} calls `{ev.qualname[9:]}()`")
                 elif ev.qualname is not None and ev.qualname.startswith("torch."):
                     if ev.qualname.rsplit(".", 1)[-1] in RANDOM_FUNCTIONS:
                         self.random.append(ev.qualname)
@@ -565,7 +585,7 @@ class BranchChecker:
                     base = n.func.value if isinstance(n.func, cst.Attribute) else None
                     if _root_name(base) not in own:
                         # a container of the caller, of `self`, of the module (a global) or of an enclosing function
-                        raise Refuse(f"`{fn.symbol}` (called from {where}) calls `{_code(self.ctx, n.func)}()`, which changes a container it did not create")
+                        raise Refuse(f"{where_fn} calls `{_code(self.ctx, n.func)}()`, which changes a container it did not create")
 
 
 # Builtins that iterate their (first) arguments: ``list(it)`` consumes an iterator or generator.
@@ -768,10 +788,12 @@ _CONTAINER_MUTATORS = frozenset(
 _CONTAINERS = frozenset({"Sequential", "ModuleList"})
 
 
-def _container_members(ctx: FixContext, cls: Optional[cst.ClassDef], func: cst.BaseExpression):
+def _container_members(ctx: FixContext, cls: Optional[cst.ClassDef], func: cst.BaseExpression, imports=None):
     """``[(qualname, construction), ...]`` of the ``torch.nn`` modules that every
     ``self.<attr> = nn.Sequential(A(...), B(...))`` / ``nn.ModuleList([...])`` in ``cls`` holds,
-    or None when some construction or member is not a literal call of a ``torch.nn`` class."""
+    or None when some construction or member is not a literal call of a ``torch.nn`` class.
+    ``imports`` qualifies names in ``cls``'s file (default: the file being fixed)."""
+    imports = imports if imports is not None else ctx.imports
     if cls is None or not isinstance(func, cst.Attribute) or not isinstance(func.value, cst.Name):
         return None
     attr = func.attr.value
@@ -783,7 +805,7 @@ def _container_members(ctx: FixContext, cls: Optional[cst.ClassDef], func: cst.B
         if not any(isinstance(t, cst.Attribute) and t.attr.value == attr and isinstance(t.value, cst.Name) for t in targets):
             continue
         value = n.value
-        if not isinstance(value, cst.Call) or (ctx.imports.qualify(value.func) or "").rsplit(".", 1)[-1] not in _CONTAINERS:
+        if not isinstance(value, cst.Call) or (imports.qualify(value.func) or "").rsplit(".", 1)[-1] not in _CONTAINERS:
             return None
         args = list(value.args)
         if len(args) == 1 and isinstance(args[0].value, (cst.List, cst.Tuple)) and args[0].star == "":
@@ -791,7 +813,7 @@ def _container_members(ctx: FixContext, cls: Optional[cst.ClassDef], func: cst.B
         else:
             elems = [a.value for a in args]
         for e in elems:
-            q = ctx.imports.qualify(e.func) if isinstance(e, cst.Call) else None
+            q = imports.qualify(e.func) if isinstance(e, cst.Call) else None
             if not q or not q.startswith("torch.nn.") or any(a.star for a in e.args):
                 return None
             out.append((q, e))

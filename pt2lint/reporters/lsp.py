@@ -89,7 +89,9 @@ def diagnostic_to_lsp(d: Diagnostic, index: LineIndex, uri_of=None, docs_url: Op
     ``docs_url`` template, default :data:`pt2lint.diagnostics.DEFAULT_DOCS_URL`),
     ``severity`` comes from the rule (error 1, warning 2, info 3), ``source`` is
     ``"pt2lint"``; ``data`` holds ``name``, ``noqaLine`` (0-based line for a
-    suppression comment) and ``fix`` (see :func:`fix_to_lsp`, or ``None``).  With
+    suppression comment), ``statementLines`` (0-based first and last line of the finding's
+    statement, where a suppression comment covers it, or ``None``) and ``fix`` (see
+    :func:`fix_to_lsp`, or ``None``).  With
     ``uri_of`` (filename -> URI), a finding reached through calls gets
     ``relatedInformation``: each call of its chain (character offsets of call sites in
     other files are code points, since their text is not at hand).
@@ -104,6 +106,7 @@ def diagnostic_to_lsp(d: Diagnostic, index: LineIndex, uri_of=None, docs_url: Op
         "data": {
             "name": d.name,
             "noqaLine": d.start.line - 1,
+            "statementLines": [d.statement_lines[0] - 1, d.statement_lines[1] - 1] if d.statement_lines else None,
             "fix": fix_to_lsp(d.fix, index) if d.fix is not None else None,
         },
     }
