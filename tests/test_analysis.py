@@ -865,3 +865,29 @@ def test_match_statement_in_forward_is_analysed():
                 return y
         """
     ) == [(18, "PTC301")]
+
+
+def test_elements_appended_in_a_loop_keep_their_kind():
+    # ``dims`` starts empty and gets (int, int) tuples in a loop: its elements are shapes, not
+    # tensors (Dynamo traced the int repeats without a break, torch 2.13); the real break is the
+    # tensor of counts
+    assert found(
+        """
+        import torch
+        from torch import nn
+
+
+        def grid(ph, pw):
+            return torch.arange(ph).repeat_interleave(pw)
+
+
+        class Packer(nn.Module):
+            def forward(self, images: list[torch.Tensor]):
+                dims = []
+                for image in images:
+                    dims.append((image.shape[-2] // 8, image.shape[-1] // 8))
+                pos = [grid(ph, pw) for ph, pw in dims]
+                counts = torch.tensor([p.shape[0] for p in pos], device=images[0].device)
+                return torch.repeat_interleave(torch.arange(len(pos), device=counts.device), counts)
+        """
+    ) == [(6, "PTC702"), (16, "PTC202")]  # (PTC702: the arange is made on the CPU)

@@ -141,6 +141,20 @@ def keyed_dict(items) -> Value:
     return Value(Kind.CONTAINER, elts=tuple(vals), keys=tuple(k for k, _ in items), elt=elt)
 
 
+#: :func:`_members` of an empty container: it has no elements to join.
+_NO_MEMBERS = Value(Kind.UNKNOWN, ref="<no members>")
+
+
+def _members(v: Value) -> Optional[Value]:
+    """What an element of container ``v`` may be: its element value, :data:`_NO_MEMBERS` when it
+    is known to be empty, None when nothing is known."""
+    if v.elt is not None:
+        return v.elt
+    if v.elts is not None:
+        return v.element() if v.elts else _NO_MEMBERS
+    return None
+
+
 def join(a: Value, b: Value) -> Value:
     """Least upper bound of two values reaching the same point (after an ``if``, a loop)."""
     if a == b:
@@ -191,6 +205,16 @@ def join(a: Value, b: Value) -> Value:
         elt = None
         if a.elt is not None and b.elt is not None:
             elt = join(a.elt, b.elt)
+        elif elts is None and a.kind is Kind.CONTAINER and keys is None:
+            # lists of different lengths (``[]`` before a loop that appends, ``[t]`` after):
+            # the elements of either; an empty list adds none
+            ea, eb = _members(a), _members(b)
+            if ea is _NO_MEMBERS:
+                elt = eb if eb is not _NO_MEMBERS else None
+            elif eb is _NO_MEMBERS:
+                elt = ea
+            elif ea is not None and eb is not None:
+                elt = join(ea, eb)
         return Value(
             a.kind,
             bool_tensor=a.bool_tensor and b.bool_tensor,
