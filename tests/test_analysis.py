@@ -891,3 +891,32 @@ def test_elements_appended_in_a_loop_keep_their_kind():
                 return torch.repeat_interleave(torch.arange(len(pos), device=counts.device), counts)
         """
     ) == [(6, "PTC702"), (16, "PTC202")]  # (PTC702: the arange is made on the CPU)
+
+
+def test_tensor_index_of_a_python_list_and_int_scalar_arithmetic():
+    # measured on torch 2.13: a list indexed by a tensor asks it for ``__index__`` (GB0124); a
+    # tensor indexed by ``x.argmax() % 3`` reads the 0-d int tensor as a SymInt (GB0033); a mask
+    # times a mask is a mask (GB0036 at the selection); a list indexed by a shape traces
+    assert found(
+        """
+        import torch
+        from torch import nn
+
+
+        class Picker(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.kernel_sizes = [3, 5, 7]
+
+            def forward(self, x: torch.Tensor, prob: torch.Tensor):
+                k = self.kernel_sizes[x.argmax() % 3]
+                k2 = self.kernel_sizes[x.shape[0] % 3]
+                sizes = torch.tensor(self.kernel_sizes, device=x.device)
+                s = sizes[x.argmax() % 3]
+                mask = (x > 0) * (prob == 1)
+                one_d = torch.atleast_1d(prob > 0.5)
+                if bool(one_d.any()):
+                    s = s + 1
+                return x[mask].sum() + k + k2 + s
+        """
+    ) == [(11, "PTC103"), (14, "PTC103"), (17, "PTC103"), (19, "PTC201")]

@@ -55,7 +55,8 @@ class TestEvent:
 
 @dataclass
 class IndexEvent:
-    """``base[index]`` read (``on_index``), or the target of ``base[index] = v`` (``on_index_store``)."""
+    """``base[index]`` read (``on_index``: ``base`` a tensor; ``on_sequence_index``: ``base`` a Python
+    list or tuple and ``index`` a tensor), or the target of ``base[index] = v`` (``on_index_store``)."""
 
     node: cst.Subscript
     base: Value

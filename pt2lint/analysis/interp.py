@@ -226,6 +226,23 @@ def _built_by_other_classes(modules) -> set:
     return out
 
 
+def _int_scalar_arith(a: Value, b: Value) -> bool:
+    """One operand is a 0-d integer tensor and the other one too, or a Python int or SymInt."""
+
+    def int_scalar(v: Value) -> bool:
+        return v.kind is Kind.TENSOR and v.ref == INT_SCALAR_TENSOR
+
+    def py_int(v: Value) -> bool:
+        return v.kind is Kind.SHAPE or (v.kind is Kind.CONST and isinstance(v.const, int) and not isinstance(v.const, bool))
+
+    return (int_scalar(a) and (int_scalar(b) or py_int(b))) or (int_scalar(b) and py_int(a))
+
+
+def _plain_args(call) -> bool:
+    """``call`` is a ``Call`` node whose arguments are written out (no ``*args``/``**kwargs``)."""
+    return isinstance(call, cst.Call) and not any(a.star for a in call.args)
+
+
 def _sized_list(value: Optional[Value]) -> bool:
     """``value`` is a container whose elements (and so its length) are known, not a dict."""
     return value is not None and value.kind is Kind.CONTAINER and value.elts is not None and value.keys is None
@@ -2416,9 +2433,14 @@ class Interpreter:
     def binop(self, a: Value, b: Value, op: str) -> Value:
         if a.kind is Kind.TENSOR or b.kind is Kind.TENSOR:
             is_bool = op in ("&", "|", "^") and (a.bool_tensor or a.kind is not Kind.TENSOR) and (b.bool_tensor or b.kind is not Kind.TENSOR)
+            # bool * bool stays bool (torch's type promotion: ``mask * (p == 1)`` is a mask)
+            is_bool = is_bool or (op == "*" and a.kind is b.kind is Kind.TENSOR and a.bool_tensor and b.bool_tensor)
             weak = (a.kind is not Kind.TENSOR or a.weak) and (b.kind is not Kind.TENSOR or b.weak)
             if a.kind is Kind.TENSOR and b.kind is Kind.TENSOR:
                 weak = a.weak and b.weak
+            if op in ("+", "-", "*", "//", "%") and _int_scalar_arith(a, b):
+                # ``x.argmax() % 3``: still a 0-d integer tensor (an index read as a SymInt)
+                return Value(Kind.TENSOR, weak=weak, ref=INT_SCALAR_TENSOR)
             return Value(Kind.TENSOR, bool_tensor=is_bool, weak=weak)
         if a.kind is Kind.DATA or b.kind is Kind.DATA:
             return DATA
@@ -2556,6 +2578,11 @@ class Interpreter:
         if base.kind is Kind.DATA:
             return DATA
         if base.kind is Kind.CONTAINER:
+            if (
+                base.keys is None and not base.weak and index.kind is Kind.TENSOR and not index.weak
+                and index_node is not None and not dicts.is_open(base)
+            ):
+                self.emit("on_sequence_index", IndexEvent(node, base, index, index_node))
             if objects.is_record(base) and index.kind is Kind.CONST and isinstance(index.const, int) and not isinstance(index.const, bool):
                 try:
                     return base.elts[index.const]
@@ -4091,6 +4118,12 @@ class Interpreter:
         if qual in COND_FUNCTIONS:
             self._trace_cond_branches(args, kwargs, chain)
             return TENSOR  # the branch functions' output: a tensor (or a tuple of them)
+        if (
+            qual in ("torch.atleast_1d", "torch.atleast_2d", "torch.atleast_3d") and len(args) == 1 and not kwargs
+            and args[0].kind is Kind.TENSOR and _plain_args(self.frame.calling if self.frame is not None else None)
+        ):
+            # one tensor in, one tensor out (a tuple only for several tensors or a sequence of them)
+            return replace(args[0], alias_of=None, ref=None)
         if qual in api.TUPLE_FUNCTIONS:
             return _named_result(_return_type_name(qual), container(elt=TENSOR))
         last = qual.rsplit(".", 1)[-1]

@@ -217,6 +217,19 @@ class TensorToPythonScalar(Rule):
             "(format it outside the compiled region, or key on shapes/ints instead)",
         )
 
+    def on_sequence_index(self, interp, ev) -> None:
+        """``sizes[i]`` with ``sizes`` a Python list or tuple and ``i`` a tensor: Python asks the
+        tensor for ``__index__``, which reads it (``Tensor.item()``, GB0124; measured on torch 2.13
+        for ``i = x.argmax() % 2`` and for an element of an input tensor, while
+        ``sizes[x.shape[0] % 2]`` traced)."""
+        interp.report(
+            self.code,
+            ev.index_node,
+            "a tensor used as the index of a Python list or tuple is converted to a Python int "
+            "(`__index__`, `Tensor.item()`): graph break (GB0124) (index a tensor instead, e.g. "
+            "`torch.tensor(sizes, device=...)[i]`, or pass the index as an int)",
+        )
+
     def on_index(self, interp, ev) -> None:
         """Slice bounds that are tensors, and integer indices that are 0-d integer tensors."""
         self._int_scalar_indices(interp, ev)
