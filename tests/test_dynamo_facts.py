@@ -431,6 +431,32 @@ def test_later_breaks_after_an_unenterable_context_manager_are_named_not_reporte
     assert "line 15 (PTC301)" in got[0][2]
 
 
+def test_calls_into_a_skiplisted_package_are_ptc307():
+    # tqdm is on torch's third-party skip list: Dynamo never traces it (measured: GB0007 at the
+    # call); NumPy is on that list too but is traced through torch._numpy
+    assert facts.skipped_package_call("tqdm.auto.tqdm") == "GB0007"
+    assert facts.skipped_package_call("numpy.asarray") is None
+    assert facts.skipped_package_call("einops.rearrange") is None and facts.skipped_package_call(None) is None
+    assert found(
+        """
+        import torch
+        from torch import nn
+        from tqdm.auto import tqdm
+
+
+        class Sampler(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.steps = list(tqdm(range(3)))
+
+            def forward(self, x):
+                for t in tqdm(self.steps, desc="sampling"):
+                    x = x * 0.5 + t
+                return x
+        """
+    ) == [(12, "PTC307")]
+
+
 def test_an_inlined_callee_is_claimed_from_its_probe_alone():
     # uuid.uuid4 is inlined: torch's tables predict nothing about its body, which reaches the
     # skipped os.urandom; the probe saw the break (GB0007), so PTC305 reports it, and the

@@ -284,6 +284,27 @@ def skipped_function(qualname: Optional[str]) -> Optional[str]:
     return breaks(qualname)
 
 
+#: Packages of torch's third-party skip list whose calls Dynamo still traces: NumPy runs through
+#: ``torch._numpy`` (its own section of the table decides).
+_SKIPLIST_TRACED = frozenset({"numpy"})
+
+
+def skipped_package_call(qualname: Optional[str]) -> Optional[str]:
+    """``"GB0007"`` when ``qualname`` is a function or class of a package on Dynamo's third-party
+    skip list (``trace_rules.THIRDPARTY_SKIPLIST``: ``tqdm``, ``pandas``, ``sklearn``,
+    ``networkx``...), whose code Dynamo never traces: a call from a compiled region breaks
+    ("Attempted to call function marked as skipped"; measured on torch 2.13 for
+    ``tqdm.auto.tqdm(range(3))`` and ``tqdm.trange(3)``).  NumPy is on the list too but is traced
+    through ``torch._numpy``; None for it and for every other name.  Source: ``skip_modules`` of
+    the table (read from torch's ``trace_rules``)."""
+    if not qualname or "." not in qualname:
+        return None
+    head = qualname.split(".", 1)[0]
+    if head in _SKIPLIST_TRACED or head not in facts().get("skip_modules", {}).get("third_party", ()):
+        return None
+    return "GB0007"
+
+
 def tensor_call_breaks(qualname: Optional[str]) -> Optional[str]:
     """The graph-break id a call of ``qualname`` with a tensor argument is confirmed to
     produce (``math.sqrt(t)``: ``"GB0033"``), else None."""

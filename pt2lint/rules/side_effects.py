@@ -241,7 +241,7 @@ class UntraceableCFunction(Rule):
             return
         if NondeterministicPythonCall.covers(q):
             return
-        gb = facts.skipped_function(q)
+        gb = facts.skipped_function(q) or facts.skipped_package_call(q)
         if gb is None and q.startswith("torch."):
             # a torch function the shape-op scan probed, which broke as a skipped function
             # (``torch.lobpcg``)
