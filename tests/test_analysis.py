@@ -920,3 +920,30 @@ def test_tensor_index_of_a_python_list_and_int_scalar_arithmetic():
                 return x[mask].sum() + k + k2 + s
         """
     ) == [(11, "PTC103"), (14, "PTC103"), (17, "PTC103"), (19, "PTC201")]
+
+
+def test_state_stored_in_forward_and_read_back_keeps_its_kind():
+    # measured on torch 2.13: int() of a tensor stored on self in forward, or of an entry of a dict
+    # copy, breaks (GB0124); a shape stored the same way does not
+    assert found(
+        """
+        from typing import Dict
+
+        import torch
+        from torch import nn
+
+
+        class Mixer(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self._params = None
+                self._rows = None
+
+            def forward(self, x: torch.Tensor, p: Dict[str, torch.Tensor]):
+                self._params = p
+                self._peak = x.max()
+                self._rows = x.shape[0]
+                d = dict(p)
+                return x * int(self._params["src"].max()) + int(d["src"].min()) + int(self._peak) + int(self._rows)
+        """
+    ) == [(18, "PTC103"), (18, "PTC103"), (18, "PTC103")]

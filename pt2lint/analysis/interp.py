@@ -620,6 +620,9 @@ class Interpreter:
         # id(class) -> ``self.<name>`` values of the instances of that class constructed inside a
         # compiled region (``__init__`` run with the call's argument kinds, then its methods)
         self.built: Dict[int, Dict[str, Value]] = {}
+        # (id(class), name) -> what compiled code stored in ``self.<name>`` of that class where its
+        # other methods set no value (or only None): read back later in the region
+        self._region_writes: Dict[Tuple[int, str], Value] = {}
         self._via_candidates: Optional[str] = None  # the candidates of the "one of these" call being made
         self._hooks: Dict[int, List[Value]] = {}  # id(ClassInfo) -> forward hooks its __init__ registers
         self._call_node: Optional[cst.Call] = None  # the module call being evaluated (for write events)
@@ -1767,6 +1770,8 @@ class Interpreter:
                     base.ref.attrs[name] = join(base.ref.attrs[name], value) if name in base.ref.attrs else value
                 else:
                     self._store_built(base.ref, name, value)
+                    key = (id(base.ref), name)
+                    self._region_writes[key] = join(self._region_writes[key], value) if key in self._region_writes else value
         elif isinstance(target, cst.Subscript):
             base = self.eval(target.value)
             index = self._eval_slices(target)
@@ -2579,9 +2584,10 @@ class Interpreter:
             return DATA
         if base.kind is Kind.CONTAINER:
             if (
-                base.keys is None and not base.weak and index.kind is Kind.TENSOR and not index.weak
-                and index_node is not None and not dicts.is_open(base)
+                base.keys is None and base.elts is not None and not base.weak and index.kind is Kind.TENSOR
+                and not index.weak and index_node is not None and not dicts.is_open(base)
             ):
+                # a list or tuple whose elements are known (a dict of unknown keys looks alike)
                 self.emit("on_sequence_index", IndexEvent(node, base, index, index_node))
             if objects.is_record(base) and index.kind is Kind.CONST and isinstance(index.const, int) and not isinstance(index.const, bool):
                 try:
@@ -2764,9 +2770,15 @@ class Interpreter:
         built = self.built.get(id(cls))
         if built is not None and name in built and (built[name].kind is not Kind.UNKNOWN or name not in attrs):
             return built[name]
+        written = self._region_writes.get((id(cls), name))
         if name in attrs:
             v = attrs[name]
+            if written is not None and v.kind in (Kind.NONE, Kind.UNKNOWN) and v.ref is None:
+                # ``self._params = None`` in ``__init__``, set in ``forward``: what forward stores
+                return join(v, written)
             return v
+        if written is not None:
+            return written  # an attribute only compiled code sets (``self._m = x.max()``), read back
         if cls.is_module and name in ("weight", "bias"):
             return TENSOR
         return UNKNOWN
@@ -2837,6 +2849,7 @@ class Interpreter:
         "memo", "memo_breaks", "signatures", "budget", "globals", "_globals_busy", "instantiated", "built",
         "active", "_active_params", "_rewidened", "_reentering", "frames", "_lambdas", "_lambda_keep",
         "fill_guards", "_run_in_loop", "_via_candidates", "_call_node", "_slice_bounds", "_id_keys",
+        "_region_writes",
     )
 
     def _isolate(self) -> tuple:
@@ -2846,6 +2859,7 @@ class Interpreter:
         self.active, self._active_params, self._rewidened, self._reentering, self.frames = [], [], set(), None, []
         self._lambdas, self._lambda_keep, self.fill_guards = {}, [], []
         self._run_in_loop, self._via_candidates, self._call_node, self._slice_bounds, self._id_keys = False, None, None, [], {}
+        self._region_writes = {}
         return saved
 
     def _restore_isolated(self, saved: tuple) -> None:
@@ -4252,6 +4266,13 @@ class Interpreter:
                 return first
             return container(elt=first.element())
         if name in ("dict",):
+            if first is not None and len(args) == 1 and not kwargs and first.kind is Kind.CONTAINER:
+                if first.keys is not None:
+                    return first  # ``dict(d)``: a copy, with the same entries
+                pair = first.element()
+                if pair.kind is Kind.CONTAINER and pair.elts is not None and len(pair.elts) == 2:
+                    return Value(Kind.CONTAINER, elt=pair.elts[1])  # ``dict(zip(names, tensors))``
+                return Value(Kind.CONTAINER, elt=first.element())  # a mapping of unknown keys
             return Value(Kind.CONTAINER, elt=UNKNOWN)
         if name in ("min", "max"):
             vals = list(args) if len(args) > 1 else ([first.element()] if first is not None else [])
