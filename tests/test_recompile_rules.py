@@ -274,3 +274,132 @@ def test_a_size_kept_as_a_hyper_parameter_and_bounded_growth_are_not_flagged():
                 return loss_fct(start_logits, start_positions) * len(self.stack) + pool(start_logits).sum()
         """
     ) if f[1] in ("PTC505", "PTC506")] == []
+
+
+# Containers whose state is the same at every call entry (measured on torch 2.13, four calls of
+# one shape and six of growing batches: no recompile from the container; the spec's good
+# examples 7-9 in rules/PTC501-module-state-mutation.toml are the executed versions).
+
+
+def test_a_container_left_as_init_set_it_on_every_exit_is_not_flagged():
+    # vit-pytorch dino.py: cleared, filled, read, cleared again in every forward
+    assert found(
+        """
+        import torch
+        from torch import nn
+        class M(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.lin = nn.Linear(4, 4)
+                self.hidden = {}
+                self.outs = []
+            def forward(self, x):
+                self.hidden.clear()
+                self.hidden[x.device] = self.lin(x)
+                h = self.hidden[x.device]
+                self.hidden.clear()
+                self.outs.append(h)
+                if x.dim() > 3:
+                    self.outs = []
+                    return h
+                y = torch.stack(self.outs)
+                self.reset()
+                return y
+            def reset(self):
+                self.outs.clear()
+        """
+    ) == []
+
+
+def test_an_attribute_assigned_before_it_is_read_is_not_flagged():
+    # kornia mix/base.py: ``self._params`` rebuilt from a method on every call, then updated;
+    # ``type(self)`` in a helper looks at the class, not the attribute
+    assert found(
+        """
+        import torch
+        from torch import nn
+        class M(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self._params = {}
+                self.n = 0
+            def check(self):
+                if type(self).forward is M.forward:
+                    return
+            def make(self, shape):
+                return {"lam": torch.full((shape[0], 1), 0.5)}
+            def forward(self, x, params=None):
+                self.check()
+                if params is None:
+                    self._params = self.make(x.shape)
+                    self._params.update({"shift": torch.ones(())})
+                else:
+                    self._params = params
+                self.n = 0
+                for _ in range(3):
+                    self.n += 1
+                return x * self._params["lam"] * self.n
+        """
+    ) == []
+
+
+def test_state_that_differs_at_the_next_call_entry_is_still_flagged():
+    # each of these recompiled on torch 2.13 (recompiles log): the list grows, the counter
+    # is guarded by value, clear() first reads the entry dict (one recompile on call 2),
+    # an early return skips the clear, __init__ fills what forward clears, a conditional clear
+    assert found(
+        """
+        import torch
+        from torch import nn
+        class M(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.h = []
+                self.step = 0
+                self.d = {}
+                self.k = []
+                self.j = {"z": 1}
+                self.buf = []
+            def forward(self, x):
+                self.h.append(x.shape[0])
+                self.step += 1
+                self.d.clear()
+                self.d["a"] = x
+                self.j["a"] = x
+                self.j.clear()
+                self.buf.append(1)
+                if len(self.buf) > 2:
+                    self.buf.clear()
+                self.k.append(x)
+                if x.shape[0] == 2:
+                    return x * self.step
+                self.k.clear()
+                return x
+        """
+    ) == [(13, "PTC501"), (14, "PTC501"), (15, "PTC501"), (16, "PTC501"), (17, "PTC501"), (18, "PTC501"),
+          (19, "PTC501"), (20, "PTC506"), (22, "PTC501"), (25, "PTC501")]
+
+
+def test_a_container_that_may_escape_or_meet_code_not_followed_is_still_flagged():
+    # an alias appended to after the clear; ``self`` handed to a function that is not followed
+    assert found(
+        """
+        import torch
+        from torch import nn
+        def record(m, x):
+            m.log.append(x)
+        class M(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.hidden = []
+                self.log = []
+            def forward(self, x):
+                h = self.hidden
+                self.hidden.clear()
+                h.append(x)
+                self.log.append(x)
+                record(self, x)
+                self.log.clear()
+                return x
+        """
+    ) == [(12, "PTC501"), (14, "PTC501"), (16, "PTC501")]

@@ -20,9 +20,33 @@ class ModuleStateMutation(Rule):
 
     code = "PTC501"
 
+    def __init__(self, settings) -> None:
+        super().__init__(settings)
+        self._memo: dict = {}
+
+    def _same_every_call(self, interp, attr: str, node) -> bool:
+        """Every call of the outermost method running on this object finds ``self.<attr>`` in one
+        state: it assigns the attribute before reading it, or leaves it as ``__init__`` set it on
+        every way out (``self.hidden.clear()`` at the end), so the guard never fails (measured on
+        torch 2.13, see :mod:`pt2lint.analysis.entry_state`)."""
+        from pt2lint.analysis.entry_state import state_stable
+        from pt2lint.analysis.index import ClassInfo
+
+        cur = interp.frame
+        sv = cur.self_value if cur is not None else None
+        if sv is None or sv.kind is not Kind.SELF or not isinstance(sv.ref, ClassInfo):
+            return False
+        outer = next(
+            (f for f in interp.frames if f.self_value is not None and f.self_value.kind is Kind.SELF and f.self_value.ref is sv.ref),
+            cur,
+        )
+        return state_stable(self._memo, outer.func, sv.ref, attr, node)
+
     def on_state_write(self, interp, ev) -> None:
         if ev.fill_once:
             return  # ``if k not in self.cache: self.cache[k] = ...``: once per key (see fill_guarded)
+        if self._same_every_call(interp, ev.attr, ev.node):
+            return
         if ev.how == "augassign":
             what = f"`self.{ev.attr} {ev.detail}`"
         elif ev.how == "reassign":
@@ -50,6 +74,8 @@ class ModuleStateMutation(Rule):
             and getattr(node.value.value, "value", None) == "self"
         ):
             attr = node.value.attr.value
+            if self._same_every_call(interp, attr, ev.node):
+                return
             interp.report(
                 self.code,
                 ev.node,
