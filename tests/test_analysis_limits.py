@@ -48,17 +48,28 @@ def test_a_chain_deeper_than_the_limit_is_reported_where_the_analysis_stopped():
     assert f"`h{stop}` was not analysed" in message and f"{interp.MAX_DEPTH} calls deep" in message
 
 
-def test_the_seventh_signature_of_a_helper_is_reported():
-    calls = "".join(f"        y{i} = scale(x, {i})\n" for i in range(1, interp.MAX_SIGNATURES_PER_FUNCTION + 2))
-    src = HEADER + "def scale(x, k):\n    return x * k\n\n\nclass Mix(nn.Module):\n    def forward(self, x):\n" + calls + "        return x\n"
-    found = _found(src)
-    seventh = interp.MAX_SIGNATURES_PER_FUNCTION + 1
-    assert [(c, line) for c, line, _ in found] == [("PTC004", _line_of(src, f"scale(x, {seventh})"))], found
-    assert "argument kinds" in found[0][2]
+def test_calls_past_the_signature_limit_are_analysed_with_the_joined_kinds():
+    # six calls with int factors, a seventh with a tensor: the seventh is analysed with the join of
+    # every kind seen (a widening step), so the break it causes in the helper is found
+    calls = "".join(f"        y{i} = scale(x, {i})\n" for i in range(1, interp.MAX_SIGNATURES_PER_FUNCTION + 1))
+    calls += "        y = scale(x, x.sum())\n"
+    src = HEADER + "def scale(x, k):\n    return x * int(k)\n\n\nclass Mix(nn.Module):\n    def forward(self, x):\n" + calls + "        return x\n"
+    assert [(c, line) for c, line, _ in _found(src)] == [("PTC103", _line_of(src, "return x * int(k)"))]
     # the same signature again and again is analysed once: no limit, no finding
     again = HEADER + "def scale(x, k):\n    return x * k\n\n\nclass Mix(nn.Module):\n    def forward(self, x):\n"
     again += "        x = scale(x, 2)\n" * 9 + "        return x\n"
     assert _found(again) == []
+
+
+def test_the_signature_limit_is_reported_once_when_widening_runs_out(monkeypatch):
+    monkeypatch.setattr(interp, "MAX_SIGNATURES_PER_FUNCTION", 1)
+    monkeypatch.setattr(interp, "MAX_WIDENINGS", 1)
+    # kinds that keep growing the join: an int, a shape, a tensor, a list
+    calls = "        a = pick(1)\n        b = pick(x.shape[0])\n        c = pick(x)\n        d = pick([x])\n"
+    src = HEADER + "def pick(v):\n    return v\n\n\nclass Mix(nn.Module):\n    def forward(self, x):\n" + calls + "        return x\n"
+    found = _found(src)
+    assert [(c, line) for c, line, _ in found] == [("PTC004", _line_of(src, "c = pick(x)"))], found
+    assert "argument kinds" in found[0][2] and "join" in found[0][2]
 
 
 def test_the_per_file_budget_is_reported_once_at_the_first_call_not_analysed(monkeypatch):
@@ -97,9 +108,12 @@ def test_an_identity_test_helper_is_analysed_past_the_limit():
         + f"class Mix(nn.Module):\n    def forward(self, x, {args}):\n" + kinds + calls + "        return x\n"
     )
     assert [c for c, _, _ in _found(src)] == []
-    # near miss: a helper that does more than an identity test is still limited and reported
+    # a helper that does more than an identity test is limited too, and the calls past the limit
+    # are analysed with the join of the kinds seen: its break on a tensor argument is found, and
+    # nothing is reported as skipped
     near = src.replace("return val is not None", "return val is not None and bool(val)")
-    assert "PTC004" in [c for c, _, _ in _found(near)]
+    codes = [c for c, _, _ in _found(near)]
+    assert "PTC103" in codes and "PTC004" not in codes
 
 
 # The base case of a recursion, in a branch the outer activation's constant arguments

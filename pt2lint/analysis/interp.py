@@ -66,6 +66,9 @@ from pt2lint.analysis.kinds import (
 
 MAX_DEPTH = 64
 MAX_SIGNATURES_PER_FUNCTION = 6
+#: How often calls past that limit may widen a function's joined argument kinds (each widening is
+#: one more analysis, with the join of all argument kinds seen: it covers every earlier call).
+MAX_WIDENINGS = 3
 MAX_ANALYSES_PER_FILE = 4000
 #: The finding for a call the analysis did not follow because a limit above was reached.
 ANALYSIS_LIMIT = "PTC004"
@@ -236,6 +239,14 @@ def _int_scalar_arith(a: Value, b: Value) -> bool:
         return v.kind is Kind.SHAPE or (v.kind is Kind.CONST and isinstance(v.const, int) and not isinstance(v.const, bool))
 
     return (int_scalar(a) and (int_scalar(b) or py_int(b))) or (int_scalar(b) and py_int(a))
+
+
+def _join_params(a: Dict[str, Value], b: Dict[str, Value]) -> Dict[str, Value]:
+    """Parameter values of two calls joined name by name (a name bound in one only keeps its value)."""
+    out = dict(a)
+    for name, v in b.items():
+        out[name] = join(out[name], v) if name in out else v
+    return out
 
 
 def _plain_args(call) -> bool:
@@ -592,6 +603,10 @@ class Interpreter:
         self._lambdas: Dict[tuple, FunctionInfo] = {}  # (id(lambda node), id(frame)) -> its function
         self._lambda_keep: List[tuple] = []
         self.signatures: Dict[int, int] = {}
+        # per function (and receiver class): the join of the argument kinds it was analysed with,
+        # and how often calls past the signature limit widened it
+        self._seen_params: Dict[object, Dict[str, Value]] = {}
+        self._widenings: Dict[object, int] = {}
         self.active: List[FunctionInfo] = []
         self._rewidened: set = set()  # id() of the functions in their once-widened recursive activation
         self._reentering: Optional[FunctionInfo] = None
@@ -600,6 +615,7 @@ class Interpreter:
         self.budget = MAX_ANALYSES_PER_FILE
         self._run_in_loop = False  # the next frame call_function opens runs in a loop of its caller (``module.apply``)
         self._budget_reported = False  # the budget's PTC004 is given once per file
+        self._signature_limit_reported: set = set()  # id() of the functions whose PTC004 was given
         self._getattr_nodes: Dict[tuple, tuple] = {}  # (id(getattr call), name) -> (call, its Attribute)
         # id(decorated function) -> (function, settings, wrapper or None): see :meth:`_decoration`
         self._decorations: Dict[int, tuple] = {}
@@ -936,8 +952,25 @@ class Interpreter:
         skey = (id(fn), id(self_value.ref)) if self_value is not None and isinstance(self_value.ref, ClassInfo) else id(fn)
         count = self.signatures.get(skey, 0)
         if count >= MAX_SIGNATURES_PER_FUNCTION and not _identity_test_only(fn.node):
-            self._limit_reached(fn, "signatures")
-            return self._declared_return(fn, UNKNOWN)
+            # past the limit, the call is analysed with the join of every argument kind seen so far
+            # (a widening step): a few more analyses at most, each covering all earlier calls
+            widened = self._widened_params(skey, params)
+            if widened is None:
+                self._limit_reached(fn, "signatures")
+                return self._declared_return(fn, UNKNOWN)
+            params = widened
+            key = (key[0], key[1], tuple(sorted(params.items(), key=lambda kv: kv[0])), key[3])
+            try:
+                hash(key)
+            except TypeError:
+                key = (id(fn), None, None, self.silent > 0)
+            if key in self.memo:
+                if self.memo_breaks.get(key):
+                    self._graph_break_seen()
+                return self.memo[key]
+        else:
+            seen = self._seen_params.get(skey)
+            self._seen_params[skey] = params if seen is None else _join_params(seen, params)
         self.signatures[skey] = count + 1
         self.budget -= 1
         self.memo[key] = UNKNOWN  # recursion through memo
@@ -1116,6 +1149,22 @@ class Interpreter:
         v = self.eval(call.args[0].value)
         return v.kind is Kind.TENSOR and not v.maybe_none
 
+    def _widened_params(self, skey, params: Dict[str, Value]) -> Optional[Dict[str, Value]]:
+        """The parameter values to analyse a call past :data:`MAX_SIGNATURES_PER_FUNCTION` with: the
+        join of those of every earlier analysis of the function and ``params`` (the same dict, so a
+        memoised analysis is reused, when it adds nothing); None once :data:`MAX_WIDENINGS` joins
+        grew it (then the call is reported as not analysed)."""
+        seen = self._seen_params.get(skey)
+        widened = params if seen is None else _join_params(seen, params)
+        if seen is not None and widened == seen:
+            return seen
+        done = self._widenings.get(skey, 0)
+        if done >= MAX_WIDENINGS:
+            return None
+        self._widenings[skey] = done + 1
+        self._seen_params[skey] = widened
+        return widened
+
     def _limit_reached(self, fn: FunctionInfo, why: str) -> None:
         """Report (``PTC004``) a call to ``fn`` that is not analysed because a limit was reached.
 
@@ -1148,10 +1197,14 @@ class Interpreter:
                 f"graph breaks inside it are not reported"
             )
         else:
+            if id(fn) in self._signature_limit_reported:
+                return  # once per function: its first call past the limit names the others
+            self._signature_limit_reported.add(id(fn))
             message = (
-                f"`{fn.symbol}` was not analysed for this call: it was already analysed with "
-                f"{MAX_SIGNATURES_PER_FUNCTION} different argument kinds, the limit per function; graph breaks that "
-                f"depend on these arguments are not reported"
+                f"`{fn.symbol}` was not analysed for this call (nor for later calls with other argument kinds): "
+                f"it was already analysed with {MAX_SIGNATURES_PER_FUNCTION} different argument kinds, then "
+                f"{MAX_WIDENINGS} times with their join, the limit per function; graph breaks that depend on "
+                f"these arguments are not reported"
             )
         self.dispatch.findings.record(
             ANALYSIS_LIMIT, node, message, frame.chain, self.stmt, self.header, {}, module=self.index, sites=frame.sites,
@@ -2846,7 +2899,7 @@ class Interpreter:
 
     # the interpreter state a foreign attribute collection starts afresh (see :mod:`pt2lint.analysis.foreign`)
     _ISOLATED = (
-        "memo", "memo_breaks", "signatures", "budget", "globals", "_globals_busy", "instantiated", "built",
+        "memo", "memo_breaks", "signatures", "_seen_params", "_widenings", "budget", "globals", "_globals_busy", "instantiated", "built",
         "active", "_active_params", "_rewidened", "_reentering", "frames", "_lambdas", "_lambda_keep",
         "fill_guards", "_run_in_loop", "_via_candidates", "_call_node", "_slice_bounds", "_id_keys",
         "_region_writes",
@@ -2855,6 +2908,7 @@ class Interpreter:
     def _isolate(self) -> tuple:
         saved = tuple(getattr(self, name) for name in self._ISOLATED)
         self.memo, self.memo_breaks, self.signatures, self.budget = {}, {}, {}, MAX_ANALYSES_PER_FILE
+        self._seen_params, self._widenings = {}, {}
         self.globals, self._globals_busy, self.instantiated, self.built = {}, set(), set(), {}
         self.active, self._active_params, self._rewidened, self._reentering, self.frames = [], [], set(), None, []
         self._lambdas, self._lambda_keep, self.fill_guards = {}, [], []
