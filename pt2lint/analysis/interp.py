@@ -62,6 +62,7 @@ from pt2lint.analysis.kinds import (
     container,
     join,
     keyed_dict,
+    surely_not_none,
 )
 
 MAX_DEPTH = 64
@@ -1520,7 +1521,7 @@ class Interpreter:
         cur = self.frame.env.get(name)
         if cur is None:
             return None
-        not_none = replace(cur, maybe_none=False) if cur.kind is not Kind.NONE else UNKNOWN
+        not_none = replace(cur, maybe_none=False, not_none=True) if cur.kind is not Kind.NONE else replace(UNKNOWN, not_none=True)
         if isinstance(comp.operator, cst.Is):
             return {name: NONE}, {name: not_none}
         if isinstance(comp.operator, cst.IsNot):
@@ -2382,14 +2383,32 @@ class Interpreter:
         known = _known_truth(self.eval_test(node.test, "ifexp"))
         if known is not None:
             return self.eval(node.body) if known else self.eval(node.orelse)
+        narrowed = self._narrow(node.test) or ({}, {})
         if not self._arms_alternate(node.test):
-            return _join_candidates([self.eval(node.body), self.eval(node.orelse)])
+            return _join_candidates([self._eval_narrowed(node.body, narrowed[0]), self._eval_narrowed(node.orelse, narrowed[1])])
         arms = _Alternatives(self)
-        body = self.eval(node.body)
+        body = self._eval_narrowed(node.body, narrowed[0])
         arms.next()
-        orelse = self.eval(node.orelse)
+        orelse = self._eval_narrowed(node.orelse, narrowed[1])
         arms.close()
         return _join_candidates([body, orelse])
+
+    def _eval_narrowed(self, expr: cst.BaseExpression, narrowed: Dict[str, Value]) -> Value:
+        """The value of one arm of a conditional expression, with the names its test narrows
+        (:meth:`_narrow`: ``n if n is not None else 4`` reads a ``n`` that is not ``None``) holding
+        their narrowed values while it is evaluated; the frame's values are restored after (an
+        arm that rebinds one of them, ``(n := 0)``, keeps its own)."""
+        if not narrowed:
+            return self.eval(expr)
+        env = self.frame.env
+        saved = {name: env.get(name) for name in narrowed}
+        env.update(narrowed)
+        try:
+            return self.eval(expr)
+        finally:
+            for name, old in saved.items():
+                if env.get(name) is narrowed[name] and old is not None:
+                    env[name] = old
 
     def eval_BooleanOperation(self, node: cst.BooleanOperation) -> Value:
         # Outside a test, only the left operand's truthiness is taken (to short-circuit).
@@ -2493,6 +2512,8 @@ class Interpreter:
                 is_none = _is_none_test(left, comp.comparator, right) if len(node.comparisons) == 1 else None
                 if is_none is True and not (self._fixed_parameter(node.left) or self._straight_line_parameter(node.left)):
                     is_none = None
+                if is_none is None and len(node.comparisons) == 1 and self._surely_not_none_here(node.left, left, comp.comparator, right):
+                    is_none = False
                 if is_none is not None:
                     return const(is_none if isinstance(op, cst.Is) else not is_none)
             elif isinstance(op, (cst.In, cst.NotIn)):
@@ -2973,12 +2994,16 @@ class Interpreter:
         A parameter annotated with a class of the project (``kv_cache: Optional[KVCache] = None``,
         ``attn: MultiHeadAttention``) is an instance of that class (or ``None`` where the
         annotation allows it), so ``self.kv_cache = kv_cache`` lets ``self.kv_cache.size``
-        (a property) and its methods be followed.  Anything else stays Unknown.
+        (a property) and its methods be followed.  A parameter annotated with a Python scalar
+        type (``num_relations: int``) is a constant, surely not ``None`` unless the annotation or
+        a ``None`` default allows it, so ``self.num_relations`` passed on to a helper decides its
+        ``if num_classes is None:``.  Anything else stays Unknown.
         """
         if p.annotation is None:
             return UNKNOWN
         ann = p.annotation.annotation
-        optional = False
+        # ``n: int = None``: the annotation is wrong, the default is not
+        optional = isinstance(p.default, cst.Name) and p.default.value == "None"
         for _ in range(4):
             if isinstance(ann, cst.SimpleString):
                 text = ann.evaluated_value
@@ -3008,6 +3033,8 @@ class Interpreter:
             break
         if not isinstance(ann, (cst.Name, cst.Attribute)):
             return UNKNOWN
+        if isinstance(ann, cst.Name) and ann.value in _PY_SCALAR_TYPES and self._is_builtin(ann.value):
+            return Value(Kind.CONST, maybe_none=optional, not_none=not optional)
         v = self.eval(ann)
         if v.kind is Kind.CLASS and isinstance(v.ref, ClassInfo):
             return Value(Kind.MODULE, ref=v.ref, maybe_none=optional)
@@ -3778,6 +3805,23 @@ class Interpreter:
         if not isinstance(expr, cst.Name) or frame is None:
             return False
         return rebinding.straight_line_parameter(getattr(frame.func, "node", None), expr.value, frame.loop_depth)
+
+    def _surely_not_none_here(self, expr: cst.BaseExpression, value: Value, right_node: cst.BaseExpression, right: Value) -> bool:
+        """``expr is None`` is False while tracing: ``expr`` is a name of this frame that surely
+        does not hold ``None`` (:func:`~pt2lint.analysis.kinds.surely_not_none`: a literal, a
+        number read out of tensor data, an ``int``-annotated constructor argument, a name an
+        ``is not None`` test narrowed, a join of such values) and no enclosing loop rebinds it, so
+        its value here is the same on every iteration.  Dynamo specialises on ``None`` and traces
+        only the branch taken."""
+        if not (isinstance(right_node, cst.Name) and right_node.value == "None" and right.kind is Kind.NONE):
+            return False
+        frame = self.frame
+        if not isinstance(expr, cst.Name) or frame is None:
+            return False
+        name = identifier(expr.value)
+        if name not in frame.env or name in frame.varying:
+            return False
+        return surely_not_none(value)
 
     def _fixed_parameter(self, expr: cst.BaseExpression) -> bool:
         """``expr`` is a parameter of the function being analysed that its body never rebinds: its value
