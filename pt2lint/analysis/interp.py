@@ -1571,14 +1571,56 @@ class Interpreter:
     def _isinstance_truth(self, test: cst.Call) -> Optional[bool]:
         """``isinstance(x, torch.Tensor)`` is False while tracing when ``x`` is known to be a
         Python value (a constant, ``None``, a size, a container, a module): Dynamo
-        specialises on the type and traces one branch."""
+        specialises on the type and traces one branch.  ``isinstance(x, C)`` is False when
+        ``x`` is surely a tensor and ``C`` a class of the project that is no tensor class
+        (:meth:`_tensor_is_no_instance`)."""
         name = self._isinstance_tensor_test(test)
         if name is None:
-            return None
+            return False if self._tensor_is_no_instance(test) else None
         cur = self.frame.lookup(name)
         if cur is not None and not cur.maybe_none and cur.kind in _NOT_TENSOR_KINDS:
             return False
         return None
+
+    def _tensor_is_no_instance(self, test: cst.Call) -> bool:
+        """``test`` is ``isinstance(x, C)`` (or a tuple of classes) with ``x`` a name of this frame
+        that surely holds a tensor (not a guess; read where no enclosing loop rebinds it) and every
+        class one the project defines whose bases, all the way up, are known not to make it a
+        ``torch.Tensor`` subclass (:func:`_never_a_tensor_class`): the test is False for every
+        input the analysis describes (``isinstance(edge_index, SparseTensor)`` with a tensor
+        ``edge_index``), and Dynamo, which specialises on the type, never traces its branch.
+        A class the project cannot resolve, or one that may be a tensor subclass, decides nothing."""
+        if not (
+            isinstance(test.func, cst.Name) and test.func.value == "isinstance" and self.frame is not None
+            and self._is_builtin("isinstance")
+            and len(test.args) == 2 and all(a.keyword is None and not a.star for a in test.args)
+            and isinstance(test.args[0].value, cst.Name)
+        ):
+            return False
+        frame = self.frame
+        name = identifier(test.args[0].value.value)
+        cur = frame.env.get(name)
+        if cur is None or name in frame.varying or cur.kind is not Kind.TENSOR or cur.weak:
+            return False
+        types = test.args[1].value
+        if isinstance(types, cst.Tuple):
+            if not types.elements or any(isinstance(e, cst.StarredElement) for e in types.elements):
+                return False
+            elems = [e.value for e in types.elements]
+        else:
+            elems = [types]
+        if not all(isinstance(e, (cst.Name, cst.Attribute)) for e in elems):
+            return False
+        self.silent += 1
+        try:
+            classes = [self.eval(e) for e in elems]
+        finally:
+            self.silent -= 1
+        return all(
+            c.kind is Kind.CLASS and isinstance(c.ref, ClassInfo) and not c.maybe_none and not c.weak
+            and _never_a_tensor_class(c.ref)
+            for c in classes
+        )
 
     def _narrow_isinstance(self, test: cst.Call):
         """``isinstance(x, torch.Tensor)``: ``x`` is a tensor in the if-branch and not one in the
@@ -4707,6 +4749,38 @@ def _short_string_value(literal: str) -> Optional[str]:
 _FOLDABLE = (bool, int, float, str)
 # builtin types whose instances are Python constants to Dynamo (specialised, never in the graph)
 _PY_SCALAR_TYPES = frozenset({"int", "float", "bool", "str", "complex"})
+#: ``torch.nn`` container classes (the measured ``nn_modules`` facts list the others): no tensors
+_NN_CONTAINER_CLASSES = frozenset(
+    f"torch.nn{sub}.{name}"
+    for sub in ("", ".modules.module", ".modules.container")
+    for name in ("Module", "Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict")
+)
+#: stdlib bases that never make a class a ``torch.Tensor`` subclass, nor let ``isinstance`` answer
+#: for a tensor (``abc`` and ``typing.Protocol`` do: ``register``, structural checks)
+_PLAIN_BASE_PREFIXES = ("builtins.", "enum.", "typing.NamedTuple", "typing.Generic", "typing.TypedDict")
+
+
+def _plain_external_base(qualname: Optional[str]) -> bool:
+    """A base class from outside the project that is known not to be ``torch.Tensor`` (or a
+    subclass of it): ``object`` and other builtins, ``Enum``, ``NamedTuple``, ``Generic``, an
+    ``nn.Module`` class, ``autograd.Function``.  ``None`` (unresolvable) and anything else may be."""
+    if not qualname:
+        return False
+    if qualname.startswith(_PLAIN_BASE_PREFIXES) and qualname != "builtins.type":
+        return True
+    if qualname in _NN_CONTAINER_CLASSES or qualname in api.AUTOGRAD_FUNCTION_BASES:
+        return True
+    return qualname not in api.NON_MODULE_TORCH_CLASSES and dynamo_facts.module_state(qualname) is not None
+
+
+def _never_a_tensor_class(cls: ClassInfo) -> bool:
+    """Whether no instance of the project class ``cls`` is a ``torch.Tensor``, nor passes
+    ``isinstance(t, cls)`` for one: every class in its MRO is a project class with no metaclass
+    (which could define ``__instancecheck__``) or a base :func:`_plain_external_base` knows."""
+    for c in cls.mro():
+        if any(k.keyword is not None and k.keyword.value == "metaclass" for k in c.node.keywords):
+            return False
+    return all(isinstance(b, str) and _plain_external_base(b) for b in cls.external_bases())
 # kinds of values that are never a torch.Tensor
 _NOT_TENSOR_KINDS = frozenset({Kind.CONST, Kind.NONE, Kind.SHAPE, Kind.DATA, Kind.CONTAINER, Kind.MODULE, Kind.FUNCTION, Kind.CLASS})
 
