@@ -309,7 +309,7 @@ class Codec:
                 "V", v.kind.value, v.bool_tensor, v.maybe_none, v.weak, v.alias_of,
                 None if v.elts is None else tuple(self.encode(e) for e in v.elts),
                 None if v.elt is None else self.encode(v.elt),
-                self._encode_ref(v.ref), self._encode_ref(v.const), v.keys, v.py_float,
+                self._encode_ref(v.ref), self._encode_ref(v.const), v.keys, v.py_float, v.not_none,
             )
         raise NotPortable(v)
 
@@ -334,12 +334,13 @@ class Codec:
         tag = t[0]
         if tag == "k":
             return t[2]
-        (_, kind, bool_tensor, maybe_none, weak, alias_of, elts, elt, ref, const, keys, py_float) = t
+        (_, kind, bool_tensor, maybe_none, weak, alias_of, elts, elt, ref, const, keys, py_float, not_none) = t
         return Value(
             Kind(kind), bool_tensor=bool_tensor, maybe_none=maybe_none, weak=weak, alias_of=alias_of,
             elts=None if elts is None else tuple(self.decode(e) for e in elts),
             elt=None if elt is None else self.decode(elt),
             ref=self._decode_ref(ref), const=self._decode_ref(const), keys=keys, py_float=py_float,
+            not_none=not_none,
         )
 
     def _decode_ref(self, t: tuple):

@@ -62,6 +62,7 @@ from pt2lint.analysis.kinds import (
     container,
     join,
     keyed_dict,
+    surely_not_none,
 )
 
 MAX_DEPTH = 64
@@ -1593,7 +1594,7 @@ class Interpreter:
         cur = self.frame.env.get(name)
         if cur is None:
             return None
-        not_none = replace(cur, maybe_none=False) if cur.kind is not Kind.NONE else UNKNOWN
+        not_none = replace(cur, maybe_none=False, not_none=True) if cur.kind is not Kind.NONE else replace(UNKNOWN, not_none=True)
         if isinstance(comp.operator, cst.Is):
             return {name: NONE}, {name: not_none}
         if isinstance(comp.operator, cst.IsNot):
@@ -1643,14 +1644,56 @@ class Interpreter:
     def _isinstance_truth(self, test: cst.Call) -> Optional[bool]:
         """``isinstance(x, torch.Tensor)`` is False while tracing when ``x`` is known to be a
         Python value (a constant, ``None``, a size, a container, a module): Dynamo
-        specialises on the type and traces one branch."""
+        specialises on the type and traces one branch.  ``isinstance(x, C)`` is False when
+        ``x`` is surely a tensor and ``C`` a class of the project that is no tensor class
+        (:meth:`_tensor_is_no_instance`)."""
         name = self._isinstance_tensor_test(test)
         if name is None:
-            return None
+            return False if self._tensor_is_no_instance(test) else None
         cur = self.frame.lookup(name)
         if cur is not None and not cur.maybe_none and cur.kind in _NOT_TENSOR_KINDS:
             return False
         return None
+
+    def _tensor_is_no_instance(self, test: cst.Call) -> bool:
+        """``test`` is ``isinstance(x, C)`` (or a tuple of classes) with ``x`` a name of this frame
+        that surely holds a tensor (not a guess; read where no enclosing loop rebinds it) and every
+        class one the project defines whose bases, all the way up, are known not to make it a
+        ``torch.Tensor`` subclass (:func:`_never_a_tensor_class`): the test is False for every
+        input the analysis describes (``isinstance(edge_index, SparseTensor)`` with a tensor
+        ``edge_index``), and Dynamo, which specialises on the type, never traces its branch.
+        A class the project cannot resolve, or one that may be a tensor subclass, decides nothing."""
+        if not (
+            isinstance(test.func, cst.Name) and test.func.value == "isinstance" and self.frame is not None
+            and self._is_builtin("isinstance")
+            and len(test.args) == 2 and all(a.keyword is None and not a.star for a in test.args)
+            and isinstance(test.args[0].value, cst.Name)
+        ):
+            return False
+        frame = self.frame
+        name = identifier(test.args[0].value.value)
+        cur = frame.env.get(name)
+        if cur is None or name in frame.varying or cur.kind is not Kind.TENSOR or cur.weak:
+            return False
+        types = test.args[1].value
+        if isinstance(types, cst.Tuple):
+            if not types.elements or any(isinstance(e, cst.StarredElement) for e in types.elements):
+                return False
+            elems = [e.value for e in types.elements]
+        else:
+            elems = [types]
+        if not all(isinstance(e, (cst.Name, cst.Attribute)) for e in elems):
+            return False
+        self.silent += 1
+        try:
+            classes = [self.eval(e) for e in elems]
+        finally:
+            self.silent -= 1
+        return all(
+            c.kind is Kind.CLASS and isinstance(c.ref, ClassInfo) and not c.maybe_none and not c.weak
+            and _never_a_tensor_class(c.ref)
+            for c in classes
+        )
 
     def _narrow_isinstance(self, test: cst.Call):
         """``isinstance(x, torch.Tensor)``: ``x`` is a tensor in the if-branch and not one in the
@@ -2457,14 +2500,32 @@ class Interpreter:
         known = _known_truth(self.eval_test(node.test, "ifexp"))
         if known is not None:
             return self.eval(node.body) if known else self.eval(node.orelse)
+        narrowed = self._narrow(node.test) or ({}, {})
         if not self._arms_alternate(node.test):
-            return _join_candidates([self.eval(node.body), self.eval(node.orelse)])
+            return _join_candidates([self._eval_narrowed(node.body, narrowed[0]), self._eval_narrowed(node.orelse, narrowed[1])])
         arms = _Alternatives(self)
-        body = self.eval(node.body)
+        body = self._eval_narrowed(node.body, narrowed[0])
         arms.next()
-        orelse = self.eval(node.orelse)
+        orelse = self._eval_narrowed(node.orelse, narrowed[1])
         arms.close()
         return _join_candidates([body, orelse])
+
+    def _eval_narrowed(self, expr: cst.BaseExpression, narrowed: Dict[str, Value]) -> Value:
+        """The value of one arm of a conditional expression, with the names its test narrows
+        (:meth:`_narrow`: ``n if n is not None else 4`` reads a ``n`` that is not ``None``) holding
+        their narrowed values while it is evaluated; the frame's values are restored after (an
+        arm that rebinds one of them, ``(n := 0)``, keeps its own)."""
+        if not narrowed:
+            return self.eval(expr)
+        env = self.frame.env
+        saved = {name: env.get(name) for name in narrowed}
+        env.update(narrowed)
+        try:
+            return self.eval(expr)
+        finally:
+            for name, old in saved.items():
+                if env.get(name) is narrowed[name] and old is not None:
+                    env[name] = old
 
     def eval_BooleanOperation(self, node: cst.BooleanOperation) -> Value:
         # Outside a test, only the left operand's truthiness is taken (to short-circuit).
@@ -2573,6 +2634,8 @@ class Interpreter:
                 is_none = _is_none_test(left, comp.comparator, right) if len(node.comparisons) == 1 else None
                 if is_none is True and not (self._fixed_parameter(node.left) or self._straight_line_parameter(node.left)):
                     is_none = None
+                if is_none is None and len(node.comparisons) == 1 and self._surely_not_none_here(node.left, left, comp.comparator, right):
+                    is_none = False
                 if is_none is not None:
                     return const(is_none if isinstance(op, cst.Is) else not is_none)
             elif isinstance(op, (cst.In, cst.NotIn)):
@@ -3068,12 +3131,16 @@ class Interpreter:
         A parameter annotated with a class of the project (``kv_cache: Optional[KVCache] = None``,
         ``attn: MultiHeadAttention``) is an instance of that class (or ``None`` where the
         annotation allows it), so ``self.kv_cache = kv_cache`` lets ``self.kv_cache.size``
-        (a property) and its methods be followed.  Anything else stays Unknown.
+        (a property) and its methods be followed.  A parameter annotated with a Python scalar
+        type (``num_relations: int``) is a constant, surely not ``None`` unless the annotation or
+        a ``None`` default allows it, so ``self.num_relations`` passed on to a helper decides its
+        ``if num_classes is None:``.  Anything else stays Unknown.
         """
         if p.annotation is None:
             return UNKNOWN
         ann = p.annotation.annotation
-        optional = False
+        # ``n: int = None``: the annotation is wrong, the default is not
+        optional = isinstance(p.default, cst.Name) and p.default.value == "None"
         for _ in range(4):
             if isinstance(ann, cst.SimpleString):
                 text = ann.evaluated_value
@@ -3103,6 +3170,8 @@ class Interpreter:
             break
         if not isinstance(ann, (cst.Name, cst.Attribute)):
             return UNKNOWN
+        if isinstance(ann, cst.Name) and ann.value in _PY_SCALAR_TYPES and self._is_builtin(ann.value):
+            return Value(Kind.CONST, maybe_none=optional, not_none=not optional)
         v = self.eval(ann)
         if v.kind is Kind.CLASS and isinstance(v.ref, ClassInfo):
             return Value(Kind.MODULE, ref=v.ref, maybe_none=optional)
@@ -3873,6 +3942,23 @@ class Interpreter:
         if not isinstance(expr, cst.Name) or frame is None:
             return False
         return rebinding.straight_line_parameter(getattr(frame.func, "node", None), expr.value, frame.loop_depth)
+
+    def _surely_not_none_here(self, expr: cst.BaseExpression, value: Value, right_node: cst.BaseExpression, right: Value) -> bool:
+        """``expr is None`` is False while tracing: ``expr`` is a name of this frame that surely
+        does not hold ``None`` (:func:`~pt2lint.analysis.kinds.surely_not_none`: a literal, a
+        number read out of tensor data, an ``int``-annotated constructor argument, a name an
+        ``is not None`` test narrowed, a join of such values) and no enclosing loop rebinds it, so
+        its value here is the same on every iteration.  Dynamo specialises on ``None`` and traces
+        only the branch taken."""
+        if not (isinstance(right_node, cst.Name) and right_node.value == "None" and right.kind is Kind.NONE):
+            return False
+        frame = self.frame
+        if not isinstance(expr, cst.Name) or frame is None:
+            return False
+        name = identifier(expr.value)
+        if name not in frame.env or name in frame.varying:
+            return False
+        return surely_not_none(value)
 
     def _fixed_parameter(self, expr: cst.BaseExpression) -> bool:
         """``expr`` is a parameter of the function being analysed that its body never rebinds: its value
@@ -4771,6 +4857,38 @@ def _short_string_value(literal: str) -> Optional[str]:
 _FOLDABLE = (bool, int, float, str)
 # builtin types whose instances are Python constants to Dynamo (specialised, never in the graph)
 _PY_SCALAR_TYPES = frozenset({"int", "float", "bool", "str", "complex"})
+#: ``torch.nn`` container classes (the measured ``nn_modules`` facts list the others): no tensors
+_NN_CONTAINER_CLASSES = frozenset(
+    f"torch.nn{sub}.{name}"
+    for sub in ("", ".modules.module", ".modules.container")
+    for name in ("Module", "Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict")
+)
+#: stdlib bases that never make a class a ``torch.Tensor`` subclass, nor let ``isinstance`` answer
+#: for a tensor (``abc`` and ``typing.Protocol`` do: ``register``, structural checks)
+_PLAIN_BASE_PREFIXES = ("builtins.", "enum.", "typing.NamedTuple", "typing.Generic", "typing.TypedDict")
+
+
+def _plain_external_base(qualname: Optional[str]) -> bool:
+    """A base class from outside the project that is known not to be ``torch.Tensor`` (or a
+    subclass of it): ``object`` and other builtins, ``Enum``, ``NamedTuple``, ``Generic``, an
+    ``nn.Module`` class, ``autograd.Function``.  ``None`` (unresolvable) and anything else may be."""
+    if not qualname:
+        return False
+    if qualname.startswith(_PLAIN_BASE_PREFIXES) and qualname != "builtins.type":
+        return True
+    if qualname in _NN_CONTAINER_CLASSES or qualname in api.AUTOGRAD_FUNCTION_BASES:
+        return True
+    return qualname not in api.NON_MODULE_TORCH_CLASSES and dynamo_facts.module_state(qualname) is not None
+
+
+def _never_a_tensor_class(cls: ClassInfo) -> bool:
+    """Whether no instance of the project class ``cls`` is a ``torch.Tensor``, nor passes
+    ``isinstance(t, cls)`` for one: every class in its MRO is a project class with no metaclass
+    (which could define ``__instancecheck__``) or a base :func:`_plain_external_base` knows."""
+    for c in cls.mro():
+        if any(k.keyword is not None and k.keyword.value == "metaclass" for k in c.node.keywords):
+            return False
+    return all(isinstance(b, str) and _plain_external_base(b) for b in cls.external_bases())
 # kinds of values that are never a torch.Tensor
 _NOT_TENSOR_KINDS = frozenset({Kind.CONST, Kind.NONE, Kind.SHAPE, Kind.DATA, Kind.CONTAINER, Kind.MODULE, Kind.FUNCTION, Kind.CLASS})
 

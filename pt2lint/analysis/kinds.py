@@ -55,6 +55,10 @@ class Value:
             from Python numbers and sizes, which Dynamo's fake tensors constant-fold, so
             ``int()``/``float()``/``.item()`` of it reads back a Python number without a
             break (see ``torch_api.NUMPY_FLOAT_OF_FLOAT``).
+        not_none: the value is surely not ``None``, whatever its kind: a name in the branch
+            of an ``x is not None`` test, a constructor parameter annotated ``int``, the join
+            of values that all are (see :func:`surely_not_none`, which also knows literals
+            and values read out of tensor data).
     """
 
     kind: Kind
@@ -68,6 +72,7 @@ class Value:
     const: Any = None
     keys: Optional[Tuple[str, ...]] = None
     py_float: bool = False
+    not_none: bool = False
 
     def item(self, key: str, default: Optional["Value"] = None) -> Optional["Value"]:
         """``d[key]`` / ``d.get(key, default)`` of a dict with known keys; ``None`` when the keys are unknown."""
@@ -155,14 +160,29 @@ def _members(v: Value) -> Optional[Value]:
     return None
 
 
+def surely_not_none(v: Value) -> bool:
+    """Whether ``v`` is surely not ``None``: marked so (:attr:`Value.not_none`), a literal's
+    constant (a number, string or bool), or a Python number read out of tensor data (``int(t)``,
+    ``t.item()``; a ``random`` draw aside, which joins absorb).  A value that may be ``None``, or
+    of a kind that says nothing either way (Unknown, a guessed tensor, a constant of unknown
+    value such as a ``getattr(obj, name, None)``), is not."""
+    if v.maybe_none or v.kind is Kind.NONE:
+        return False
+    if v.not_none:
+        return True
+    if v.kind is Kind.DATA:
+        return not _is_random_draw(v)
+    return v.kind is Kind.CONST and isinstance(v.const, (bool, int, float, complex, str, bytes))
+
+
 def join(a: Value, b: Value) -> Value:
     """Least upper bound of two values reaching the same point (after an ``if``, a loop)."""
     if a == b:
         return a
     if a.kind is Kind.NONE and b.kind is not Kind.NONE:
-        return replace(b, maybe_none=True)
+        return replace(b, maybe_none=True, not_none=False)
     if b.kind is Kind.NONE and a.kind is not Kind.NONE:
-        return replace(a, maybe_none=True)
+        return replace(a, maybe_none=True, not_none=False)
     if a.kind is b.kind and a.kind in (Kind.FUNCTION, Kind.CLASS, Kind.MODULE) and (a.ref is not b.ref or a.elts != b.elts or a.elt != b.elt):
         # different definitions reaching one point (``f if flag else g``): "one of these"
         from pt2lint.analysis.objects import one_of
@@ -197,6 +217,8 @@ def join(a: Value, b: Value) -> Value:
             # the value breaks (as for a sure tensor joined with a constant, below)
             return replace(draw, maybe_none=draw.maybe_none or other.maybe_none)
     alias = a.alias_of or b.alias_of
+    # ``int(t) + 1 if n is None else n``: neither path gives ``None``, whatever else the join loses
+    not_none = surely_not_none(a) and surely_not_none(b)
     if a.kind is b.kind:
         elts = None
         keys = a.keys if a.keys == b.keys else None
@@ -227,18 +249,22 @@ def join(a: Value, b: Value) -> Value:
             const=a.const if a.const == b.const else None,
             keys=keys if elts is not None else None,
             py_float=a.py_float and b.py_float,
+            not_none=not_none,
         )
     # SymInt and Python constants mix freely (both are fine to branch on).
     if {a.kind, b.kind} <= {Kind.SHAPE, Kind.CONST}:
-        return SHAPE
+        return replace(SHAPE, not_none=True) if not_none else SHAPE
     if Kind.TENSOR in (a.kind, b.kind):
         t, other = (a, b) if a.kind is Kind.TENSOR else (b, a)
         # A sure tensor on one path and a Python constant/SymInt on another (``skip = False``
         # then ``skip = torch.rand([]) < p``): on the tensor path, branching on it breaks.
         # Against an unknown value it stays a guess (weak).
         weak = t.weak or other.kind not in (Kind.CONST, Kind.SHAPE)
-        return Value(Kind.TENSOR, weak=weak, alias_of=alias, maybe_none=a.maybe_none or b.maybe_none, bool_tensor=t.bool_tensor)
-    return Value(Kind.UNKNOWN, alias_of=alias)
+        return Value(
+            Kind.TENSOR, weak=weak, alias_of=alias, maybe_none=a.maybe_none or b.maybe_none, bool_tensor=t.bool_tensor,
+            not_none=not_none,
+        )
+    return Value(Kind.UNKNOWN, alias_of=alias, not_none=not_none)
 
 
 def _is_random_draw(v: Value) -> bool:
