@@ -137,6 +137,17 @@ class MinMaxKey(Rule):
     code = "PTC325"
 
     def on_call(self, interp, ev) -> None:
+        if ev.qualname in ("builtins.min", "builtins.max") and "default" in ev.kwargs and _generator_argument(ev.node):
+            # measured on torch 2.13: ``max((i for i, u in enumerate(used) if u), default=-1)`` breaks
+            # (GB0193, then the frame runs eagerly); ``max(lst, default=-1)`` and ``max(gen)`` trace
+            name = ev.qualname.split(".", 1)[1]
+            interp.report(
+                self.code, ev.node,
+                f"`{name}(<generator>, default=...)`: Dynamo cannot call `{name}` with `default=` on a generator: graph "
+                f"break (GB0193), and the rest of the function runs eagerly (build a list first: `{name}([...], default=...)`)",
+            )
+            interp.end_frame(self.code, ev.node)
+            return
         if ev.qualname not in ("builtins.min", "builtins.max") or "key" not in ev.kwargs or not ev.args:
             return
         if len(ev.args) == 1 and not any(a.star for a in ev.node.args):
@@ -184,3 +195,9 @@ def _key_captures(interp, ev) -> Optional[str]:
             if v is not None and (v.kind is Kind.SELF or _holds_non_constant(v)):
                 return name
     return None
+
+
+def _generator_argument(call: cst.Call) -> bool:
+    """``call``'s one positional argument is written as a generator expression."""
+    positional = [a for a in call.args if a.keyword is None]
+    return len(positional) == 1 and not positional[0].star and isinstance(positional[0].value, cst.GeneratorExp)
