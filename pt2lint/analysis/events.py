@@ -294,3 +294,14 @@ class ContextManagerEvent:
     node: cst.BaseExpression
     qualname: str
     form: str
+
+
+@dataclass
+class SubmoduleAccessEvent:
+    """``self.<name>`` (or ``obj.<name>`` of a project module instance) read in a compiled region,
+    giving a submodule of a torch class: ``qualname`` is the class (``"torch.nn.LSTM"``).  Dynamo
+    wraps a submodule where compiled code first reads it, so some refusals happen here rather than
+    at the call (``self.lstm.num_layers`` before ``self.lstm(x)``)."""
+
+    node: cst.Attribute
+    qualname: str

@@ -30,6 +30,7 @@ from pt2lint.analysis.events import (
     CallEvent,
     ConstructEvent,
     ContextManagerEvent,
+    SubmoduleAccessEvent,
     FormatEvent,
     GlobalWriteEvent,
     GeneratorBreakEvent,
@@ -2789,7 +2790,18 @@ class Interpreter:
             pv = self._project_qualified(node, q)
             return pv if pv is not None else _qualified_value(q)
         base = self.eval(node.value)
-        return self.attribute(base, identifier(node.attr.value), node)
+        value = self.attribute(base, identifier(node.attr.value), node)
+        self._submodule_read(node, base, value)
+        return value
+
+    def _submodule_read(self, node: cst.Attribute, base: Value, value: Value) -> None:
+        """``self.lstm`` read (to call it or not): a :class:`SubmoduleAccessEvent` when ``value`` is a
+        submodule of a torch class (Dynamo wraps a submodule where it is first read)."""
+        if (
+            value is not None and value.kind is Kind.MODULE and isinstance(value.ref, str)
+            and (base.kind is Kind.SELF or (base.kind is Kind.MODULE and isinstance(base.ref, ClassInfo)))
+        ):
+            self.emit("on_submodule_access", SubmoduleAccessEvent(node, value.ref))
 
     def attribute(self, base: Value, name: str, node: Optional[cst.CSTNode]) -> Value:
         if _is_hook_handle(base):
@@ -3243,6 +3255,7 @@ class Interpreter:
             if lookup is not None:
                 self._lookup_break(lookup[0], lookup[1], receiver, method)
             callee_value = self.attribute(receiver, method, func) if receiver.kind in (Kind.SELF, Kind.SUPER, Kind.CLASS) or (receiver.kind is Kind.MODULE and isinstance(receiver.ref, ClassInfo)) or objects.is_one_of(receiver) else None
+            self._submodule_read(func, receiver, callee_value)
             if receiver.kind is Kind.UNKNOWN and isinstance(receiver.ref, str):
                 qual = f"{receiver.ref}.{method}"
                 if receiver.const == _TENSOR_DUNDER_CLASS and _unbound_tensor_method(qual, None) is not None:

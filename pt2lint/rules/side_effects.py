@@ -479,21 +479,39 @@ class ExplicitGraphBreak(Rule):
 
 
 class RnnModuleCall(Rule):
-    """PTC311: calling an ``nn.RNN``/``nn.LSTM``/``nn.GRU`` module in a compiled region."""
+    """PTC311: an ``nn.RNN``/``nn.LSTM``/``nn.GRU`` submodule read or called in a compiled region.
+
+    Dynamo refuses to wrap an RNN module ("Attempted to wrap RNN, GRU, or LSTM", GB0014) where
+    compiled code first reads it, and runs the rest of the frame eagerly: measured on torch 2.13,
+    ``x.new_zeros((self.lstm.num_layers, 1, 4))`` broke on its line, before the ``self.lstm(...)``
+    call, and an ``.item()`` after the call was not reached.
+    """
 
     code = "PTC311"
     NAMES = frozenset({"torch.nn.RNN", "torch.nn.LSTM", "torch.nn.GRU", "torch.nn.modules.rnn.RNN", "torch.nn.modules.rnn.LSTM", "torch.nn.modules.rnn.GRU"})
 
+    def _report(self, interp, node, qualname: str) -> None:
+        if self.settings.allow_rnn:
+            return  # traced with the knob on (measured on torch 2.13: one graph, no break)
+        frame = interp.frame
+        if frame is not None and getattr(frame.skipped, "code", None) == self.code:
+            return  # the frame already stopped at an RNN module: fixing that fixes this one
+        interp.report(
+            self.code,
+            node,
+            f"`{qualname.rsplit('.', 1)[-1]}` modules are not traced by default: graph break (GB0014), and the rest "
+            f"of the function runs eagerly (set torch._dynamo.config.allow_rnn = True, or write the recurrence with cells)",
+        )
+        interp.end_frame(self.code, node)
+
+    def on_submodule_access(self, interp, ev) -> None:
+        if ev.qualname in self.NAMES:
+            self._report(interp, ev.node, ev.qualname)
+
     def on_call(self, interp, ev) -> None:
-        if isinstance(ev.callee, str) and ev.callee in self.NAMES:
-            if self.settings.allow_rnn:
-                return  # traced with the knob on (measured on torch 2.13: one graph, no break)
-            interp.report(
-                self.code,
-                ev.node,
-                f"`{ev.callee.rsplit('.', 1)[-1]}` modules are not traced by default: graph break "
-                f"(set torch._dynamo.config.allow_rnn = True, or write the recurrence with cells)",
-            )
+        # a call through ``self.lstm`` was reported where the submodule was read
+        if isinstance(ev.callee, str) and ev.callee in self.NAMES and not isinstance(ev.node.func, cst.Attribute):
+            self._report(interp, ev.node, ev.callee)
 
 
 class DisabledFunctionCall(Rule):
