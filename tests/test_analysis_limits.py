@@ -151,3 +151,17 @@ def test_a_recursion_whose_calls_never_reach_the_breaking_branch_stays_clean():
         "class M(nn.Module):\n    def forward(self, x):\n        return g(x, 'fast')\n"
     )
     assert _found(src) == []
+
+
+def test_widening_a_helper_given_self_of_many_classes_does_not_crash():
+    # ``helper(self, x)`` from the forward of eight classes: past the limit the argument kinds are
+    # joined, and instances of different classes join to a value of unknown class (not a crash);
+    # the helper's own break is still found
+    classes = "".join(
+        f"class B{i}(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.scale = {i}\n\n"
+        f"    def forward(self, x):\n        return helper(self, x)\n\n\n"
+        for i in range(interp.MAX_SIGNATURES_PER_FUNCTION + 2)
+    )
+    src = HEADER + "def helper(block, x):\n    print(block.scale)\n    return x * block.scale\n\n\n" + classes
+    found = _found(src)
+    assert ("PTC301", _line_of(src, "print(block.scale)")) in [(c, line) for c, line, _ in found], found

@@ -247,7 +247,10 @@ def _join_params(a: Dict[str, Value], b: Dict[str, Value]) -> Dict[str, Value]:
     """Parameter values of two calls joined name by name (a name bound in one only keeps its value)."""
     out = dict(a)
     for name, v in b.items():
-        out[name] = join(out[name], v) if name in out else v
+        joined = join(out[name], v) if name in out else v
+        if joined.kind is Kind.SELF and not isinstance(joined.ref, ClassInfo):
+            joined = UNKNOWN  # instances of two classes: which one is not known
+        out[name] = joined
     return out
 
 
@@ -966,11 +969,14 @@ class Interpreter:
                 hash(key)
             except TypeError:
                 key = (id(fn), None, None, self.silent > 0)
+            # the caller gets what a call not followed gives (the joined analysis is less precise
+            # than the call's own kinds: its return value would mislead the caller); the body is
+            # analysed for the findings in it
             if key in self.memo:
-                if self.memo_breaks.get(key):
-                    self._graph_break_seen()
-                return self.memo[key]
+                return self._declared_return(fn, UNKNOWN)
+            widened_call = True
         else:
+            widened_call = False
             seen = self._seen_params.get(skey)
             self._seen_params[skey] = params if seen is None else _join_params(seen, params)
         self.signatures[skey] = count + 1
@@ -1023,6 +1029,10 @@ class Interpreter:
             self.frames.pop()
             self.frame, self.stmt, self.header, self.index = saved
         self.memo_breaks[key] = self.gb_events > breaks_before
+        if widened_call:
+            # to the caller, a call past the limit is one the analysis did not follow: what the
+            # joined analysis of the body found stays in the body
+            self.gb_events = breaks_before
         if fn.is_generator:
             elt = _join_all(frame.yields) if frame.yields else UNKNOWN
             result = container(elt=elt)
@@ -1031,7 +1041,7 @@ class Interpreter:
         else:
             result = NONE
         self.memo[key] = result
-        return result
+        return self._declared_return(fn, UNKNOWN) if widened_call else result
 
     def _declared_return(self, fn: FunctionInfo, result: Value) -> Value:
         """``result``, the value the analysis computed for a call of ``fn``, or, where it is
@@ -2815,8 +2825,10 @@ class Interpreter:
             if hit is not None:
                 return hit
         k = base.kind
-        if k is Kind.SELF or (k is Kind.MODULE and isinstance(base.ref, ClassInfo)):
+        if k in (Kind.SELF, Kind.MODULE) and isinstance(base.ref, ClassInfo):
             return self.self_attribute(base, name)
+        if k is Kind.SELF:
+            return UNKNOWN  # instances of different classes joined: which class is not known
         if k is Kind.TENSOR:
             if name == "__class__" and not base.weak and not base.maybe_none:
                 return Value(Kind.UNKNOWN, ref="torch.Tensor", const=_TENSOR_DUNDER_CLASS)
