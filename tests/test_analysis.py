@@ -947,3 +947,24 @@ def test_state_stored_in_forward_and_read_back_keeps_its_kind():
                 return x * int(self._params["src"].max()) + int(d["src"].min()) + int(self._peak) + int(self._rows)
         """
     ) == [(18, "PTC103"), (18, "PTC103"), (18, "PTC103")]
+
+
+def test_in_on_a_tensor_reads_it_and_ends_the_frame():
+    # ``v in t`` is ``(t == v).any().item()`` inside ``Tensor.__contains__`` (GB0124): Dynamo
+    # compiles no graph for the function (measured on torch 2.13); ``x.shape[0] in (2, 4)`` traces
+    got = found(
+        """
+        import torch
+        from torch import nn
+
+
+        class Pad(nn.Module):
+            def forward(self, ids, x: torch.Tensor):
+                ok = x.shape[0] in (2, 4)
+                if 0 in ids[:, [-1, 0]]:
+                    ids = ids.clamp_min(1)
+                seen = 3 in x.long()
+                return ids, ok, seen
+        """
+    )
+    assert got == [(8, "PTC103")]

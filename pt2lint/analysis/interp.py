@@ -2652,7 +2652,19 @@ class Interpreter:
             elif isinstance(op, (cst.In, cst.NotIn)):
                 if left.kind is Kind.SHAPE and right.kind is Kind.CONTAINER and right.keys is not None and len(node.comparisons) == 1:
                     self.emit("on_key", KeyEvent(node, left, node.left, "in", comp.comparator))
-                r = DATA if right.kind is Kind.TENSOR and not right.weak else (CONST if right.kind in (Kind.CONST, Kind.CONTAINER) else UNKNOWN)
+                sure = right.kind is Kind.TENSOR and (
+                    not right.weak
+                    # ``ids[:, [-1, 0]]``: an index only an array takes
+                    or (isinstance(comp.comparator, cst.Subscript) and _array_only_index(comp.comparator))
+                )
+                if sure:
+                    # ``v in t`` is ``(t == v).any().item()``: the read happens here, branched on or not
+                    # (measured on torch 2.13: GB0124 for ``a = 3 in ids`` and ``if 0 not in ids:``);
+                    # Dynamo resumes with a Python bool
+                    self.emit("on_tensor_contains", TestEvent(node, right, "in"))
+                    r = CONST
+                else:
+                    r = CONST if right.kind in (Kind.CONST, Kind.CONTAINER) else UNKNOWN
             elif left.kind is Kind.TENSOR or right.kind is Kind.TENSOR:
                 weak = (left.kind is not Kind.TENSOR or left.weak) and (right.kind is not Kind.TENSOR or right.weak)
                 r = Value(Kind.TENSOR, bool_tensor=True, weak=weak)

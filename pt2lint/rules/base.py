@@ -12,7 +12,7 @@ class Rule:
 
     Subclasses set ``code`` (matching a spec in ``rules/``) and implement any of
     ``on_call``, ``on_test``, ``on_index``, ``on_write``, ``on_state_write`` and
-    ``on_assert``, ``on_attr_store``, ``on_global_write``, ``on_key``, ``on_format``, ``on_generator_break``, ``on_sourceless_call_break``, ``on_lookup_break``, ``on_index_store``, ``on_hook_handle``, ``on_context_manager``, ``on_sequence_index``, ``on_submodule_access``; each receives the interpreter (``interp.settings``,
+    ``on_assert``, ``on_attr_store``, ``on_global_write``, ``on_key``, ``on_format``, ``on_generator_break``, ``on_sourceless_call_break``, ``on_lookup_break``, ``on_index_store``, ``on_hook_handle``, ``on_context_manager``, ``on_sequence_index``, ``on_submodule_access``, ``on_tensor_contains``; each receives the interpreter (``interp.settings``,
     ``interp.report``) and the event (:mod:`pt2lint.analysis.events`).
 
     ``on_module(index, report)`` is the one handler that is not about compiled regions:
@@ -26,7 +26,7 @@ class Rule:
         "on_call", "on_test", "on_index", "on_write", "on_state_write", "on_assert", "on_attr_store",
         "on_global_write", "on_key", "on_module", "on_construct", "on_format", "on_random_arith", "on_generator_break",
         "on_sourceless_call_break", "on_lookup_break", "on_index_store", "on_hook_handle", "on_context_manager",
-        "on_sequence_index", "on_submodule_access",
+        "on_sequence_index", "on_submodule_access", "on_tensor_contains",
     )
 
     def __init__(self, settings) -> None:

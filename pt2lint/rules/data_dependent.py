@@ -217,6 +217,22 @@ class TensorToPythonScalar(Rule):
             "(format it outside the compiled region, or key on shapes/ints instead)",
         )
 
+    def on_tensor_contains(self, interp, ev) -> None:
+        """``v in t`` (or ``not in``) with ``t`` a tensor: ``Tensor.__contains__`` is
+        ``(t == v).any().item()``, a read of the answer into Python whether or not a branch uses
+        it (measured on torch 2.13: "Unsupported Tensor.item() call", GB0124, for ``a = 3 in ids``
+        and ``if 0 not in ids:``; ``x.shape[0] in (2, 4)`` traced).  The break is inside
+        ``__contains__``, which Dynamo cannot resume from: it compiles no graph for the function and
+        runs all of it eagerly (measured: zero graphs)."""
+        interp.report(
+            self.code,
+            ev.node,
+            "`in` on a tensor reads its answer into Python (`Tensor.__contains__` is "
+            "`(t == v).any().item()`): graph break (GB0124), and the function runs eagerly (keep it a "
+            "tensor: `(t == v).any()`, and use torch.where for choices)",
+        )
+        interp.end_frame(self.code, ev.node)
+
     def on_sequence_index(self, interp, ev) -> None:
         """``sizes[i]`` with ``sizes`` a Python list or tuple and ``i`` a tensor: Python asks the
         tensor for ``__index__``, which reads it (``Tensor.item()``, GB0124; measured on torch 2.13
