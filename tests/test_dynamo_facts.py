@@ -622,3 +622,39 @@ def test_nn_module_loader_answers_by_class_without_torch():
     assert facts.module_state("torch.nn.LazyLinear").train_writes == ("<parameters>",)
     assert facts.module_state("torch.nn.Sequential") is None  # a container: what it holds decides
     assert facts.module_state("mylib.Norm") is None
+
+
+def test_a_function_an_installed_extension_module_defines_is_ptc307(tmp_path, monkeypatch):
+    # scipy.optimize.linear_sum_assignment is bound by ``from ._lsap import ...`` with ``_lsap`` a
+    # compiled module: Dynamo skips C code (measured on torch 2.13: GB0007 at the call); a Python
+    # function of the same package is traced, and nothing is said of a package that is not installed
+    import importlib.machinery
+
+    from pt2lint.analysis import extensions
+
+    site = tmp_path / "site-packages"
+    pkg = site / "fakesolve"
+    (pkg / "sub").mkdir(parents=True)
+    (pkg / "__init__.py").write_text("from ._core import solve\nfrom .sub import refine\n")
+    (pkg / ("_core" + importlib.machinery.EXTENSION_SUFFIXES[0])).write_bytes(b"\x7fELF")
+    (pkg / "sub" / "__init__.py").write_text("def refine(x):\n    return x * 2\n")
+    monkeypatch.setattr(extensions, "_SEARCH", (str(site),))
+    extensions._resolve.cache_clear()
+    extensions._locate.cache_clear()
+    assert extensions.extension_binding("fakesolve.solve", (str(site),)).endswith(importlib.machinery.EXTENSION_SUFFIXES[0])
+    assert extensions.extension_binding("fakesolve.refine", (str(site),)) is None
+    assert extensions.extension_binding("notinstalled.solve", (str(site),)) is None
+    assert extensions.extension_binding("zlib.crc32", (str(site),)) is None  # the standard library: the table's
+    assert found(
+        """
+        import torch
+        from torch import nn
+        from fakesolve import solve, refine
+
+
+        class Matcher(nn.Module):
+            def forward(self, cost):
+                rows = solve(cost.detach())
+                return refine(cost), rows
+        """
+    ) == [(8, "PTC307")]

@@ -242,6 +242,8 @@ class UntraceableCFunction(Rule):
         if NondeterministicPythonCall.covers(q):
             return
         gb = facts.skipped_function(q) or facts.skipped_package_call(q)
+        if gb is None and not q.startswith(("torch.", "builtins.", ".")):
+            gb = _extension_call(q)
         if gb is None and q.startswith("torch."):
             # a torch function the shape-op scan probed, which broke as a skipped function
             # (``torch.lobpcg``)
@@ -288,6 +290,16 @@ class UntraceableCFunction(Rule):
             f"and the rest of the function runs eagerly ({advice})",
         )
         interp.end_frame(self.code, ev.node)
+
+
+def _extension_call(qualname: str) -> Optional[str]:
+    """``"GB0007"`` when ``qualname`` is a name of an installed third-party package that a compiled
+    extension module defines (``scipy.optimize.linear_sum_assignment``): Dynamo cannot trace C
+    code and skips it (measured on torch 2.13: GB0007 at the call).  See
+    :mod:`pt2lint.analysis.extensions`."""
+    from pt2lint.analysis.extensions import extension_binding, installed_package_dirs
+
+    return "GB0007" if extension_binding(qualname, installed_package_dirs()) else None
 
 
 class NumpyUnsupportedFunction(Rule):
