@@ -1553,12 +1553,7 @@ def context_manager_facts() -> Dict[str, Dict[str, Any]]:
         lines += _CONTEXT_PROBE.format(i=i, expr=expr).split("\n")
         with_lines.append((base + 3, base + 15))
     with tempfile.TemporaryDirectory() as workdir, _quiet():
-        path = os.path.join(workdir, "dynamo_context_probes.py")
-        with open(path, "w", encoding="utf-8") as fh:
-            fh.write("\n".join(lines) + "\n")
-        spec = importlib.util.spec_from_file_location("dynamo_context_probes", path)
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
+        module, path = _import_lines(lines, workdir, "dynamo_context_probes")
         for i, (name, expr, names) in enumerate(cands):
             entry: Dict[str, Any] = {"probe": expr}
             for form, fn_name, line in (("local", f"probe_local_{i}", with_lines[i][0]), ("stored", f"ProbeStored{i}", with_lines[i][1])):
@@ -1625,13 +1620,20 @@ def _probe_module(candidates: List[Candidate], workdir: str) -> Tuple[types.Modu
         lines.append(f"    r = {cand.call}")
         call_lines.append(len(lines))
         lines.append("    return y * 2")
-    path = os.path.join(workdir, "dynamo_fact_probes.py")
+    module, path = _import_lines(lines, workdir, "dynamo_fact_probes")
+    return module, path, call_lines
+
+
+def _import_lines(lines: List[str], workdir: str, name: str) -> Tuple[types.ModuleType, str]:
+    """Write ``lines`` to ``<workdir>/<name>.py`` and import it (Dynamo reports real lines of a real
+    file); returns the module and the file's absolute path."""
+    path = os.path.join(workdir, f"{name}.py")
     with open(path, "w", encoding="utf-8") as fh:
         fh.write("\n".join(lines) + "\n")
-    spec = importlib.util.spec_from_file_location("dynamo_fact_probes", path)
+    spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    return module, os.path.abspath(path), call_lines
+    return module, os.path.abspath(path)
 
 
 def _names(expr: str) -> set:

@@ -1617,15 +1617,20 @@ class Interpreter:
         import, assignment) shadows it (see :meth:`_shadowed`)."""
         return not self._shadowed(name)
 
-    def _isinstance_tensor_test(self, test: cst.Call) -> Optional[str]:
-        """The name ``x`` when ``test`` is ``isinstance(x, torch.Tensor)`` (or a tuple of tensor
-        classes), else ``None``."""
-        if not (
+    def _isinstance_of_a_name(self, test: cst.Call) -> bool:
+        """``test`` is a call of the builtin ``isinstance(name, classes)`` (two plain arguments, the
+        first a bare name) in a frame."""
+        return (
             isinstance(test.func, cst.Name) and test.func.value == "isinstance" and self.frame is not None
             and self._is_builtin("isinstance")
             and len(test.args) == 2 and all(a.keyword is None and not a.star for a in test.args)
             and isinstance(test.args[0].value, cst.Name)
-        ):
+        )
+
+    def _isinstance_tensor_test(self, test: cst.Call) -> Optional[str]:
+        """The name ``x`` when ``test`` is ``isinstance(x, torch.Tensor)`` (or a tuple of tensor
+        classes), else ``None``."""
+        if not self._isinstance_of_a_name(test):
             return None
         types = test.args[1].value
         elems = [e.value for e in types.elements] if isinstance(types, cst.Tuple) else [types]
@@ -1674,12 +1679,7 @@ class Interpreter:
         input the analysis describes (``isinstance(edge_index, SparseTensor)`` with a tensor
         ``edge_index``), and Dynamo, which specialises on the type, never traces its branch.
         A class the project cannot resolve, or one that may be a tensor subclass, decides nothing."""
-        if not (
-            isinstance(test.func, cst.Name) and test.func.value == "isinstance" and self.frame is not None
-            and self._is_builtin("isinstance")
-            and len(test.args) == 2 and all(a.keyword is None and not a.star for a in test.args)
-            and isinstance(test.args[0].value, cst.Name)
-        ):
+        if not self._isinstance_of_a_name(test):
             return False
         frame = self.frame
         name = identifier(test.args[0].value.value)
