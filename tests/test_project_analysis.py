@@ -323,6 +323,8 @@ def test_from_dot_import_name_resolves_in_the_package(tmp_path):
         "pkg/model.py": STAR_MODEL.format(imports="from . import helper", body="helper(x)"),
     })
     assert found(lint_tree(tmp_path, ["pkg/model.py"])) == [("pkg/bad.py", 4, "PTC101")]
+
+
 @pytest.mark.parametrize("imp", ["from . import clamp", "from .. import clamp"], ids=["package", "parent-package"])
 def test_a_name_imported_from_a_package_with_dots_alone_is_followed(tmp_path, imp):
     """``from . import clamp``: ``clamp`` is the attribute of the importing module's own package

@@ -4926,6 +4926,8 @@ def _never_a_tensor_class(cls: ClassInfo) -> bool:
         if any(k.keyword is not None and k.keyword.value == "metaclass" for k in c.node.keywords):
             return False
     return all(isinstance(b, str) and _plain_external_base(b) for b in cls.external_bases())
+
+
 # kinds of values that are never a torch.Tensor
 _NOT_TENSOR_KINDS = frozenset({Kind.CONST, Kind.NONE, Kind.SHAPE, Kind.DATA, Kind.CONTAINER, Kind.MODULE, Kind.FUNCTION, Kind.CLASS})
 

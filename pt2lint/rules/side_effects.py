@@ -267,7 +267,6 @@ class UntraceableCFunction(Rule):
                 "(compute it outside the compiled region)",
             )
 
-
     def on_context_manager(self, interp, ev) -> None:
         # ``with torch.device("cpu"):``, ``with self._lock:`` (a ``threading.Lock``),
         # ``with torch.backends.cudnn.flags(enabled=False):``: the ``context_managers`` probes
