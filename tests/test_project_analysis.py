@@ -830,3 +830,30 @@ def test_imports_spelled_with_nfkc_equivalent_identifiers_resolve(tmp_path):
     write(tmp_path, files)
     for entry in ("pkg/model_mod.py", "pkg/model_name.py"):
         assert found(lint_tree(tmp_path, [entry])) == [("pkg/helpers.py", 2, "PTC101")], entry
+
+
+def test_a_def_after_an_import_of_the_same_name_is_what_the_name_means(tmp_path):
+    # Python runs the module in order: ``def act`` below ``from .util import act`` rebinds ``act``
+    # (measured on torch 2.13: Dynamo breaks at the late def's print, not in util)
+    write(tmp_path, {**PYPROJECT,
+        "pkg/__init__.py": "",
+        "pkg/util.py": """
+            def act(x):
+                print("util")
+                return x
+            """,
+        "pkg/model.py": """
+            from torch import nn
+            from .util import act
+
+
+            class LateDef(nn.Module):
+                def forward(self, x):
+                    return act(x)
+
+
+            def act(x):
+                return x + x.sum().item()
+            """,
+    })
+    assert found(lint_tree(tmp_path, ["pkg/model.py"])) == [("pkg/model.py", 11, "PTC101")]

@@ -309,6 +309,27 @@ class ModuleIndex:
     def _collect_module(self, body: Sequence[cst.CSTNode]) -> None:
         for stmt in body:
             self._collect_stmt(stmt, top=True)
+            self._rebind_in_order(stmt)
+
+    def _rebind_in_order(self, stmt: cst.CSTNode) -> None:
+        """A statement of the module body binds its names over earlier bindings, as Python runs
+        it: ``def act`` after ``from .util import act`` is the function, an import after a ``def``
+        of the same name is the import (statements inside ``if``/``try`` blocks, which may not
+        run, leave earlier bindings as they are)."""
+        if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+            self.imports.names.pop(identifier(stmt.name.value), None)
+        elif isinstance(stmt, cst.SimpleStatementLine):
+            for small in stmt.body:
+                if isinstance(small, (cst.Assign, cst.AnnAssign)):
+                    targets = [t.target for t in small.targets] if isinstance(small, cst.Assign) else [small.target]
+                    for t in targets:
+                        if isinstance(t, cst.Name):
+                            self.imports.names.pop(identifier(t.value), None)
+                elif isinstance(small, (cst.Import, cst.ImportFrom)) and not isinstance(getattr(small, "names", None), cst.ImportStar):
+                    for alias in small.names:
+                        bound = alias.asname.name if alias.asname is not None else alias.name
+                        if isinstance(bound, cst.Name):
+                            self.functions.pop(identifier(bound.value), None)
 
     def _collect_stmt(self, stmt: cst.CSTNode, top: bool, typing_only: bool = False) -> None:
         if isinstance(stmt, cst.SimpleStatementLine):
