@@ -857,3 +857,28 @@ def test_a_def_after_an_import_of_the_same_name_is_what_the_name_means(tmp_path)
             """,
     })
     assert found(lint_tree(tmp_path, ["pkg/model.py"])) == [("pkg/model.py", 11, "PTC101")]
+
+
+@pytest.mark.parametrize("imports", [
+    "try:\n    from .fast import *\nexcept ImportError:\n    from .slow import *",
+    "try:\n    from .fast import fused\nexcept ImportError:\n    from .slow import fused",
+])
+def test_an_optional_import_that_works_is_what_runs(tmp_path, imports):
+    # ``pkg/fast.py`` exists, so the ``try`` import runs and the ``except`` fallback does not
+    # (measured on torch 2.13: Dynamo breaks at fast.py's print only)
+    write(tmp_path, {**PYPROJECT,
+        "pkg/__init__.py": "",
+        "pkg/fast.py": """
+            def fused(x):
+                print("fast")
+                return x * 2
+            """,
+        "pkg/slow.py": """
+            def fused(x):
+                if x.max() > 1:
+                    return x
+                return x * 2
+            """,
+        "pkg/model.py": "from torch import nn\n" + imports + "\n\n\nclass M(nn.Module):\n    def forward(self, x):\n        return fused(x)\n",
+    })
+    assert found(lint_tree(tmp_path, ["pkg/model.py"])) == [("pkg/fast.py", 2, "PTC301")]

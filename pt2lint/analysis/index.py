@@ -365,6 +365,23 @@ class ModuleIndex:
         elif isinstance(stmt, cst.ClassDef):
             self._collect_class(stmt, stmt.name.value)
             self.defined_names.add(identifier(stmt.name.value))
+        elif isinstance(stmt, cst.Try) and _imports_in(stmt.body.body):
+            # ``try: from .fast import * / except ImportError: from .slow import *``: the import that
+            # works is what runs; an ``except`` block is a fallback for the names the ``try`` body
+            # does not bind, so it is read first and the ``try`` body (and ``else``) over it
+            stars = len(self.star_imports)
+            for h in stmt.handlers:
+                for inner in h.body.body:
+                    self._collect_stmt(inner, top, typing_only)
+            fallback_stars = self.star_imports[stars:]
+            del self.star_imports[stars:]
+            for inner in stmt.body.body:
+                self._collect_stmt(inner, top, typing_only)
+            if len(self.star_imports) == stars:
+                self.star_imports.extend(fallback_stars)  # the ``try`` body star-imports nothing
+            if stmt.orelse is not None:
+                for inner in stmt.orelse.body.body:
+                    self._collect_stmt(inner, top, typing_only)
         elif isinstance(stmt, (cst.If, cst.Try, cst.With)):
             # ``if TYPE_CHECKING:`` / ``try: import x except ImportError`` blocks at module level.
             for block in _blocks(stmt):
@@ -543,6 +560,14 @@ def _import_from_module(node: cst.ImportFrom) -> str:
 
     base = _module_name(node.module) if node.module is not None else ""
     return "." * len(node.relative) + base
+
+
+def _imports_in(body) -> bool:
+    """A block holds an ``import`` statement at its top level (an optional-import ``try``)."""
+    return any(
+        isinstance(stmt, cst.SimpleStatementLine) and any(isinstance(small, (cst.Import, cst.ImportFrom)) for small in stmt.body)
+        for stmt in body
+    )
 
 
 def _blocks(stmt: cst.CSTNode):

@@ -306,9 +306,23 @@ class BindingOrder:
                     self._collect(stmt.body)
                 self._collect(stmt.orelse)
             elif isinstance(stmt, (ast.Try, getattr(ast, "TryStar", ast.Try))):
+                bound, stars = dict(self.bound), len(self.stars)
                 self._collect(stmt.body)
+                tried = {n for n, w in self.bound.items() if bound.get(n) != w}
+                star_tried = len(self.stars) > stars
+                optional = any(isinstance(s, (ast.Import, ast.ImportFrom)) for s in stmt.body)
                 for h in stmt.handlers:
+                    if not optional:
+                        self._collect(h.body)
+                        continue
+                    # an optional import's fallback binds only what the ``try`` body did not
+                    before_h, stars_h = dict(self.bound), len(self.stars)
                     self._collect(h.body)
+                    for n in tried:
+                        if n in before_h:
+                            self.bound[n] = before_h[n]
+                    if star_tried:
+                        del self.stars[stars_h:]
                 self._collect(stmt.orelse)
                 self._collect(stmt.finalbody)
             elif isinstance(stmt, (ast.With, ast.AsyncWith)):
