@@ -968,3 +968,70 @@ def test_in_on_a_tensor_reads_it_and_ends_the_frame():
         """
     )
     assert got == [(8, "PTC103")]
+
+
+def test_module_container_indexed_by_a_tensor_and_max_of_an_iterator_with_default():
+    # measured on torch 2.13: ``self.heads[i]`` with a tensor ``i`` (GB0124 inside container.py),
+    # ``max(map(len, words), default=0)`` (GB0193); ``self.heads[k]`` with an int and
+    # ``max([...], default=0)`` trace
+    got = found(
+        """
+        import torch
+        from torch import nn
+
+
+        class Heads(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.heads = nn.ModuleList([nn.Linear(4, 4) for _ in range(3)])
+
+            def forward(self, x: torch.Tensor, words=("a", "bb")):
+                k = x.shape[0] % 3
+                y = self.heads[k](x)
+                n = max([len(w) for w in words], default=0)
+                m = max(map(len, words), default=0)
+                return self.heads[x.argmax() % 3](y) * n * m
+        """
+    )
+    assert got == [(14, "PTC325")]  # the frame runs eagerly after it: line 15 is named in its message
+    assert found(
+        """
+        import torch
+        from torch import nn
+
+
+        class Heads(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.heads = nn.ModuleList([nn.Linear(4, 4) for _ in range(3)])
+
+            def forward(self, x: torch.Tensor):
+                return self.heads[x.argmax() % 3](x)
+        """
+    ) == [(11, "PTC103")]
+
+
+def test_a_context_manager_is_reported_at_the_with_line():
+    # a parenthesised ``with`` over several lines: Dynamo reports the ``with`` line (torch 2.13)
+    assert found(
+        """
+        import threading
+
+        import torch
+        from torch import nn
+
+
+        class Locked(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self._lock = threading.Lock()
+
+            def forward(self, x):
+                with (
+                    torch.no_grad(),
+                    self._lock,
+                ):
+                    y = x * 2
+                return y
+        """
+    ) == [(13, "PTC307")]

@@ -284,14 +284,14 @@ class ContextManagerEvent:
     """A context manager entered by ``with`` in a compiled region whose factory is known.
 
     Attributes:
-        node: the ``with`` item's expression (``torch.device("cpu")``, ``self._lock``).
+        node: the ``with`` statement (Dynamo reports its first line).
         qualname: the qualified name of what built the context manager (``"threading.Lock"``).
         form: ``"local"`` (built in the ``with`` statement), ``"stored"`` (an attribute of
             ``self`` or a module-level name: built outside the region) or ``"any"`` (a local
             variable: either).
     """
 
-    node: cst.BaseExpression
+    node: cst.CSTNode
     qualname: str
     form: str
 

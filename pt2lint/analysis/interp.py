@@ -1429,7 +1429,8 @@ class Interpreter:
                 v = self.eval(item.item)
                 site = self._context_manager_site(item.item, v)
                 if site is not None:
-                    self.emit("on_context_manager", ContextManagerEvent(item.item, *site))
+                    # Dynamo reports the ``with`` line (a parenthesised item list may span lines)
+                    self.emit("on_context_manager", ContextManagerEvent(stmt, *site))
                 entered = self._context_method(v, "__enter__", [], item.item)
                 managers.append((v, item.item))
                 if item.asname is not None:
@@ -2765,6 +2766,10 @@ class Interpreter:
                 return _guess(base.element())
             return base.element()
         if base.kind is Kind.MODULE:
+            if base.elt is not None and index.kind is Kind.TENSOR and not index.weak and index_node is not None:
+                # ``self.heads[i]`` with ``i`` a tensor: the container's ``__getitem__`` reads it as an
+                # int (measured on torch 2.13: GB0124, ``Tensor.item()`` inside ``container.py``)
+                self.emit("on_sequence_index", IndexEvent(node, base, index, index_node))
             return base.element()
         masked = self._mask_of_unknown(node, base, index, index_node)
         if masked is not None:

@@ -241,8 +241,8 @@ class TensorToPythonScalar(Rule):
         interp.report(
             self.code,
             ev.index_node,
-            "a tensor used as the index of a Python list or tuple is converted to a Python int "
-            "(`__index__`, `Tensor.item()`): graph break (GB0124) (index a tensor instead, e.g. "
+            "a tensor used as the index of a Python list, tuple or module container is converted to a "
+            "Python int (`__index__`, `Tensor.item()`): graph break (GB0124) (index a tensor instead, e.g. "
             "`torch.tensor(sizes, device=...)[i]`, or pass the index as an int)",
         )
 

@@ -143,7 +143,7 @@ class MinMaxKey(Rule):
             name = ev.qualname.split(".", 1)[1]
             interp.report(
                 self.code, ev.node,
-                f"`{name}(<generator>, default=...)`: Dynamo cannot call `{name}` with `default=` on a generator: graph "
+                f"`{name}(<iterator>, default=...)`: Dynamo cannot call `{name}` with `default=` on a generator or iterator: graph "
                 f"break (GB0193), and the rest of the function runs eagerly (build a list first: `{name}([...], default=...)`)",
             )
             interp.end_frame(self.code, ev.node)
@@ -197,7 +197,18 @@ def _key_captures(interp, ev) -> Optional[str]:
     return None
 
 
+#: Builtins that return an iterator (not a list): ``max(map(len, words), default=0)`` broke as a
+#: generator expression does (measured on torch 2.13, GB0193).
+_ITERATOR_BUILTINS = frozenset({"map", "filter", "zip", "reversed", "iter", "enumerate"})
+
+
 def _generator_argument(call: cst.Call) -> bool:
-    """``call``'s one positional argument is written as a generator expression."""
+    """``call``'s one positional argument is written as a generator expression or a call of a
+    builtin that returns an iterator (``map``, ``filter``...)."""
     positional = [a for a in call.args if a.keyword is None]
-    return len(positional) == 1 and not positional[0].star and isinstance(positional[0].value, cst.GeneratorExp)
+    if len(positional) != 1 or positional[0].star:
+        return False
+    value = positional[0].value
+    if isinstance(value, cst.GeneratorExp):
+        return True
+    return isinstance(value, cst.Call) and isinstance(value.func, cst.Name) and value.func.value in _ITERATOR_BUILTINS
