@@ -1035,3 +1035,53 @@ def test_a_context_manager_is_reported_at_the_with_line():
                 return y
         """
     ) == [(13, "PTC307")]
+
+
+def test_context_managers_built_outside_the_region():
+    # measured on torch 2.13: ``with self.timer:`` (a context-manager class of the file, built in
+    # ``__init__``) and ``with self.ctx:`` (``torch.no_grad()`` built in ``__init__``) break
+    # (GB0142) and the frame runs eagerly, so the timer's ``__enter__`` is not traced;
+    # ``with Timer():`` built in the region traces
+    assert found(
+        """
+        import torch
+        from torch import nn
+
+
+        class Timer:
+            def __init__(self):
+                self.n = 0
+
+            def __enter__(self):
+                self.n += 1
+                return self
+
+            def __exit__(self, *exc):
+                return False
+
+
+        class Timed(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.timer = Timer()
+                self.ctx = torch.no_grad()
+
+            def forward(self, x):
+                with Timer():
+                    x = x + 1
+                with self.timer:
+                    y = x * 2
+                return y
+
+
+        class Frozen(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.ctx = torch.no_grad()
+
+            def forward(self, x):
+                with self.ctx:
+                    y = x * 2
+                return y
+        """
+    ) == [(26, "PTC307"), (37, "PTC307")]

@@ -223,6 +223,12 @@ def inlined_break(qualname: Optional[str], section: str = "calls") -> Optional[s
 CONTEXT_FORMS = ("local", "stored")
 
 
+def is_context_manager(qualname: Optional[str]) -> bool:
+    """``qualname`` builds a context manager (``torch.no_grad``, ``threading.Lock``): a name of the
+    table's ``context_managers`` section, probed on the table's torch."""
+    return bool(qualname) and qualname in facts().get("context_managers", {})
+
+
 def context_manager_break(qualname: Optional[str], form: str) -> Optional[str]:
     """The graph-break id of ``with <a context manager built by qualname>:`` in a compiled region,
     or None when the probe traced it (or it was not probed).

@@ -287,8 +287,9 @@ class ContextManagerEvent:
         node: the ``with`` statement (Dynamo reports its first line).
         qualname: the qualified name of what built the context manager (``"threading.Lock"``).
         form: ``"local"`` (built in the ``with`` statement), ``"stored"`` (an attribute of
-            ``self`` or a module-level name: built outside the region) or ``"any"`` (a local
-            variable: either).
+            ``self`` or a module-level name: built outside the region), ``"any"`` (a local
+            variable: either) or ``"project-stored"`` (an instance of a context-manager class of
+            the project, on ``self`` or at module level).
     """
 
     node: cst.CSTNode

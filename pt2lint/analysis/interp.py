@@ -1096,6 +1096,17 @@ class Interpreter:
         if isinstance(expr, cst.Call):
             q = self.qualname(expr.func)
             return (q, "local") if q else None
+        if isinstance(value.ref, ClassInfo) and value.ref.lookup_method("__enter__") is not None:
+            # an instance of a context-manager class of the project, built outside the region
+            # (on ``self`` or at module level): Dynamo does not enter it (measured on torch 2.13:
+            # GB0142 for ``self.timer`` and a module-level instance; ``with Timer():`` traced)
+            if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name):
+                owner = self.frame.lookup(expr.value.value) if self.frame is not None else None
+                if owner is not None and owner.kind is Kind.SELF:
+                    return (value.ref.name, "project-stored")
+            if isinstance(expr, cst.Name) and self.frame is not None and not self.frame.is_bound(expr.value):
+                return (value.ref.name, "project-stored")
+            return None
         ref = value.ref
         if value.kind is not Kind.UNKNOWN or not isinstance(ref, str) or not ref.endswith("()"):
             return None
@@ -1428,9 +1439,12 @@ class Interpreter:
                 self.stmt, self.header = stmt, item.item
                 v = self.eval(item.item)
                 site = self._context_manager_site(item.item, v)
+                breaks = self.gb_events
                 if site is not None:
                     # Dynamo reports the ``with`` line (a parenthesised item list may span lines)
                     self.emit("on_context_manager", ContextManagerEvent(stmt, *site))
+                if self.gb_events > breaks:
+                    continue  # not entered by Dynamo: its __enter__/__exit__ run eagerly
                 entered = self._context_method(v, "__enter__", [], item.item)
                 managers.append((v, item.item))
                 if item.asname is not None:
@@ -4331,6 +4345,8 @@ class Interpreter:
             return _named_result(_return_type_name(qual), container(elt=TENSOR))
         if qual in ("torch.unique", "torch.unique_consecutive") and any(kwargs.get(k) is not None and kwargs[k].const is True for k in ("return_inverse", "return_counts")):
             return container(elt=Value(Kind.TENSOR, ref="dynamic"))
+        if dynamo_facts.is_context_manager(qual):
+            return Value(Kind.UNKNOWN, ref=f"{qual}()")  # ``torch.no_grad()``: a context manager, not a tensor
         if api.is_tensor_function(qual):
             dyn = last in ("nonzero", "unique", "unique_consecutive", "masked_select", "argwhere", "bincount")
             if last in api.BOOL_RESULT:

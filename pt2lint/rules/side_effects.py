@@ -270,16 +270,16 @@ class UntraceableCFunction(Rule):
     def on_context_manager(self, interp, ev) -> None:
         # ``with torch.device("cpu"):``, ``with self._lock:`` (a ``threading.Lock``),
         # ``with torch.backends.cudnn.flags(enabled=False):``: the ``context_managers`` probes
-        gb = facts.context_manager_break(ev.qualname, ev.form)
+        gb = "GB0142" if ev.form == "project-stored" else facts.context_manager_break(ev.qualname, ev.form)
         if gb is None:
             return
-        if ev.form != "stored":
+        if ev.form not in ("stored", "project-stored"):
             where, advice = "", "enter it outside the compiled region, around the call of the model"
         else:
             where = " built outside the compiled region"
             advice = (
                 "build it in the `with` statement inside the region, where Dynamo supports it"
-                if facts.context_manager_break(ev.qualname, "local") is None
+                if ev.form == "project-stored" or facts.context_manager_break(ev.qualname, "local") is None
                 else "enter it outside the compiled region, around the call of the model"
             )
         interp.report(
