@@ -1085,3 +1085,24 @@ def test_context_managers_built_outside_the_region():
                 return y
         """
     ) == [(26, "PTC307"), (37, "PTC307")]
+
+
+@pytest.mark.parametrize("build", [
+    'dict(d, n=3)', 'dict(**d)', 'dict(scale=d["scale"])', 'dict({"n": 2}, scale=d["scale"])', 'd | {"n": 3}',
+])
+def test_dict_copies_and_unions_keep_their_entries(build):
+    # measured on torch 2.13: each ``if f["scale"] > 0`` breaks (GB0170, data-dependent branching)
+    code = f"""
+import torch
+from torch import nn
+
+
+class Scaled(nn.Module):
+    def forward(self, x: torch.Tensor):
+        d = {{"scale": x.mean(), "n": 2}}
+        f = {build}
+        if f["scale"] > 0:
+            x = x + 1
+        return x
+"""
+    assert (9, "PTC104") in found(code)

@@ -2593,6 +2593,11 @@ class Interpreter:
             if a.kind is Kind.CONST and b.kind is Kind.CONST:
                 return CONST
             return SHAPE
+        if a.kind is Kind.CONTAINER and b.kind is Kind.CONTAINER and op == "|" and a.keys is not None and b.keys is not None:
+            # ``d | {"n": 3}``: the union of two dicts with known keys, the right one winning
+            left, right = dicts.known_entries(a) or {}, dicts.known_entries(b) or {}
+            merged = {**left, **right}
+            return dicts.open_dict(merged) if dicts.is_open(a) or dicts.is_open(b) else keyed_dict(merged.items())
         if a.kind is Kind.CONTAINER and b.kind is Kind.CONTAINER and op == "+":
             if a.elts is not None and b.elts is not None:
                 return container(elts=a.elts + b.elts)
@@ -4463,6 +4468,20 @@ class Interpreter:
             if first.kind is Kind.CONTAINER and name in ("list", "tuple"):
                 return first
             return container(elt=first.element())
+        if name in ("dict",) and kwargs and len(args) <= 1 and (first is None or first.kind is Kind.CONTAINER):
+            # ``dict(scale=t)``, ``dict(d, n=3)``, ``dict(**d)``: the keywords are entries
+            base = dicts.known_entries(first) if first is not None else {}
+            entries = {**(base or {}), **dict(kwargs)}
+            if first is None or (first.keys is not None and not dicts.is_open(first)):
+                if not dicts.is_open_kwargs(kwargs):
+                    return keyed_dict(entries.items())
+                return dicts.open_dict(entries)
+            if base is not None:
+                return dicts.open_dict(entries)
+            elt = first.element()
+            for v in kwargs.values():
+                elt = join(elt, v)
+            return Value(Kind.CONTAINER, elt=elt)
         if name in ("dict",):
             if first is not None and len(args) == 1 and not kwargs and first.kind is Kind.CONTAINER:
                 if first.keys is not None:
