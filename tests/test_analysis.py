@@ -1106,3 +1106,48 @@ class Scaled(nn.Module):
         return x
 """
     assert (9, "PTC104") in found(code)
+
+
+def test_self_state_written_in_forward_is_read_back_in_order():
+    # measured on torch 2.13 (each model called twice): the print after filling ``self.outs``
+    # (reset in every call) breaks and no recompile follows; the last store to ``self.v`` (an int)
+    # is what the test reads (traced); a tensor stored on one path is read back (breaks)
+    got = found(
+        """
+        import torch
+        from torch import nn
+
+
+        class StoreList(nn.Module):
+            def forward(self, x):
+                self.outs = []
+                for t in x:
+                    self.outs.append(t)
+                if len(self.outs) == 2:
+                    print("two")
+                return x
+
+
+        class StoreOverwrite(nn.Module):
+            def forward(self, x):
+                self.v = x.sum()
+                self.v = 3
+                if self.v > 1:
+                    x = x + 1
+                return x
+
+
+        class StoreInBranch(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.v = 1
+
+            def forward(self, x):
+                if x.shape[0] > 1:
+                    self.v = x.mean()
+                if self.v > 0:
+                    x = x + 1
+                return x
+        """
+    )
+    assert got == [(11, "PTC301"), (32, "PTC104")]

@@ -390,6 +390,7 @@ class _Analysis:
         """``e`` is read where no reference to it is kept (``k in c``, ``len(c)``, ``for v in c``)."""
         if self._target(e):
             self._read(st)
+            self.v.seen.add(id(e))  # (``len(self.outs)``: a read PTC506 asks about)
             return st
         return self.expr(e, st)
 

@@ -1894,6 +1894,10 @@ class Interpreter:
                     self._store_built(base.ref, name, value)
                     key = (id(base.ref), name)
                     self._region_writes[key] = join(self._region_writes[key], value) if key in self._region_writes else value
+                    if self.frame is not None and self.frame.self_value is not None and self.frame.self_value.ref is base.ref:
+                        # what this frame reads back from ``self.<name>`` until the next store (joined
+                        # at the end of branches like a local)
+                        self.frame.assign(f"self.{name}", value)
         elif isinstance(target, cst.Subscript):
             base = self.eval(target.value)
             index = self._eval_slices(target)
@@ -2946,6 +2950,11 @@ class Interpreter:
         built = self.built.get(id(cls))
         if built is not None and name in built and (built[name].kind is not Kind.UNKNOWN or name not in attrs):
             return built[name]
+        frame = self.frame
+        if frame is not None and frame.self_value is not None and frame.self_value.ref is cls:
+            here = frame.env.get(f"self.{name}")
+            if here is not None:
+                return here  # stored earlier in this frame: the last store on this path
         written = self._region_writes.get((id(cls), name))
         if name in attrs:
             v = attrs[name]
@@ -3441,6 +3450,23 @@ class Interpreter:
             else:
                 added = [a.element() if method in ("extend", "update") else a for a in args]
                 self._forget_length(name, receiver, added)
+            return
+        if (
+            method in _CONTAINER_MUTATORS and isinstance(func, cst.Attribute) and isinstance(func.value, cst.Attribute)
+            and isinstance(func.value.value, cst.Name) and _sized_list(receiver)
+        ):
+            # ``self.outs.append(t)`` after ``self.outs = []`` in forward: its length is no longer known
+            owner = frame.lookup(func.value.value.value)
+            if owner is not None and owner.kind is Kind.SELF and isinstance(owner.ref, ClassInfo):
+                key = (id(owner.ref), identifier(func.value.attr.value))
+                if key in self._region_writes:
+                    elt = receiver.element()
+                    for a in args:
+                        elt = join(elt, a.element() if method in ("extend", "update") else a)
+                    forgotten = replace(receiver, elts=None, elt=elt)
+                    self._region_writes[key] = forgotten
+                    if f"self.{key[1]}" in frame.env:
+                        frame.assign(f"self.{key[1]}", forgotten)
             return
         if qual is not None and qual.startswith(("torch.", "builtins.", "math.", "numpy.")):
             return  # torch and the builtins do not grow a list they are given

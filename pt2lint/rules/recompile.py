@@ -25,22 +25,7 @@ class ModuleStateMutation(Rule):
         self._memo: dict = {}
 
     def _same_every_call(self, interp, attr: str, node) -> bool:
-        """Every call of the outermost method running on this object finds ``self.<attr>`` in one
-        state: it assigns the attribute before reading it, or leaves it as ``__init__`` set it on
-        every way out (``self.hidden.clear()`` at the end), so the guard never fails (measured on
-        torch 2.13, see :mod:`pt2lint.analysis.entry_state`)."""
-        from pt2lint.analysis.entry_state import state_stable
-        from pt2lint.analysis.index import ClassInfo
-
-        cur = interp.frame
-        sv = cur.self_value if cur is not None else None
-        if sv is None or sv.kind is not Kind.SELF or not isinstance(sv.ref, ClassInfo):
-            return False
-        outer = next(
-            (f for f in interp.frames if f.self_value is not None and f.self_value.kind is Kind.SELF and f.self_value.ref is sv.ref),
-            cur,
-        )
-        return state_stable(self._memo, outer.func, sv.ref, attr, node)
+        return same_state_every_call(interp, self._memo, attr, node)
 
     def on_state_write(self, interp, ev) -> None:
         if ev.fill_once:
@@ -282,6 +267,25 @@ def _grown_in(fn_node, is_target) -> bool:
     return False
 
 
+def same_state_every_call(interp, memo: dict, attr: str, node) -> bool:
+    """Every call of the outermost method running on this object finds ``self.<attr>`` in one
+    state: it assigns the attribute before reading it, or leaves it as ``__init__`` set it on
+    every way out (``self.hidden.clear()`` at the end), so a guard on it never fails (measured on
+    torch 2.13, see :mod:`pt2lint.analysis.entry_state`).  ``memo`` is the calling rule's cache."""
+    from pt2lint.analysis.entry_state import state_stable
+    from pt2lint.analysis.index import ClassInfo
+
+    cur = interp.frame
+    sv = cur.self_value if cur is not None else None
+    if sv is None or sv.kind is not Kind.SELF or not isinstance(sv.ref, ClassInfo):
+        return False
+    outer = next(
+        (f for f in interp.frames if f.self_value is not None and f.self_value.kind is Kind.SELF and f.self_value.ref is sv.ref),
+        cur,
+    )
+    return state_stable(memo, outer.func, sv.ref, attr, node)
+
+
 class GrowingContainerLen(Rule):
     """PTC506: ``len()`` of a ``self`` or module-level container that the code grows.
 
@@ -297,6 +301,20 @@ class GrowingContainerLen(Rule):
     def __init__(self, settings) -> None:
         super().__init__(settings)
         self._memo: dict = {}
+
+    def _grown_only_by_outer(self, interp, cls, attr, methods, is_target) -> bool:
+        """Only the outermost method running on this object (``forward``) grows ``self.<attr>``:
+        whether each call starts from one length is then a question about that method alone."""
+        outer = next(
+            (f for f in interp.frames if f.self_value is not None and f.self_value.kind is Kind.SELF and f.self_value.ref is cls),
+            None,
+        )
+        if outer is None or outer.func is None:
+            return False
+        key = ("growers", id(cls), attr)
+        if key not in self._memo:
+            self._memo[key] = {f.name for f in methods if _grown_in(f.node, is_target)}
+        return self._memo[key] <= {outer.func.name}
 
     def _grower(self, key, functions, is_target):
         if key not in self._memo:
@@ -326,6 +344,9 @@ class GrowingContainerLen(Rule):
                 return isinstance(e, cst.Attribute) and e.attr.value == attr and isinstance(e.value, cst.Name) and e.value.value == "self"
 
             grower = self._grower((id(cls), attr), methods, is_target)
+            if grower is not None and self._grown_only_by_outer(interp, cls, attr, methods, is_target):
+                if same_state_every_call(interp, self._memo, attr, arg):
+                    return  # ``self.outs = []`` before the appends: every call starts from one length
             shown, guard = f"self.{attr}", f"len(self.{attr}) == <n>"
         elif interp.is_module_global(arg):
             name = arg.value
