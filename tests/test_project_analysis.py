@@ -882,3 +882,19 @@ def test_an_optional_import_that_works_is_what_runs(tmp_path, imports):
         "pkg/model.py": "from torch import nn\n" + imports + "\n\n\nclass M(nn.Module):\n    def forward(self, x):\n        return fused(x)\n",
     })
     assert found(lint_tree(tmp_path, ["pkg/model.py"])) == [("pkg/fast.py", 2, "PTC301")]
+
+
+@pytest.mark.parametrize("grow", ['__all__ += ["gate"]', '__all__.extend(["gate"])', '__all__.append("gate")'])
+def test_a_star_import_exports_names_added_to_all(tmp_path, grow):
+    # ``__all__`` grown after its literal lists more names than the literal: ``from .ops import *``
+    # binds ``gate`` (Dynamo breaks at its data-dependent ``if``, measured on torch 2.13)
+    write(tmp_path, {**PYPROJECT,
+        "pkg/__init__.py": "",
+        "pkg/ops.py": (
+            "def scale(x):\n    return x * 2\n\n\n"
+            "def gate(x):\n    if x.max() > 1:\n        return x\n    return x * 2\n\n\n"
+            '__all__ = ["scale"]\n' + grow + "\n"
+        ),
+        "pkg/model.py": "from torch import nn\nfrom .ops import *\n\n\nclass M(nn.Module):\n    def forward(self, x):\n        return gate(scale(x))\n",
+    })
+    assert found(lint_tree(tmp_path, ["pkg/model.py"])) == [("pkg/ops.py", 6, "PTC104")]

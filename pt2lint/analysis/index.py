@@ -271,6 +271,7 @@ class ModuleIndex:
         self.compiled_names: set = set()
         self.compiled_foreign: List[FunctionInfo] = []  # imported project functions passed to torch.compile
         self.star_imports: List[str] = []
+        self.all_grown = False  # ``__all__ += [...]`` / ``__all__.extend(...)``: not the literal alone
         self.path = ""
         self.source = ""
         self.name = ""
@@ -357,6 +358,8 @@ class ModuleIndex:
                     if isinstance(small.target, cst.Name):
                         self.global_exprs[identifier(small.target.value)] = small.value
                         self.defined_names.add(identifier(small.target.value))
+                elif top and _grows_all(small):
+                    self.all_grown = True
         elif isinstance(stmt, cst.FunctionDef):
             info = FunctionInfo(stmt, identifier(stmt.name.value), None)
             self.functions[info.name] = info
@@ -560,6 +563,19 @@ def _import_from_module(node: cst.ImportFrom) -> str:
 
     base = _module_name(node.module) if node.module is not None else ""
     return "." * len(node.relative) + base
+
+
+def _grows_all(small: cst.CSTNode) -> bool:
+    """``__all__ += [...]``, ``__all__.extend(...)`` or ``__all__.append(...)``."""
+    if isinstance(small, cst.AugAssign):
+        return isinstance(small.target, cst.Name) and small.target.value == "__all__"
+    if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call):
+        func = small.value.func
+        return (
+            isinstance(func, cst.Attribute) and func.attr.value in ("extend", "append")
+            and isinstance(func.value, cst.Name) and func.value.value == "__all__"
+        )
+    return False
 
 
 def _imports_in(body) -> bool:

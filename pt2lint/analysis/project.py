@@ -343,6 +343,8 @@ def exported_by_star(index, name: str) -> bool:
     listed = index.global_exprs.get("__all__")
     if listed is None:
         return not name.startswith("_")
+    if getattr(index, "all_grown", False):
+        return True  # ``__all__ += [...]`` after the literal: more names than it lists
     if isinstance(listed, (cst.List, cst.Tuple)):
         names = set()
         for el in listed.elements:
