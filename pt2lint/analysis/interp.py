@@ -259,6 +259,52 @@ def _plain_args(call) -> bool:
     return isinstance(call, cst.Call) and not any(a.star for a in call.args)
 
 
+def _dict_call(first: Optional[Value], args: Sequence[Value], kwargs: Dict[str, Value]) -> Value:
+    """The value of ``dict(...)``: ``dict(d)`` a copy of ``d``'s entries, ``dict(scale=t)`` /
+    ``dict(d, n=3)`` / ``dict(**d)`` with the keywords as entries, ``dict(zip(names, ts))`` a
+    mapping whose values are the pairs' second elements, anything else a mapping of unknown keys."""
+    if kwargs and len(args) <= 1 and (first is None or first.kind is Kind.CONTAINER):
+        base = dicts.known_entries(first) if first is not None else {}
+        entries = {**(base or {}), **dict(kwargs)}
+        if first is None or (first.keys is not None and not dicts.is_open(first)):
+            if not dicts.is_open_kwargs(kwargs):
+                return keyed_dict(entries.items())
+            return dicts.open_dict(entries)
+        if base is not None:
+            return dicts.open_dict(entries)
+        elt = first.element()
+        for v in kwargs.values():
+            elt = join(elt, v)
+        return Value(Kind.CONTAINER, elt=elt)
+    if first is not None and len(args) == 1 and not kwargs and first.kind is Kind.CONTAINER:
+        if first.keys is not None:
+            return first  # ``dict(d)``: a copy, with the same entries
+        pair = first.element()
+        if pair.kind is Kind.CONTAINER and pair.elts is not None and len(pair.elts) == 2:
+            return Value(Kind.CONTAINER, elt=pair.elts[1])  # ``dict(zip(names, tensors))``
+        return Value(Kind.CONTAINER, elt=first.element())  # a mapping of unknown keys
+    return Value(Kind.CONTAINER, elt=UNKNOWN)
+
+
+def _unsized(value: Value, added: Sequence[Value] = ()) -> Value:
+    """List ``value`` with its length forgotten: its elements and ``added`` joined into one element."""
+    elt = value.element()
+    for v in added:
+        elt = join(elt, v)
+    return replace(value, elts=None, elt=elt)
+
+
+def _added_by(method: str, args: Sequence[Value]) -> List[Value]:
+    """What a container mutator call adds (``extend``/``update`` add the elements of their argument)."""
+    return [a.element() if method in ("extend", "update") else a for a in args]
+
+
+def _self_slot(name: str) -> str:
+    """The frame-environment key under which a store to ``self.<name>`` is kept (not an identifier,
+    so it never meets a local)."""
+    return f"self.{name}"
+
+
 def _sized_list(value: Optional[Value]) -> bool:
     """``value`` is a container whose elements (and so its length) are known, not a dict."""
     return value is not None and value.kind is Kind.CONTAINER and value.elts is not None and value.keys is None
@@ -1100,23 +1146,28 @@ class Interpreter:
             # an instance of a context-manager class of the project, built outside the region
             # (on ``self`` or at module level): Dynamo does not enter it (measured on torch 2.13:
             # GB0142 for ``self.timer`` and a module-level instance; ``with Timer():`` traced)
-            if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name):
-                owner = self.frame.lookup(expr.value.value) if self.frame is not None else None
-                if owner is not None and owner.kind is Kind.SELF:
-                    return (value.ref.name, "project-stored")
+            if self._attribute_of_self(expr):
+                return (value.ref.name, "project-stored")
             if isinstance(expr, cst.Name) and self.frame is not None and not self.frame.is_bound(expr.value):
                 return (value.ref.name, "project-stored")
             return None
         ref = value.ref
         if value.kind is not Kind.UNKNOWN or not isinstance(ref, str) or not ref.endswith("()"):
             return None
-        if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name):
-            owner = self.frame.lookup(expr.value.value) if self.frame is not None else None
-            return (ref[:-2], "stored") if owner is not None and owner.kind is Kind.SELF else None
+        if isinstance(expr, cst.Attribute):
+            return (ref[:-2], "stored") if self._attribute_of_self(expr) else None
         if isinstance(expr, cst.Name):
             local = self.frame is not None and self.frame.is_bound(expr.value)
             return (ref[:-2], "any" if local else "stored")
         return None
+
+    def _attribute_of_self(self, expr: cst.BaseExpression) -> bool:
+        """``expr`` is ``<name>.<attr>`` with ``<name>`` bound to the instance a method runs on
+        (``self``, whatever the parameter is called)."""
+        if not (isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name)) or self.frame is None:
+            return False
+        owner = self.frame.lookup(expr.value.value)
+        return owner is not None and owner.kind is Kind.SELF
 
     def end_frame(self, code: str, node: cst.CSTNode) -> None:
         """Dynamo gave up on the current frame at the finding ``(code, node)`` ("Failed to handle
@@ -1897,7 +1948,7 @@ class Interpreter:
                     if self.frame is not None and self.frame.self_value is not None and self.frame.self_value.ref is base.ref:
                         # what this frame reads back from ``self.<name>`` until the next store (joined
                         # at the end of branches like a local)
-                        self.frame.assign(f"self.{name}", value)
+                        self.frame.assign(_self_slot(name), value)
         elif isinstance(target, cst.Subscript):
             base = self.eval(target.value)
             index = self._eval_slices(target)
@@ -2952,7 +3003,7 @@ class Interpreter:
             return built[name]
         frame = self.frame
         if frame is not None and frame.self_value is not None and frame.self_value.ref is cls:
-            here = frame.env.get(f"self.{name}")
+            here = frame.env.get(_self_slot(name))
             if here is not None:
                 return here  # stored earlier in this frame: the last store on this path
         written = self._region_writes.get((id(cls), name))
@@ -3448,8 +3499,7 @@ class Interpreter:
             elif method == "extend" and len(args) == 1 and not node.args[0].star and args[0].elts is not None and args[0].keys is None:
                 frame.assign(name, replace(receiver, elts=receiver.elts + tuple(args[0].elts), elt=None))
             else:
-                added = [a.element() if method in ("extend", "update") else a for a in args]
-                self._forget_length(name, receiver, added)
+                self._forget_length(name, receiver, _added_by(method, args))
             return
         if (
             method in _CONTAINER_MUTATORS and isinstance(func, cst.Attribute) and isinstance(func.value, cst.Attribute)
@@ -3460,13 +3510,10 @@ class Interpreter:
             if owner is not None and owner.kind is Kind.SELF and isinstance(owner.ref, ClassInfo):
                 key = (id(owner.ref), identifier(func.value.attr.value))
                 if key in self._region_writes:
-                    elt = receiver.element()
-                    for a in args:
-                        elt = join(elt, a.element() if method in ("extend", "update") else a)
-                    forgotten = replace(receiver, elts=None, elt=elt)
+                    forgotten = _unsized(receiver, _added_by(method, args))
                     self._region_writes[key] = forgotten
-                    if f"self.{key[1]}" in frame.env:
-                        frame.assign(f"self.{key[1]}", forgotten)
+                    if _self_slot(key[1]) in frame.env:
+                        frame.assign(_self_slot(key[1]), forgotten)
             return
         if qual is not None and qual.startswith(("torch.", "builtins.", "math.", "numpy.")):
             return  # torch and the builtins do not grow a list they are given
@@ -3479,10 +3526,7 @@ class Interpreter:
     def _forget_length(self, name: str, value: Value, added: Sequence[Value] = ()) -> Value:
         """Rebind local ``name`` (a list of known length, ``value``) to a list of unknown length
         holding what it held and ``added``; returns the new value."""
-        elt = value.element()
-        for v in added:
-            elt = join(elt, v)
-        forgotten = replace(value, elts=None, elt=elt)
+        forgotten = _unsized(value, added)
         self.frame.assign(name, forgotten)
         return forgotten
 
@@ -4494,29 +4538,8 @@ class Interpreter:
             if first.kind is Kind.CONTAINER and name in ("list", "tuple"):
                 return first
             return container(elt=first.element())
-        if name in ("dict",) and kwargs and len(args) <= 1 and (first is None or first.kind is Kind.CONTAINER):
-            # ``dict(scale=t)``, ``dict(d, n=3)``, ``dict(**d)``: the keywords are entries
-            base = dicts.known_entries(first) if first is not None else {}
-            entries = {**(base or {}), **dict(kwargs)}
-            if first is None or (first.keys is not None and not dicts.is_open(first)):
-                if not dicts.is_open_kwargs(kwargs):
-                    return keyed_dict(entries.items())
-                return dicts.open_dict(entries)
-            if base is not None:
-                return dicts.open_dict(entries)
-            elt = first.element()
-            for v in kwargs.values():
-                elt = join(elt, v)
-            return Value(Kind.CONTAINER, elt=elt)
-        if name in ("dict",):
-            if first is not None and len(args) == 1 and not kwargs and first.kind is Kind.CONTAINER:
-                if first.keys is not None:
-                    return first  # ``dict(d)``: a copy, with the same entries
-                pair = first.element()
-                if pair.kind is Kind.CONTAINER and pair.elts is not None and len(pair.elts) == 2:
-                    return Value(Kind.CONTAINER, elt=pair.elts[1])  # ``dict(zip(names, tensors))``
-                return Value(Kind.CONTAINER, elt=first.element())  # a mapping of unknown keys
-            return Value(Kind.CONTAINER, elt=UNKNOWN)
+        if name == "dict":
+            return _dict_call(first, args, kwargs)
         if name in ("min", "max"):
             vals = list(args) if len(args) > 1 else ([first.element()] if first is not None else [])
             tensors = [v for v in vals if v.kind is Kind.TENSOR]
