@@ -212,6 +212,8 @@ def module_name_for(path: str, roots: Sequence[str]) -> Tuple[str, bool]:
 # The outline of imported modules (top-level def/class spans, lines, the text without them):
 # path -> (sha256, outline or None when CPython cannot parse the file).
 _OUTLINES: "OrderedDict[str, tuple]" = OrderedDict()
+# Where the files with star imports bind their names: path -> (sha256, BindingOrder).
+_ORDERS: "OrderedDict[str, tuple]" = OrderedDict()
 
 
 def _outline(source: str):
@@ -859,11 +861,25 @@ class ProjectModel:
         )
 
     def _binding_order(self, index) -> BindingOrder:
+        """The :class:`BindingOrder` of ``index``'s file, read once per model and, for a file whose
+        bytes are known (:attr:`deps`), once per process while they do not change."""
         base = getattr(index, "base", None) or index
-        key = getattr(base, "path", "") or str(id(base))
+        path = getattr(base, "path", "")
+        key = path or str(id(base))
         order = self._orders.get(key)
         if order is None:
-            order = self._orders[key] = BindingOrder(getattr(base, "full_source", "") or getattr(base, "source", ""))
+            digest = self.deps.get(path) if path else None
+            kept = _ORDERS.get(path) if digest else None
+            if kept is not None and kept[0] == digest:
+                order = kept[1]
+                _ORDERS.move_to_end(path)
+            else:
+                order = BindingOrder(getattr(base, "full_source", "") or getattr(base, "source", ""))
+                if digest:
+                    _ORDERS[path] = (digest, order)
+                    while len(_ORDERS) > _PARSED_MAX * 4:
+                        _ORDERS.popitem(last=False)
+            self._orders[key] = order
         return order
 
     def resolve_bases(self, index, bases: Sequence[object]) -> List[object]:
