@@ -23,6 +23,8 @@ import sys
 from functools import lru_cache
 from typing import Dict, List, Optional, Sequence, Tuple
 
+from pt2lint.analysis.imports import resolve_relative
+
 #: Suffixes of extension module files (``importlib.machinery.EXTENSION_SUFFIXES`` of the
 #: platform, plus the generic ones).
 _EXTENSION_SUFFIXES: Tuple[str, ...] = tuple(
@@ -89,31 +91,18 @@ def _resolve(parts: Tuple[str, ...], search: Tuple[str, ...]) -> Optional[str]:
         if target[0] == "python":
             return None
         src_module, src_name = target[1], target[2]
-        if kind == "package":
-            base = module
-        else:
-            base = module.rpartition(".")[0]
-        module = _absolute(base, src_module)
-        if module is None:
-            return None
         if src_name is None:
             # ``from . import _ext`` then ``_ext`` itself is the name: a module, not a call target
             return None
+        level = len(src_module) - len(src_module.lstrip("."))
+        package_depth = module.count(".") + (1 if kind == "package" else 0)
+        if level - 1 > package_depth:
+            return None  # beyond the top-level package: an ImportError at run time
+        module = resolve_relative(module, kind == "package", level, src_module[level:] or None)
+        if not module:
+            return None
         name = src_name
     return None
-
-
-def _absolute(package: str, relative: str) -> Optional[str]:
-    """``relative`` (``"._lsap"``, ``"..ops"``, ``"scipy.special"``) made absolute against ``package``."""
-    if not relative.startswith("."):
-        return relative
-    dots = len(relative) - len(relative.lstrip("."))
-    rest = relative[dots:]
-    parts = package.split(".") if package else []
-    if dots - 1 > len(parts):
-        return None
-    base = parts[: len(parts) - (dots - 1)]
-    return ".".join(base + ([rest] if rest else [])) or None
 
 
 @lru_cache(maxsize=4096)
