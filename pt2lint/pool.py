@@ -7,8 +7,13 @@ crash in native code, the OOM killer) and raises ``BrokenProcessPool`` where
 each in a process of its own, so the item that kills its process gets the caller's
 error result and every other item still gets its real one.
 
-Workers ignore SIGINT: Ctrl-C reaches the parent, which cancels the work not started,
-terminates the workers and lets ``KeyboardInterrupt`` propagate (the CLI exits 130).  On
+Workers ignore SIGINT: Ctrl-C reaches the parent, which asks the executor to cancel the
+work not started, terminates the workers and lets ``KeyboardInterrupt`` propagate (the CLI
+exits 130).  The parent never cancels a future itself: on CPython before 3.12 the
+executor's manager thread, finding the workers gone, sets ``BrokenProcessPool`` on every
+future it still holds and raises ``InvalidStateError`` (a traceback on stderr) for one that
+another thread cancelled in the meantime; ``Executor.map`` cancels its futures when its
+iterator is closed, so chunks are submitted here instead of through ``map``.  On
 normal completion the executor is shut down and waited for before returning, so no
 manager thread is left running into interpreter shutdown (which used to print an
 ``OSError: Bad file descriptor`` traceback now and then).
@@ -50,6 +55,11 @@ def _stop(pool) -> None:
         except (OSError, AttributeError, ValueError, AssertionError):
             pass
     pool.shutdown(wait=True)
+
+
+def _run_chunk(fn: Callable[[T], R], chunk: Sequence[T]) -> List[R]:
+    """Worker side of :func:`ordered_map`: ``fn`` over one chunk of items, in order."""
+    return [fn(item) for item in chunk]
 
 
 def run_alone(fn: Callable[[T], R], item: T, dead: Callable[[T], R], ctx=None) -> R:
@@ -113,19 +123,19 @@ def ordered_map(
     pool = ProcessPoolExecutor(min(n_jobs, len(items)), mp_context=ctx, initializer=_ignore_sigint)
     finished = False
     try:
-        computed = pool.map(fn, items, chunksize=chunk)
-        broken = False
-        rest: List[T] = []
-        for index, item in enumerate(items):
+        starts = range(0, len(items), chunk)
+        futures = [pool.submit(_run_chunk, fn, items[start : start + chunk]) for start in starts]
+        broken_at: Optional[int] = None
+        for start, future in zip(starts, futures):
             try:
-                yield next(computed)
+                results = future.result()
             except BrokenProcessPool:
-                broken = True
-                rest = list(items[index:])
+                broken_at = start
                 break
-        if broken:
+            yield from results
+        if broken_at is not None:
             _stop(pool)  # what it still holds is lost: run each remaining item on its own
-            for item in rest:
+            for item in items[broken_at:]:
                 yield run_alone(fn, item, dead, ctx)
         finished = True
     finally:
