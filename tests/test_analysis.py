@@ -840,6 +840,53 @@ def test_a_list_length_stays_known_where_nothing_changes_it():
     ) == []
 
 
+def test_an_item_store_into_a_local_list_is_what_reading_it_back_gives():
+    # measured on torch 2.13: A breaks at line 9 (data-dependent branching), B at line 17
+    # (``.item()``), D at line 31; C and E trace (a size stored and read back is a size)
+    code = """
+        import torch
+        from torch import nn
+
+        class A(nn.Module):
+            def forward(self, x):
+                outs = [0] * 3
+                for i in range(3):
+                    outs[i] = x.sum() * i
+                if outs[1] > 0:
+                    return x
+                return -x
+
+        class B(nn.Module):
+            def forward(self, x):
+                outs = [None, None]
+                outs[0] = x.max()
+                return x * outs[0].item()
+
+        class C(nn.Module):
+            def forward(self, x):
+                outs = [None] * 2
+                outs[0] = x.shape[0]
+                if outs[0] > 1:
+                    return x
+                return -x
+
+        class D(nn.Module):
+            def forward(self, x):
+                outs = [0, 0, 0]
+                outs[1:] = [x.sum(), x.mean()]
+                if outs[2] > 0:
+                    return x
+                return -x
+
+        class E(nn.Module):
+            def forward(self, x):
+                sizes = [1, 2]
+                sizes[0] = x.shape[0]
+                return x.view(sizes[0], -1)
+        """
+    assert found(code) == [(9, "PTC104"), (17, "PTC101"), (31, "PTC104")]
+
+
 def test_match_statement_in_forward_is_analysed():
     # each ``case`` arm is a path; a break in the subject or an arm is reported
     assert found(

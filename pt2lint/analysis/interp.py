@@ -294,6 +294,27 @@ def _unsized(value: Value, added: Sequence[Value] = ()) -> Value:
     return replace(value, elts=None, elt=elt)
 
 
+def _with_item(value: Value, index: Optional[Value], item: Value) -> Value:
+    """List ``value`` after ``value[index] = item`` (``index`` None: a slice assignment).
+
+    A known position of a list of known length holds ``item`` now; any other index (a loop
+    variable) may write any position, so every element becomes the join of what it held and
+    ``item``; a slice assignment adds the elements of ``item`` and leaves the length unknown.
+    Without this, ``outs = [0] * n`` filled by ``outs[i] = t`` kept its ints and ``if outs[1] >
+    0:`` was no tensor ``if``."""
+    if index is None:
+        return _unsized(value, [item.element()])
+    n = len(value.elts) if value.elts is not None else None
+    pos = index.const if isinstance(index.const, int) and not isinstance(index.const, bool) else None
+    if n is not None and pos is not None and -n <= pos < n:
+        elts = list(value.elts)
+        elts[pos] = item
+        return replace(value, elts=tuple(elts), elt=None)
+    if n is not None:
+        return replace(value, elts=tuple(join(e, item) for e in value.elts), elt=None)
+    return replace(value, elt=join(value.element(), item))
+
+
 def _added_by(method: str, args: Sequence[Value]) -> List[Value]:
     """What a container mutator call adds (``extend``/``update`` add the elements of their argument)."""
     return [a.element() if method in ("extend", "update") else a for a in args]
@@ -1957,6 +1978,9 @@ class Interpreter:
                 self.frame.assign(target.value.value, _dict_with(base, index, value))
             elif _string_key(index) and dicts.can_hold_entries(base) and isinstance(target.value, cst.Name) and not is_global:
                 self.frame.assign(target.value.value, dicts.with_entry(base, index.const, value))
+            elif base.kind is Kind.CONTAINER and base.keys is None and isinstance(target.value, cst.Name) and not is_global and self.frame.is_bound(target.value.value):
+                sliced = any(isinstance(el.slice, cst.Slice) for el in target.slice)
+                self.frame.assign(target.value.value, _with_item(base, None if sliced else index, value))
             # A guessed tensor (``cache=None`` parameter) is as likely a list or dict:
             # item assignment into those writes no tensor.
             if base.kind is Kind.TENSOR and (not base.weak or _array_only_index(target)):
