@@ -138,3 +138,40 @@ def test_a_random_draw_meeting_a_tensor_directly_is_not_flagged():
                 return x * g + random.randrange(3) + x * random.randint(0, 3)
         """
     ) == []
+
+
+def test_a_random_draw_where_torch_needs_a_number_is_read_like_a_tensor():
+    # Dynamo holds the draw as a tensor graph input; where a number is needed it is read with
+    # aten._local_scalar_dense (measured on torch 2.13: each of these lines breaks, GB0033 or
+    # a Tensor.item() break)
+    assert codes(
+        """
+        import random
+        import torch, torch.nn as nn
+        class M(nn.Module):
+            def forward(self, x):
+                a = torch.roll(x, random.randint(0, 3), 0)
+                b = x.narrow(0, 0, random.randint(1, 3))
+                k = random.randint(1, 3)
+                c = x[:k]
+                d = x[random.randint(0, 3)]
+                for i in range(random.randint(1, 3)):
+                    x = x + 1
+                return a, b, c, d, x.view(random.randint(2, 2), -1)
+        """
+    ) == [(5, "PTC103"), (6, "PTC103"), (8, "PTC103"), (9, "PTC103"), (10, "PTC103"), (12, "PTC103")]
+
+
+def test_a_random_draw_in_tensor_arithmetic_or_a_shape_bound_is_not_read():
+    # near misses, traced on torch 2.13: the draw as a tensor operand, a slice bound from a shape
+    assert codes(
+        """
+        import random
+        import torch, torch.nn as nn
+        class M(nn.Module):
+            def forward(self, x):
+                s = random.uniform(0.5, 2.0)
+                k = x.shape[0] // 2
+                return x[:k] * s + x.new_ones(4) * s
+        """
+    ) == []

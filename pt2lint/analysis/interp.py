@@ -2792,7 +2792,7 @@ class Interpreter:
                 for part in (s.lower, s.upper, s.step):
                     if part is not None:
                         v = self.eval(part)
-                        if v.kind is Kind.TENSOR and not v.weak:
+                        if (v.kind is Kind.TENSOR and not v.weak) or v == RANDOM_DRAW:
                             self._slice_bounds.append((part, v))
                 vals.append(CONST)
         if len(vals) == 1:

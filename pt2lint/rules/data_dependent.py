@@ -26,6 +26,23 @@ _DATA_FUNCTIONS = {"torch.equal", "torch.allclose", "torch.is_nonzero"}
 _LOCAL_SCALAR = frozenset({"_local_scalar_dense"})
 
 
+def _random_draw(v) -> bool:
+    """A value drawn from Python's ``random`` (``random.randint(0, 3)``, ``random.uniform(a, b)``).
+
+    Dynamo holds the draw as a tensor graph input: arithmetic on it stays in the graph, but
+    where torch or Python needs a number (a size, a shift, ``k``, a slice bound, an integer
+    index, ``range``) the draw is read with ``aten._local_scalar_dense`` as a 0-d tensor would
+    be (measured on torch 2.13: ``torch.roll(x, r, 0)``, ``torch.arange(r)``,
+    ``x.narrow(0, 0, r)``, ``x.topk(r)``, ``x.repeat(r, 1)``, ``x.view(r, -1)``: "Data dependent
+    operator", GB0033; ``x[:r]``, ``x[r]``, ``range(r)``: a break as well; ``x * r`` traced)."""
+    return v is not None and v.kind is Kind.DATA and v.ref == "random-variable"
+
+
+def _number_read_kind(v):
+    """:func:`arg_kind`, with a ``random`` draw matched as the probes' 0-d tensor (see :func:`_random_draw`)."""
+    return "T" if _random_draw(v) else arg_kind(v)
+
+
 def _local_scalar_fact(ev):
     """The fact that this call reads a tensor argument as a Python number (and nothing else
     data-dependent), matched on the exact argument kinds, or None
@@ -37,7 +54,7 @@ def _local_scalar_fact(ev):
         # the probes passed their arguments by position; a keyword may name another parameter
         # (``x.add(y, alpha=2)`` is not the deprecated ``x.add(alpha, other)`` the probe hit)
         return None
-    return facts.local_scalar_read(callee, tuple(arg_kind(v) for v in ev.args))
+    return facts.local_scalar_read(callee, tuple(_number_read_kind(v) for v in ev.args))
 
 
 class TensorItem(Rule):
@@ -115,6 +132,15 @@ class TensorToPythonScalar(Rule):
         if fact is None:
             return False
         name = ev.qualname if ev.qualname else f".{ev.method}"
+        if any(_random_draw(v) for v in ev.args):
+            interp.report(
+                self.code,
+                ev.node,
+                f"`{name}()` is given a value drawn by `random` where it needs a Python number: Dynamo holds "
+                f"the draw as a tensor graph input and reads its value (aten::_local_scalar_dense, {fact.gb}): "
+                "graph break (draw with torch.randint and keep it a tensor, or draw outside the compiled region)",
+            )
+            return True
         interp.report(
             self.code,
             ev.node,
@@ -183,6 +209,14 @@ class TensorToPythonScalar(Rule):
                 "`range()` over a tensor value needs a Python int: graph break (loop over a static size, e.g. x.shape[0])",
             )
             return
+        if q == "builtins.range" and any(_random_draw(a) for a in ev.args):
+            interp.report(
+                self.code,
+                ev.node,
+                "`range()` over a value drawn by `random` needs a Python int, and Dynamo holds the draw as a "
+                "tensor graph input: graph break (draw outside the compiled region and pass the count in)",
+            )
+            return
         if q in ("builtins.format", "builtins.str") and len(ev.args) >= 1 and not ev.kwargs:
             self.on_format(interp, ev, ev.args[0])
             return
@@ -249,11 +283,12 @@ class TensorToPythonScalar(Rule):
     def on_index(self, interp, ev) -> None:
         """Slice bounds that are tensors, and integer indices that are 0-d integer tensors."""
         self._int_scalar_indices(interp, ev)
-        for bound, _ in ev.slice_bounds:
+        for bound, value in ev.slice_bounds:
+            what = "a value drawn by `random` (Dynamo holds it as a tensor graph input)" if _random_draw(value) else "a tensor"
             interp.report(
                 self.code,
                 bound,
-                "a tensor used as a slice bound is converted to a Python int (`__index__`): graph break "
+                f"{what} used as a slice bound is converted to a Python int (`__index__`): graph break "
                 "(use torch.narrow/index_select with tensor indices, or pass the bound as an int)",
             )
 
@@ -271,7 +306,15 @@ class TensorToPythonScalar(Rule):
         else:
             pairs = list(zip(elements, index.elts or ())) if index.kind is Kind.CONTAINER else []
         for el, v in pairs:
-            if isinstance(el.slice, cst.Index) and _int_scalar_tensor(v):
+            if isinstance(el.slice, cst.Index) and _random_draw(v) and ev.base.kind is Kind.TENSOR and not ev.base.weak:
+                interp.report(
+                    self.code,
+                    el.slice.value,
+                    "a value drawn by `random` used as an integer index is read into Python: Dynamo holds the "
+                    "draw as a tensor graph input (aten._local_scalar_dense): graph break (draw with "
+                    "torch.randint and index with a 1-element tensor, or draw outside the compiled region)",
+                )
+            elif isinstance(el.slice, cst.Index) and _int_scalar_tensor(v):
                 interp.report(
                     self.code,
                     el.slice.value,
