@@ -341,7 +341,7 @@ def lint_source(
         from pt2lint.analysis.code_config import apply_to_settings, scan_source
 
         found = scan_source(source, filename, _module_name(filename, settings))
-        if found.knobs or found.regions:
+        if found.knobs or found.regions or found.sites:
             settings = apply_to_settings(settings, found, settings.explicit_knobs)
     findings = None
     dependencies: tuple = ()

@@ -159,6 +159,9 @@ class LintSettings:
             then does not scan the linted file again).
         regions: :class:`~pt2lint.analysis.code_config.RegionOptions` of the compile calls and
             config patches found in the project (mode, fullgraph, dynamic, knobs per region).
+        config_sites: :class:`~pt2lint.analysis.code_config.ConfigSite` records: what the
+            project passes where it builds its config dataclasses (a field set to another
+            value than its default is read as either).
         assume_compiled: the ``assume-compiled`` setting: every module and function runs
             under ``torch.compile``.  When False (the default) a ``cond`` fix is unsafe unless
             the file compiles the class or function it rewrites (``torch.compile(Model(...))``,
@@ -182,6 +185,7 @@ class LintSettings:
     code_knobs: Tuple[Tuple[str, object, str], ...] = ()
     code_scanned: bool = False
     regions: Tuple[Any, ...] = ()
+    config_sites: Tuple[Any, ...] = ()
 
     assume_compiled: bool = False
 

@@ -208,7 +208,7 @@ def test_every_setting_is_part_of_the_key(tmp_path):
     """
     import dataclasses
 
-    from pt2lint.analysis.code_config import RegionOptions
+    from pt2lint.analysis.code_config import ConfigSite, RegionOptions
 
     changed = {
         "enabled": SETTINGS.enabled - {"PTC101"},
@@ -224,6 +224,7 @@ def test_every_setting_is_part_of_the_key(tmp_path):
         "max_file_size": 10,
         "explicit_knobs": frozenset({"capture_scalar_outputs"}),
         "regions": (RegionOptions("m.f", fullgraph=True),),
+        "config_sites": (ConfigSite("m.Cfg", keywords=(("flag", True, True),)),),
         "assume_compiled": True,
     }
     fields = {f.name for f in dataclasses.fields(LintSettings)}

@@ -17,9 +17,17 @@ are read here, from every linted file, before any file is analysed:
   instance built in the file (``model = Net(); torch.compile(model)``), or a class
   imported from another module (``torch.compile(pkg.models.Net())``).
 
+A fourth kind decides which code of a region is alive: the arguments the project passes
+where it builds a config dataclass (``Config(quantize=True)``, :class:`ConfigSite`).  The
+analysis reads a field of such a config as its class default; a field some construction
+site in the project sets to another value (or to a value computed at run time) is read as
+either (see :meth:`pt2lint.analysis.interp.Interpreter.class_level_values`), so the code
+under ``if self.cfg.quantize:`` is analysed when a script of the project turns it on.
+
 Only constants are read (``True``, ``"reduce-overhead"``); a value computed at run
-time is unknown and ignored.  The scan uses :mod:`ast` (no LibCST parse, no import
-of the code), and reads only files that mention ``compile(`` or ``_dynamo``.
+time is unknown (ignored, or for a config field: "some other value").  The scan uses
+:mod:`ast` (no LibCST parse, no import of the code), and parses only files that mention
+``compile(`` or ``_dynamo``, or call a class that annotates an ``__init__`` parameter.
 """
 
 from __future__ import annotations
@@ -91,11 +99,32 @@ class RegionOptions:
 
 
 @dataclass(frozen=True)
+class ConfigSite:
+    """A call that builds a dataclass of the project, as far as the scan can read it.
+
+    Attributes:
+        callee: the qualified name of the class called (``"pkg.config.ModelConfig"``).
+        positional: ``(known, value)`` of each positional argument, in order (``known`` False:
+            a value computed at run time).
+        keywords: ``(name, known, value)`` of each keyword argument.
+        open: the call passes ``*args`` or ``**kwargs``: any field may be set.
+        where: ``"path:line"`` of the call.
+    """
+
+    callee: str
+    positional: Tuple[Tuple[bool, object], ...] = ()
+    keywords: Tuple[Tuple[str, bool, object], ...] = ()
+    open: bool = False
+    where: str = ""
+
+
+@dataclass(frozen=True)
 class CodeConfig:
-    """Every knob assignment and region option found in the project's code."""
+    """Every knob assignment, region option and config construction site found in the project's code."""
 
     knobs: Tuple[KnobSetting, ...] = ()
     regions: Tuple[RegionOptions, ...] = field(default_factory=tuple)
+    sites: Tuple[ConfigSite, ...] = ()
 
     def region_map(self) -> Dict[str, RegionOptions]:
         """Region key -> its merged options."""
@@ -113,7 +142,11 @@ def _constant(node: Optional[ast.AST]) -> Tuple[bool, object]:
 
 
 class _Scanner(ast.NodeVisitor):
-    def __init__(self, module: str, is_package: bool, display: str) -> None:
+    def __init__(self, module: str, is_package: bool, display: str, dataclasses: frozenset = frozenset()) -> None:
+        self.dataclasses = dataclasses  # candidate config classes: annotations of ``__init__`` parameters
+        self.sites: List[ConfigSite] = []
+        self._in_class = False  # directly in a class body
+        self._in_method = False  # inside a method of a class (not a classmethod/staticmethod)
         self.module = module
         self.is_package = is_package
         self.display = display
@@ -218,6 +251,10 @@ class _Scanner(ast.NodeVisitor):
             if self.qualify(func) in _COMPILE:
                 opts = self._options(dec) if isinstance(dec, ast.Call) else {}
                 self.regions.append(RegionOptions(key, where=self._where(dec), knobs=self._enclosing(), **opts))
+        was_in_method = self._in_method
+        if self._in_class and not any(_dotted(d) in ("classmethod", "staticmethod") for d in node.decorator_list):
+            self._in_method = True
+        in_class, self._in_class = self._in_class, False
         self._scope.append(node.name)
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             self._scope.append("<locals>")
@@ -225,14 +262,17 @@ class _Scanner(ast.NodeVisitor):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             self._scope.pop()
         self._scope.pop()
+        self._in_method, self._in_class = was_in_method, in_class
 
     visit_FunctionDef = _def
     visit_AsyncFunctionDef = _def
 
     def visit_ClassDef(self, node: ast.ClassDef) -> None:
+        in_class, self._in_class = self._in_class, True
         self._scope.append(node.name)
         self.generic_visit(node)
         self._scope.pop()
+        self._in_class = in_class
 
     def _enclosing(self) -> Tuple[Tuple[str, object], ...]:
         out: Tuple[Tuple[str, object], ...] = ()
@@ -277,8 +317,35 @@ class _Scanner(ast.NodeVisitor):
         cls = self._class_of(expr)
         return f"{cls}.forward" if cls else None
 
+    def _site(self, node: ast.Call, q: Optional[str]) -> None:
+        """Record ``node`` when it calls a candidate class (:func:`annotated_init_classes`) by name, outside the methods
+        of a class (a config is built by a script, a factory function or a classmethod; a
+        dataclass built in ``forward`` is an output record, whose fields the call sets anyway)."""
+        if self._in_method:
+            return
+        name = node.func.id if isinstance(node.func, ast.Name) else node.func.attr if isinstance(node.func, ast.Attribute) else None
+        if name is None or name not in self.dataclasses:
+            return
+        positional = []
+        is_open = False
+        for a in node.args:
+            if isinstance(a, ast.Starred):
+                is_open = True
+                continue
+            positional.append(_constant(a))
+        keywords = []
+        for kw in node.keywords:
+            if kw.arg is None:
+                is_open = True
+                continue
+            known, value = _constant(kw.value)
+            keywords.append((kw.arg, known, value))
+        self.sites.append(ConfigSite(q or name, tuple(positional), tuple(keywords), is_open, self._where(node)))
+
     def visit_Call(self, node: ast.Call) -> None:
         q = self.qualify(node.func)
+        if self.dataclasses:
+            self._site(node, q)
         target: Optional[ast.AST] = None
         if q in _COMPILE and node.args:
             target = node.args[0]
@@ -296,22 +363,68 @@ class _Scanner(ast.NodeVisitor):
 #: What a file must contain to hold anything :func:`scan_source` reads: a knob assignment or a
 #: patch needs ``_dynamo`` (in an import or in the dotted name itself), a compile call ``compile(``.
 _MARKER = re.compile(r"_dynamo|compile\s*\(")
+#: ``def __init__(self, ...)`` up to its closing ``):`` (the parameter list, across lines).
+_INIT_SIGNATURE = re.compile(r"def[ \t]+__init__[ \t]*\((.*?)\)[ \t]*(?:->[^:\n]*)?:", re.S)
+#: A parameter's annotation naming a class: ``cfg: Config``, ``cfg: Optional[Config]``, ``cfg: "Config"``.
+_ANNOTATED_CLASS = re.compile(r"\w[ \t]*:[ \t]*(?:[\w.]*(?:Optional|Union)\[)?[\"']?(?:\w+\.)*([A-Z]\w*)")
+#: A call of a capitalised name (``Config(``, ``cfgs.Config (``).
+_CAPITAL_CALL = re.compile(r"\b([A-Z]\w*)[ \t]*\(")
 
 
-def scan_source(text: str, display: str, module: str = "", is_package: bool = False) -> CodeConfig:
-    """Knob assignments and region options in one file's text.
+def annotated_init_classes(text: str) -> frozenset:
+    """Capitalised class names that annotate a parameter of some ``__init__`` in ``text`` (a
+    text scan).  Only such a class's fields are read as their class defaults by the analysis
+    (a ``cfg: Config`` parameter is an instance of ``Config``), so only its construction sites
+    can change what the analysis sees."""
+    out = set()
+    for params in _INIT_SIGNATURE.findall(text):
+        out.update(_ANNOTATED_CLASS.findall(params))
+    return frozenset(out)
+
+
+#: ``class Name`` at the start of a line.
+_CLASS_DEF = re.compile(r"^[ \t]*class[ \t]+(\w+)", re.M)
+#: ``@dataclass``-style decorators (attrs' too), other decorators, then ``class Name``.
+_DATACLASS_DEF = re.compile(
+    r"^[ \t]*@(?:\w+\.)*(?:dataclass|define|frozen|attrs|s)\b[^\n]*\n(?:[ \t]*@[^\n]*\n)*[ \t]*class[ \t]+(\w+)", re.M
+)
+
+
+def class_definitions(text: str) -> Tuple[frozenset, frozenset]:
+    """``(dataclasses, other classes)``: the simple names of the classes ``text`` defines under a
+    ``@dataclass``-style decorator, and of the others (a text scan)."""
+    data = frozenset(_DATACLASS_DEF.findall(text))
+    return data, frozenset(_CLASS_DEF.findall(text)) - data
+
+
+def _builds(text: str, names: frozenset) -> bool:
+    """Whether ``text`` may call one of ``names`` (a text scan: ``Name(``)."""
+    if not names:
+        return False
+    if len(names) <= 64:
+        return re.search(r"\b(?:" + "|".join(sorted(map(re.escape, names))) + r")[ \t]*\(", text) is not None
+    return not names.isdisjoint(_CAPITAL_CALL.findall(text))
+
+
+def scan_source(text: str, display: str, module: str = "", is_package: bool = False, dataclasses: Optional[frozenset] = None) -> CodeConfig:
+    """Knob assignments, region options and config construction sites in one file's text.
 
     Args:
         text: the source.
         display: the file name findings use (it goes into ``where``).
         module: the file's dotted module name (region keys and relative imports use it).
         is_package: the file is a package's ``__init__.py``.
+        dataclasses: simple names of the classes whose construction sites are recorded
+            (``None``: the classes that annotate an ``__init__`` parameter in the file).
 
     Returns:
         A :class:`CodeConfig`; empty for a file that does not parse (its syntax error is
         reported by the lint itself).
     """
-    if _MARKER.search(text) is None:
+    if dataclasses is None:
+        dataclasses = annotated_init_classes(text)
+    building = _builds(text, dataclasses)
+    if _MARKER.search(text) is None and not building:
         return CodeConfig()
     try:
         with warnings.catch_warnings():
@@ -319,40 +432,58 @@ def scan_source(text: str, display: str, module: str = "", is_package: bool = Fa
             tree = ast.parse(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return CodeConfig()
-    scanner = _Scanner(module, is_package, display)
+    scanner = _Scanner(module, is_package, display, dataclasses if building else frozenset())
     scanner.collect(tree)
     try:
         scanner.visit(tree)
     except RecursionError:
         return CodeConfig()
-    return CodeConfig(tuple(scanner.knobs), tuple(scanner.regions))
+    return CodeConfig(tuple(scanner.knobs), tuple(scanner.regions), tuple(scanner.sites))
 
 
 def scan_files(files: Iterable[Tuple[str, str]], project_root: str = "", src: Sequence[str] = (), max_bytes: Optional[int] = None) -> CodeConfig:
     """:func:`scan_source` over ``(path, display name)`` pairs, merged in order.
 
+    The construction sites recorded are those of the classes that annotate an ``__init__``
+    parameter in any of the files and that the files do not define as plain classes (the
+    analysis keeps the sites of dataclasses among them).
     Files that cannot be read or decoded are skipped (the lint reports them).
     """
     from pt2lint import reading
     from pt2lint.analysis.project import import_roots, module_name_for
     from pt2lint.engine import DecodeError, decode_source
 
-    knobs: List[KnobSetting] = []
-    regions: List[RegionOptions] = []
+    texts: List[Tuple[str, str, str]] = []
+    dataclasses: set = set()
+    defined_data: set = set()
+    defined_other: set = set()
     for path, display in files:
         try:
             data = reading.read_bytes(path, max_bytes=max_bytes or reading.DEFAULT_MAX_BYTES)
             text = decode_source(data)
         except (OSError, DecodeError):
             continue
-        if _MARKER.search(text) is None:
+        dataclasses |= annotated_init_classes(text)
+        data, other = class_definitions(text)
+        defined_data |= data
+        defined_other |= other
+        texts.append((path, display, text))
+    # a candidate that the linted files define only as a plain class is no dataclass (a config
+    # class whose ``__init__`` sets the fields is read through that ``__init__``)
+    names = frozenset(dataclasses - (defined_other - defined_data))
+    knobs: List[KnobSetting] = []
+    regions: List[RegionOptions] = []
+    sites: List[ConfigSite] = []
+    for path, display, text in texts:
+        if _MARKER.search(text) is None and not _builds(text, names):
             continue
         roots = import_roots(os.path.abspath(path), project_root, src)
         module, is_package = module_name_for(path, roots)
-        found = scan_source(text, display, module, is_package)
+        found = scan_source(text, display, module, is_package, names)
         knobs.extend(found.knobs)
         regions.extend(found.regions)
-    return CodeConfig(tuple(knobs), tuple(regions))
+        sites.extend(found.sites)
+    return CodeConfig(tuple(knobs), tuple(regions), tuple(sites))
 
 
 def apply_to_settings(settings, config: CodeConfig, explicit: Iterable[str] = ()):
@@ -380,8 +511,50 @@ def apply_to_settings(settings, config: CodeConfig, explicit: Iterable[str] = ()
         code_scanned=True,
         code_knobs=tuple(sorted((k, v, w) for k, (v, w) in code_knobs.items())),
         regions=regions,
+        config_sites=_site_summary(config.sites),
         **changes,
     )
+
+
+def _site_summary(sites: Sequence[ConfigSite]) -> Tuple[ConfigSite, ...]:
+    """The distinct construction sites, without where they are (so that moving a call does not
+    change the cache key), in a stable order."""
+    return tuple(sorted({replace_where(s) for s in sites}, key=repr))
+
+
+def replace_where(site: ConfigSite) -> ConfigSite:
+    """``site`` without its ``where``."""
+    from dataclasses import replace
+
+    return replace(site, where="")
+
+
+def site_overrides(sites: Sequence[ConfigSite], qualname: str, fields: Sequence[str]) -> Dict[str, List[Tuple[bool, object]]]:
+    """What the construction sites of the dataclass ``qualname`` pass for each of its ``fields``.
+
+    Args:
+        sites: the project's :class:`ConfigSite` records (``settings.config_sites``).
+        qualname: the class's qualified name (``"pkg.config.ModelConfig"``); a site whose callee
+            could only be read as a simple name matches on the last segment.
+        fields: the class's ``__init__`` fields in order (positional arguments bind to them).
+
+    Returns:
+        field -> the ``(known, value)`` pairs passed for it (a site passing ``**kwargs`` or
+        ``*args`` counts as passing an unknown value to every field).
+    """
+    short = qualname.rsplit(".", 1)[-1]
+    out: Dict[str, List[Tuple[bool, object]]] = {}
+    for site in sites:
+        if site.callee != qualname and not (site.callee == short and "." not in site.callee):
+            continue
+        if site.open:
+            for f in fields:
+                out.setdefault(f, []).append((False, None))
+        for f, pair in zip(fields, site.positional):
+            out.setdefault(f, []).append(pair)
+        for name, known, value in site.keywords:
+            out.setdefault(name, []).append((known, value))
+    return out
 
 
 def region_lookup(regions: Sequence[RegionOptions]) -> Mapping[str, RegionOptions]:

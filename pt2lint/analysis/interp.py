@@ -714,6 +714,8 @@ class Interpreter:
         self._via_candidates: Optional[str] = None  # the candidates of the "one of these" call being made
         self._hooks: Dict[int, List[Value]] = {}  # id(ClassInfo) -> forward hooks its __init__ registers
         self._call_node: Optional[cst.Call] = None  # the module call being evaluated (for write events)
+        # id(dataclass) -> (its class-body values, the config sites, the values joined with the sites)
+        self._site_values: Dict[int, tuple] = {}
         self._slice_bounds: list = []  # tensor-valued slice bounds of the subscript being evaluated
         self.frames: List[Frame] = []  # the call stack of frames being analysed
         self.gb_events = 0  # graph breaks seen so far (recorded or not)
@@ -3231,7 +3233,7 @@ class Interpreter:
         that method marked ``_STATIC``; :func:`_class_view` and :func:`_instance_view` say what a lookup
         through the class or an instance gives."""
         if cls.class_values is not None:
-            return cls.class_values
+            return self._with_config_sites(cls, cls.class_values)
         own: Dict[str, Value] = {}
         cls.class_values = own
         saved_frame, saved_stmt, saved_header, saved_index = self.frame, self.stmt, self.header, self.index
@@ -3254,7 +3256,42 @@ class Interpreter:
         finally:
             self.silent -= 1
             self.frame, self.stmt, self.header, self.index = saved_frame, saved_stmt, saved_header, saved_index
-        return own
+        return self._with_config_sites(cls, own)
+
+    def _with_config_sites(self, cls: ClassInfo, values: Dict[str, Value]) -> Dict[str, Value]:
+        """A dataclass's field defaults joined with what the project passes where it builds one.
+
+        The analysis reads ``self.cfg.quantize`` of a config dataclass as the field's default
+        (``False``: the code under ``if self.cfg.quantize:`` is dead).  A construction site in the
+        project (``Config(quantize=True)`` in a training script, read by
+        :mod:`pt2lint.analysis.code_config`) that passes another value, or one computed at run
+        time, makes the field either, so that code is analysed too.  Fields of a base dataclass
+        are those of the base's own sites.  The join is not kept on ``cls`` (shared by the
+        entries of a process, whose settings may differ in the language server).
+        """
+        sites = getattr(self.settings, "config_sites", ())
+        if not sites or not objects.is_dataclass_node(cls.node):
+            return values
+        hit = self._site_values.get(id(cls))
+        if hit is not None and hit[0] is values and hit[1] is sites:
+            return hit[2]
+        from pt2lint.analysis.code_config import site_overrides
+
+        fields = [name for name, _ in objects.annotated_fields(cls.node)]
+        module = getattr(cls.module, "name", "") if cls.module is not None else getattr(self.entry, "name", "")
+        qualname = f"{module}.{cls.name}" if module else cls.name
+        out = values
+        for name, passed in site_overrides(sites, qualname, fields).items():
+            if name not in values:
+                continue  # a field without a default: not known before either
+            v = values[name]
+            for known, value in passed:
+                v = join(v, const(value) if known and value is not None else NONE if known else CONST)
+            if v != values[name]:
+                out = dict(out) if out is values else out
+                out[name] = v
+        self._site_values[id(cls)] = (values, sites, out)
+        return out
 
     def _class_body_value(self, expr: cst.BaseExpression) -> Value:
         """The value of an assignment's right-hand side in a class body; ``staticmethod(torch.Tensor.m)``
