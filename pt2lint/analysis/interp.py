@@ -4400,6 +4400,10 @@ class Interpreter:
         return Value(Kind.TENSOR, alias_of=alias, bool_tensor=bool_t, weak=weak, const="strided" if strided else None)
 
     def _qualified_result(self, qual: str, args, kwargs, chain) -> Value:
+        if qual in _TORCHSCRIPT_MODULES and args and args[0].kind is Kind.MODULE:
+            # ``torch.jit.script(Block())``: a module run by the TorchScript runtime (or a traced
+            # graph), which Dynamo does not trace (see PTC328)
+            return Value(Kind.MODULE, ref=_TORCHSCRIPT_MODULES[qual] if args[0].ref != SCRIPT_MODULE else SCRIPT_MODULE)
         if qual in objects.RECORD_FACTORIES:
             spec = args[1] if len(args) > 1 else kwargs.get("field_names") or kwargs.get("fields")
             fields = objects.record_fields(spec) if spec is not None else None
@@ -5117,6 +5121,16 @@ def _fold_comparison(left: Value, op, right: Value) -> Optional[bool]:
 #: ``ref`` of a tensor known to be 0-d with an integer dtype (``t.argmax()``, ``mask.sum()``):
 #: indexing with it reads its value as a SymInt (``aten._local_scalar_dense``, GB0033).
 INT_SCALAR_TENSOR = "int-scalar"
+#: The module values ``torch.jit.script``/``freeze`` and ``torch.jit.trace`` return for a module.
+SCRIPT_MODULE = "torch.jit.ScriptModule"
+TRACED_MODULE = "torch.jit.TracedModule"
+_TORCHSCRIPT_MODULES = {
+    "torch.jit.script": SCRIPT_MODULE,
+    "torch.jit.freeze": SCRIPT_MODULE,
+    "torch.jit.optimize_for_inference": SCRIPT_MODULE,
+    "torch.jit.trace": TRACED_MODULE,
+    "torch.jit.trace_module": TRACED_MODULE,
+}
 #: ``torch.cond`` by its public and its defining name
 COND_FUNCTIONS = frozenset({"torch.cond", "torch._higher_order_ops.cond.cond"})
 #: factories that take their dtype from their first argument unless ``dtype=`` is given

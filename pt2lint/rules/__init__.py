@@ -59,6 +59,7 @@ from pt2lint.rules.side_effects import (
     PrintCall,
     RnnModuleCall,
     TorchGeneratorUse,
+    TorchScriptModuleCall,
     UntraceableCFunction,
     WarningsWarn,
 )
@@ -95,6 +96,7 @@ RULES: Dict[str, Type[Rule]] = {
         MinMaxKey,
         UntraceableTensorQuery,
         RefusedTorchApi,
+        TorchScriptModuleCall,
         TensorSequenceSearch,
         ModuleHookRegistration,
         HookHandleUse,

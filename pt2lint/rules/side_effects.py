@@ -525,6 +525,53 @@ class RnnModuleCall(Rule):
             self._report(interp, ev.node, ev.callee)
 
 
+class TorchScriptModuleCall(Rule):
+    """PTC328: a TorchScript module (``torch.jit.script``/``freeze``/``trace`` of a module) used in a
+    compiled region.
+
+    Measured on torch 2.13 (the spec's examples): a scripted or frozen submodule breaks where
+    compiled code first reads it ("torch.jit.script/freeze modules unsupported", GB4695) and Dynamo
+    skips the whole frame ("Failed to handle graph break gracefully"); a traced submodule breaks at
+    its call ("Attempted to inline function marked as skipped", GB0008, inside ``nn.Module``'s
+    ``_CachedForward``) and the frame resumes after it.  ``torch.jit.script`` of a function is
+    traced like the function (no break).
+    """
+
+    code = "PTC328"
+
+    def _scripted(self, interp, node) -> None:
+        frame = interp.frame
+        if frame is not None and getattr(frame.skipped, "code", None) == self.code:
+            return  # the frame already stopped at a scripted module
+        interp.report(
+            self.code,
+            node,
+            "a torch.jit.script/freeze module runs in the TorchScript runtime, which Dynamo does not trace: "
+            "graph break (GB4695), and the rest of the function runs eagerly (keep the eager nn.Module "
+            "for the compiled model)",
+        )
+        interp.end_frame(self.code, node)
+
+    def on_submodule_access(self, interp, ev) -> None:
+        from pt2lint.analysis.interp import SCRIPT_MODULE
+
+        if ev.qualname == SCRIPT_MODULE:
+            self._scripted(interp, ev.node)
+
+    def on_call(self, interp, ev) -> None:
+        from pt2lint.analysis.interp import SCRIPT_MODULE, TRACED_MODULE
+
+        if ev.callee == SCRIPT_MODULE and not isinstance(ev.node.func, cst.Attribute):
+            self._scripted(interp, ev.node)  # a scripted module held in a local (its read was not of ``self``)
+        elif ev.callee == TRACED_MODULE:
+            interp.report(
+                self.code,
+                ev.node,
+                "a torch.jit.trace module is not traced by Dynamo (its forward is skipped): graph break "
+                "(GB0008) (keep the eager nn.Module for the compiled model)",
+            )
+
+
 class DisabledFunctionCall(Rule):
     """PTC310: calling a ``torch.compiler.disable``d function from a compiled region."""
 
