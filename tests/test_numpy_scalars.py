@@ -180,3 +180,80 @@ def test_cases_are_what_dynamo_does():
     assert proc.returncode == 0, proc.stderr[-2000:]
     measured = json.loads(proc.stdout.strip().splitlines()[-1])
     assert dict(zip(exprs, measured)) == dict(CASES)
+
+
+# --------------------------------------- NumPy values computed when the module is built
+
+# (value stored on self in __init__, forward's return expression, breaks on torch 2.13 with
+# x = torch.randn(4, 4)); re-measured by test_attribute_cases_are_what_dynamo_does
+ATTR_CASES = [
+    ("np.prod([2, 2])", "x.view(self.v, -1)", False),  # used as it is: a constant
+    ("np.prod([1, 2])", "x[:, : self.v]", False),
+    ("np.prod([2, 2])", "x.view(int(self.v), -1)", False),
+    ("np.prod([4, 4])", "x / math.sqrt(self.v)", False),
+    ("np.sqrt(64.0)", "x * self.v", False),
+    ("int(np.prod([2, 2]))", "x.view(self.v * 1, -1)", False),  # an int when built: no NumPy left
+    ("np.prod([2, 2])", "x.view(self.v * 1, -1)", True),  # arithmetic: traced into a tensor
+    ("np.prod([2, 2])", "x * 2 if self.v > 2 else x", True),
+    ("np.sqrt(64.0)", "x * 2 if self.v > 2 else x", True),
+    ("np.prod([2, 2])", "x.view(-1, math.ceil(x.shape[-1] / self.v))", True),
+    ("np.int64(2)", "sum(x for _ in range(self.v))", True),
+]
+
+
+def _module_source(init: str, expr: str) -> str:
+    return textwrap.dedent(
+        f"""
+        import math
+        import numpy as np
+        import torch
+        from torch import nn
+
+        class M(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.v = {init}
+
+            def forward(self, x):
+                return {expr}
+        """
+    ).lstrip("\n")
+
+
+@pytest.mark.parametrize("init,expr,breaks", ATTR_CASES)
+def test_a_numpy_value_built_with_the_module_is_flagged_where_dynamo_breaks(init, expr, breaks):
+    result = lint_source(_module_source(init, expr), "m.py", DEFAULT)
+    flagged = [d.code for d in result.diagnostics if d.start.line == 12 and d.code.startswith("PTC1")]
+    assert bool(flagged) is breaks, flagged
+
+
+_ATTR_DYNAMO_CHILD = """
+import io, json, logging, sys
+import torch, torch._dynamo as dynamo
+torch._logging.set_logs(graph_breaks=True)
+stream = io.StringIO()
+logging.getLogger("torch._dynamo").addHandler(logging.StreamHandler(stream))
+out = []
+for src in json.loads(sys.argv[1]):
+    dynamo.reset()
+    stream.seek(0)
+    stream.truncate()
+    ns = {}
+    exec(src, ns)
+    m = torch.compile(ns["M"](), backend="eager")
+    m(torch.randn(4, 4))
+    out.append("Graph break in user code" in stream.getvalue())
+print(json.dumps(out))
+"""
+
+
+def test_attribute_cases_are_what_dynamo_does():
+    pytest.importorskip("torch")
+    pytest.importorskip("numpy")
+    import json
+
+    sources = [_module_source(i, e) for i, e, _ in ATTR_CASES]
+    proc = subprocess.run([sys.executable, "-c", _ATTR_DYNAMO_CHILD, json.dumps(sources)], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    measured = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert [(i, e, b) for (i, e, _), b in zip(ATTR_CASES, measured)] == ATTR_CASES

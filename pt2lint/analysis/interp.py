@@ -714,6 +714,9 @@ class Interpreter:
         self._via_candidates: Optional[str] = None  # the candidates of the "one of these" call being made
         self._hooks: Dict[int, List[Value]] = {}  # id(ClassInfo) -> forward hooks its __init__ registers
         self._call_node: Optional[cst.Call] = None  # the module call being evaluated (for write events)
+        # > 0 while the methods that build ``self`` state (``__init__``) are interpreted: code that
+        # runs before (outside) any compiled region
+        self._constructing = 0
         # id(dataclass) -> (its class-body values, the config sites, the values joined with the sites)
         self._site_values: Dict[int, tuple] = {}
         self._slice_bounds: list = []  # tensor-valued slice bounds of the subscript being evaluated
@@ -2657,6 +2660,8 @@ class Interpreter:
         return UNKNOWN
 
     def binop(self, a: Value, b: Value, op: str) -> Value:
+        if (a == NUMPY_VALUE or b == NUMPY_VALUE) and Kind.TENSOR not in (a.kind, b.kind):
+            return Value(Kind.TENSOR)  # arithmetic on a NumPy value is traced through torch._numpy (see NUMPY_VALUE)
         if a.kind is Kind.TENSOR or b.kind is Kind.TENSOR:
             is_bool = op in ("&", "|", "^") and (a.bool_tensor or a.kind is not Kind.TENSOR) and (b.bool_tensor or b.kind is not Kind.TENSOR)
             # bool * bool stays bool (torch's type promotion: ``mask * (p == 1)`` is a mask)
@@ -2771,6 +2776,8 @@ class Interpreter:
                 r = Value(Kind.TENSOR, bool_tensor=True, weak=weak)
             elif (left == RANDOM_DRAW or right == RANDOM_DRAW) and left.kind in _PY_NUMBER_KINDS and right.kind in _PY_NUMBER_KINDS:
                 r = RANDOM_DRAW  # a comparison with a draw is data too: branching on it breaks (see eval_test)
+            elif left == NUMPY_VALUE or right == NUMPY_VALUE:
+                r = Value(Kind.TENSOR, bool_tensor=True)  # traced through torch._numpy (see NUMPY_VALUE)
             elif left.kind is Kind.DATA or right.kind is Kind.DATA:
                 r = DATA
             elif left.kind in (Kind.SHAPE, Kind.CONST, Kind.NONE) and right.kind in (Kind.SHAPE, Kind.CONST, Kind.NONE):
@@ -3218,7 +3225,11 @@ class Interpreter:
                     continue
                 params = {p.name.value: self._attr_param_value(p) for p in list(fn.node.params.params)[1:]}
                 params.update((p.name.value, self._attr_param_value(p)) for p in fn.node.params.kwonly_params)
-                self.call_function(fn, self_value, params, {}, ())
+                self._constructing += 1
+                try:
+                    self.call_function(fn, self_value, params, {}, ())
+                finally:
+                    self._constructing -= 1
         finally:
             self.silent -= 1
             self.frame, self.stmt, self.header, self.index = saved_frame, saved_stmt, saved_header, saved_index
@@ -4435,6 +4446,8 @@ class Interpreter:
             return DATA
         if _numpy_sized_draw(qual, args, kwargs):
             return Value(Kind.TENSOR)
+        if self._constructing and qual.startswith("numpy.") and _python_values_only(list(args) + list(kwargs.values())):
+            return NUMPY_VALUE
         folded = _numpy_float_scalar(qual, args, kwargs)
         if folded is not None:
             return folded
@@ -4784,6 +4797,19 @@ def _numpy_float_scalar(qual: str, args, kwargs) -> Optional[Value]:
     return Value(Kind.TENSOR, py_float=True, weak=guessed)
 
 
+def _python_values_only(values) -> bool:
+    """Every value is a Python number, string, size or ``None``, or a container of them (no tensor,
+    no value of unknown kind): a NumPy call on them computes a NumPy value, not a traced array."""
+    for v in values:
+        if v.kind is Kind.CONTAINER:
+            if not _python_values_only(list(v.elts or ()) + ([v.elt] if v.elt is not None else [])):
+                return False
+        elif v.kind not in (Kind.CONST, Kind.SHAPE, Kind.NONE) or v == NUMPY_VALUE:
+            if v != NUMPY_VALUE:
+                return False
+    return True
+
+
 def _numpy_sized_draw(qual: str, args, kwargs) -> bool:
     """True when ``qual(*args, **kwargs)`` is a NumPy RNG draw given a size
     (``np.random.rand(1)``, ``np.random.randint(0, 9, size=4)``): ``torch._numpy`` returns
@@ -5121,6 +5147,13 @@ def _fold_comparison(left: Value, op, right: Value) -> Optional[bool]:
 #: ``ref`` of a tensor known to be 0-d with an integer dtype (``t.argmax()``, ``mask.sum()``):
 #: indexing with it reads its value as a SymInt (``aten._local_scalar_dense``, GB0033).
 INT_SCALAR_TENSOR = "int-scalar"
+#: A NumPy value computed while the module is built (``self.hop = np.prod(ratios)`` in ``__init__``)
+#: and read in compiled code.  Measured on torch 2.13 with ``self.hop = np.prod([2, 2])``: used as
+#: it is (``x.view(self.hop, -1)``, ``x[:, :self.hop]``, ``int(self.hop)``, ``math.sqrt(self.hop)``)
+#: it is a constant and nothing breaks; arithmetic or a comparison on it (``self.hop * 1``,
+#: ``x.shape[-1] // self.hop``, ``self.hop > 2``) is traced through torch._numpy into a tensor,
+#: so using the result as a size or branching on it breaks; ``range(self.hop)`` breaks.
+NUMPY_VALUE = Value(Kind.CONST, ref="numpy-value")
 #: The module values ``torch.jit.script``/``freeze`` and ``torch.jit.trace`` return for a module.
 SCRIPT_MODULE = "torch.jit.ScriptModule"
 TRACED_MODULE = "torch.jit.TracedModule"

@@ -209,6 +209,16 @@ class TensorToPythonScalar(Rule):
                 "`range()` over a tensor value needs a Python int: graph break (loop over a static size, e.g. x.shape[0])",
             )
             return
+        if q == "builtins.range" and any(a.kind is Kind.CONST and a.ref == "numpy-value" for a in ev.args):
+            # ``range(self.n)`` with ``self.n = np.int64(...)`` set in ``__init__``: measured on torch
+            # 2.13, a break (``x.view(self.n, -1)`` with the same value traced)
+            interp.report(
+                self.code,
+                ev.node,
+                "`range()` of a NumPy value needs a Python int, and Dynamo traces the NumPy value as a tensor: "
+                "graph break (store it as int(...) when the module is built)",
+            )
+            return
         if q == "builtins.range" and any(_random_draw(a) for a in ev.args):
             interp.report(
                 self.code,
