@@ -205,3 +205,26 @@ def test_a_decorator_that_may_wrap_is_run_for_each_function(monkeypatch):
     found, runs = _decorator_runs(monkeypatch, src)
     assert runs.count("traced") == 2, runs
     assert (8, "PTC301") in found, found
+
+
+def test_a_method_or_a_submodule_chosen_by_a_flag_is_followed_either_way():
+    # ``trunk = self.checkpointed if self.use_ckpt else self.seq; trunk(x)``: Dynamo breaks inside
+    # the method (``checkpoint_sequential`` is skipped, GB0007; measured on torch 2.13 with the
+    # flag on); the analysis follows both the method and the submodule
+    src = (
+        "import torch\nfrom torch import nn\nfrom torch.utils.checkpoint import checkpoint_sequential\n\n"
+        "class M(nn.Module):\n"
+        "    def __init__(self, use_ckpt=True):\n"
+        "        super().__init__()\n"
+        "        self.seq = nn.Sequential(nn.Linear(4, 4), nn.Linear(4, 4))\n"
+        "        self.use_ckpt = use_ckpt\n"
+        "    def checkpointed(self, x):\n"
+        "        return checkpoint_sequential(self.seq, 2, x, use_reentrant=False)\n"
+        "    def forward(self, x):\n"
+        "        trunk = self.checkpointed if self.use_ckpt else self.seq\n"
+        "        return trunk(x)\n"
+    )
+    got = [(d.start.line, d.code) for d in lint_source(src, "m.py", SETTINGS).diagnostics]
+    assert got == [(11, "PTC307")]
+    clean = src.replace("return checkpoint_sequential(self.seq, 2, x, use_reentrant=False)", "return self.seq(x) * 2")
+    assert [d.code for d in lint_source(clean, "m.py", SETTINGS).diagnostics] == []

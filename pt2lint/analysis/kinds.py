@@ -183,7 +183,9 @@ def join(a: Value, b: Value) -> Value:
         return replace(b, maybe_none=True, not_none=False)
     if b.kind is Kind.NONE and a.kind is not Kind.NONE:
         return replace(a, maybe_none=True, not_none=False)
-    if a.kind is b.kind and a.kind in (Kind.FUNCTION, Kind.CLASS, Kind.MODULE) and (a.ref is not b.ref or a.elts != b.elts or a.elt != b.elt):
+    callables = a.kind is b.kind and a.kind in (Kind.FUNCTION, Kind.CLASS, Kind.MODULE)
+    callables = callables or {a.kind, b.kind} == {Kind.FUNCTION, Kind.MODULE}
+    if callables and (a.ref is not b.ref or a.elts != b.elts or a.elt != b.elt):
         # different definitions reaching one point (``f if flag else g``): "one of these"
         from pt2lint.analysis.objects import one_of
 

@@ -52,8 +52,13 @@ def candidates(v: Value) -> Tuple[Value, ...]:
     return v.elts if is_one_of(v) else (v,)
 
 
+#: Candidates of different kinds that a "one of these" value may still join: both are called the same way.
+_CALLABLE_KINDS = frozenset({Kind.FUNCTION, Kind.MODULE})
+
+
 def one_of(values: Iterable[Value]) -> Optional[Value]:
-    """A value standing for one of ``values`` (functions, classes or instances of one kind).
+    """A value standing for one of ``values`` (functions, classes or instances of one kind, or
+    functions and module instances mixed, which are called alike).
 
     Returns ``None`` when the values are not all of one candidate kind with a known
     definition (``ref``), or when there are more than :data:`MAX_CANDIDATES` of them;
@@ -66,11 +71,14 @@ def one_of(values: Iterable[Value]) -> Optional[Value]:
                 return None
             if not any(c.ref is o.ref and c.elt == o.elt for o in out):
                 out.append(c)
-    if not out or len({c.kind for c in out}) != 1 or len(out) > MAX_CANDIDATES:
+    kinds = {c.kind for c in out}
+    if not out or (len(kinds) != 1 and not kinds <= _CALLABLE_KINDS) or len(out) > MAX_CANDIDATES:
         return None
     if len(out) == 1:
         return out[0]
-    return Value(out[0].kind, elts=tuple(out), const=ONE_OF)
+    # a method or a submodule (``self.trunk_ckpt if flag else self.trunk``): called, each is followed
+    kind = out[0].kind if len(kinds) == 1 else Kind.FUNCTION
+    return Value(kind, elts=tuple(out), const=ONE_OF)
 
 
 def candidate_names(v: Value) -> str:
