@@ -1749,6 +1749,40 @@ class Interpreter:
             return None
         return dynamo_facts.has_attribute(namespace, attr.evaluated_value)
 
+    def _function_test_truth(self, test: cst.Call) -> Optional[bool]:
+        """``callable(f)`` is True and ``isinstance(f, C)`` False when the name ``f`` surely holds a
+        function or lambda of the project and ``C`` is a class of the project or of torch (a
+        ``def`` makes a plain function object, an instance of none of them).  Dynamo folds both
+        on the type, so the ``default(val, lambda: nn.Linear(...))`` idiom, ``d() if not
+        isinstance(d, nn.Module) and callable(d) else d``, takes only its first branch."""
+        if not (isinstance(test.func, cst.Name) and test.func.value in ("callable", "isinstance") and self.frame is not None
+                and self._is_builtin(test.func.value) and test.args and isinstance(test.args[0].value, cst.Name)
+                and all(a.keyword is None and not a.star for a in test.args)):
+            return None
+        cur = self.frame.env.get(identifier(test.args[0].value.value))
+        if cur is None or cur.kind is not Kind.FUNCTION or not isinstance(cur.ref, FunctionInfo) or cur.weak or cur.maybe_none:
+            return None
+        if test.func.value == "callable":
+            return True if len(test.args) == 1 else None
+        if len(test.args) != 2:
+            return None
+        types = test.args[1].value
+        elems = [e.value for e in types.elements] if isinstance(types, cst.Tuple) else [types]
+        if not elems or not all(isinstance(e, (cst.Name, cst.Attribute)) for e in elems):
+            return None
+        for e in elems:
+            q = self.index.imports.qualify(e) if self.index is not None else None
+            if q is not None and q.startswith("torch."):
+                continue
+            self.silent += 1
+            try:
+                c = self.eval(e)
+            finally:
+                self.silent -= 1
+            if not (c.kind is Kind.CLASS and isinstance(c.ref, ClassInfo) and not c.weak and not c.maybe_none):
+                return None
+        return False
+
     def _isinstance_truth(self, test: cst.Call) -> Optional[bool]:
         """``isinstance(x, torch.Tensor)`` is False while tracing when ``x`` is known to be a
         Python value (a constant, ``None``, a size, a container, a module): Dynamo
@@ -2157,6 +2191,8 @@ class Interpreter:
                     return found
         if isinstance(expr, cst.Call) and expr.args:
             found = self._hasattr_truth(expr)
+            if found is None:
+                found = self._function_test_truth(expr)
             return found if found is not None else self._isinstance_truth(expr)
         if isinstance(expr, cst.Call) and not expr.args:
             q = self.qualname(expr.func)
@@ -3521,6 +3557,8 @@ class Interpreter:
             result = Value(Kind.UNKNOWN, const=_HOOK_HANDLE)
         elif receiver is not None and method is not None and _is_hook_handle(receiver):
             self._hook_handle_used(func, f".{method}()")
+        if qual in ("builtins.map", "builtins.filter") and callee is None:
+            result = self._map_function(node, qual, args, result)
         if qual == "builtins.map":
             result = self._map_cast(node, args, result)
         elif qual in _ITERATING_BUILTINS and node.args and not node.args[0].star:
@@ -3625,6 +3663,27 @@ class Interpreter:
         hooks = self._hooks.setdefault(id(owner.ref), [])
         if all(h.ref is not hook.ref for h in hooks):
             hooks.append(hook)
+
+    def _map_function(self, node: cst.Call, qual: str, args: List[Value], result: Value) -> Value:
+        """``map(f, xs)`` / ``filter(f, xs)`` with ``f`` a function, lambda or module of the project:
+        the builtin calls ``f`` on each element, and Dynamo inlines those calls (measured on torch
+        2.13: ``list(map(scale, x.unbind(0)))`` breaks inside ``scale``, ``list(map(lambda t:
+        t.max().item(), ...))`` at the lambda).  ``f`` is analysed once with the elements' kinds; the
+        result holds what it returns (``filter``: the elements it keeps)."""
+        if not args or len(args) < 2 or any(a.star or a.keyword for a in node.args):
+            return result
+        fnv = args[0]
+        callable_value = (
+            (fnv.kind is Kind.FUNCTION and (isinstance(fnv.ref, FunctionInfo) or objects.is_one_of(fnv)))
+            or (fnv.kind is Kind.MODULE and isinstance(fnv.ref, ClassInfo))
+        )
+        if not callable_value:
+            return result
+        elements = [it.element() for it in args[1:]]
+        ret, _ = self._call_result(node, None, None, None, fnv, elements, {})
+        if qual == "builtins.filter":
+            return container(elt=elements[0])
+        return container(elt=ret)
 
     def _map_cast(self, node: cst.Call, args: List[Value], result: Value) -> Value:
         """``map(int, it)`` (``float``, ``bool``, ``complex``; the builtin, not shadowed): its elements
