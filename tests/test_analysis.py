@@ -887,6 +887,35 @@ def test_an_item_store_into_a_local_list_is_what_reading_it_back_gives():
     assert found(code) == [(9, "PTC104"), (17, "PTC101"), (31, "PTC104")]
 
 
+def test_a_value_of_unknown_kind_stored_at_an_unknown_position_keeps_what_the_list_holds():
+    # a decorator's wrapper writes back ``args[i] = v`` with ``v`` a config value or an element
+    # (transformers' ``merge_with_config_defaults``): the forward input stays a tensor
+    assert found(
+        """
+        import torch
+        from torch import nn
+
+        def with_defaults(func):
+            def wrapper(self, *args, **kwargs):
+                i = kwargs.get("index")
+                v = args[i] if i is not None else getattr(self, "default", None)
+                if v is not None:
+                    args = list(args)
+                    args[i] = v
+                    args = tuple(args)
+                return func(self, *args, **kwargs)
+            return wrapper
+
+        class M(nn.Module):
+            @with_defaults
+            def forward(self, x):
+                if x > 0:
+                    return x
+                return -x
+        """
+    ) == [(18, "PTC104")]
+
+
 def test_match_statement_in_forward_is_analysed():
     # each ``case`` arm is a path; a break in the subject or an arm is reported
     assert found(

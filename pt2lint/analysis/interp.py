@@ -299,7 +299,8 @@ def _with_item(value: Value, index: Optional[Value], item: Value) -> Value:
 
     A known position of a list of known length holds ``item`` now; any other index (a loop
     variable) may write any position, so every element becomes the join of what it held and
-    ``item``; a slice assignment adds the elements of ``item`` and leaves the length unknown.
+    ``item`` (unless ``item`` is of unknown kind: see below); a slice assignment adds the elements
+    of ``item`` and leaves the length unknown.
     Without this, ``outs = [0] * n`` filled by ``outs[i] = t`` kept its ints and ``if outs[1] >
     0:`` was no tensor ``if``."""
     if index is None:
@@ -310,6 +311,11 @@ def _with_item(value: Value, index: Optional[Value], item: Value) -> Value:
         elts = list(value.elts)
         elts[pos] = item
         return replace(value, elts=tuple(elts), elt=None)
+    if item.kind is Kind.UNKNOWN or (item.kind is Kind.TENSOR and item.weak):
+        # a value of unknown kind written at an unknown position (``args[i] = v`` in a decorator's
+        # wrapper, ``v`` read back from ``args`` or a config): what the list surely holds is kept
+        # rather than made a guess everywhere
+        return value
     if n is not None:
         return replace(value, elts=tuple(join(e, item) for e in value.elts), elt=None)
     return replace(value, elt=join(value.element(), item))
