@@ -916,6 +916,40 @@ def test_a_value_of_unknown_kind_stored_at_an_unknown_position_keeps_what_the_li
     ) == [(18, "PTC104")]
 
 
+def test_a_submodule_that_a_subclass_may_replace_by_an_rnn_is_reported_where_it_is_read():
+    # timm's sequencer: the base builds an identity, the subclass an nn.LSTM when a flag is on;
+    # compiled, LSTM2d() breaks at line 16 ("Attempted to wrap RNN, GRU, or LSTM", torch 2.13),
+    # and Base() alone compiles to one graph
+    code = """
+        import torch
+        from torch import nn
+
+        class Ident(nn.Module):
+            def forward(self, x):
+                return x, None
+
+        class Base(nn.Module):
+            def __init__(self, union="cat"):
+                super().__init__()
+                self.with_vertical = union != "horizontal"
+                self.rnn_v = Ident()
+
+            def forward(self, x):
+                if self.with_vertical:
+                    v, _ = self.rnn_v(x)
+                    return v
+                return x
+
+        class LSTM2d(Base):
+            def __init__(self, union="cat"):
+                super().__init__(union)
+                if self.with_vertical:
+                    self.rnn_v = nn.LSTM(4, 4, batch_first=True)
+        """
+    assert found(code) == [(16, "PTC311")]
+    assert found(code.split("        class LSTM2d")[0]) == []
+
+
 def test_match_statement_in_forward_is_analysed():
     # each ``case`` arm is a path; a break in the subject or an arm is reported
     assert found(

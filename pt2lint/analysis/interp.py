@@ -2973,11 +2973,13 @@ class Interpreter:
     def _submodule_read(self, node: cst.Attribute, base: Value, value: Value) -> None:
         """``self.lstm`` read (to call it or not): a :class:`SubmoduleAccessEvent` when ``value`` is a
         submodule of a torch class (Dynamo wraps a submodule where it is first read)."""
-        if (
-            value is not None and value.kind is Kind.MODULE and isinstance(value.ref, str)
-            and (base.kind is Kind.SELF or (base.kind is Kind.MODULE and isinstance(base.ref, ClassInfo)))
-        ):
-            self.emit("on_submodule_access", SubmoduleAccessEvent(node, value.ref))
+        if value is None or not (base.kind is Kind.SELF or (base.kind is Kind.MODULE and isinstance(base.ref, ClassInfo))):
+            return
+        # a submodule that is one of several classes (``self.rnn_v = RNNIdentity()`` in the base's
+        # ``__init__``, ``nn.LSTM(...)`` in the subclass's when a flag is on): each torch class counts
+        for c in objects.candidates(value) if objects.is_one_of(value) else (value,):
+            if c.kind is Kind.MODULE and isinstance(c.ref, str):
+                self.emit("on_submodule_access", SubmoduleAccessEvent(node, c.ref))
 
     def attribute(self, base: Value, name: str, node: Optional[cst.CSTNode]) -> Value:
         if _is_hook_handle(base):
