@@ -175,3 +175,20 @@ def test_a_random_draw_in_tensor_arithmetic_or_a_shape_bound_is_not_read():
                 return x[:k] * s + x.new_ones(4) * s
         """
     ) == []
+
+
+def test_a_tensor_in_a_later_size_position_is_read_as_a_number():
+    # the facts table's probes with the 0-d tensor after a Python size (``x.view(-1, n)``,
+    # ``x.repeat(1, n)``, ``x.clamp(0, n)``): each broke with GB0033 on torch 2.13
+    assert codes(
+        """
+        import torch, torch.nn as nn
+        class M(nn.Module):
+            def forward(self, x):
+                n = x.argmax() % 2 + 1
+                a = x.view(-1, n)
+                b = x.repeat(1, n)
+                c = x.clamp(0, x.max())
+                return a, b, c, x.view(-1, x.shape[0])
+        """
+    ) == [(5, "PTC103"), (6, "PTC103"), (7, "PTC103")]

@@ -1100,6 +1100,8 @@ SHAPE_FORMS: Tuple[Tuple[str, ...], ...] = (
     # a 0-d integer tensor where a size or count may go (``torch.arange(n)``, ``x.view(n, -1)``,
     # ``x.narrow(0, 0, n)``): reading it as an int runs ``aten::_local_scalar_dense``
     ("n4",), ("x", "n4"), ("x", "n4", "-1"), ("x", "0", "0", "n4"),
+    # ... in a later position (``x.view(-1, n)``, ``x.reshape(1, n)``, ``x.repeat(1, n)``)
+    ("x", "-1", "n4"), ("x", "1", "n4"),
 )
 NUMPY_FORMS: Tuple[Tuple[str, ...], ...] = (
     ("a",), ("ab",), ("ai",), ("ab", "a", "a"), ("ai", "ai"), ("a", "0"), ("ai", "3"),
