@@ -192,3 +192,19 @@ def test_a_tensor_in_a_later_size_position_is_read_as_a_number():
                 return a, b, c, x.view(-1, x.shape[0])
         """
     ) == [(5, "PTC103"), (6, "PTC103"), (7, "PTC103")]
+
+
+def test_a_tensor_among_more_sizes_than_any_probe_tried_is_read_as_a_number():
+    # ``x.view(1, n, 2, -1)``: no probe tried four sizes, but view read the 0-d tensor as a number
+    # wherever the probes put it (torch 2.13: this line breaks with GB0033); index_select takes a
+    # tensor operand, so one tensor after a number there is no such read
+    assert codes(
+        """
+        import torch, torch.nn as nn
+        class M(nn.Module):
+            def forward(self, x):
+                n = x.argmax() % 2 + 1
+                idx = x.argmax(dim=0)
+                return x.view(1, n, 2, -1), x.index_select(0, idx)
+        """
+    ) == [(6, "PTC103")]

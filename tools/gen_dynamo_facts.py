@@ -1101,7 +1101,7 @@ SHAPE_FORMS: Tuple[Tuple[str, ...], ...] = (
     # ``x.narrow(0, 0, n)``): reading it as an int runs ``aten::_local_scalar_dense``
     ("n4",), ("x", "n4"), ("x", "n4", "-1"), ("x", "0", "0", "n4"),
     # ... in a later position (``x.view(-1, n)``, ``x.reshape(1, n)``, ``x.repeat(1, n)``)
-    ("x", "-1", "n4"), ("x", "1", "n4"),
+    ("x", "-1", "n4"), ("x", "1", "n4"), ("x", "1", "n4", "-1"),
 )
 NUMPY_FORMS: Tuple[Tuple[str, ...], ...] = (
     ("a",), ("ab",), ("ai",), ("ab", "a", "a"), ("ai", "ai"), ("a", "0"), ("ai", "3"),

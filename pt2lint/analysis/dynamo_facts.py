@@ -636,15 +636,46 @@ def local_scalar_read(callee: Optional[str], kinds: Tuple[Optional[str], ...]) -
     ``aten::_local_scalar_dense``, which a confirmed one ran (``x.tensor_split(n)`` ran it;
     ``x.tensor_split(idx)`` with a 1-d index tensor ran no tagged op in eager and broke the same
     way); a form without a tensor argument (``x.item()``, owned by PTC101) is never the answer.
+    For an argument list no probe tried, see :func:`_size_list_read`.
     Source: the ``shape_ops`` scan's argument lists holding ``n4``, probed on torch 2.13.
     """
     if not callee or "T" not in kinds:
         return None
-    hits = [f for f in shape_op_forms(callee) if f.form == tuple(kinds)]
-    if not hits or any(f.outcome != "breaks" or f.gb != "GB0033" or not set(f.aten) <= {"_local_scalar_dense"} for f in hits):
+    forms = shape_op_forms(callee)
+    hits = [f for f in forms if f.form == tuple(kinds)]
+    if not hits:
+        return _size_list_read(forms, tuple(kinds))
+    if any(not _reads_a_number(f) for f in hits):
         return None
     read = [f for f in hits if f.confirmed and f.aten]
     return read[0] if read else None
+
+
+def _reads_a_number(f: ShapeOpFact) -> bool:
+    """The probe broke with "Data dependent operator" (GB0033) and ran no data-dependent op but
+    ``aten::_local_scalar_dense``: it read a tensor argument as a Python number."""
+    return f.outcome == "breaks" and f.gb == "GB0033" and set(f.aten) <= {"_local_scalar_dense"}
+
+
+def _size_list_read(forms: Tuple[ShapeOpFact, ...], kinds: Tuple[Optional[str], ...]) -> Optional[ShapeOpFact]:
+    """For an argument list no probe tried: the fact that the callee reads a 0-d tensor as a
+    number wherever it stands among Python sizes (``x.view(b, n, w, d)`` with ``n`` a tensor,
+    where the probes tried ``x.view(n, -1)``, ``x.view(-1, n)`` and ``x.view(1, n, -1)``), or None.
+
+    Counts only calls of two or more arguments with exactly one tensor among Python numbers, and
+    only callees whose every probed list of that shape (one tensor among numbers) broke reading
+    the tensor as a number, with the tensor in at least two different positions; a callee that
+    takes a tensor operand somewhere (``x.index_select(0, idx)``, ``x.clamp(lo, hi)`` with two
+    tensors) fails one of these."""
+    if len(kinds) < 2 or kinds.count("T") != 1 or not set(kinds) <= {"T", "py"}:
+        return None
+    single = [f for f in forms if len(f.form) >= 2 and f.form.count("T") == 1 and set(f.form) <= {"T", "py"}]
+    if not single or not all(_reads_a_number(f) for f in single):
+        return None
+    read = [f for f in single if f.confirmed and f.aten]
+    if len({f.form.index("T") for f in read}) < 2:
+        return None
+    return read[0]
 
 
 def inplace_view_breaks(method: Optional[str]) -> Optional[str]:
