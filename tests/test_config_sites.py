@@ -179,3 +179,43 @@ def test_candidates_are_classes_annotating_an_init_parameter_and_dataclasses_are
     )
     assert annotated_init_classes(text) == frozenset({"Cfg", "Plain", "Extra"})
     assert class_definitions(text) == (frozenset({"Cfg"}), frozenset({"Plain", "Net"}))
+
+
+def test_a_file_linted_alone_reads_its_own_construction_sites():
+    # the language server and ``lint_source`` scan the file itself
+    from pt2lint.engine import lint_source
+    from pt2lint.settings import LintSettings, resolve_selection
+
+    src = textwrap.dedent(
+        """
+        from dataclasses import dataclass
+
+        import torch
+        from torch import nn
+
+
+        @dataclass
+        class Cfg:
+            quantize: bool = False
+
+
+        class Net(nn.Module):
+            def __init__(self, cfg: Cfg):
+                super().__init__()
+                self.cfg = cfg
+
+            def forward(self, x):
+                if self.cfg.quantize:
+                    x = x / x.abs().max().item()
+                return x
+
+
+        def build():
+            return torch.compile(Net(Cfg({args})))
+        """
+    ).lstrip("\n")
+    settings = LintSettings(enabled=resolve_selection())
+    on = lint_source(src.format(args="quantize=True"), "single.py", settings).diagnostics
+    off = lint_source(src.format(args=""), "single.py", settings).diagnostics
+    assert [(d.start.line, d.code) for d in on] == [(19, "PTC101")]
+    assert [d.code for d in off] == []
