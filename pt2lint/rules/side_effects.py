@@ -325,6 +325,14 @@ class NumpyUnsupportedFunction(Rule):
             )
 
 
+def _turns_grad_off(ev) -> bool:
+    """``t.requires_grad_(False)`` (or ``requires_grad=False``): measured on torch 2.13, no break on a
+    tensor made in the region or on an input (on a non-leaf it raises in eager too), while
+    ``requires_grad_()`` and ``requires_grad_(True)`` break."""
+    flag = ev.args[0] if ev.args else ev.kwargs.get("requires_grad")
+    return flag is not None and flag.kind is Kind.CONST and flag.const is False
+
+
 class AutogradInForward(Rule):
     """PTC308: ``torch.autograd.grad`` / ``.backward()`` / ``.requires_grad_()`` inside forward."""
 
@@ -354,7 +362,7 @@ class AutogradInForward(Rule):
             interp.report(self.code, ev.node, "`.backward()` inside a compiled region: graph break (call backward outside the compiled function)")
         elif (
             ev.method == "requires_grad_" and ev.receiver is not None and ev.receiver.kind is Kind.TENSOR and not ev.receiver.weak
-            and not _is_module_state(interp, ev.node, ev.receiver_node)
+            and not _is_module_state(interp, ev.node, ev.receiver_node) and not _turns_grad_off(ev)
         ):
             interp.report(self.code, ev.node, "`.requires_grad_()` inside a compiled region: graph break (create leaf tensors that need gradients outside the compiled function)")
 
