@@ -950,6 +950,82 @@ def test_a_submodule_that_a_subclass_may_replace_by_an_rnn_is_reported_where_it_
     assert found(code.split("        class LSTM2d")[0]) == []
 
 
+def test_a_string_key_proves_a_mapping_not_a_tensor():
+    # ``batch["mode"] == "train"`` of a forward argument: no tensor takes a string index (torch 2.13,
+    # a dict input: one graph, no break); ``batch["x"]`` stays of unknown kind
+    assert found(
+        """
+        import torch
+        from torch import nn
+
+        class M(nn.Module):
+            def forward(self, batch):
+                if batch["mode"] == "train":
+                    batch["x"] = batch["x"] * 2
+                return batch["x"]
+        """
+    ) == []
+
+
+def test_and_or_stop_at_an_operand_that_decides_them():
+    # measured on torch 2.13: none of these breaks (the tensor operand is never evaluated), while
+    # ``torch.any(denom == 0)`` alone would
+    assert found(
+        """
+        import torch
+        from torch import nn
+
+        def safe_divide(num, denom, zero_division=0.0):
+            if zero_division == "warn" and torch.any(denom == 0):
+                print("zero division")
+            return num / denom
+
+        def auroc(fpr, tpr, max_fpr=None):
+            if max_fpr is None or max_fpr == 1 or fpr.sum() == 0:
+                return (fpr * tpr).sum()
+            return fpr.sum()
+
+        def is_zero(losses):
+            if (not torch.is_tensor(losses)) and (losses == 0):
+                return True
+            return False
+
+        class M(nn.Module):
+            def forward(self, a, b):
+                losses = a * 2
+                out = safe_divide(a, b) + auroc(a, b)
+                return out * 0 if is_zero(losses) else out
+        """
+    ) == []
+
+
+def test_a_multi_line_and_or_test_is_reported_at_the_statement_line():
+    # Dynamo places the jump of every operand on the ``if``/``while`` line (torch 2.13: breaks at
+    # lines 6 and 15, once each)
+    assert found(
+        """
+        import torch
+        from torch import nn
+
+        class M(nn.Module):
+            def forward(self, x):
+                if (
+                    (x < 0.1).any()
+                    or (x > 5).any()
+                ):
+                    return x * 2
+                return x
+
+        class W(nn.Module):
+            def forward(self, x):
+                while (x.sum() > 100
+                       and x.mean() > 0):
+                    x = x / 2
+                return x
+        """
+    ) == [(6, "PTC104"), (15, "PTC104")]
+
+
 def test_match_statement_in_forward_is_analysed():
     # each ``case`` arm is a path; a break in the subject or an arm is reported
     assert found(

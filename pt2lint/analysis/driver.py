@@ -303,6 +303,12 @@ def analyse_project(
             end = positions[node].end
         except KeyError:
             continue
+        if isinstance(f.stmt, (cst.If, cst.While)) and node is f.stmt.test and f.stmt in positions:
+            # the whole test of a branch (an ``and``/``or`` chain): Dynamo places the jump of every
+            # operand of ``if (\n a\n or b\n):`` on the statement's line (measured on torch 2.13)
+            head = positions[f.stmt].start
+            if head.line < start.line:
+                start = head
         stmt_lines = _statement_lines(positions, f.stmt, f.header, start.line)
         chain = f.chain
         sites = []

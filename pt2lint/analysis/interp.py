@@ -1795,12 +1795,25 @@ class Interpreter:
         specialises on the type and traces one branch.  ``isinstance(x, C)`` is False when
         ``x`` is surely a tensor and ``C`` a class of the project that is no tensor class
         (:meth:`_tensor_is_no_instance`)."""
-        name = self._isinstance_tensor_test(test)
+        name = self._isinstance_tensor_test(test) or self._is_tensor_test(test)
         if name is None:
             return False if self._tensor_is_no_instance(test) else None
         cur = self.frame.lookup(name)
         if cur is not None and not cur.maybe_none and cur.kind in _NOT_TENSOR_KINDS:
             return False
+        if cur is not None and cur.kind is Kind.TENSOR and not cur.weak and not cur.maybe_none and name not in self.frame.varying:
+            # a sure tensor: Dynamo specialises on the type, so ``not isinstance(x, torch.Tensor) and
+            # x == 0`` stops at the first operand (measured on torch 2.13: no break)
+            return True
+        return None
+
+    def _is_tensor_test(self, test: cst.Call) -> Optional[str]:
+        """The name ``x`` when ``test`` is ``torch.is_tensor(x)`` (any import spelling), else ``None``."""
+        if (
+            self.frame is not None and len(test.args) == 1 and test.args[0].keyword is None and not test.args[0].star
+            and isinstance(test.args[0].value, cst.Name) and self.qualname(test.func) == "torch.is_tensor"
+        ):
+            return test.args[0].value.value
         return None
 
     def _tensor_is_no_instance(self, test: cst.Call) -> bool:
@@ -2027,8 +2040,8 @@ class Interpreter:
                 sliced = any(isinstance(el.slice, cst.Slice) for el in target.slice)
                 self.frame.assign(target.value.value, _with_item(base, None if sliced else index, value))
             # A guessed tensor (``cache=None`` parameter) is as likely a list or dict:
-            # item assignment into those writes no tensor.
-            if base.kind is Kind.TENSOR and (not base.weak or _array_only_index(target)):
+            # item assignment into those writes no tensor; a string key proves a mapping.
+            if base.kind is Kind.TENSOR and (not base.weak or _array_only_index(target)) and not _string_key(index):
                 self.emit("on_write", WriteEvent(target, base, "`[...] =` (index assignment writes in place)"))
                 self.emit("on_index_store", IndexEvent(target, base, index))
             elif base.kind is Kind.CONTAINER and self._is_self_attr(target.value):
@@ -2294,14 +2307,28 @@ class Interpreter:
             return True
         return None
 
-    def eval_test(self, expr: cst.BaseExpression, construct: str) -> Value:
-        """Evaluate an expression whose truthiness is taken; emit test events on its leaves."""
+    def eval_test(self, expr: cst.BaseExpression, construct: str, whole: Optional[cst.BaseExpression] = None) -> Value:
+        """Evaluate an expression whose truthiness is taken; emit test events on its leaves.
+
+        The operands of ``and``/``or`` are tested one by one, as Python does: one that decides the
+        result (``x is None or ...`` with ``x`` known ``None``, ``not torch.is_tensor(t) and ...``
+        with ``t`` a tensor) leaves the rest unevaluated, and Dynamo, which specialises on it,
+        never traces them.  A leaf of such a chain is reported at the whole test (``whole``):
+        Dynamo places the jump of every operand of a multi-line ``if (a or b or c):`` on the
+        statement's line (measured on torch 2.13).
+        """
         if isinstance(expr, cst.BooleanOperation):
-            left = self.eval_test(expr.left, construct)
-            right = self.eval_test(expr.right, construct)
+            whole = whole if whole is not None else expr
+            left = self.eval_test(expr.left, construct, whole)
+            known = _known_truth(left)
+            if known is None:
+                known = self.static_truth(expr.left)
+            if known is not None and known == isinstance(expr.operator, cst.Or):
+                return left  # ``False and ...``, ``True or ...``: the right side is not evaluated
+            right = self.eval_test(expr.right, construct, whole)
             return join(left, right)
         if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Not):
-            v = self.eval_test(expr.expression, construct)
+            v = self.eval_test(expr.expression, construct, whole)
             if v.kind in (Kind.DATA, Kind.TENSOR):
                 return DATA
             known = _known_truth(v)  # ``not PROFILE`` of a known flag is known too
@@ -2323,7 +2350,7 @@ class Interpreter:
                 v = DATA
             else:
                 self._random_branch_frames.add(id(self.frame))
-        self.emit("on_test", TestEvent(expr, v, construct))
+        self.emit("on_test", TestEvent(whole if whole is not None else expr, v, construct))
         return v
 
     def qualname(self, expr: cst.BaseExpression) -> Optional[str]:
@@ -2857,6 +2884,10 @@ class Interpreter:
         if entry is not None:
             return entry
         index_node = node.slice[0].slice.value if len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index) else None
+        if base.kind is Kind.TENSOR and _string_key(index):
+            # ``batch["mode"]``: no tensor takes a string index, so what was taken for a tensor
+            # (a ``forward`` parameter) is a mapping, and its entry is of unknown kind
+            return UNKNOWN
         if base.kind is Kind.TENSOR:
             self.emit("on_index", IndexEvent(node, base, index, index_node, tuple(self._slice_bounds)))
             basic = _is_basic_index(index)
