@@ -257,3 +257,34 @@ def test_attribute_cases_are_what_dynamo_does():
     assert proc.returncode == 0, proc.stderr[-2000:]
     measured = json.loads(proc.stdout.strip().splitlines()[-1])
     assert [(i, e, b) for (i, e, _), b in zip(ATTR_CASES, measured)] == ATTR_CASES
+
+
+def test_numpy_of_a_value_only_guessed_to_be_a_tensor_is_a_guess():
+    # monai's SwinUNETR: window sizes are a constructor argument (ints), so ``int(np.ceil(h / ws[0]))``
+    # folds (torch 2.13: no break); it had been read as ``int()`` of a sure tensor
+    src = textwrap.dedent(
+        """
+        import numpy as np
+        import torch
+        from torch import nn
+
+        def window(x_size, window_size):
+            use = list(window_size)
+            for i in range(len(x_size)):
+                if x_size[i] <= window_size[i]:
+                    use[i] = x_size[i]
+            return tuple(use)
+
+        class M(nn.Module):
+            def __init__(self, window_size=(4, 4)):
+                super().__init__()
+                self.window_size = window_size
+
+            def forward(self, x):
+                b, c, h, w = x.size()
+                ws = window((h, w), self.window_size)
+                hp = int(np.ceil(h / ws[0])) * ws[0]
+                return x[..., :hp]
+        """
+    ).lstrip("\n")
+    assert [d.code for d in lint_source(src, "m.py", DEFAULT).diagnostics if d.code.startswith("PTC1")] == []

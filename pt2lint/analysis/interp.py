@@ -4552,7 +4552,14 @@ class Interpreter:
         if qual.startswith("numpy.") and not qual.startswith(api.NUMPY_NON_ARRAY):
             # Dynamo traces NumPy calls through torch._numpy: their results are tensors in
             # the graph, so branching on them or using them as ints breaks (measured on 2.13).
-            return Value(Kind.TENSOR) if qual.rsplit(".", 1)[-1][:1].islower() else UNKNOWN
+            # Of arguments only guessed to be tensors (and Python numbers otherwise), the result
+            # is a guess too: on Python numbers the call may fold to a constant
+            if not qual.rsplit(".", 1)[-1][:1].islower():
+                return UNKNOWN
+            guessed = any(a.kind is Kind.TENSOR and a.weak for a in args) and not any(
+                a.kind is Kind.TENSOR and not a.weak for a in args
+            )
+            return Value(Kind.TENSOR, weak=guessed)
         if qual in ("torch.nn.Parameter", "torch.nn.parameter.Parameter", "torch.nn.Buffer"):
             return Value(Kind.TENSOR)
         if qual == "torch.Generator" or (qual.startswith(GENERATOR_REF + ".") and qual.rsplit(".", 1)[-1] == "manual_seed"):
