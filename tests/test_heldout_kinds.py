@@ -208,3 +208,38 @@ def test_a_tensor_among_more_sizes_than_any_probe_tried_is_read_as_a_number():
                 return x.view(1, n, 2, -1), x.index_select(0, idx)
         """
     ) == [(6, "PTC103")]
+
+
+def test_torch_functions_dynamo_skips_are_reported_but_not_the_torchscript_decorators():
+    # torch 2.13: ``torch.jit.isinstance(e, torch.Tensor)`` breaks (GB0007, "should not be traced");
+    # methods under @torch.jit.ignore / @torch.jit.unused / @torch.jit.export and a @torch.jit.script
+    # function called from forward compile without a break (the decorators ran at definition)
+    assert codes(
+        """
+        import torch
+        from torch import nn
+
+        @torch.jit.script
+        def fused_gelu(x):
+            return x * 0.5 * (1.0 + torch.erf(x / 1.41421))
+
+        class A(nn.Module):
+            @torch.jit.ignore
+            def helper(self, x):
+                return x * 2
+
+            @torch.jit.unused
+            def other(self, x):
+                return x + 1
+
+            @torch.jit.export
+            def exported(self, x):
+                return x - 1
+
+            def forward(self, x, e=None):
+                y = fused_gelu(x) + self.helper(x) + self.exported(x)
+                if e is not None and torch.jit.isinstance(e, torch.Tensor):
+                    y = y + e
+                return y
+        """
+    ) == [(23, "PTC307")]

@@ -1597,6 +1597,43 @@ def numpy_call_candidates() -> Tuple[Tuple[Candidate, Dict[str, Any]], ...]:
     return tuple(out)
 
 
+#: torch namespaces whose public functions are checked against Dynamo's trace rules for skips.
+SKIP_SCAN_SPACES = ("torch", "torch.jit", "torch.nn.utils.rnn", "torch.autograd", "torch.cuda", "torch.nn.utils.parametrize")
+
+
+def skipped_call_candidates() -> Tuple[Tuple[Candidate, Dict[str, Any]], ...]:
+    """``<qualname>()`` for every public function of :data:`SKIP_SCAN_SPACES`, defined in torch,
+    that ``trace_rules.lookup`` wraps as ``SkipFunctionVariable`` (``torch.jit.isinstance``,
+    ``torch.sparse_coo_tensor``, ``torch.typename``) and that ``calls`` does not probe already.
+    Dynamo breaks at the call before it runs the function, so the probe needs no arguments (the
+    eager call that follows may raise: the section is tolerant)."""
+    probed = {c.qualname for c in CALLS}
+    out = []
+    for space in SKIP_SCAN_SPACES:
+        ns = resolve(space)
+        for name in sorted(dir(ns)):
+            if name.startswith("_"):
+                continue
+            obj = getattr(ns, name, None)
+            if not callable(obj) or inspect.isclass(obj) or inspect.ismodule(obj):
+                continue
+            if not str(getattr(obj, "__module__", "") or "").startswith("torch"):
+                continue  # a re-exported name of typing, builtins, ...
+            qualname = f"{space}.{name}"
+            if qualname in probed:
+                continue
+            try:
+                rule = trace_rules.lookup(obj)
+            except Exception:  # noqa: BLE001 - an object the rules cannot key
+                continue
+            if getattr(rule, "__name__", "") != "SkipFunctionVariable":
+                continue
+            entry = derive(qualname)
+            if entry.get("expect") == "breaks":
+                out.append((Candidate(qualname, f"{qualname}()"), entry))
+    return tuple(out)
+
+
 # ---------------------------------------------------------------------------
 # probes
 
@@ -1745,9 +1782,10 @@ DERIVED_SECTIONS = (
     ("tensor_queries", tensor_query_candidates),
     ("sequence_searches", sequence_search_candidates),
     ("classes", class_candidates),
+    ("skipped_calls", skipped_call_candidates),
 )
 #: Sections whose probes may raise after the break they look for.
-TOLERANT_SECTIONS = frozenset({"numpy_calls"})
+TOLERANT_SECTIONS = frozenset({"numpy_calls", "skipped_calls"})
 
 
 def all_sections() -> List[Tuple[str, List[Candidate]]]:

@@ -180,8 +180,12 @@ def _fact(section: str, qualname: Optional[str]) -> Optional[CallFact]:
 
 @functools.lru_cache(maxsize=None)
 def call_fact(qualname: Optional[str]) -> Optional[CallFact]:
-    """The probed fact about a call of ``qualname`` on Python values, or None when not in the table."""
-    return _fact("calls", qualname)
+    """The probed fact about a call of ``qualname`` on Python values, or None when not in the table.
+
+    Besides ``calls`` (probed with fitting arguments), ``skipped_calls`` holds every public
+    function of torch's main namespaces that Dynamo's trace rules skip (``torch.jit.isinstance``),
+    each probed for the break at its call."""
+    return _fact("calls", qualname) or _fact("skipped_calls", qualname)
 
 
 def breaks(qualname: Optional[str]) -> Optional[str]:
