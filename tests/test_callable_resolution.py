@@ -273,3 +273,33 @@ def test_a_default_factory_lambda_is_called_not_kept():
         "        return self.project_in(x)\n"
     )
     assert [d.code for d in lint_source(src, "m.py", SETTINGS).diagnostics] == []
+
+
+def test_a_method_named_by_a_computed_string_is_one_of_those_its_literal_parts_fit():
+    # pytorch-metric-learning's reducers: ``getattr(self, "{}_reduction".format(kind))(losses)``;
+    # torch 2.13 (kind "element"): the mask index breaks (GB0036), then the ``if`` (GB0170)
+    src = (
+        "import torch\nfrom torch import nn\n\n"
+        "class M(nn.Module):\n"
+        "    def __init__(self, kind='element'):\n"
+        "        super().__init__()\n"
+        "        self.kind = kind\n"
+        "    def forward(self, x):\n"
+        "        return getattr(self, '{}_reduction'.format(self.kind))(x.relu())\n"
+        "    def element_reduction(self, losses):\n"
+        "        losses = losses[losses > 0.1]\n"
+        "        out = losses.sum() / 3\n"
+        "        if torch.isnan(out):\n"
+        "            out = out * 0\n"
+        "        return out\n"
+        "    def mean_reduction(self, losses):\n"
+        "        return losses.mean()\n"
+        "    def helper(self, losses):\n"
+        "        return losses.item()\n"
+    )
+    got = sorted((d.start.line, d.code) for d in lint_source(src, "m.py", SETTINGS).diagnostics)
+    assert got == [(11, "PTC201"), (13, "PTC104")]
+    fstring = src.replace("'{}_reduction'.format(self.kind)", "f'{self.kind}_reduction'")
+    assert sorted((d.start.line, d.code) for d in lint_source(fstring, "m.py", SETTINGS).diagnostics) == got
+    plain = src.replace("'{}_reduction'.format(self.kind)", "self.kind")  # no literal part: not followed
+    assert [d.code for d in lint_source(plain, "m.py", SETTINGS).diagnostics] == []

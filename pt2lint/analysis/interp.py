@@ -3452,6 +3452,9 @@ class Interpreter:
             if form is None:
                 return self.eval(attr)  # ``getattr(x, "shape")`` is ``x.shape``
             return self._eval_getattribute(node, attr, form)
+        methods = self._patterned_getattr(node)
+        if methods is not None:
+            return methods
         func = node.func
         lookup: Optional[Tuple[cst.Call, str]] = None
         if isinstance(func, cst.Call):
@@ -3828,6 +3831,40 @@ class Interpreter:
         if v.kind in (Kind.SELF, Kind.MODULE) and isinstance(v.ref, ClassInfo) and not v.maybe_none:
             return Value(Kind.CLASS, ref=v.ref)
         return None
+
+    def _patterned_getattr(self, node: cst.Call) -> Optional[Value]:
+        """``getattr(self, f"_forward_{mode}")`` / ``getattr(self, "{}_reduction".format(kind))`` /
+        ``getattr(self, "reduce_" + kind)``: a method of the instance's class whose name the literal
+        parts of the computed name fit, "one of these" when several do (every candidate is followed
+        when the value is called; Dynamo, which knows the name, traces the one it names).  ``None``
+        when the call is not the builtin ``getattr`` of a project instance with such a name, or
+        when no method, or more than :data:`objects.MAX_CANDIDATES`, fit."""
+        if not (isinstance(node.func, cst.Name) and node.func.value == "getattr" and self._is_builtin("getattr")):
+            return None
+        if len(node.args) != 2 or any(a.keyword is not None or a.star for a in node.args):
+            return None
+        pattern = _name_pattern(node.args[1].value)
+        if pattern is None:
+            return None
+        self.silent += 1
+        try:
+            owner = self.eval(node.args[0].value)
+        finally:
+            self.silent -= 1
+        if owner.kind not in (Kind.SELF, Kind.MODULE) or not isinstance(owner.ref, ClassInfo) or owner.maybe_none:
+            return None
+        self.eval(node.args[1].value)  # the name's own expression runs (its calls, its reads)
+        names: List[str] = []
+        for cls in owner.ref.mro():
+            if not isinstance(cls, ClassInfo):
+                continue
+            for name, fn in cls.methods.items():
+                if name not in names and pattern.fullmatch(name) and fn.kind not in ("property", "staticmethod", "classmethod"):
+                    names.append(name)
+        if not names or len(names) > objects.MAX_CANDIDATES:
+            return None
+        values = [self.attribute(owner, name, None) for name in names]
+        return objects.one_of(values) if len(values) > 1 else values[0]
 
     def _getattribute_form(self, node: cst.Call) -> Optional[str]:
         """For a call that :meth:`_getattr_operands` reads as an attribute lookup: ``"object-getattribute"``
@@ -4761,6 +4798,58 @@ _MAP_CASTS = frozenset({"builtins.int", "builtins.float", "builtins.bool", "buil
 _ITERATING_BUILTINS = frozenset(
     "builtins." + n for n in "list tuple set frozenset sorted sum min max any all dict enumerate zip".split()
 )
+
+
+def _name_pattern(expr: cst.BaseExpression) -> Optional["re.Pattern[str]"]:
+    """The names a computed attribute name may be, from its literal parts: ``f"_forward_{mode}"``,
+    ``"{}_reduction".format(kind)``, ``"%s_head" % kind``, ``"reduce_" + kind``.  ``None`` when the
+    expression is none of these, or its literal parts hold fewer than two identifier characters
+    (``f"{name}"`` fits every name)."""
+    import re
+
+    parts: List[Optional[str]] = []  # literal text, or None for a computed piece
+    if isinstance(expr, cst.FormattedString):
+        for part in expr.parts:
+            parts.append(part.value if isinstance(part, cst.FormattedStringText) else None)
+    elif (
+        isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and expr.func.attr.value == "format"
+        and isinstance(expr.func.value, cst.SimpleString)
+    ):
+        text = expr.func.value.evaluated_value
+        if not isinstance(text, str):
+            return None
+        for i, piece in enumerate(re.split(r"\{[^{}]*\}", text)):
+            if i:
+                parts.append(None)
+            parts.append(piece)
+    elif isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Modulo) and isinstance(expr.left, cst.SimpleString):
+        text = expr.left.evaluated_value
+        if not isinstance(text, str):
+            return None
+        for i, piece in enumerate(re.split(r"%[sdr]", text)):
+            if i:
+                parts.append(None)
+            parts.append(piece)
+    elif isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Add):
+        pieces = [expr]
+        flat: List[cst.BaseExpression] = []
+        while pieces:
+            p = pieces.pop()
+            if isinstance(p, cst.BinaryOperation) and isinstance(p.operator, cst.Add):
+                pieces += [p.right, p.left]
+            else:
+                flat.append(p)
+        for p in flat:
+            text = _literal_string(p)
+            parts.append(text)
+    else:
+        return None
+    literal = "".join(p for p in parts if p)
+    if None not in parts or sum(ch.isalnum() or ch == "_" for ch in literal) < 2:
+        return None
+    if any(p is not None and not re.fullmatch(r"\w*", p) for p in parts):
+        return None
+    return re.compile("".join(re.escape(p) if p is not None else r"\w+" for p in parts))
 
 
 def _literal_string(expr: cst.BaseExpression) -> Optional[str]:
