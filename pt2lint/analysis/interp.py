@@ -2321,10 +2321,13 @@ class Interpreter:
             whole = whole if whole is not None else expr
             left = self.eval_test(expr.left, construct, whole)
             known = _known_truth(left)
-            if known is None:
+            if known is None and not isinstance(expr.left, cst.BooleanOperation):
+                # (a chain ``a and b and c`` nests to the left: its inner operations returned a
+                # decided value already, and asking each level again would be quadratic)
                 known = self.static_truth(expr.left)
             if known is not None and known == isinstance(expr.operator, cst.Or):
-                return left  # ``False and ...``, ``True or ...``: the right side is not evaluated
+                # ``False and ...``, ``True or ...``: the right side is not evaluated
+                return left if _known_truth(left) is not None else const(known)
             right = self.eval_test(expr.right, construct, whole)
             return join(left, right)
         if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Not):
@@ -2350,7 +2353,7 @@ class Interpreter:
                 v = DATA
             else:
                 self._random_branch_frames.add(id(self.frame))
-        self.emit("on_test", TestEvent(whole if whole is not None else expr, v, construct))
+        self.emit("on_test", TestEvent(expr, v, construct, whole if whole is not None else expr))
         return v
 
     def qualname(self, expr: cst.BaseExpression) -> Optional[str]:
