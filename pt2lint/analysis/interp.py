@@ -4818,21 +4818,9 @@ def _name_pattern(expr: cst.BaseExpression) -> Optional["re.Pattern[str]"]:
         isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and expr.func.attr.value == "format"
         and isinstance(expr.func.value, cst.SimpleString)
     ):
-        text = expr.func.value.evaluated_value
-        if not isinstance(text, str):
-            return None
-        for i, piece in enumerate(re.split(r"\{[^{}]*\}", text)):
-            if i:
-                parts.append(None)
-            parts.append(piece)
+        parts = _template_parts(expr.func.value, r"\{[^{}]*\}")
     elif isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Modulo) and isinstance(expr.left, cst.SimpleString):
-        text = expr.left.evaluated_value
-        if not isinstance(text, str):
-            return None
-        for i, piece in enumerate(re.split(r"%[sdr]", text)):
-            if i:
-                parts.append(None)
-            parts.append(piece)
+        parts = _template_parts(expr.left, r"%[sdr]")
     elif isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Add):
         pieces = [expr]
         flat: List[cst.BaseExpression] = []
@@ -4847,12 +4835,30 @@ def _name_pattern(expr: cst.BaseExpression) -> Optional["re.Pattern[str]"]:
             parts.append(text)
     else:
         return None
+    if not parts:
+        return None
     literal = "".join(p for p in parts if p)
     if None not in parts or sum(ch.isalnum() or ch == "_" for ch in literal) < 2:
         return None
     if any(p is not None and not re.fullmatch(r"\w*", p) for p in parts):
         return None
     return re.compile("".join(re.escape(p) if p is not None else r"\w+" for p in parts))
+
+
+def _template_parts(template: cst.SimpleString, placeholder: str) -> List[Optional[str]]:
+    """The literal pieces of a ``str.format``/``%`` template with ``None`` for each placeholder
+    (``placeholder`` is its regular expression); ``[]`` for a bytes literal."""
+    import re
+
+    text = template.evaluated_value
+    if not isinstance(text, str):
+        return []
+    parts: List[Optional[str]] = []
+    for i, piece in enumerate(re.split(placeholder, text)):
+        if i:
+            parts.append(None)
+        parts.append(piece)
+    return parts
 
 
 def _literal_string(expr: cst.BaseExpression) -> Optional[str]:
