@@ -288,6 +288,7 @@ def analyse_project(
     enabled_cache: Dict[str, FrozenSet[str]] = {filename: enabled}
     out: List[Finding] = []
     sources: Dict[str, str] = {}
+    moved: set = set()  # (code, file, id(statement)) of the branch-test findings emitted
     for f in raw:
         mod = f.module if f.module is not None else index
         fname = name_of(mod)
@@ -303,12 +304,19 @@ def analyse_project(
             end = positions[node].end
         except KeyError:
             continue
-        if isinstance(f.stmt, (cst.If, cst.While)) and node is f.stmt.test and f.stmt in positions:
-            # the whole test of a branch (an ``and``/``or`` chain): Dynamo places the jump of every
-            # operand of ``if (\n a\n or b\n):`` on the statement's line (measured on torch 2.13)
+        if (
+            isinstance(f.stmt, (cst.If, cst.While)) and isinstance(f.extra, dict) and f.extra.get("branch_test")
+            and f.stmt in positions
+        ):
+            # an operand of the branch's test on a later line (``if (\n a\n or b\n):``): Dynamo places
+            # the jump of every operand on the statement's line (measured on torch 2.13), one finding
             head = positions[f.stmt].start
+            key = (f.code, fname, id(f.stmt))
             if head.line < start.line:
+                if key in moved:
+                    continue  # the statement's line has this finding already
                 start = head
+            moved.add(key)
         stmt_lines = _statement_lines(positions, f.stmt, f.header, start.line)
         chain = f.chain
         sites = []

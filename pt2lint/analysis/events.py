@@ -51,9 +51,6 @@ class TestEvent:
     node: cst.BaseExpression
     value: Value
     construct: str
-    #: where a finding on the test is reported: the whole ``and``/``or`` chain ``node`` is an
-    #: operand of (Dynamo's line for the branch), else ``node`` itself
-    at: Optional[cst.BaseExpression] = None
 
 
 @dataclass

@@ -2307,19 +2307,17 @@ class Interpreter:
             return True
         return None
 
-    def eval_test(self, expr: cst.BaseExpression, construct: str, whole: Optional[cst.BaseExpression] = None) -> Value:
+    def eval_test(self, expr: cst.BaseExpression, construct: str) -> Value:
         """Evaluate an expression whose truthiness is taken; emit test events on its leaves.
 
         The operands of ``and``/``or`` are tested one by one, as Python does: one that decides the
         result (``x is None or ...`` with ``x`` known ``None``, ``not torch.is_tensor(t) and ...``
         with ``t`` a tensor) leaves the rest unevaluated, and Dynamo, which specialises on it,
-        never traces them.  A leaf of such a chain is reported at the whole test (``whole``):
-        Dynamo places the jump of every operand of a multi-line ``if (a or b or c):`` on the
-        statement's line (measured on torch 2.13).
+        never traces them.  (A finding on an operand written on a later line than its ``if`` is
+        reported on the statement's line: see :func:`pt2lint.analysis.driver.analyse_project`.)
         """
         if isinstance(expr, cst.BooleanOperation):
-            whole = whole if whole is not None else expr
-            left = self.eval_test(expr.left, construct, whole)
+            left = self.eval_test(expr.left, construct)
             known = _known_truth(left)
             if known is None and not isinstance(expr.left, cst.BooleanOperation):
                 # (a chain ``a and b and c`` nests to the left: its inner operations returned a
@@ -2328,10 +2326,10 @@ class Interpreter:
             if known is not None and known == isinstance(expr.operator, cst.Or):
                 # ``False and ...``, ``True or ...``: the right side is not evaluated
                 return left if _known_truth(left) is not None else const(known)
-            right = self.eval_test(expr.right, construct, whole)
+            right = self.eval_test(expr.right, construct)
             return join(left, right)
         if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Not):
-            v = self.eval_test(expr.expression, construct, whole)
+            v = self.eval_test(expr.expression, construct)
             if v.kind in (Kind.DATA, Kind.TENSOR):
                 return DATA
             known = _known_truth(v)  # ``not PROFILE`` of a known flag is known too
@@ -2353,7 +2351,7 @@ class Interpreter:
                 v = DATA
             else:
                 self._random_branch_frames.add(id(self.frame))
-        self.emit("on_test", TestEvent(expr, v, construct, whole if whole is not None else expr))
+        self.emit("on_test", TestEvent(expr, v, construct))
         return v
 
     def qualname(self, expr: cst.BaseExpression) -> Optional[str]:

@@ -438,22 +438,24 @@ class DataDependentBranch(Rule):
             fix = "use torch.where or torch.cond" if ev.construct in ("if", "elif", "ifexp") else "keep the condition a tensor (torch.where / torch.cond)"
             if ev.construct in ("all", "any"):
                 fix = f"reduce a tensor instead: torch.stack([...]).{ev.construct}()"
-            interp.report(self.code, ev.at or ev.node, f"{what} is data-dependent control flow: graph break ({fix})")
+            interp.report(self.code, ev.node, f"{what} is data-dependent control flow: graph break ({fix})", branch_test=True)
         elif v.kind is Kind.DATA and v.ref == "random-variable":
             what = _CONSTRUCT_TEXT.get(ev.construct, "a truth test").replace("a tensor value", "a value drawn by `random`")
             interp.report(
                 self.code,
-                ev.at or ev.node,
+                ev.node,
                 f"{what} is data-dependent control flow: graph break, since Dynamo holds the draw as a graph input "
                 f"(draw with torch.rand/torch.randint and use torch.where, or draw outside the compiled region)",
+                branch_test=True,
             )
         elif v.kind is Kind.DATA and self.settings.capture_scalar_outputs:
             what = _CONSTRUCT_TEXT.get(ev.construct, "a truth test").replace("a tensor value", "a value read from a tensor")
             interp.report(
                 self.code,
-                ev.at or ev.node,
+                ev.node,
                 f"{what} branches on an unbacked SymInt/SymFloat: graph break even with capture_scalar_outputs "
                 f"(use torch.cond, or torch._check to state what is known)",
+                branch_test=True,
             )
 
 
