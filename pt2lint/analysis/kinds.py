@@ -171,7 +171,7 @@ def surely_not_none(v: Value) -> bool:
     if v.not_none:
         return True
     if v.kind is Kind.DATA:
-        return not _is_random_draw(v)
+        return not is_random_draw(v)
     return v.kind is Kind.CONST and isinstance(v.const, (bool, int, float, complex, str, bytes))
 
 
@@ -209,7 +209,7 @@ def join(a: Value, b: Value) -> Value:
             # known function, whose breaks are breaks on its path, and its result is joined with
             # an unknown one (``weak`` marks "or something else")
             return replace(fn, weak=True, maybe_none=fn.maybe_none or other.maybe_none)
-    draw = a if _is_random_draw(a) else b if _is_random_draw(b) else None
+    draw = a if is_random_draw(a) else b if is_random_draw(b) else None
     if draw is not None:
         other = b if draw is a else a
         guess = (other.kind is Kind.UNKNOWN and other.ref is None) or (other.kind is Kind.TENSOR and other.weak and other.alias_of is None)
@@ -269,7 +269,7 @@ def join(a: Value, b: Value) -> Value:
     return Value(Kind.UNKNOWN, alias_of=alias, not_none=not_none)
 
 
-def _is_random_draw(v: Value) -> bool:
+def is_random_draw(v: Value) -> bool:
     """A value Dynamo draws as a graph input from Python's ``random`` (``RANDOM_DRAW`` of
     :mod:`pt2lint.analysis.interp`)."""
     return v.kind is Kind.DATA and v.ref == "random-variable"

@@ -11,7 +11,7 @@ from __future__ import annotations
 import libcst as cst
 
 from pt2lint.analysis import dynamo_facts as facts
-from pt2lint.analysis.kinds import Kind
+from pt2lint.analysis.kinds import Kind, is_random_draw
 from pt2lint.rules.base import Rule
 from pt2lint.rules.dynamic_shape import OPTION_KEYWORDS, arg_kind, derived_shape_break, shape_op_callee
 
@@ -26,8 +26,8 @@ _DATA_FUNCTIONS = {"torch.equal", "torch.allclose", "torch.is_nonzero"}
 _LOCAL_SCALAR = frozenset({"_local_scalar_dense"})
 
 
-def _random_draw(v) -> bool:
-    """A value drawn from Python's ``random`` (``random.randint(0, 3)``, ``random.uniform(a, b)``).
+def _number_read_kind(v):
+    """:func:`arg_kind`, with a value drawn from Python's ``random`` matched as the probes' 0-d tensor.
 
     Dynamo holds the draw as a tensor graph input: arithmetic on it stays in the graph, but
     where torch or Python needs a number (a size, a shift, ``k``, a slice bound, an integer
@@ -35,12 +35,14 @@ def _random_draw(v) -> bool:
     be (measured on torch 2.13: ``torch.roll(x, r, 0)``, ``torch.arange(r)``,
     ``x.narrow(0, 0, r)``, ``x.topk(r)``, ``x.repeat(r, 1)``, ``x.view(r, -1)``: "Data dependent
     operator", GB0033; ``x[:r]``, ``x[r]``, ``range(r)``: a break as well; ``x * r`` traced)."""
-    return v is not None and v.kind is Kind.DATA and v.ref == "random-variable"
+    return "T" if is_random_draw(v) else arg_kind(v)
 
 
-def _number_read_kind(v):
-    """:func:`arg_kind`, with a ``random`` draw matched as the probes' 0-d tensor (see :func:`_random_draw`)."""
-    return "T" if _random_draw(v) else arg_kind(v)
+def _numpy_value():
+    """:data:`pt2lint.analysis.interp.NUMPY_VALUE` (imported late: the interpreter imports the rules)."""
+    from pt2lint.analysis.interp import NUMPY_VALUE
+
+    return NUMPY_VALUE
 
 
 def _local_scalar_fact(ev):
@@ -132,7 +134,7 @@ class TensorToPythonScalar(Rule):
         if fact is None:
             return False
         name = ev.qualname if ev.qualname else f".{ev.method}"
-        if any(_random_draw(v) for v in ev.args):
+        if any(is_random_draw(v) for v in ev.args):
             interp.report(
                 self.code,
                 ev.node,
@@ -209,7 +211,7 @@ class TensorToPythonScalar(Rule):
                 "`range()` over a tensor value needs a Python int: graph break (loop over a static size, e.g. x.shape[0])",
             )
             return
-        if q == "builtins.range" and any(a.kind is Kind.CONST and a.ref == "numpy-value" for a in ev.args):
+        if q == "builtins.range" and any(a == _numpy_value() for a in ev.args):
             # ``range(self.n)`` with ``self.n = np.int64(...)`` set in ``__init__``: measured on torch
             # 2.13, a break (``x.view(self.n, -1)`` with the same value traced)
             interp.report(
@@ -219,7 +221,7 @@ class TensorToPythonScalar(Rule):
                 "graph break (store it as int(...) when the module is built)",
             )
             return
-        if q == "builtins.range" and any(_random_draw(a) for a in ev.args):
+        if q == "builtins.range" and any(is_random_draw(a) for a in ev.args):
             interp.report(
                 self.code,
                 ev.node,
@@ -294,7 +296,7 @@ class TensorToPythonScalar(Rule):
         """Slice bounds that are tensors, and integer indices that are 0-d integer tensors."""
         self._int_scalar_indices(interp, ev)
         for bound, value in ev.slice_bounds:
-            what = "a value drawn by `random` (Dynamo holds it as a tensor graph input)" if _random_draw(value) else "a tensor"
+            what = "a value drawn by `random` (Dynamo holds it as a tensor graph input)" if is_random_draw(value) else "a tensor"
             interp.report(
                 self.code,
                 bound,
@@ -316,7 +318,7 @@ class TensorToPythonScalar(Rule):
         else:
             pairs = list(zip(elements, index.elts or ())) if index.kind is Kind.CONTAINER else []
         for el, v in pairs:
-            if isinstance(el.slice, cst.Index) and _random_draw(v) and ev.base.kind is Kind.TENSOR and not ev.base.weak:
+            if isinstance(el.slice, cst.Index) and is_random_draw(v) and ev.base.kind is Kind.TENSOR and not ev.base.weak:
                 interp.report(
                     self.code,
                     el.slice.value,
@@ -439,7 +441,7 @@ class DataDependentBranch(Rule):
             if ev.construct in ("all", "any"):
                 fix = f"reduce a tensor instead: torch.stack([...]).{ev.construct}()"
             interp.report(self.code, ev.node, f"{what} is data-dependent control flow: graph break ({fix})", branch_test=True)
-        elif v.kind is Kind.DATA and v.ref == "random-variable":
+        elif is_random_draw(v):
             what = _CONSTRUCT_TEXT.get(ev.construct, "a truth test").replace("a tensor value", "a value drawn by `random`")
             interp.report(
                 self.code,
