@@ -1770,22 +1770,12 @@ class Interpreter:
             return None
         if test.func.value == "callable":
             return True if len(test.args) == 1 else None
-        if len(test.args) != 2:
+        classes = self._isinstance_types(test) if len(test.args) == 2 else None
+        if classes is None:
             return None
-        types = test.args[1].value
-        elems = [e.value for e in types.elements] if isinstance(types, cst.Tuple) else [types]
-        if not elems or not all(isinstance(e, (cst.Name, cst.Attribute)) for e in elems):
-            return None
-        for e in elems:
+        for e, c in classes:
             q = self.index.imports.qualify(e) if self.index is not None else None
-            if q is not None and q.startswith("torch."):
-                continue
-            self.silent += 1
-            try:
-                c = self.eval(e)
-            finally:
-                self.silent -= 1
-            if not (c.kind is Kind.CLASS and isinstance(c.ref, ClassInfo) and not c.weak and not c.maybe_none):
+            if not (q is not None and q.startswith("torch.")) and not _project_class(c):
                 return None
         return False
 
@@ -1831,25 +1821,29 @@ class Interpreter:
         cur = frame.env.get(name)
         if cur is None or name in frame.varying or cur.kind is not Kind.TENSOR or cur.weak:
             return False
+        classes = self._isinstance_types(test)
+        return classes is not None and all(
+            _project_class(c) and _never_a_tensor_class(c.ref) for _, c in classes
+        )
+
+    def _isinstance_types(self, test: cst.Call) -> Optional[List[Tuple[cst.BaseExpression, Value]]]:
+        """``(expression, value)`` of each class named by ``isinstance(x, C)`` / ``isinstance(x, (C, D))``
+        (evaluated silently), or ``None`` when the second argument is not a class name, a dotted
+        name or a non-empty tuple of them."""
         types = test.args[1].value
         if isinstance(types, cst.Tuple):
             if not types.elements or any(isinstance(e, cst.StarredElement) for e in types.elements):
-                return False
+                return None
             elems = [e.value for e in types.elements]
         else:
             elems = [types]
         if not all(isinstance(e, (cst.Name, cst.Attribute)) for e in elems):
-            return False
+            return None
         self.silent += 1
         try:
-            classes = [self.eval(e) for e in elems]
+            return [(e, self.eval(e)) for e in elems]
         finally:
             self.silent -= 1
-        return all(
-            c.kind is Kind.CLASS and isinstance(c.ref, ClassInfo) and not c.maybe_none and not c.weak
-            and _never_a_tensor_class(c.ref)
-            for c in classes
-        )
 
     def _narrow_isinstance(self, test: cst.Call):
         """``isinstance(x, torch.Tensor)``: ``x`` is a tensor in the if-branch and not one in the
@@ -5297,6 +5291,11 @@ def _plain_external_base(qualname: Optional[str]) -> bool:
     if qualname in _NN_CONTAINER_CLASSES or qualname in api.AUTOGRAD_FUNCTION_BASES:
         return True
     return qualname not in api.NON_MODULE_TORCH_CLASSES and dynamo_facts.module_state(qualname) is not None
+
+
+def _project_class(v: Value) -> bool:
+    """``v`` is surely a class the project defines (not a guess, not maybe ``None``)."""
+    return v.kind is Kind.CLASS and isinstance(v.ref, ClassInfo) and not v.maybe_none and not v.weak
 
 
 def _never_a_tensor_class(cls: ClassInfo) -> bool:
