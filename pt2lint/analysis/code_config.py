@@ -36,7 +36,7 @@ import ast
 import os
 import re
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 from pt2lint.analysis.imports import ast_dotted_name as _dotted
@@ -142,8 +142,8 @@ def _constant(node: Optional[ast.AST]) -> Tuple[bool, object]:
 
 
 class _Scanner(ast.NodeVisitor):
-    def __init__(self, module: str, is_package: bool, display: str, dataclasses: frozenset = frozenset()) -> None:
-        self.dataclasses = dataclasses  # candidate config classes: annotations of ``__init__`` parameters
+    def __init__(self, module: str, is_package: bool, display: str, candidates: frozenset = frozenset()) -> None:
+        self.candidates = candidates  # candidate config classes: annotations of ``__init__`` parameters
         self.sites: List[ConfigSite] = []
         self._in_class = False  # directly in a class body
         self._in_method = False  # inside a method of a class (not a classmethod/staticmethod)
@@ -324,7 +324,7 @@ class _Scanner(ast.NodeVisitor):
         if self._in_method:
             return
         name = node.func.id if isinstance(node.func, ast.Name) else node.func.attr if isinstance(node.func, ast.Attribute) else None
-        if name is None or name not in self.dataclasses:
+        if name is None or name not in self.candidates:
             return
         positional = []
         is_open = False
@@ -344,7 +344,7 @@ class _Scanner(ast.NodeVisitor):
 
     def visit_Call(self, node: ast.Call) -> None:
         q = self.qualify(node.func)
-        if self.dataclasses:
+        if self.candidates:
             self._site(node, q)
         target: Optional[ast.AST] = None
         if q in _COMPILE and node.args:
@@ -406,7 +406,7 @@ def _builds(text: str, names: frozenset) -> bool:
     return not names.isdisjoint(_CAPITAL_CALL.findall(text))
 
 
-def scan_source(text: str, display: str, module: str = "", is_package: bool = False, dataclasses: Optional[frozenset] = None) -> CodeConfig:
+def scan_source(text: str, display: str, module: str = "", is_package: bool = False, candidates: Optional[frozenset] = None) -> CodeConfig:
     """Knob assignments, region options and config construction sites in one file's text.
 
     Args:
@@ -414,16 +414,16 @@ def scan_source(text: str, display: str, module: str = "", is_package: bool = Fa
         display: the file name findings use (it goes into ``where``).
         module: the file's dotted module name (region keys and relative imports use it).
         is_package: the file is a package's ``__init__.py``.
-        dataclasses: simple names of the classes whose construction sites are recorded
+        candidates: simple names of the classes whose construction sites are recorded
             (``None``: the classes that annotate an ``__init__`` parameter in the file).
 
     Returns:
         A :class:`CodeConfig`; empty for a file that does not parse (its syntax error is
         reported by the lint itself).
     """
-    if dataclasses is None:
-        dataclasses = annotated_init_classes(text)
-    building = _builds(text, dataclasses)
+    if candidates is None:
+        candidates = annotated_init_classes(text)
+    building = _builds(text, candidates)
     if _MARKER.search(text) is None and not building:
         return CodeConfig()
     try:
@@ -432,7 +432,7 @@ def scan_source(text: str, display: str, module: str = "", is_package: bool = Fa
             tree = ast.parse(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return CodeConfig()
-    scanner = _Scanner(module, is_package, display, dataclasses if building else frozenset())
+    scanner = _Scanner(module, is_package, display, candidates if building else frozenset())
     scanner.collect(tree)
     try:
         scanner.visit(tree)
@@ -454,7 +454,7 @@ def scan_files(files: Iterable[Tuple[str, str]], project_root: str = "", src: Se
     from pt2lint.engine import DecodeError, decode_source
 
     texts: List[Tuple[str, str, str]] = []
-    dataclasses: set = set()
+    annotated: set = set()
     defined_data: set = set()
     defined_other: set = set()
     for path, display in files:
@@ -463,14 +463,14 @@ def scan_files(files: Iterable[Tuple[str, str]], project_root: str = "", src: Se
             text = decode_source(data)
         except (OSError, DecodeError):
             continue
-        dataclasses |= annotated_init_classes(text)
+        annotated |= annotated_init_classes(text)
         data, other = class_definitions(text)
         defined_data |= data
         defined_other |= other
         texts.append((path, display, text))
     # a candidate that the linted files define only as a plain class is no dataclass (a config
     # class whose ``__init__`` sets the fields is read through that ``__init__``)
-    names = frozenset(dataclasses - (defined_other - defined_data))
+    names = frozenset(annotated - (defined_other - defined_data))
     knobs: List[KnobSetting] = []
     regions: List[RegionOptions] = []
     sites: List[ConfigSite] = []
@@ -494,8 +494,6 @@ def apply_to_settings(settings, config: CodeConfig, explicit: Iterable[str] = ()
     names given as options). The last assignment in file order wins. Region options are
     attached as ``settings.regions``.
     """
-    from dataclasses import replace
-
     explicit = set(explicit)
     changes: Dict[str, object] = {}
     code_knobs: Dict[str, Tuple[object, str]] = {}
@@ -519,14 +517,7 @@ def apply_to_settings(settings, config: CodeConfig, explicit: Iterable[str] = ()
 def _site_summary(sites: Sequence[ConfigSite]) -> Tuple[ConfigSite, ...]:
     """The distinct construction sites, without where they are (so that moving a call does not
     change the cache key), in a stable order."""
-    return tuple(sorted({replace_where(s) for s in sites}, key=repr))
-
-
-def replace_where(site: ConfigSite) -> ConfigSite:
-    """``site`` without its ``where``."""
-    from dataclasses import replace
-
-    return replace(site, where="")
+    return tuple(sorted({replace(s, where="") for s in sites}, key=repr))
 
 
 def site_overrides(sites: Sequence[ConfigSite], qualname: str, fields: Sequence[str]) -> Dict[str, List[Tuple[bool, object]]]:
