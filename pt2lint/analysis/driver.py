@@ -288,7 +288,7 @@ def analyse_project(
     enabled_cache: Dict[str, FrozenSet[str]] = {filename: enabled}
     out: List[Finding] = []
     sources: Dict[str, str] = {}
-    moved: set = set()  # (code, file, id(statement)) of the branch-test findings emitted
+    branch_tests: set = set()  # (code, file, id(statement)) of the branch-test findings emitted
     for f in raw:
         mod = f.module if f.module is not None else index
         fname = name_of(mod)
@@ -313,10 +313,10 @@ def analyse_project(
             head = positions[f.stmt].start
             key = (f.code, fname, id(f.stmt))
             if head.line < start.line:
-                if key in moved:
+                if key in branch_tests:
                     continue  # the statement's line has this finding already
                 start = head
-            moved.add(key)
+            branch_tests.add(key)
         stmt_lines = _statement_lines(positions, f.stmt, f.header, start.line)
         chain = f.chain
         sites = []

@@ -3707,7 +3707,7 @@ class Interpreter:
         2.13: ``list(map(scale, x.unbind(0)))`` breaks inside ``scale``, ``list(map(lambda t:
         t.max().item(), ...))`` at the lambda).  ``f`` is analysed once with the elements' kinds; the
         result holds what it returns (``filter``: the elements it keeps)."""
-        if not args or len(args) < 2 or any(a.star or a.keyword for a in node.args):
+        if len(args) < 2 or any(a.star or a.keyword for a in node.args):
             return result
         fnv = args[0]
         callable_value = (

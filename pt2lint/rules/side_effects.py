@@ -497,6 +497,16 @@ class ExplicitGraphBreak(Rule):
             interp.report(self.code, ev.node, "explicit `graph_break()`: the graph is split here")
 
 
+def _report_ending_frame(code: str, interp, node, message: str) -> None:
+    """Report ``code`` at ``node`` and end the frame there (Dynamo skips the rest of the function),
+    unless the frame already stopped at a finding of the same rule: fixing that one fixes this."""
+    frame = interp.frame
+    if frame is not None and getattr(frame.skipped, "code", None) == code:
+        return
+    interp.report(code, node, message)
+    interp.end_frame(code, node)
+
+
 class RnnModuleCall(Rule):
     """PTC311: an ``nn.RNN``/``nn.LSTM``/``nn.GRU`` submodule read or called in a compiled region.
 
@@ -512,16 +522,11 @@ class RnnModuleCall(Rule):
     def _report(self, interp, node, qualname: str) -> None:
         if self.settings.allow_rnn:
             return  # traced with the knob on (measured on torch 2.13: one graph, no break)
-        frame = interp.frame
-        if frame is not None and getattr(frame.skipped, "code", None) == self.code:
-            return  # the frame already stopped at an RNN module: fixing that fixes this one
-        interp.report(
-            self.code,
-            node,
+        _report_ending_frame(
+            self.code, interp, node,
             f"`{qualname.rsplit('.', 1)[-1]}` modules are not traced by default: graph break (GB0014), and the rest "
             f"of the function runs eagerly (set torch._dynamo.config.allow_rnn = True, or write the recurrence with cells)",
         )
-        interp.end_frame(self.code, node)
 
     def on_submodule_access(self, interp, ev) -> None:
         if ev.qualname in self.NAMES:
@@ -548,17 +553,12 @@ class TorchScriptModuleCall(Rule):
     code = "PTC328"
 
     def _scripted(self, interp, node) -> None:
-        frame = interp.frame
-        if frame is not None and getattr(frame.skipped, "code", None) == self.code:
-            return  # the frame already stopped at a scripted module
-        interp.report(
-            self.code,
-            node,
+        _report_ending_frame(
+            self.code, interp, node,
             "a torch.jit.script/freeze module runs in the TorchScript runtime, which Dynamo does not trace: "
             "graph break (GB4695), and the rest of the function runs eagerly (keep the eager nn.Module "
             "for the compiled model)",
         )
-        interp.end_frame(self.code, node)
 
     def on_submodule_access(self, interp, ev) -> None:
         from pt2lint.analysis.interp import SCRIPT_MODULE
