@@ -33,6 +33,29 @@ def target_names(target: cst.BaseExpression) -> List[cst.Name]:
     return out
 
 
+#: What :func:`_not_loads` reads of a node, by the node's type (one dictionary look-up per node:
+#: ``isinstance`` against LibCST's abstract node classes is a Python-level call each time).
+_NL_OTHER, _NL_ATTRIBUTE, _NL_ARG, _NL_PARAM, _NL_DEFINITION, _NL_IMPORT, _NL_DECLARE, _NL_ASSIGN, _NL_TARGET, _NL_AS = range(10)
+_NOT_LOAD_TESTS = (
+    (cst.Attribute, _NL_ATTRIBUTE),
+    (cst.Arg, _NL_ARG),
+    (cst.Param, _NL_PARAM),
+    ((cst.FunctionDef, cst.ClassDef), _NL_DEFINITION),
+    (cst.ImportAlias, _NL_IMPORT),
+    ((cst.Global, cst.Nonlocal), _NL_DECLARE),
+    (cst.Assign, _NL_ASSIGN),
+    ((cst.AnnAssign, cst.For, cst.CompFor, cst.NamedExpr), _NL_TARGET),
+    (cst.AsName, _NL_AS),
+)
+_NOT_LOAD_KIND: Dict[type, int] = {}
+
+
+def _not_load_kind(cls: type) -> int:
+    kind = next((k for classes, k in _NOT_LOAD_TESTS if issubclass(cls, classes)), _NL_OTHER)
+    _NOT_LOAD_KIND[cls] = kind
+    return kind
+
+
 def _not_loads(nodes: Iterable[cst.CSTNode], flat: bool = False) -> Set[int]:
     """ids of ``Name`` nodes that are not reads: attribute names, keywords, parameters, binding targets.
 
@@ -41,33 +64,34 @@ def _not_loads(nodes: Iterable[cst.CSTNode], flat: bool = False) -> Set[int]:
     nodes in linear rather than depth-times-size time.
     """
     skip: Set[int] = set()
+    kinds = _NOT_LOAD_KIND
     for root in nodes:
         for n in ((root,) if flat else walk(root)):
-            if isinstance(n, cst.Attribute):
+            kind = kinds.get(type(n))
+            if kind is None:
+                kind = _not_load_kind(type(n))
+            if kind == _NL_OTHER:
+                continue
+            if kind == _NL_ATTRIBUTE:
                 skip.add(id(n.attr))
-            elif isinstance(n, cst.Arg) and n.keyword is not None:
-                skip.add(id(n.keyword))
-            elif isinstance(n, cst.Param):
+            elif kind == _NL_ARG:
+                if n.keyword is not None:
+                    skip.add(id(n.keyword))
+            elif kind == _NL_PARAM or kind == _NL_DEFINITION:
                 skip.add(id(n.name))
-            elif isinstance(n, (cst.FunctionDef, cst.ClassDef)):
-                skip.add(id(n.name))
-            elif isinstance(n, cst.ImportAlias):
+            elif kind == _NL_IMPORT:
                 for m in walk(n):
                     skip.add(id(m))
-            elif isinstance(n, (cst.Global, cst.Nonlocal)):
+            elif kind == _NL_DECLARE:
                 for item in n.names:
                     skip.add(id(item.name))
-            elif isinstance(n, cst.Assign):
+            elif kind == _NL_ASSIGN:
                 for t in n.targets:
                     skip.update(id(x) for x in target_names(t.target))
-            elif isinstance(n, cst.AnnAssign):
+            elif kind == _NL_TARGET:
                 skip.update(id(x) for x in target_names(n.target))
-            elif isinstance(n, (cst.For, cst.CompFor)):
-                skip.update(id(x) for x in target_names(n.target))
-            elif isinstance(n, cst.AsName):
+            else:  # _NL_AS
                 skip.update(id(x) for x in target_names(n.name))
-            elif isinstance(n, cst.NamedExpr):
-                skip.update(id(x) for x in target_names(n.target))
     return skip
 
 
@@ -78,9 +102,10 @@ def loaded_names(nodes: Sequence[cst.CSTNode]) -> Dict[str, List[cst.Name]]:
     """
     skip = _not_loads(nodes)
     out: Dict[str, List[cst.Name]] = {}
+    name_type = cst.Name  # a final node class: ``type(n) is`` is its isinstance test, without the ABC call
     for root in nodes:
         for n in walk(root):
-            if isinstance(n, cst.Name) and id(n) not in skip:
+            if type(n) is name_type and id(n) not in skip:
                 out.setdefault(n.value, []).append(n)
     return out
 
@@ -157,7 +182,7 @@ def _bind_kind(cls: type) -> int:
 
 def all_names(node: cst.CSTNode) -> Set[str]:
     """Every identifier spelled in ``node`` (to pick names that cannot collide)."""
-    return {n.value for n in walk(node) if isinstance(n, cst.Name)}
+    return {n.value for n in walk(node) if type(n) is cst.Name}  # a final class: no ABC check per node
 
 
 __all__ = ["all_names", "bound_names", "loaded_names", "target_names"]

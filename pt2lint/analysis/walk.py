@@ -77,15 +77,39 @@ def walk(node: cst.CSTNode, *, into_functions: bool = True) -> Iterator[cst.CSTN
     Args:
         into_functions: when False, nested ``def``/``lambda``/``class`` bodies are not entered.
     """
+    # :func:`iter_children` inlined: the walk is the analysis' inner loop, and a generator per
+    # node cost as much as the rest of the step
+    kinds, fields = _KIND, _FIELDS
+    scopes = (cst.FunctionDef, cst.Lambda, cst.ClassDef)
     stack = [node]
+    pop, extend = stack.pop, stack.extend
     while stack:
-        n = stack.pop()
+        n = pop()
         yield n
-        if not into_functions and n is not node and isinstance(n, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+        if not into_functions and n is not node and isinstance(n, scopes):
             continue
-        children = list(iter_children(n))
-        children.reverse()
-        stack.extend(children)
+        cls = type(n)
+        names = fields.get(cls)
+        if names is None:
+            names = _fields(cls)
+        children = []
+        for name in names:
+            value = getattr(n, name, None)
+            kind = kinds.get(type(value))
+            if kind is None:
+                kind = _kind_of(type(value))
+            if kind == 1:
+                children.append(value)
+            elif kind == 2:
+                for item in value:
+                    k = kinds.get(type(item))
+                    if k is None:
+                        k = _kind_of(type(item))
+                    if k == 1:
+                        children.append(item)
+        if children:
+            children.reverse()
+            extend(children)
 
 
 #: Code fields of the nodes whose dataclass field order is not the order their parts are

@@ -49,13 +49,14 @@ def compiled_symbols(index) -> Dict[str, Set[str]]:
     compiled_args: Set[str] = set()  # names passed to torch.compile / with `.compile()` called
     direct: Set[str] = set()
     for node in walk(index.module):
-        if isinstance(node, cst.Assign) and isinstance(node.value, cst.Call):
+        kind = type(node)  # final node classes: ``is`` tests, not an ABC check per node
+        if kind is cst.Assign and isinstance(node.value, cst.Call):
             target_cls = _call_target(node.value)
             if target_cls in classes:
                 for t in node.targets:
                     if isinstance(t.target, cst.Name):
                         bound.setdefault(t.target.value, set()).add(target_cls)
-        if not isinstance(node, cst.Call):
+        if kind is not cst.Call:
             continue
         func = node.func
         if isinstance(func, cst.Attribute) and func.attr.value == "compile" and isinstance(func.value, cst.Name) and not node.args:

@@ -695,9 +695,9 @@ def floating_by_use(ctx: FixContext, before: Sequence[cst.BaseStatement], reboun
     stack = [st for st in before if isinstance(st, cst.SimpleStatementLine)]
     while stack:
         node = stack.pop()
-        if isinstance(node, skip):
+        if type(node) in skip:  # final node classes: a tuple look-up, not an ABC check per node
             continue
-        if isinstance(node, cst.Call) and not any(a.keyword is not None and a.keyword.value == "dtype" for a in node.args):
+        if type(node) is cst.Call and not any(a.keyword is not None and a.keyword.value == "dtype" for a in node.args):
             q = call_qualname(ctx, node)
             func = node.func
             target = None
@@ -754,6 +754,8 @@ def number_attributes(cls: cst.ClassDef) -> Set[str]:
 
     def visit(node: cst.CSTNode, params: Set[str]) -> None:
         nonlocal dynamic
+        if type(node) not in watched:  # final node classes: skip the rest without an ABC check per test
+            return
         if isinstance(node, cst.Assign):
             for t in node.targets:
                 name = is_self_attr(t.target)
@@ -781,10 +783,11 @@ def number_attributes(cls: cst.ClassDef) -> Set[str]:
     # an explicit stack over the code fields (``walk``'s reader), each node with the number
     # parameters of its method: ``CSTNode.children`` rebuilds every node it lists, and the
     # verdicts only ever go from true to false, so the visiting order does not matter
+    watched = (cst.Assign, cst.AugAssign, cst.AnnAssign, cst.Del, cst.Call)
     stack: List[Tuple[cst.CSTNode, Set[str]]] = [(cls, set())]
     while stack:
         node, params = stack.pop()
-        if isinstance(node, cst.FunctionDef):
+        if type(node) is cst.FunctionDef:
             params = number_params(node)
         visit(node, params)
         stack.extend((child, params) for child in iter_children(node))
@@ -1343,7 +1346,7 @@ def _class_registered_buffers(cls: cst.ClassDef) -> Set[str]:
     out: Set[str] = set()
     for n in walk(cls):
         if (
-            isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute) and n.func.attr.value == "register_buffer"
+            type(n) is cst.Call and isinstance(n.func, cst.Attribute) and n.func.attr.value == "register_buffer"
             and n.args and isinstance(n.args[0].value, cst.SimpleString)
         ):
             name = n.args[0].value.evaluated_value
@@ -1606,7 +1609,7 @@ class CondRewrite:
         """:meth:`_floating_submodules` of the class ``cls``, computed from its whole tree."""
         kinds: Dict[str, Set[bool]] = {}
         for n in walk(cls):
-            if isinstance(n, cst.Assign):
+            if type(n) is cst.Assign:  # a final node class: no ABC check per node
                 for t in n.targets:
                     tgt = t.target
                     if isinstance(tgt, cst.Attribute) and isinstance(tgt.value, cst.Name) and tgt.value.value == "self":
@@ -1710,8 +1713,18 @@ class CondRewrite:
 
     def _live_out(self, replaced: Sequence[cst.CSTNode]) -> Set[str]:
         func_loads = self.ctx.function_loads(self.func)
-        inside = {id(n) for r in replaced for n in walk(r)}
-        live = {name for name, nodes in func_loads.items() if any(id(n) not in inside for n in nodes)}
+        load_ids = self.ctx.per_node(
+            "load-ids", self.func, lambda: {id(n): name for name, nodes in func_loads.items() for n in nodes}
+        )
+        # a name is read outside the replaced statements when not all of its reads are inside
+        # them: counted over the replaced statements only, so each ``if`` costs its own size
+        inside: Dict[str, int] = {}
+        for r in replaced:
+            for n in walk(r):
+                name = load_ids.get(id(n))
+                if name is not None:
+                    inside[name] = inside.get(name, 0) + 1
+        live = {name for name, nodes in func_loads.items() if len(nodes) > inside.get(name, 0)}
         if self.ctx.inside_loop(self.top, self.func):
             live |= set(loaded_names(list(replaced)))
         return live

@@ -98,6 +98,37 @@ def _is_int_literal(node: cst.BaseExpression) -> bool:
     return isinstance(node, cst.Integer)
 
 
+def _assigned_values(func: cst.FunctionDef) -> Dict[str, List[Optional[cst.BaseExpression]]]:
+    """:meth:`ScalarProver._assigns` of ``func``, computed from its body."""
+    from pt2lint.analysis.walk import walk
+
+    out: Dict[str, List[Optional[cst.BaseExpression]]] = {}
+    binders = (cst.Assign, cst.AnnAssign, cst.AugAssign, cst.For, cst.CompFor, cst.AsName, cst.NamedExpr)
+    for n in walk(func.body, into_functions=False):
+        if type(n) not in binders:  # final node classes: a tuple look-up instead of an ABC check per test
+            continue
+        if isinstance(n, cst.Assign):
+            for t in n.targets:
+                if isinstance(t.target, cst.Name):
+                    out.setdefault(t.target.value, []).append(n.value)
+                else:
+                    for name in target_names(t.target):
+                        out.setdefault(name.value, []).append(None)
+        elif isinstance(n, cst.AnnAssign) and n.value is not None:
+            for name in target_names(n.target):
+                out.setdefault(name.value, []).append(n.value if isinstance(n.target, cst.Name) else None)
+        elif isinstance(n, cst.AugAssign):
+            for name in target_names(n.target):
+                out.setdefault(name.value, []).append(n.value)
+        elif isinstance(n, (cst.For, cst.CompFor, cst.AsName, cst.NamedExpr)):
+            target = n.target if not isinstance(n, cst.AsName) else n.name
+            for name in target_names(target):  # type: ignore[arg-type]
+                out.setdefault(name.value, []).append(None)
+    for p in list(func.params.params) + list(func.params.posonly_params) + list(func.params.kwonly_params):
+        out.setdefault(p.name.value, []).append(None)
+    return out
+
+
 class ScalarProver:
     """Decides "this expression is a tensor with exactly one element" inside one function.
 
@@ -175,32 +206,12 @@ class ScalarProver:
         return found
 
     def _assigns(self) -> Dict[str, List[Optional[cst.BaseExpression]]]:
+        """``name -> values`` bound to it in the function (``None``: bound by a parameter, a loop, a
+        pattern or an unpacking), read once per function for the whole module (each fix builds a
+        prover; reading the function per prover made proposals quadratic in its size)."""
         if self._assignments is None:
-            from pt2lint.analysis.walk import walk
-
-            out: Dict[str, List[Optional[cst.BaseExpression]]] = {}
-            if self.func is not None:
-                for n in walk(self.func.body, into_functions=False):
-                    if isinstance(n, cst.Assign):
-                        for t in n.targets:
-                            if isinstance(t.target, cst.Name):
-                                out.setdefault(t.target.value, []).append(n.value)
-                            else:
-                                for name in target_names(t.target):
-                                    out.setdefault(name.value, []).append(None)
-                    elif isinstance(n, cst.AnnAssign) and n.value is not None:
-                        for name in target_names(n.target):
-                            out.setdefault(name.value, []).append(n.value if isinstance(n.target, cst.Name) else None)
-                    elif isinstance(n, cst.AugAssign):
-                        for name in target_names(n.target):
-                            out.setdefault(name.value, []).append(n.value)
-                    elif isinstance(n, (cst.For, cst.CompFor, cst.AsName, cst.NamedExpr)):
-                        target = n.target if not isinstance(n, cst.AsName) else n.name
-                        for name in target_names(target):  # type: ignore[arg-type]
-                            out.setdefault(name.value, []).append(None)
-                for p in list(self.func.params.params) + list(self.func.params.posonly_params) + list(self.func.params.kwonly_params):
-                    out.setdefault(p.name.value, []).append(None)
-            self._assignments = out
+            func = self.func
+            self._assignments = {} if func is None else self.ctx.per_node("assigned-values", func, lambda: _assigned_values(func))
         return self._assignments
 
     def zero_dim(self, node: cst.BaseExpression) -> bool:
