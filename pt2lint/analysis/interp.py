@@ -202,6 +202,34 @@ def _scan_returns(fn: cst.FunctionDef) -> Optional[Tuple[cst.BaseExpression, ...
     return tuple(out) if ok and out else None
 
 
+def _branch_subject(test: cst.BaseExpression) -> Optional[Tuple[tuple, bool]]:
+    """``(subject, polarity)`` of a test on one flag: the subject ``("self", attr)`` or
+    ``("local", name)``, and whether the test is true exactly when the flag is truthy
+    (``flag``, ``not not flag``) or falsy (``not flag``).  ``self.training``, a bool, also
+    counts in ``is``/``==``/``!=``/``is not`` comparisons with ``True``/``False``.  ``None`` for
+    any other test."""
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        inner = _branch_subject(test.expression)
+        return None if inner is None else (inner[0], not inner[1])
+    if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
+        comp = test.comparisons[0]
+        other = comp.comparator
+        if not (isinstance(other, cst.Name) and other.value in ("True", "False")):
+            return None
+        inner = _branch_subject(test.left)
+        if inner is None or inner[0] != ("self", "training"):
+            return None
+        if not isinstance(comp.operator, (cst.Is, cst.IsNot, cst.Equal, cst.NotEqual)):
+            return None
+        same = isinstance(comp.operator, (cst.Is, cst.Equal)) == (other.value == "True")
+        return inner[0], inner[1] if same else not inner[1]
+    if isinstance(test, cst.Attribute) and isinstance(test.value, cst.Name) and test.value.value == "self":
+        return ("self", test.attr.value), True
+    if isinstance(test, cst.Name) and test.value not in ("True", "False", "None"):
+        return ("local", test.value), True
+    return None
+
+
 def _built_by_other_classes(modules) -> set:
     """The module classes whose constructor is called in a method of another class of the module.
 
@@ -526,7 +554,7 @@ class Frame:
     __slots__ = (
         "func", "env", "parent", "self_value", "chain", "returns", "yields", "cls", "imports", "loop_depth", "skipped",
         "try_depth", "sites", "calling", "log", "globals_declared", "sized",
-        "born", "varying",
+        "born", "varying", "by_mode",
     )
 
     def __init__(self, func, env, parent, self_value, chain, cls, imports):
@@ -559,6 +587,11 @@ class Frame:
         # names the enclosing loops of this function bind (their targets, what their bodies
         # assign): a test on one of them may take a different arm in each iteration
         self.varying: frozenset = frozenset()
+        # the subject of an ``if`` (``("self", "training")``, ``("local", "use_cache")``) -> (length
+        # of ``log`` after the ``if``, {local name -> (the joined value, its value where the subject
+        # is true, where it is false)}): names the ``if``'s arms bound differently (see
+        # ``Interpreter._narrow_subject``)
+        self.by_mode: Dict[tuple, Tuple[int, Dict[str, Tuple["Value", "Value", "Value"]]]] = {}
 
     def assign(self, name: str, value: "Value") -> None:
         """Bind ``name`` in this frame's environment (and log the write for joins)."""
@@ -1678,6 +1711,89 @@ class Interpreter:
             self.frame.env = after_body
         else:
             self.frame.env = self._joined(after_body, after_else, mark)
+            subject = _branch_subject(stmt.test)
+            if subject is not None:
+                self._remember_arms(subject, after_body, after_else, mark)
+
+    def _remember_arms(self, subject: Tuple[tuple, bool], body: Dict[str, Value], orelse: Dict[str, Value], mark: int) -> None:
+        """After an ``if`` on a flag (``self.training``, ``self.use_bias``, a local ``use_cache``)
+        joined its arms: remember, for each name the arms bound differently, its value in each
+        arm, so that a later test on the same flag reads the value its arm bound
+        (:meth:`_narrow_subject`).  ``subject``: :func:`_branch_subject` of the test."""
+        key, polarity = subject
+        log = self.frame.log
+        if not self._subject_fixed(key, mark):
+            return  # an arm rebinds the flag itself
+        env = self.frame.env
+        values: Dict[str, Tuple[Value, Value, Value]] = {}
+        for name in dict.fromkeys(log[mark:]):
+            a, b = body.get(name), orelse.get(name)
+            if a is None or b is None or a is b:
+                continue
+            values[name] = (env[name], a, b) if polarity else (env[name], b, a)
+        if values:
+            self.frame.by_mode[key] = (len(log), values)
+
+    def _subject_fixed(self, key: tuple, mark: int) -> bool:
+        """The flag ``key`` (see :func:`_branch_subject`) holds the value it had when the frame's
+        write log had length ``mark``: a local not written since, ``self.training`` (one bool for
+        the whole call: Dynamo guards on it), or another ``self`` attribute the function never
+        assigns."""
+        if key[0] == "local":
+            return key[1] not in self.frame.log[mark:]
+        if key[1] == "training":
+            return True
+        func = self.frame.func
+        node = getattr(func, "node", None)
+        if node is None:
+            return False
+        written = self._self_attrs_written(node)
+        return key[1] not in written
+
+    def _self_attrs_written(self, node: cst.CSTNode) -> frozenset:
+        """Names ``x`` of every ``self.x`` the function ``node`` assigns, augments or deletes (once per function)."""
+        cache = self.__dict__.setdefault("_self_writes", {})
+        hit = cache.get(id(node))
+        if hit is not None and hit[0] is node:
+            return hit[1]
+        out = set()
+        for n in walk(node):
+            targets = ()
+            if type(n) is cst.Assign:
+                targets = tuple(t.target for t in n.targets)
+            elif type(n) in (cst.AugAssign, cst.AnnAssign, cst.Del):
+                targets = (n.target,)
+            for t in targets:
+                for m in walk(t):
+                    if type(m) is cst.Attribute and type(m.value) is cst.Name and m.value.value == "self":
+                        out.add(m.attr.value)
+        cache[id(node)] = (node, frozenset(out))
+        return cache[id(node)][1]
+
+    def _narrow_subject(self, test: cst.BaseExpression):
+        """``(if-true, if-false)`` environment updates for a test on a flag an earlier ``if``
+        tested (:meth:`_remember_arms`): a name that ``if`` bound differently in its arms, and not
+        rebound since, holds the value of the arm the test selects, when the flag cannot have
+        changed in between.  The flag is one Python value for both tests, and Dynamo guards on
+        it: in descript-audio-codec's ``if self.training is False and i >= n_quantizers``,
+        ``n_quantizers`` is a tensor only in train mode, where the ``and`` stops before it
+        (measured on torch 2.13: no break in either mode)."""
+        subject = _branch_subject(test)
+        if subject is None or not self.frame.by_mode:
+            return None
+        key, polarity = subject
+        found = self.frame.by_mode.get(key)
+        if found is None or not self._subject_fixed(key, found[0]):
+            return None
+        env = self.frame.env
+        when_true: Dict[str, Value] = {}
+        when_false: Dict[str, Value] = {}
+        for name, (joined, t, f) in found[1].items():
+            if env.get(name) is joined:
+                when_true[name], when_false[name] = t, f
+        if not when_true:
+            return None
+        return (when_true, when_false) if polarity else (when_false, when_true)
 
     def _exec_else(self, orelse) -> None:
         if isinstance(orelse, cst.If):
@@ -1688,7 +1804,11 @@ class Interpreter:
 
     def _narrow(self, test: cst.BaseExpression):
         """Environment updates for ``x is None`` / ``x is not None`` / ``isinstance(x, T)``
-        tests, and ``not`` of them: ``(if-branch, else-branch)``."""
+        tests, tests on a flag an earlier ``if`` tested (:meth:`_narrow_subject`), and ``not`` of them:
+        ``(if-branch, else-branch)``."""
+        mode = self._narrow_subject(test)
+        if mode is not None:
+            return mode
         if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
             inner = self._narrow(test.expression)
             return (inner[1], inner[0]) if inner else None
@@ -2320,7 +2440,12 @@ class Interpreter:
             if known is not None and known == isinstance(expr.operator, cst.Or):
                 # ``False and ...``, ``True or ...``: the right side is not evaluated
                 return left if _known_truth(left) is not None else const(known)
-            right = self.eval_test(expr.right, construct)
+            mode = self._narrow_subject(expr.left) if self.frame is not None else None
+            if mode is not None:
+                # the right operand runs only where the left one is true (``and``) or false (``or``)
+                right = self._eval_narrowed(expr.right, mode[0] if isinstance(expr.operator, cst.And) else mode[1], test=construct)
+            else:
+                right = self.eval_test(expr.right, construct)
             return join(left, right)
         if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Not):
             v = self.eval_test(expr.expression, construct)
@@ -2684,18 +2809,20 @@ class Interpreter:
         arms.close()
         return _join_candidates([body, orelse])
 
-    def _eval_narrowed(self, expr: cst.BaseExpression, narrowed: Dict[str, Value]) -> Value:
+    def _eval_narrowed(self, expr: cst.BaseExpression, narrowed: Dict[str, Value], test: Optional[str] = None) -> Value:
         """The value of one arm of a conditional expression, with the names its test narrows
         (:meth:`_narrow`: ``n if n is not None else 4`` reads a ``n`` that is not ``None``) holding
         their narrowed values while it is evaluated; the frame's values are restored after (an
-        arm that rebinds one of them, ``(n := 0)``, keeps its own)."""
+        arm that rebinds one of them, ``(n := 0)``, keeps its own).  ``test``: the construct
+        whose truth is taken (``"if"``, ``"and"``...) when ``expr`` is an operand of a test
+        (:meth:`eval_test`), ``None`` for a value."""
         if not narrowed:
-            return self.eval(expr)
+            return self.eval(expr) if test is None else self.eval_test(expr, test)
         env = self.frame.env
         saved = {name: env.get(name) for name in narrowed}
         env.update(narrowed)
         try:
-            return self.eval(expr)
+            return self.eval(expr) if test is None else self.eval_test(expr, test)
         finally:
             for name, old in saved.items():
                 if env.get(name) is narrowed[name] and old is not None:
