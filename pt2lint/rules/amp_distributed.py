@@ -21,7 +21,7 @@ import libcst as cst
 from pt2lint.analysis import dynamo_facts as facts
 from pt2lint.analysis import torch_api as api
 from pt2lint.analysis.kinds import Kind
-from pt2lint.analysis.walk import iter_children, iter_children_in_source_order
+from pt2lint.analysis.walk import children_in_source_order, iter_children
 from pt2lint.rules.base import Rule
 
 #: The autocast context-manager classes, by the names they are imported under.
@@ -107,7 +107,7 @@ def module_calls(index, skip_compat_fallbacks: bool = False) -> Iterator[Tuple[c
 def _walk_calls(index) -> List[Tuple[cst.CSTNode, Optional[str], cst.CSTNode, Optional[cst.CSTNode], bool]]:
     """:func:`module_calls`'s tuples, each with whether it lies in a compatibility-fallback handler.
 
-    One walk in source order (:func:`~pt2lint.analysis.walk.iter_children_in_source_order`): a
+    One walk in source order (:func:`~pt2lint.analysis.walk.children_in_source_order`): a
     ``CSTVisitor`` rebuilds every node it passes, which on a long file cost more than the rest
     of the analysis.  ``statement`` is the innermost simple statement line, ``def``, ``class``
     or ``with`` around the call; ``header`` the innermost decorator or ``with`` item.
@@ -118,34 +118,38 @@ def _walk_calls(index) -> List[Tuple[cst.CSTNode, Optional[str], cst.CSTNode, Op
     fallback = 0
     qualify = index.imports.qualify
     stack: list = [index.module]
+    # node types compared with ``is``/``in`` (LibCST's concrete node classes have no subclasses):
+    # ``isinstance`` against its ABC classes is a Python-level call per node
+    call_type, handler_type, decorator_type, line_type = cst.Call, cst.ExceptHandler, cst.Decorator, cst.SimpleStatementLine
     while stack:
         node = stack.pop()
         if node is _LEAVE:  # the end of a statement, header or handler pushed below
-            left = stack.pop()
-            if isinstance(left, _HEADERS):
+            left = type(stack.pop())
+            if left in _HEADERS:
                 headers.pop()
-            elif isinstance(left, cst.ExceptHandler):
+            elif left is handler_type:
                 fallback -= 1
             else:
                 stmts.pop()
             continue
-        if isinstance(node, cst.Call):
+        kind = type(node)
+        if kind is call_type:
             stmt = stmts[-1] if stmts else None
-            header = headers[-1] if headers and not isinstance(stmt, cst.SimpleStatementLine) else None
+            header = headers[-1] if headers and type(stmt) is not line_type else None
             out.append((node, qualify(node.func), stmt, header, fallback > 0))
-        elif isinstance(node, _STATEMENTS):
+        elif kind in _STATEMENTS:
             stmts.append(node)
             stack += (node, _LEAVE)
-        elif isinstance(node, _HEADERS):
+        elif kind in _HEADERS:
             headers.append(node)
             stack += (node, _LEAVE)
-            if isinstance(node, cst.Decorator) and not isinstance(node.decorator, cst.Call):
+            if kind is decorator_type and type(node.decorator) is not call_type:
                 expr = node.decorator
                 out.append((expr, qualify(expr), stmts[-1] if stmts else None, node, fallback > 0))
-        elif isinstance(node, cst.ExceptHandler) and _catches_compat(node):
+        elif kind is handler_type and _catches_compat(node):
             fallback += 1
             stack += (node, _LEAVE)
-        children = list(iter_children_in_source_order(node))
+        children = children_in_source_order(node)
         children.reverse()
         stack += children
     return out
