@@ -243,3 +243,22 @@ def test_torch_functions_dynamo_skips_are_reported_but_not_the_torchscript_decor
                 return y
         """
     ) == [(23, "PTC307")]
+
+
+def test_a_tensor_among_the_sizes_of_a_factory_is_read_as_a_number():
+    # ``torch.zeros(n, 3)``, ``torch.ones(2, n, 3)``, ``torch.randn(3, n)`` with ``n`` a 0-d tensor:
+    # each breaks at its line on torch 2.13 (GB0033, each compiled alone); sizes read from a
+    # shape are SymInts and trace
+    assert codes(
+        """
+        import torch, torch.nn as nn
+        class M(nn.Module):
+            def forward(self, x):
+                n = x.argmax() % 2 + 1
+                a = torch.zeros(n, 3, device=x.device)
+                b = torch.ones(2, n, 3, device=x.device)
+                c = torch.randn(3, n, device=x.device)
+                d = torch.zeros(x.shape[0], 3, device=x.device)
+                return a, b, c, d
+        """
+    ) == [(5, "PTC103"), (6, "PTC103"), (7, "PTC103")]

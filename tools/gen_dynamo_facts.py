@@ -1102,6 +1102,8 @@ SHAPE_FORMS: Tuple[Tuple[str, ...], ...] = (
     ("n4",), ("x", "n4"), ("x", "n4", "-1"), ("x", "0", "0", "n4"),
     # ... in a later position (``x.view(-1, n)``, ``x.reshape(1, n)``, ``x.repeat(1, n)``)
     ("x", "-1", "n4"), ("x", "1", "n4"), ("x", "1", "n4", "-1"),
+    # ... among the sizes of a factory (``torch.zeros(n, 3)``, ``torch.ones(3, n)``)
+    ("n4", "3"), ("3", "n4"),
 )
 NUMPY_FORMS: Tuple[Tuple[str, ...], ...] = (
     ("a",), ("ab",), ("ai",), ("ab", "a", "a"), ("ai", "ai"), ("a", "0"), ("ai", "3"),
