@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parent.parent
 SECTIONS = ("calls", "tensor_calls", "shape_calls", "sized_calls")
 # Sections whose candidates the tool derives from torch (an op scan, the inplace_view tag,
 # the NumPy functions torch._numpy lacks), and the static keys of their entries.
-DERIVED = ("shape_ops", "inplace_view", "numpy_calls", "tensor_queries", "sequence_searches", "classes", "skipped_calls")
+DERIVED = ("shape_ops", "inplace_view", "numpy_calls", "tensor_queries", "sequence_searches", "classes", "skipped_calls", "torch_queries")
 DERIVED_KEYS = ("probe", "source", "expect", "expect_gb", "callee", "form", "aten", "method", "receiver", "result", "type", "c_implemented")
 ALL_SECTIONS = SECTIONS + DERIVED
 # The parts of an entry that come from torch's tables, not from the probe.
@@ -98,6 +98,7 @@ def test_derived_sections_match_installed_torch(tool, derived):
         "sequence_searches": tool.derived_section(tool.sequence_search_candidates()),
         "classes": tool.derived_section(tool.class_candidates()),
         "skipped_calls": tool.derived_section(tool.skipped_call_candidates()),
+        "torch_queries": tool.derived_section(tool.torch_query_candidates()),
         "shape_ops": tool.derived_section(tool.shape_op_candidates(callees)),
     }
     for section, entries in again.items():
@@ -127,6 +128,8 @@ DERIVED_SAMPLE = (
     ("classes", "types.SimpleNamespace"),
     ("classes", "collections.OrderedDict"),
     ("skipped_calls", "torch.jit.isinstance"),
+    ("torch_queries", "torch._C._is_tracing"),
+    ("torch_queries", "torch.is_grad_enabled"),
 )
 
 

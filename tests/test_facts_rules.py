@@ -24,8 +24,6 @@ ROOT = Path(__file__).resolve().parent.parent
 NOT_REPORTED = {
     ("calls", "inspect.signature"): "probed on a builtin (`inspect.signature(len)`); on the Python functions and "
     "methods model code passes, Dynamo's InspectSignatureVariable traces it (measured)",
-    ("calls", "torch.initial_seed"): "a torch function returning a Python int (GB0208); no rule covers reading "
-    "the RNG seed in a compiled region yet",
     ("sequence_searches", "deque.index"): "the analysis does not know the elements of a deque built by a call "
     "(`collections.deque([...])`), so it cannot tell they are tensors",
     ("sequence_searches", "deque.remove"): "as deque.index",

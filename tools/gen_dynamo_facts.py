@@ -1636,6 +1636,54 @@ def skipped_call_candidates() -> Tuple[Tuple[Candidate, Dict[str, Any]], ...]:
     return tuple(out)
 
 
+#: Namespaces whose functions ``torch_queries`` scans, and the name prefixes of a private
+#: ``torch._C`` function it calls with no argument: queries of global state (``_is_tracing``,
+#: ``_get_tracing_state``, ``_has_distributed``).  Other private bindings are not called: many
+#: change process state (``_enter_dual_level``, ``_valgrind_toggle``) or abort.
+QUERY_SCAN_SPACES = ("torch", "torch._C")
+PRIVATE_QUERY_PREFIXES = ("_is_", "_get_", "_has_", "_are_", "_len_", "_current_", "_jit_get_", "_jit_can_")
+
+
+def torch_query_candidates() -> Tuple[Tuple[Candidate, Dict[str, Any]], ...]:
+    """``<qualname>()`` for every function of :data:`QUERY_SCAN_SPACES` (public, or a private
+    ``torch._C`` binding named like a query: :data:`PRIVATE_QUERY_PREFIXES`) that
+    ``trace_rules.lookup`` puts in the graph (``TorchInGraphFunctionVariable``), that runs with
+    no argument and returns no tensor: ``torch._C._is_tracing()``, ``torch.get_num_threads()``.
+    Dynamo records such a call as a graph op and rejects its non-tensor result ("torch.* op
+    returned non-Tensor", GB0208) unless ``TorchInGraphFunctionVariable`` has a handler that
+    answers it at trace time (``torch.is_grad_enabled``, ``torch.get_default_dtype``): the
+    probe decides which."""
+    out: List[Tuple[Candidate, Dict[str, Any]]] = []
+    for space in QUERY_SCAN_SPACES:
+        ns = resolve(space)
+        for name in sorted(dir(ns)):
+            private = name.startswith("_")
+            if name.startswith("__") or (private and (space != "torch._C" or not name.startswith(PRIVATE_QUERY_PREFIXES))):
+                continue
+            if not private and name.startswith(SCAN_SKIP):
+                continue
+            obj = getattr(ns, name, None)
+            if not callable(obj) or inspect.isclass(obj) or inspect.ismodule(obj):
+                continue
+            try:
+                rule = trace_rules.lookup(obj)
+            except Exception:  # noqa: BLE001 - an object the rules cannot key
+                continue
+            if getattr(rule, "__name__", "") != "TorchInGraphFunctionVariable":
+                continue
+            try:
+                with _quiet():
+                    result = obj()
+            except Exception:  # noqa: BLE001 - needs arguments
+                continue
+            if isinstance(result, torch.Tensor) or (isinstance(result, tuple) and any(isinstance(r, torch.Tensor) for r in result)):
+                continue
+            qualname = f"{space}.{name}"
+            entry = {"callee": qualname, "result": type(result).__name__, **_fact("in-graph-non-tensor", "breaks", GB_NON_TENSOR)}
+            out.append((Candidate(qualname, f"{qualname}()"), entry))
+    return tuple(out)
+
+
 # ---------------------------------------------------------------------------
 # probes
 
@@ -1785,6 +1833,7 @@ DERIVED_SECTIONS = (
     ("sequence_searches", sequence_search_candidates),
     ("classes", class_candidates),
     ("skipped_calls", skipped_call_candidates),
+    ("torch_queries", torch_query_candidates),
 )
 #: Sections whose probes may raise after the break they look for.
 TOLERANT_SECTIONS = frozenset({"numpy_calls", "skipped_calls"})

@@ -747,6 +747,29 @@ def tensor_query_break(method: Optional[str]) -> Optional[str]:
     return None
 
 
+def torch_query_break(qualname: Optional[str]) -> Optional[str]:
+    """The graph-break id (``"GB0208"``) when calling the torch function ``qualname`` with no
+    argument breaks, as measured by the ``torch_queries`` probe on the table's torch; None when
+    it traces (``torch.is_grad_enabled``, ``torch.get_default_dtype``: answered at trace time) or
+    was not probed.
+
+    Candidates are the functions of ``torch`` and the query-named private bindings of
+    ``torch._C`` (``torch._C._is_tracing``) that Dynamo's trace rules put in the graph and that
+    return no tensor when called with no argument: Dynamo records the call as a graph op and
+    rejects its non-tensor result ("torch.* op returned non-Tensor").  Source:
+    ``torch/_dynamo/trace_rules.py``, ``TorchInGraphFunctionVariable`` in
+    ``torch/_dynamo/variables/torch.py``, the probes in the table.
+    """
+    if not qualname:
+        return None
+    raw = facts().get("torch_queries", {}).get(qualname)
+    if raw is None or raw.get("outcome") != "breaks" or raw.get("where") != "call":
+        return None
+    # a break of another id than the expected GB0208 is still the probe's break at the call
+    # (``torch.is_inference_mode_enabled()``: its own refusal, GB0046)
+    return raw.get("gb")
+
+
 def sequence_search_break(method: Optional[str]) -> Optional[str]:
     """The graph-break id (``"GB0170"``) when ``seq.<method>(t)`` -- a search of a sequence of
     tensors for a tensor not identical to any element -- breaks for every probed sequence type

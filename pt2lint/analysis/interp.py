@@ -529,6 +529,24 @@ def helper_truth(info, target: str, depth: int = 0, resolve=None) -> Optional[bo
     return found.pop() if len(found) == 1 else None
 
 
+def _returns_a_breaking_query(info) -> bool:
+    """``info`` (a project function) returns the result of a torch query that breaks when
+    called (:func:`~pt2lint.analysis.dynamo_facts.torch_query_break`: ``return
+    torch._C._is_tracing()``): no guard, whatever its name says."""
+    fn = getattr(info, "node", None)
+    module = getattr(info, "module", None)
+    returns = _returns_of(fn) if isinstance(fn, cst.FunctionDef) else None
+    if not returns or module is None:
+        return False
+    for e in returns:
+        if isinstance(e, cst.UnaryOperation):
+            e = e.expression
+        if isinstance(e, cst.Call) and not e.args and isinstance(e.func, (cst.Name, cst.Attribute)):
+            if dynamo_facts.torch_query_break(module.imports.qualify(e.func)):
+                return True
+    return False
+
+
 def _has_augassign(fn: cst.FunctionDef, name: str) -> bool:
     return any(
         isinstance(n, cst.AugAssign) and isinstance(n.target, cst.Name) and n.target.value == name
@@ -2322,6 +2340,12 @@ class Interpreter:
                 found = helper_truth(callee.ref, self.settings.target, resolve=self._function_in)
                 if found is not None:
                     return found
+                if _returns_a_breaking_query(callee.ref):
+                    # asteroid's ``is_tracing()``: ``return torch._C._is_tracing()`` breaks inside the
+                    # helper; Dynamo resumes with the value it returns eagerly (False outside
+                    # ``torch.jit.trace``), which the helper's name still tells below (measured on
+                    # torch 2.13: the break at the ``return``, only the branch of that value traced)
+                    self.eval(expr)
         if isinstance(expr, cst.Call) and expr.args:
             found = self._hasattr_truth(expr)
             if found is None:

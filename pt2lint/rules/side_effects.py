@@ -25,6 +25,7 @@ from pt2lint.analysis.kinds import Kind
 from pt2lint.analysis.walk import iter_children, walk
 from pt2lint.rules.base import Rule
 from pt2lint.rules.dynamic_shape import derived_shape_break
+from pt2lint.rules.refused import REFUSED_FUNCTIONS
 from pt2lint.analysis.index import FunctionInfo
 
 LOG_METHODS = frozenset(
@@ -241,6 +242,17 @@ class UntraceableCFunction(Rule):
             return
         if NondeterministicPythonCall.covers(q):
             return
+        if isinstance(ev.node, cst.Call) and not ev.node.args and q not in REFUSED_FUNCTIONS:  # those: PTC327
+            gb = facts.torch_query_break(q)
+            if gb:  # ``torch._C._is_tracing()``: a graph op whose result is no tensor
+                interp.report(
+                    self.code,
+                    ev.node,
+                    f"`{q}()` returns no tensor, and Dynamo records torch functions as graph ops: graph break "
+                    f"({gb}) (ask it outside the compiled region, or use a public check Dynamo answers, such as "
+                    f"torch.compiler.is_compiling())",
+                )
+                return
         gb = facts.skipped_function(q) or facts.skipped_package_call(q)
         if gb is None and not q.startswith(("torch.", "builtins.", ".")):
             gb = _extension_call(q)
