@@ -149,3 +149,28 @@ def test_a_method_torch_tensor_lacks_proves_a_guess_was_no_tensor():
             return pad_to_multiple(x, self.pad_to)
     """
     assert found(code) == [(8, "PTC104")]
+
+
+FILLED_DEFAULT = """\
+import torch
+from torch import nn
+
+class M(nn.Module):
+    def forward(self, y, lens=None):
+        if lens is None:
+            lens = torch.LongTensor([y.shape[1]] * y.shape[0])
+        return torch.cat([y[b, :lens[b]].mean(0, keepdim=True) for b in range(y.shape[0])], 0)
+
+class KeepsGuess(nn.Module):
+    def forward(self, y, lens=None):
+        if lens is None:
+            lens = [y.shape[1]] * y.shape[0]
+        return torch.cat([y[b, :lens[b]].mean(0, keepdim=True) for b in range(y.shape[0])], 0)
+"""
+
+
+def test_a_default_filled_with_a_tensor_makes_the_parameter_a_tensor():
+    # asteroid's FasNet: with ``lens`` omitted, Dynamo on torch 2.13 breaks at line 8 reading
+    # ``lens[b]`` as a slice bound ("Unsupported Tensor.item()"); filled with a list of ints, the
+    # parameter stays of unknown kind and line 14 is not reported
+    assert found(FILLED_DEFAULT) == [(8, "PTC103")]

@@ -1729,9 +1729,30 @@ class Interpreter:
             self.frame.env = after_body
         else:
             self.frame.env = self._joined(after_body, after_else, mark)
+            if narrowed:
+                self._filled_default(narrowed, after_body, after_else)
             subject = _branch_subject(stmt.test)
             if subject is not None:
                 self._remember_arms(subject, after_body, after_else, mark)
+
+    def _filled_default(self, narrowed, body: Dict[str, Value], orelse: Dict[str, Value]) -> None:
+        """``if lens is None: lens = torch.LongTensor(...)``: a name the ``is None`` arm fills with a
+        sure tensor, left as it was (not ``None``, of unknown kind or only guessed a tensor) in the
+        other arm, is a tensor after the ``if``.  The call that omits the argument gets the tensor
+        the code builds, and the code after the ``if`` treats both the same (asteroid's
+        ``y[b, :lens[b]]`` breaks on torch 2.13 reading ``lens[b]`` as a slice bound)."""
+        env = self.frame.env
+        for arm, other, narrow_arm, narrow_other in ((body, orelse, narrowed[0], narrowed[1]), (orelse, body, narrowed[1], narrowed[0])):
+            for name, v in narrow_arm.items():
+                if v.kind is not Kind.NONE:
+                    continue
+                filled, kept = arm.get(name), other.get(name)
+                if filled is None or kept is None or kept is not narrow_other.get(name):
+                    continue
+                if filled.kind is not Kind.TENSOR or filled.weak or filled.maybe_none:
+                    continue
+                if kept.kind is Kind.UNKNOWN or (kept.kind is Kind.TENSOR and kept.weak):
+                    env[name] = replace(filled, alias_of=kept.alias_of)
 
     def _remember_arms(self, subject: Tuple[tuple, bool], body: Dict[str, Value], orelse: Dict[str, Value], mark: int) -> None:
         """After an ``if`` on a flag (``self.training``, ``self.use_bias``, a local ``use_cache``)

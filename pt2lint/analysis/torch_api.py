@@ -248,7 +248,8 @@ def is_tensor_function(qualname: str) -> bool:
         return True
     if qualname.startswith("torch.") and qualname.count(".") == 1:
         name = qualname[6:]
-        return bool(name) and not name[0].isupper()
+        # the typed tensor classes build tensors (``torch.LongTensor([3, 2])``: traced on torch 2.13)
+        return bool(name) and (not name[0].isupper() or qualname in TENSOR_TYPES)
     return False
 
 
