@@ -153,7 +153,7 @@ import types
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -1611,29 +1611,36 @@ def skipped_call_candidates() -> Tuple[Tuple[Candidate, Dict[str, Any]], ...]:
     eager call that follows may raise: the section is tolerant)."""
     probed = {c.qualname for c in CALLS}
     out = []
-    for space in SKIP_SCAN_SPACES:
+    for space, name, obj, rule in _traced_functions(SKIP_SCAN_SPACES, lambda space, name: not name.startswith("_")):
+        if not str(getattr(obj, "__module__", "") or "").startswith("torch"):
+            continue  # a re-exported name of typing, builtins, ...
+        qualname = f"{space}.{name}"
+        if qualname in probed or rule != "SkipFunctionVariable":
+            continue
+        entry = derive(qualname)
+        if entry.get("expect") == "breaks":
+            out.append((Candidate(qualname, f"{qualname}()"), entry))
+    return tuple(out)
+
+
+def _traced_functions(spaces: Tuple[str, ...], keep: Callable[[str, str], bool]) -> Iterator[Tuple[str, str, Any, str]]:
+    """``(namespace, name, function, trace rule)`` for every function (no class, no module) of
+    ``spaces`` whose name ``keep(namespace, name)`` accepts, with the name of the variable class
+    ``trace_rules.lookup`` wraps it in (``"SkipFunctionVariable"``, ``"TorchInGraphFunctionVariable"``);
+    objects the rules cannot key are left out."""
+    for space in spaces:
         ns = resolve(space)
         for name in sorted(dir(ns)):
-            if name.startswith("_"):
+            if not keep(space, name):
                 continue
             obj = getattr(ns, name, None)
             if not callable(obj) or inspect.isclass(obj) or inspect.ismodule(obj):
-                continue
-            if not str(getattr(obj, "__module__", "") or "").startswith("torch"):
-                continue  # a re-exported name of typing, builtins, ...
-            qualname = f"{space}.{name}"
-            if qualname in probed:
                 continue
             try:
                 rule = trace_rules.lookup(obj)
             except Exception:  # noqa: BLE001 - an object the rules cannot key
                 continue
-            if getattr(rule, "__name__", "") != "SkipFunctionVariable":
-                continue
-            entry = derive(qualname)
-            if entry.get("expect") == "breaks":
-                out.append((Candidate(qualname, f"{qualname}()"), entry))
-    return tuple(out)
+            yield space, name, obj, getattr(rule, "__name__", "")
 
 
 #: Namespaces whose functions ``torch_queries`` scans, and the name prefixes of a private
@@ -1653,34 +1660,27 @@ def torch_query_candidates() -> Tuple[Tuple[Candidate, Dict[str, Any]], ...]:
     returned non-Tensor", GB0208) unless ``TorchInGraphFunctionVariable`` has a handler that
     answers it at trace time (``torch.is_grad_enabled``, ``torch.get_default_dtype``): the
     probe decides which."""
+    def keep(space: str, name: str) -> bool:
+        if name.startswith("__"):
+            return False
+        if name.startswith("_"):  # a private binding: only query-named ones of torch._C
+            return space == "torch._C" and name.startswith(PRIVATE_QUERY_PREFIXES)
+        return not name.startswith(SCAN_SKIP)
+
     out: List[Tuple[Candidate, Dict[str, Any]]] = []
-    for space in QUERY_SCAN_SPACES:
-        ns = resolve(space)
-        for name in sorted(dir(ns)):
-            private = name.startswith("_")
-            if name.startswith("__") or (private and (space != "torch._C" or not name.startswith(PRIVATE_QUERY_PREFIXES))):
-                continue
-            if not private and name.startswith(SCAN_SKIP):
-                continue
-            obj = getattr(ns, name, None)
-            if not callable(obj) or inspect.isclass(obj) or inspect.ismodule(obj):
-                continue
-            try:
-                rule = trace_rules.lookup(obj)
-            except Exception:  # noqa: BLE001 - an object the rules cannot key
-                continue
-            if getattr(rule, "__name__", "") != "TorchInGraphFunctionVariable":
-                continue
-            try:
-                with _quiet():
-                    result = obj()
-            except Exception:  # noqa: BLE001 - needs arguments
-                continue
-            if isinstance(result, torch.Tensor) or (isinstance(result, tuple) and any(isinstance(r, torch.Tensor) for r in result)):
-                continue
-            qualname = f"{space}.{name}"
-            entry = {"callee": qualname, "result": type(result).__name__, **_fact("in-graph-non-tensor", "breaks", GB_NON_TENSOR)}
-            out.append((Candidate(qualname, f"{qualname}()"), entry))
+    for space, name, obj, rule in _traced_functions(QUERY_SCAN_SPACES, keep):
+        if rule != "TorchInGraphFunctionVariable":
+            continue
+        try:
+            with _quiet():
+                result = obj()
+        except Exception:  # noqa: BLE001 - needs arguments
+            continue
+        if isinstance(result, torch.Tensor) or (isinstance(result, tuple) and any(isinstance(r, torch.Tensor) for r in result)):
+            continue
+        qualname = f"{space}.{name}"
+        entry = {"callee": qualname, "result": type(result).__name__, **_fact("in-graph-non-tensor", "breaks", GB_NON_TENSOR)}
+        out.append((Candidate(qualname, f"{qualname}()"), entry))
     return tuple(out)
 
 

@@ -49,21 +49,7 @@ def _kind_of(cls: type) -> int:
 
 def _children(node: cst.CSTNode, names: Tuple[str, ...]) -> Iterator[cst.CSTNode]:
     """The nodes held in ``node``'s fields ``names``, in that order (lists flattened)."""
-    kinds = _KIND
-    for name in names:
-        value = getattr(node, name, None)
-        kind = kinds.get(type(value))
-        if kind is None:
-            kind = _kind_of(type(value))
-        if kind == 1:
-            yield value
-        elif kind == 2:
-            for item in value:
-                k = kinds.get(type(item))
-                if k is None:
-                    k = _kind_of(type(item))
-                if k == 1:
-                    yield item
+    return iter(_child_list(node, names))
 
 
 def iter_children(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
@@ -77,9 +63,9 @@ def walk(node: cst.CSTNode, *, into_functions: bool = True) -> Iterator[cst.CSTN
     Args:
         into_functions: when False, nested ``def``/``lambda``/``class`` bodies are not entered.
     """
-    # :func:`iter_children` inlined: the walk is the analysis' inner loop, and a generator per
-    # node cost as much as the rest of the step
-    kinds, fields = _KIND, _FIELDS
+    # a list per node, not a generator: the walk is the analysis' inner loop, and a generator
+    # per node cost as much as the rest of the step
+    fields = _FIELDS
     scopes = (cst.FunctionDef, cst.Lambda, cst.ClassDef)
     stack = [node]
     pop, extend = stack.pop, stack.extend
@@ -90,26 +76,31 @@ def walk(node: cst.CSTNode, *, into_functions: bool = True) -> Iterator[cst.CSTN
             continue
         cls = type(n)
         names = fields.get(cls)
-        if names is None:
-            names = _fields(cls)
-        children = []
-        for name in names:
-            value = getattr(n, name, None)
-            kind = kinds.get(type(value))
-            if kind is None:
-                kind = _kind_of(type(value))
-            if kind == 1:
-                children.append(value)
-            elif kind == 2:
-                for item in value:
-                    k = kinds.get(type(item))
-                    if k is None:
-                        k = _kind_of(type(item))
-                    if k == 1:
-                        children.append(item)
+        children = _child_list(n, names if names is not None else _fields(cls))
         if children:
             children.reverse()
             extend(children)
+
+
+def _child_list(node: cst.CSTNode, names: Tuple[str, ...]) -> List[cst.CSTNode]:
+    """The nodes held in ``node``'s fields ``names``, in that order (lists flattened), as a list."""
+    kinds = _KIND
+    out: List[cst.CSTNode] = []
+    for name in names:
+        value = getattr(node, name, None)
+        kind = kinds.get(type(value))
+        if kind is None:
+            kind = _kind_of(type(value))
+        if kind == 1:
+            out.append(value)
+        elif kind == 2:
+            for item in value:
+                k = kinds.get(type(item))
+                if k is None:
+                    k = _kind_of(type(item))
+                if k == 1:
+                    out.append(item)
+    return out
 
 
 #: Code fields of the nodes whose dataclass field order is not the order their parts are
@@ -143,21 +134,5 @@ def children_in_source_order(node: cst.CSTNode) -> List[cst.CSTNode]:
     names = _SOURCE_ORDER.get(cls)
     if names is None:
         names = _FIELDS.get(cls) or _fields(cls)
-    kinds = _KIND
-    out: List[cst.CSTNode] = []
-    for name in names:
-        value = getattr(node, name, None)
-        kind = kinds.get(type(value))
-        if kind is None:
-            kind = _kind_of(type(value))
-        if kind == 1:
-            out.append(value)
-        elif kind == 2:
-            for item in value:
-                k = kinds.get(type(item))
-                if k is None:
-                    k = _kind_of(type(item))
-                if k == 1:
-                    out.append(item)
-    return out
+    return _child_list(node, names)
 
