@@ -262,3 +262,23 @@ def test_a_tensor_among_the_sizes_of_a_factory_is_read_as_a_number():
                 return a, b, c, d
         """
     ) == [(5, "PTC103"), (6, "PTC103"), (7, "PTC103")]
+
+
+def test_a_tensor_in_a_size_tuple_is_read_as_a_number():
+    # the sizes as one tuple or list: torch 2.13 breaks at each of lines 5-8 (GB0033, each compiled
+    # alone), as with the spread sizes; sizes from a shape trace, and ``torch.tensor`` of a tuple
+    # takes no size list
+    assert codes(
+        """
+        import torch, torch.nn as nn
+        class M(nn.Module):
+            def forward(self, x):
+                n = x.argmax() % 2 + 1
+                a = torch.zeros((n, 3), device=x.device)
+                b = x.view((n, -1))
+                c = torch.ones([2, n], device=x.device)
+                d = x.new_zeros((2, n))
+                e = torch.zeros((x.shape[0], 3), device=x.device)
+                return a, b, c, d, e
+        """
+    ) == [(5, "PTC103"), (6, "PTC103"), (7, "PTC103"), (8, "PTC103")]

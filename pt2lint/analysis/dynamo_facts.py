@@ -673,6 +673,12 @@ def _size_list_read(forms: Tuple[ShapeOpFact, ...], kinds: Tuple[Optional[str], 
     tensors) fails one of these."""
     if len(kinds) < 2 or kinds.count("T") != 1 or not set(kinds) <= {"T", "py"}:
         return None
+    return _size_list_fact(forms)
+
+
+def _size_list_fact(forms: Tuple[ShapeOpFact, ...]) -> Optional[ShapeOpFact]:
+    """A probe showing that the callee of ``forms`` takes a list of sizes and reads a 0-d tensor
+    among them as a number wherever it stands (see :func:`_size_list_read`), or None."""
     single = [f for f in forms if len(f.form) >= 2 and f.form.count("T") == 1 and set(f.form) <= {"T", "py"}]
     if not single or not all(_reads_a_number(f) for f in single):
         return None
@@ -680,6 +686,23 @@ def _size_list_read(forms: Tuple[ShapeOpFact, ...], kinds: Tuple[Optional[str], 
     if len({f.form.index("T") for f in read}) < 2:
         return None
     return read[0]
+
+
+def size_sequence_read(callee: Optional[str], kinds: Tuple[Optional[str], ...]) -> Optional[ShapeOpFact]:
+    """For a call given its sizes as one tuple or list (``torch.zeros((n, 3))``, ``x.view((n, -1))``):
+    the fact that the callee reads a 0-d tensor among them as a number, or None.  ``kinds`` are
+    the sequence's elements (as :func:`local_scalar_read`'s).  Only a callee that takes a list
+    of sizes counts (:func:`_size_list_fact`: its probes read the tensor in two positions of
+    the spread form); torch's argument parser reads such a size list the same way spread or as
+    one sequence (measured on torch 2.13: ``torch.zeros((n, 3))``, ``torch.ones([2, n])``,
+    ``x.view((n, -1))``, ``x.new_zeros((2, n))`` each break with GB0033, as their spread forms).
+    """
+    if not callee or "T" not in kinds:
+        return None
+    forms = shape_op_forms(callee)
+    if _size_list_fact(forms) is None:
+        return None
+    return local_scalar_read(callee, kinds)
 
 
 def inplace_view_breaks(method: Optional[str]) -> Optional[str]:

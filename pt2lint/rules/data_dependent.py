@@ -56,7 +56,17 @@ def _local_scalar_fact(ev):
         # the probes passed their arguments by position; a keyword may name another parameter
         # (``x.add(y, alpha=2)`` is not the deprecated ``x.add(alpha, other)`` the probe hit)
         return None
-    return facts.local_scalar_read(callee, tuple(_number_read_kind(v) for v in ev.args))
+    found = facts.local_scalar_read(callee, tuple(_number_read_kind(v) for v in ev.args))
+    if found is None and len(ev.args) == 1:
+        # ``torch.zeros((n, 3))``: the sizes as one tuple or list literal
+        node = ev.node.args[0].value if isinstance(ev.node, cst.Call) and len(ev.node.args) >= 1 else None
+        elts = ev.args[0].elts
+        if (
+            isinstance(node, (cst.Tuple, cst.List)) and not ev.node.args[0].star and elts is not None
+            and len(elts) == len(node.elements) and not any(isinstance(e, cst.StarredElement) for e in node.elements)
+        ):
+            found = facts.size_sequence_read(callee, tuple(_number_read_kind(v) for v in elts))
+    return found
 
 
 class TensorItem(Rule):
