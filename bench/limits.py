@@ -19,10 +19,10 @@ the same, 5 statements between them    2
 a 10,000-line forward                  10       400
 the same with a local per line         10
 3,000 small classes                    10
-one ``if`` of 250 ``and``\ ed tests      2
-an ``if`` with 100 ``elif``\ s           2
+one ``if`` of 250 ``and``\\ ed tests      2
+an ``if`` with 100 ``elif``\\ s           2
 400 conditional expressions            2
-2,000 ``.item()`` terms ``or``\ ed       2
+2,000 ``.item()`` terms ``or``\\ ed       2
 a list literal of 20,000 ints          2
 20 nested ``try``/``finally``            2        200
 =====================================  =======  ======

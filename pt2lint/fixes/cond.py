@@ -803,7 +803,7 @@ def _binding_summary(ctx: FixContext, stmt: cst.BaseStatement) -> Tuple[Dict[str
     attribute or subscript target; a ``with`` item without ``as`` counts the names it reads).
 
     Computed once per statement and fix pass: asking it per name and per branch output walked
-    every statement before the ``if`` again, quadratic in a function of many ``if``\ s.
+    every statement before the ``if`` again, quadratic in a function of many ``if``\\ s.
     """
 
     def compute():
@@ -1630,8 +1630,8 @@ class CondRewrite:
         (the statements before the ``if`` in its block).
 
         Both answers for the statements before the k-th statement of a block are the unions of
-        the answers for each of them: kept per block and extended as later ``if``\ s ask, so a
-        block of many ``if``\ s is read once, not once per ``if`` (``rebound``, the names the
+        the answers for each of them: kept per block and extended as later ``if``\\ s ask, so a
+        block of many ``if``\\ s is read once, not once per ``if`` (``rebound``, the names the
         function rebinds, is the same for every ``if`` of a block)."""
         block = self.ctx.parent(self.top)
         if not before or block is None:
