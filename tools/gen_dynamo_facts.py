@@ -1281,6 +1281,11 @@ def inplace_view_candidates() -> Tuple[Tuple[Candidate, Dict[str, Any]], ...]:
 
 
 GB_NON_TENSOR = "torch.* op returned non-Tensor"
+
+
+def _holds_a_tensor(result: Any) -> bool:
+    """An eager call's result is a tensor or a tuple holding one: an op, not a query."""
+    return isinstance(result, torch.Tensor) or (isinstance(result, tuple) and any(isinstance(r, torch.Tensor) for r in result))
 #: Public zero-argument ``Tensor`` methods other rules report, or that are not queries of the
 #: tensor (conversions and copies of its data, autograd calls): not candidates of
 #: ``tensor_queries`` (private, dunder and in-place names never are).
@@ -1313,9 +1318,7 @@ def tensor_query_candidates() -> Tuple[Tuple[Candidate, Dict[str, Any]], ...]:
                 result = getattr(x, name)()
         except Exception:  # noqa: BLE001 - needs arguments, or not for this tensor
             continue
-        if isinstance(result, (torch.Tensor, torch.Size)) or result is None:
-            continue
-        if isinstance(result, tuple) and any(isinstance(r, torch.Tensor) for r in result):
+        if isinstance(result, torch.Size) or result is None or _holds_a_tensor(result):
             continue  # (values, indices) and other tensor tuples: ops, not queries
         call = f"x.{name}()"
         handled = hasattr(TensorVariable, f"method_{name}")
@@ -1676,7 +1679,7 @@ def torch_query_candidates() -> Tuple[Tuple[Candidate, Dict[str, Any]], ...]:
                 result = obj()
         except Exception:  # noqa: BLE001 - needs arguments
             continue
-        if isinstance(result, torch.Tensor) or (isinstance(result, tuple) and any(isinstance(r, torch.Tensor) for r in result)):
+        if _holds_a_tensor(result):
             continue
         qualname = f"{space}.{name}"
         entry = {"callee": qualname, "result": type(result).__name__, **_fact("in-graph-non-tensor", "breaks", GB_NON_TENSOR)}

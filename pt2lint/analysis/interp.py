@@ -529,6 +529,27 @@ def helper_truth(info, target: str, depth: int = 0, resolve=None) -> Optional[bo
     return found.pop() if len(found) == 1 else None
 
 
+def _self_attrs_written(fn: cst.CSTNode) -> frozenset:
+    """Names ``x`` of every ``self.x`` the function ``fn`` assigns, augments or deletes (memoised
+    per node: :func:`_node_scan`)."""
+
+    def scan() -> frozenset:
+        out = set()
+        for n in walk(fn):
+            targets = ()
+            if type(n) is cst.Assign:
+                targets = tuple(t.target for t in n.targets)
+            elif type(n) in (cst.AugAssign, cst.AnnAssign, cst.Del):
+                targets = (n.target,)
+            for t in targets:
+                for m in walk(t):
+                    if type(m) is cst.Attribute and type(m.value) is cst.Name and m.value.value == "self":
+                        out.add(m.attr.value)
+        return frozenset(out)
+
+    return _node_scan(fn, "self-writes", scan)
+
+
 def _returns_a_breaking_query(info) -> bool:
     """``info`` (a project function) returns the result of a torch query that breaks when
     called (:func:`~pt2lint.analysis.dynamo_facts.torch_query_break`: ``return
@@ -1786,28 +1807,7 @@ class Interpreter:
         node = getattr(func, "node", None)
         if node is None:
             return False
-        written = self._self_attrs_written(node)
-        return key[1] not in written
-
-    def _self_attrs_written(self, node: cst.CSTNode) -> frozenset:
-        """Names ``x`` of every ``self.x`` the function ``node`` assigns, augments or deletes (once per function)."""
-        cache = self.__dict__.setdefault("_self_writes", {})
-        hit = cache.get(id(node))
-        if hit is not None and hit[0] is node:
-            return hit[1]
-        out = set()
-        for n in walk(node):
-            targets = ()
-            if type(n) is cst.Assign:
-                targets = tuple(t.target for t in n.targets)
-            elif type(n) in (cst.AugAssign, cst.AnnAssign, cst.Del):
-                targets = (n.target,)
-            for t in targets:
-                for m in walk(t):
-                    if type(m) is cst.Attribute and type(m.value) is cst.Name and m.value.value == "self":
-                        out.add(m.attr.value)
-        cache[id(node)] = (node, frozenset(out))
-        return cache[id(node)][1]
+        return key[1] not in _self_attrs_written(node)
 
     def _narrow_subject(self, test: cst.BaseExpression):
         """``(if-true, if-false)`` environment updates for a test on a flag an earlier ``if``

@@ -207,8 +207,8 @@ class ScalarProver:
 
     def _assigns(self) -> Dict[str, List[Optional[cst.BaseExpression]]]:
         """``name -> values`` bound to it in the function (``None``: bound by a parameter, a loop, a
-        pattern or an unpacking), read once per function for the whole module (each fix builds a
-        prover; reading the function per prover made proposals quadratic in its size)."""
+        pattern or an unpacking), read once per function for the whole module: the codemods other
+        than ``cond`` build a prover per finding, and each would read the whole function again."""
         if self._assignments is None:
             func = self.func
             self._assignments = {} if func is None else self.ctx.per_node("assigned-values", func, lambda: _assigned_values(func))
