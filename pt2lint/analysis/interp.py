@@ -1566,7 +1566,7 @@ class Interpreter:
             for _ in range(_LOOP_PASSES):
                 entry = dict(self.frame.env)
                 self.stmt, self.header = stmt, stmt.iter
-                self.bind(stmt.target, it.element())
+                self.bind(stmt.target, self._numpy_part(it) or it.element())
                 self._exec_loop_body(stmt.body, stmt)
                 if self.frame.env == entry:
                     break  # a fixed point: another pass would see the same values
@@ -2504,6 +2504,8 @@ class Interpreter:
             v = self.eval(expr)
         if _is_hook_handle(v, surely=True):
             self._hook_handle_used(expr, construct)
+        if v in (NUMPY_ELEMENT, NUMPY_NUMBER):
+            v = Value(Kind.TENSOR, bool_tensor=True, ref=NUMPY_TEST)  # ``if self.arr[0]:`` (see NUMPY_ELEMENT)
         if v == RANDOM_DRAW:
             # Branching on a value drawn by ``random`` (or a comparison with one) breaks: Dynamo holds
             # the draw as an unspecialised graph input (measured on torch 2.13: ``i = r.randrange(1, 4)``
@@ -2887,6 +2889,8 @@ class Interpreter:
             known = _known_truth(v)
             return const(not known) if known is not None else CONST
         v = self.eval(node.expression)
+        if v in _NUMPY_TRACED:
+            return v  # ``-self.arr[0]``: still a part of the traced array
         if v.kind is Kind.TENSOR:
             return Value(Kind.TENSOR, bool_tensor=v.bool_tensor and isinstance(node.operator, cst.BitInvert), weak=v.weak)
         if v.kind in (Kind.CONST, Kind.SHAPE, Kind.DATA):
@@ -2895,9 +2899,20 @@ class Interpreter:
             return Value(v.kind)
         return UNKNOWN
 
+    def _numpy_part(self, base: Value) -> Optional[Value]:
+        """An element, slice, iterate or array-method result of ``base`` when it is a NumPy array value:
+        a NumPy value while the module is built (plain NumPy: ``self.n = self.arr[0]`` stores a NumPy
+        scalar, see :data:`NUMPY_VALUE`), a traced part in compiled code (:data:`NUMPY_ELEMENT`); else
+        ``None``."""
+        if base not in _NUMPY_ARRAY_PARTS:
+            return None
+        return NUMPY_VALUE if self._constructing else NUMPY_ELEMENT
+
     def binop(self, a: Value, b: Value, op: str) -> Value:
-        if (a == NUMPY_VALUE or b == NUMPY_VALUE) and Kind.TENSOR not in (a.kind, b.kind):
+        if (a in _NUMPY_ARRAY_PARTS or b in _NUMPY_ARRAY_PARTS) and Kind.TENSOR not in (a.kind, b.kind):
             return Value(Kind.TENSOR)  # arithmetic on a NumPy value is traced through torch._numpy (see NUMPY_VALUE)
+        if (a == NUMPY_NUMBER or b == NUMPY_NUMBER) and a.kind in (Kind.SHAPE, Kind.CONST) and b.kind in (Kind.SHAPE, Kind.CONST):
+            return NUMPY_NUMBER  # arithmetic on an unbacked SymInt stays one (see NUMPY_NUMBER)
         if a.kind is Kind.TENSOR or b.kind is Kind.TENSOR:
             is_bool = op in ("&", "|", "^") and (a.bool_tensor or a.kind is not Kind.TENSOR) and (b.bool_tensor or b.kind is not Kind.TENSOR)
             # bool * bool stays bool (torch's type promotion: ``mask * (p == 1)`` is a mask)
@@ -3012,8 +3027,9 @@ class Interpreter:
                 r = Value(Kind.TENSOR, bool_tensor=True, weak=weak)
             elif (left == RANDOM_DRAW or right == RANDOM_DRAW) and left.kind in _PY_NUMBER_KINDS and right.kind in _PY_NUMBER_KINDS:
                 r = RANDOM_DRAW  # a comparison with a draw is data too: branching on it breaks (see eval_test)
-            elif left == NUMPY_VALUE or right == NUMPY_VALUE:
-                r = Value(Kind.TENSOR, bool_tensor=True)  # traced through torch._numpy (see NUMPY_VALUE)
+            elif left in _NUMPY_TRACED or right in _NUMPY_TRACED:
+                # traced through torch._numpy (see NUMPY_VALUE, NUMPY_ELEMENT, NUMPY_NUMBER)
+                r = Value(Kind.TENSOR, bool_tensor=True, ref=NUMPY_TEST)
             elif left.kind is Kind.DATA or right.kind is Kind.DATA:
                 r = DATA
             elif left.kind in (Kind.SHAPE, Kind.CONST, Kind.NONE) and right.kind in (Kind.SHAPE, Kind.CONST, Kind.NONE):
@@ -3047,6 +3063,9 @@ class Interpreter:
     def eval_Subscript(self, node: cst.Subscript) -> Value:
         base = self.eval(node.value)
         index = self._eval_slices(node)
+        part = self._numpy_part(base)
+        if part is not None:
+            return part
         entry = self._class_dict_entry(base, index)
         if entry is not None:
             return entry
@@ -4641,6 +4660,13 @@ class Interpreter:
                 return container(elt=recv.element())
             return UNKNOWN
         if k is Kind.CONST:
+            if recv in _NUMPY_ARRAY_PARTS:
+                number = CONST if self._constructing else NUMPY_NUMBER
+                if method == "item":
+                    return number
+                if method == "tolist":
+                    return container(elt=number)
+                return self._numpy_part(recv)
             if method in ("format", "join", "lower", "upper", "startswith", "endswith", "split", "strip", "replace", "get"):
                 return CONST
             return UNKNOWN
@@ -4883,6 +4909,8 @@ class Interpreter:
         if name in ("int", "float", "bool", "complex"):
             if first is None:
                 return CONST
+            if name in ("int", "float") and first in (NUMPY_ELEMENT, NUMPY_NUMBER):
+                return NUMPY_NUMBER
             if first.kind is Kind.TENSOR and first.py_float and name in ("int", "float"):
                 # a constant-folded floating NumPy scalar reads back as a Python float
                 return UNKNOWN if first.weak else Value(Kind.SHAPE, py_float=name == "float")
@@ -5519,6 +5547,8 @@ def _fold_comparison(left: Value, op, right: Value) -> Optional[bool]:
 #: ``ref`` of a tensor known to be 0-d with an integer dtype (``t.argmax()``, ``mask.sum()``):
 #: indexing with it reads its value as a SymInt (``aten._local_scalar_dense``, GB0033).
 INT_SCALAR_TENSOR = "int-scalar"
+#: ``ref`` of a boolean tensor that is a test on a value of a NumPy array (see :data:`NUMPY_ELEMENT`).
+NUMPY_TEST = "numpy-test"
 #: A NumPy value computed while the module is built (``self.hop = np.prod(ratios)`` in ``__init__``)
 #: and read in compiled code.  Measured on torch 2.13 with ``self.hop = np.prod([2, 2])``: used as
 #: it is (``x.view(self.hop, -1)``, ``x[:, :self.hop]``, ``int(self.hop)``, ``math.sqrt(self.hop)``)
@@ -5526,6 +5556,23 @@ INT_SCALAR_TENSOR = "int-scalar"
 #: ``x.shape[-1] // self.hop``, ``self.hop > 2``) is traced through torch._numpy into a tensor,
 #: so using the result as a size or branching on it breaks; ``range(self.hop)`` breaks.
 NUMPY_VALUE = Value(Kind.CONST, ref="numpy-value")
+#: An element, slice, iterate or reduction of a NumPy array read in compiled code (``self.strides[i]``,
+#: ``for s in self.strides``, ``self.counts.sum()``; the array built while the module is built).
+#: Dynamo wraps the array as a tensor (``NumpyNdarrayVariable``), so the part is a 0-d tensor in the
+#: graph, not a constant.  Measured on torch 2.13 with ``self.arr = np.array([3, 2])``: used as it
+#: is (``x.view(self.arr[1], -1)``, ``x[: self.arr[1]]``, ``x * self.arr[0]``) nothing breaks; a
+#: comparison, ``not`` or truth test of it (``if self.arr[0] > 2:``, ``if self.arr.sum() > 3:``,
+#: ``for v in self.arr: if v > 2:``, ``if self.arr[0]:``) is data-dependent branching, and
+#: ``range(self.arr[0])`` breaks.
+NUMPY_ELEMENT = Value(Kind.CONST, ref="numpy-element")
+#: ``int()``/``float()``/``.item()`` of a :data:`NUMPY_ELEMENT`, an element of ``arr.tolist()``: an
+#: unbacked SymInt/SymFloat.  Measured on torch 2.13: as a size it traces
+#: (``x.new_zeros(int(self.arr[0]) * 2)``, ``x[:n]`` for ``n`` in ``self.arr.tolist()``); branching on
+#: it (``if int(self.arr[0]) > 1:``, ``if self.arr.tolist()[0] > 1:``, ``if self.arr[0].item() > 1:``)
+#: or ``range()`` of it breaks ("Could not guard on data-dependent expression").
+NUMPY_NUMBER = Value(Kind.CONST, ref="numpy-number")
+_NUMPY_ARRAY_PARTS = (NUMPY_VALUE, NUMPY_ELEMENT)
+_NUMPY_TRACED = (NUMPY_VALUE, NUMPY_ELEMENT, NUMPY_NUMBER)
 #: The module values ``torch.jit.script``/``freeze`` and ``torch.jit.trace`` return for a module.
 SCRIPT_MODULE = "torch.jit.ScriptModule"
 TRACED_MODULE = "torch.jit.TracedModule"

@@ -45,6 +45,21 @@ def _numpy_value():
     return NUMPY_VALUE
 
 
+def _numpy_test() -> str:
+    """:data:`pt2lint.analysis.interp.NUMPY_TEST` (imported late, as :func:`_numpy_value`)."""
+    from pt2lint.analysis.interp import NUMPY_TEST
+
+    return NUMPY_TEST
+
+
+def _numpy_traced(v) -> bool:
+    """``v`` is a NumPy value read in compiled code, or a part of one (see
+    :data:`pt2lint.analysis.interp.NUMPY_ELEMENT`): ``range()`` of it breaks."""
+    from pt2lint.analysis.interp import NUMPY_ELEMENT, NUMPY_NUMBER, NUMPY_VALUE
+
+    return v in (NUMPY_VALUE, NUMPY_ELEMENT, NUMPY_NUMBER)
+
+
 def _local_scalar_fact(ev):
     """The fact that this call reads a tensor argument as a Python number (and nothing else
     data-dependent), matched on the exact argument kinds, or None
@@ -221,7 +236,7 @@ class TensorToPythonScalar(Rule):
                 "`range()` over a tensor value needs a Python int: graph break (loop over a static size, e.g. x.shape[0])",
             )
             return
-        if q == "builtins.range" and any(a == _numpy_value() for a in ev.args):
+        if q == "builtins.range" and any(_numpy_traced(a) for a in ev.args):
             # ``range(self.n)`` with ``self.n = np.int64(...)`` set in ``__init__``: measured on torch
             # 2.13, a break (``x.view(self.n, -1)`` with the same value traced)
             interp.report(
@@ -445,7 +460,18 @@ class DataDependentBranch(Rule):
 
     def on_test(self, interp, ev) -> None:
         v = ev.value
-        if v.kind is Kind.TENSOR and not v.weak:
+        if v.kind is Kind.TENSOR and not v.weak and v.ref == _numpy_test():
+            what = _CONSTRUCT_TEXT.get(ev.construct, "a truth test on a tensor value").replace(
+                "a tensor value", "a value of a NumPy array"
+            )
+            interp.report(
+                self.code,
+                ev.node,
+                f"{what} is data-dependent control flow: graph break, since Dynamo traces NumPy arrays as tensors "
+                f"(turn the values into Python numbers or a tuple when the module is built, e.g. tuple(arr.tolist()))",
+                branch_test=True,
+            )
+        elif v.kind is Kind.TENSOR and not v.weak:
             what = _CONSTRUCT_TEXT.get(ev.construct, "a truth test on a tensor value")
             fix = "use torch.where or torch.cond" if ev.construct in ("if", "elif", "ifexp") else "keep the condition a tensor (torch.where / torch.cond)"
             if ev.construct in ("all", "any"):
