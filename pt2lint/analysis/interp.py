@@ -48,7 +48,7 @@ from pt2lint.analysis.names import target_names
 from pt2lint.analysis.walk import iter_children, walk
 from pt2lint.analysis.index import ClassInfo, FunctionInfo, ModuleIndex, decorator_name, identifier, lambda_function
 from pt2lint.analysis.project import load_outcome
-from pt2lint.analysis import dicts, foreign, objects, rebinding, sourceless
+from pt2lint.analysis import dicts, foreign, objects, rebinding, sites, sourceless
 from pt2lint.analysis.kinds import (
     CONST,
     DATA,
@@ -3486,6 +3486,10 @@ class Interpreter:
                     continue
                 params = {p.name.value: self._attr_param_value(p) for p in list(fn.node.params.params)[1:]}
                 params.update((p.name.value, self._attr_param_value(p)) for p in fn.node.params.kwonly_params)
+                if name == "__init__":
+                    for pname, v in self.site_parameters(cls, fn).items():
+                        if params.get(pname) == UNKNOWN:
+                            params[pname] = v
                 self._constructing += 1
                 try:
                     self.call_function(fn, self_value, params, {}, ())
@@ -3498,6 +3502,89 @@ class Interpreter:
         final.update(own)
         cls.attrs = final
         return final
+
+    def site_parameters(self, cls: ClassInfo, init: FunctionInfo) -> Dict[str, Value]:
+        """The values the construction sites of ``cls`` in its own module pass to ``init``'s parameters.
+
+        Every ``Cls(...)`` call in a function or method of the entry module (a parent's
+        ``__init__`` building its submodules, a factory; :func:`sites.calls_by_name`) is bound to
+        the constructor's parameters (an omitted one takes its default).  A call where a local
+        name shadows the class does not count, and neither does module-level code (a
+        ``__main__`` demo builds a public class one way, its users another).  A parameter gets a value only when every site
+        passes a value known without running code: a literal (``"LSTM"``, ``0.1``, ``False``,
+        ``None``), an instance of a class of the module (``Decoder(STFT())``), or such a class
+        (``Block(norm=LayerNorm)``); the values of several sites are joined (two classes are
+        "one of these").  Nothing is known for a class of another module (its module is read
+        one definition at a time), for a class the module never builds, or when a site passes
+        ``*args``/``**kwargs``: the parameters stay of unknown value.  Dynamo sees the values
+        the model was built with; the sites are how the project builds it.
+        """
+        index = cls.module
+        if index is None or index is not self.entry or index.base is not None:
+            return {}
+        found = sites.calls_by_name(index.module).get(cls.name)
+        if not found or index.classes.get(cls.name) is not cls:
+            return {}
+        params = init.node.params
+        defaults = {p.name.value: p.default for p in list(params.params) + list(params.kwonly_params)}
+        joined: Dict[str, Value] = {}
+        unknown: set = set()
+        counted = 0
+        for call, enclosing in found:
+            if enclosing is None:
+                continue  # a script or demo at module level: one way to build a public class, not the only one
+            local = sites.bound_in(enclosing)
+            if cls.name in local:
+                continue  # a local of that name, not the class
+            bound = sites.bind_call(call, params, skip_first=True)
+            if bound is None:
+                return {}
+            counted += 1
+            for pname, expr in bound.items():
+                if pname in unknown:
+                    continue
+                if expr is None:
+                    expr, local_names = defaults.get(pname), frozenset()
+                    if expr is None:
+                        unknown.add(pname)  # a required parameter not passed: not a call that runs
+                        continue
+                else:
+                    local_names = local
+                v = self._site_value(index, expr, local_names)
+                if v is None:
+                    unknown.add(pname)
+                    joined.pop(pname, None)
+                    continue
+                joined[pname] = join(joined[pname], v) if pname in joined else v
+        return joined if counted else {}
+
+    def _site_value(self, index: ModuleIndex, expr: cst.BaseExpression, local: frozenset) -> Optional[Value]:
+        """The value of a construction site's argument when it is known without running code
+        (see :meth:`site_parameters`), else ``None``."""
+        if isinstance(expr, (cst.Integer, cst.Float)):
+            return const(expr.evaluated_value)
+        if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus) and isinstance(expr.expression, (cst.Integer, cst.Float)):
+            return const(-expr.expression.evaluated_value)
+        text = _literal_string(expr)
+        if text is not None:
+            return const(text)
+        if isinstance(expr, cst.Name):
+            name = expr.value
+            if name in local or name in index.defined_names and name not in index.classes:
+                return None
+            if name in ("True", "False"):
+                return const(name == "True")
+            if name == "None":
+                return NONE
+            found = index.classes.get(name)
+            return Value(Kind.CLASS, ref=found) if found is not None else None
+        if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name):
+            name = expr.func.value
+            found = index.classes.get(name)
+            if found is None or name in local or any(a.star for a in expr.args):
+                return None
+            return Value(Kind.MODULE, ref=found)
+        return None
 
     def class_level_values(self, cls: ClassInfo) -> Dict[str, Value]:
         """The values of the names ``cls``'s own body assigns (``scale = 0.5``, ``_cache: dict = {}``,

@@ -1,0 +1,195 @@
+"""Constructor arguments from the module's own construction sites (``Interpreter.site_parameters``).
+
+A submodule class whose ``__init__`` parameters are unannotated used to be analysed with those
+parameters unknown: ``getattr(nn, rnn_type)(...)`` was a module of unknown class, a component
+passed in had no methods to follow, and code under ``if self.verbose:`` was analysed whatever
+the flag.  Where the module's own functions build the class (a parent's ``__init__``), the
+arguments they pass are what the model holds, as Dynamo sees it.  Each ``Model`` below is also
+compiled (eager backend, graph_breaks log) by ``test_dynamo_agrees``: the lines it breaks at are
+the expected findings' lines.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from linttools import found
+
+RNN_BY_NAME = """\
+import torch
+from torch import nn
+
+
+class SingleRNN(nn.Module):
+    def __init__(self, rnn_type, input_size, hidden_size):
+        super().__init__()
+        self.rnn = getattr(nn, rnn_type)(input_size, hidden_size, batch_first=True)
+
+    def forward(self, x):
+        out, _ = self.rnn(x)
+        return out
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.r = SingleRNN("LSTM", 4, 8)
+
+    def forward(self, x):
+        return self.r(x)
+"""
+
+INJECTED_COMPONENT = """\
+import torch
+from torch import nn
+
+
+class STFT(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("w", torch.rand(8) + 0.5)
+
+    def post_synthesis(self, wav):
+        small = self.w.abs() < 0.6
+        if small.any():
+            wav = wav * 2.0
+        return wav
+
+
+class Decoder(nn.Module):
+    def __init__(self, filterbank):
+        super().__init__()
+        self.filterbank = filterbank
+
+    def forward(self, x):
+        return self.filterbank.post_synthesis(x)
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.dec = Decoder(STFT())
+
+    def forward(self, x):
+        return self.dec(x)
+"""
+
+FLAG_AT_ITS_DEFAULT = """\
+import torch
+from torch import nn
+
+
+class Block(nn.Module):
+    def __init__(self, dim, verbose=False):
+        super().__init__()
+        self.lin = nn.Linear(dim, dim)
+        self.verbose = verbose
+
+    def forward(self, x):
+        if self.verbose:
+            print("block", x.shape)
+        return self.lin(x)
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.a = Block(8)
+        self.b = Block(8, verbose=False)
+
+    def forward(self, x):
+        return self.b(self.a(x))
+"""
+
+FLAG_SET_AT_ONE_SITE = FLAG_AT_ITS_DEFAULT.replace("Block(8, verbose=False)", "Block(8, verbose=True)")
+
+# (source, findings expected, lines Dynamo breaks at when ``Model()`` is compiled)
+CASES = {
+    "rnn class chosen by a literal name": (RNN_BY_NAME, [(11, "PTC311")], [11]),
+    "component built by the parent": (INJECTED_COMPONENT, [(12, "PTC104")], [12]),
+    "flag left at its default everywhere": (FLAG_AT_ITS_DEFAULT, [], []),
+    "flag turned on at one site": (FLAG_SET_AT_ONE_SITE, [(13, "PTC301")], [13]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_site_arguments_decide(name):
+    src, expected, _ = CASES[name]
+    assert found(src, codes=None) == expected
+
+
+def _with_parent(parent_init: str, extra: str = "") -> str:
+    return FLAG_AT_ITS_DEFAULT.replace(
+        '        self.a = Block(8)\n        self.b = Block(8, verbose=False)\n', textwrap.indent(parent_init, " " * 8)
+    ) + extra
+
+
+@pytest.mark.parametrize(
+    "parent_init,extra",
+    [
+        # a value computed at run time: unknown, so the print is analysed
+        ("self.a = Block(8, verbose=bool(len(__name__) % 2))\n", ""),
+        # passed through from the parent's own parameter: unknown
+        ("self.a = Block(8, verbose=self.training)\n", ""),
+        # ``*args``/``**kwargs`` at a site: nothing is known
+        ("kw = {'verbose': True}\nself.a = Block(8, **kw)\n", ""),
+        # only a module-level demo builds it with the default: a user may build it otherwise
+        ("self.a = Block(8, verbose=bool(len(__name__)))\n", "\n\nDEMO = Block(8)\n"),
+    ],
+)
+def test_unknown_site_arguments_leave_the_flag_unknown(parent_init, extra):
+    src = _with_parent(parent_init, extra)
+    assert found(src) == [(13, "PTC301")]
+
+
+def test_a_local_that_shadows_the_class_is_not_a_site():
+    src = FLAG_AT_ITS_DEFAULT.replace(
+        "        self.a = Block(8)\n",
+        "        Block = lambda dim, verbose=True: nn.Identity()\n        self.a = Block(8)\n",
+    ).replace("        self.b = Block(8, verbose=False)\n", "")
+    # no site of the class remains: the flag is unknown, the print is analysed
+    assert found(src) == [(13, "PTC301")]
+
+
+def test_a_module_level_site_alone_does_not_decide():
+    src = FLAG_AT_ITS_DEFAULT.replace("        self.a = Block(8)\n        self.b = Block(8, verbose=False)\n", "        self.a = nn.Identity()\n        self.b = nn.Identity()\n") + "\n\nblock = Block(8)\n"
+    assert found(src) == [(13, "PTC301")]
+
+
+_DYNAMO = r"""
+import logging, re, sys
+import torch
+import torch._dynamo.symbolic_convert
+src = sys.stdin.read()
+lines = []
+class H(logging.Handler):
+    def emit(self, rec):
+        m = re.search(r"Graph break in user code at (\S+):(\d+)", rec.getMessage())
+        if m and m.group(1) == "m.py":
+            lines.append(int(m.group(2)))
+torch._logging.set_logs(graph_breaks=True)
+for n in [n for n in logging.root.manager.loggerDict if n.endswith("__graph_breaks")]:
+    lg = logging.getLogger(n)
+    for h in list(lg.handlers):
+        lg.removeHandler(h)
+    lg.addHandler(H())
+    lg.propagate = False
+ns = {"__name__": "m"}
+exec(compile(src, "m.py", "exec"), ns)
+shape = (2, 5, 4) if "SingleRNN" in src else (2, 8)
+torch.compile(ns["Model"]().eval(), backend="eager")(torch.randn(*shape))
+print(sorted(set(lines)))
+"""
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_dynamo_agrees(name):
+    pytest.importorskip("torch")
+    src, _, breaks = CASES[name]
+    proc = subprocess.run([sys.executable, "-c", _DYNAMO], input=src, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert eval(proc.stdout.strip().splitlines()[-1]) == breaks
