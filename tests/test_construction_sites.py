@@ -107,12 +107,55 @@ class Model(nn.Module):
 
 FLAG_SET_AT_ONE_SITE = FLAG_AT_ITS_DEFAULT.replace("Block(8, verbose=False)", "Block(8, verbose=True)")
 
+TYPE_TEST_ON_AN_ATTRIBUTE = """\
+import torch
+from torch import nn
+
+
+def squash(x):
+    return torch.tanh(x)
+
+
+class Layer(nn.Module):
+    def __init__(self, domain=2):
+        super().__init__()
+        self.domain = domain
+
+    def resolved(self):
+        if torch.is_tensor(self.domain):
+            d = squash(self.domain)
+        else:
+            d = self.domain
+        return d
+
+    def forward(self, x):
+        if self.resolved() == 1:
+            x = x * 2
+        return x
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.layer = Layer(domain=2)
+
+    def forward(self, x):
+        return self.layer(x)
+"""
+
 # (source, findings expected, lines Dynamo breaks at when ``Model()`` is compiled)
 CASES = {
     "rnn class chosen by a literal name": (RNN_BY_NAME, [(11, "PTC311")], [11]),
     "component built by the parent": (INJECTED_COMPONENT, [(12, "PTC104")], [12]),
     "flag left at its default everywhere": (FLAG_AT_ITS_DEFAULT, [], []),
     "flag turned on at one site": (FLAG_SET_AT_ONE_SITE, [(13, "PTC301")], [13]),
+    # ``torch.is_tensor(self.domain)`` with the attribute surely an int: False while tracing
+    "type test on an attribute the sites make a number": (TYPE_TEST_ON_AN_ATTRIBUTE, [], []),
+    "type test on an attribute the sites make a tensor": (
+        TYPE_TEST_ON_AN_ATTRIBUTE.replace("Layer(domain=2)", "Layer(domain=nn.Parameter(torch.ones(())))"),
+        [(22, "PTC104")],
+        [22],
+    ),
 }
 
 

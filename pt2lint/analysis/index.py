@@ -605,10 +605,51 @@ def _blocks(stmt: cst.CSTNode):
 
 
 def _find_compile_calls(index: "ModuleIndex") -> None:
-    """Names of local functions passed to ``torch.compile(...)`` anywhere in the module."""
+    """Names of local functions passed to ``torch.compile(...)`` anywhere in the module, and the
+    methods compiled as bound methods (see :func:`_compiled_method`)."""
+    bound_methods = []
     for node in walk(index.module):
         if isinstance(node, cst.Call) and node.args:
             q = index.imports.qualify(node.func)
             first = node.args[0].value
             if q in api.COMPILE_FUNCTIONS and isinstance(first, cst.Name):
                 index.compiled_names.add(first.value)
+            elif q in api.COMPILE_FUNCTIONS and isinstance(first, cst.Attribute):
+                bound_methods.append(node)
+    if not bound_methods:
+        return
+    wanted = {id(n) for n in bound_methods}
+    for cls in index.all_classes:
+        for fn in cls.methods.values():
+            for node in walk(fn.node):
+                if id(node) in wanted:
+                    _compiled_method(index, node.args[0].value, cls)
+    for stmt in index.module.body:
+        if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+            continue
+        for node in walk(stmt):
+            if id(node) in wanted:
+                _compiled_method(index, node.args[0].value, None)
+
+
+def _compiled_method(index: "ModuleIndex", target: cst.BaseExpression, owner: Optional[ClassInfo]) -> None:
+    """Mark the method a ``torch.compile(obj.method)`` call compiles: ``self.method`` in a method
+    of ``owner`` (``self._step = torch.compile(self._step)``), or ``model.method`` with ``model``
+    bound at module level to an instance of a class of the module (``flow = Flow()`` then
+    ``torch.compile(flow.log_prob)``).  Dynamo traces the bound method with that instance as
+    ``self``, as it traces ``forward``."""
+    if not (isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name)):
+        return
+    base, name = target.value.value, target.attr.value
+    cls: Optional[ClassInfo] = None
+    if owner is not None and base == "self":
+        cls = owner
+    elif owner is None:
+        bound = index.global_exprs.get(base)
+        if isinstance(bound, cst.Call) and isinstance(bound.func, cst.Name):
+            cls = index.classes.get(bound.func.value)
+    if cls is None:
+        return
+    fn = cls.lookup_method(name)
+    if fn is not None and fn.kind == "method" and fn.cls is not None:
+        fn.compiled = True

@@ -829,7 +829,10 @@ class Interpreter:
         for fn in self.entry.entry_functions():
             if id(fn) not in self.analysed:
                 self._use_region(fn.symbol)
-                self.call_function(fn, None, self._caller_entry_params(fn), {}, chain=())
+                # a compiled method (``@torch.compile`` on it, ``torch.compile(model.log_prob)``):
+                # Dynamo traces it with the instance as ``self``
+                owner = Value(Kind.SELF, ref=fn.cls) if fn.cls is not None and fn.kind == "method" else None
+                self.call_function(fn, owner, self._caller_entry_params(fn), {}, chain=())
         self._use_region(None)
 
     def _use_region(self, symbol: Optional[str]) -> None:
@@ -1946,6 +1949,8 @@ class Interpreter:
         (:meth:`_tensor_is_no_instance`)."""
         name = self._isinstance_tensor_test(test) or self._is_tensor_test(test)
         if name is None:
+            if self._attribute_is_no_tensor(test):
+                return False
             return False if self._tensor_is_no_instance(test) else None
         cur = self.frame.lookup(name)
         if cur is not None and not cur.maybe_none and cur.kind in _NOT_TENSOR_KINDS:
@@ -1955,6 +1960,34 @@ class Interpreter:
             # x == 0`` stops at the first operand (measured on torch 2.13: no break)
             return True
         return None
+
+    def _attribute_is_no_tensor(self, test: cst.Call) -> bool:
+        """``torch.is_tensor(obj.attr)`` / ``isinstance(obj.attr, torch.Tensor)`` where the attribute
+        surely holds a Python value (``self.domain = domain`` given ``2`` by every construction
+        site): False while Dynamo traces, which specialises on the type (the same test on a name
+        is :meth:`_isinstance_truth`'s)."""
+        if self.frame is None or len(test.args) < 1 or any(a.keyword is not None or a.star for a in test.args):
+            return False
+        subject = test.args[0].value
+        if not (isinstance(subject, cst.Attribute) and isinstance(subject.value, cst.Name)):
+            return False
+        q = self.qualname(test.func)
+        if q == "torch.is_tensor":
+            if len(test.args) != 1:
+                return False
+        elif isinstance(test.func, cst.Name) and test.func.value == "isinstance" and self._is_builtin("isinstance") and len(test.args) == 2:
+            types = test.args[1].value
+            elems = [e.value for e in types.elements] if isinstance(types, cst.Tuple) else [types]
+            if not elems or not all(self.index.imports.qualify(e) in api.TENSOR_TYPES for e in elems):
+                return False
+        else:
+            return False
+        self.silent += 1
+        try:
+            v = self.eval(subject)
+        finally:
+            self.silent -= 1
+        return not v.maybe_none and v.kind in _NOT_TENSOR_KINDS and v.kind is not Kind.CONTAINER
 
     def _is_tensor_test(self, test: cst.Call) -> Optional[str]:
         """The name ``x`` when ``test`` is ``torch.is_tensor(x)`` (any import spelling), else ``None``."""
@@ -3512,8 +3545,8 @@ class Interpreter:
         name shadows the class does not count, and neither does module-level code (a
         ``__main__`` demo builds a public class one way, its users another).  A parameter gets a value only when every site
         passes a value known without running code: a literal (``"LSTM"``, ``0.1``, ``False``,
-        ``None``), an instance of a class of the module (``Decoder(STFT())``), or such a class
-        (``Block(norm=LayerNorm)``); the values of several sites are joined (two classes are
+        ``None``), an instance of a class of the module (``Decoder(STFT())``), such a class
+        (``Block(norm=LayerNorm)``), or a tensor made by torch (``nn.Parameter(...)``, ``torch.ones(...)``); the values of several sites are joined (two classes are
         "one of these").  Nothing is known for a class of another module (its module is read
         one definition at a time), for a class the module never builds, or when a site passes
         ``*args``/``**kwargs``: the parameters stay of unknown value.  Dynamo sees the values
@@ -3578,12 +3611,18 @@ class Interpreter:
                 return NONE
             found = index.classes.get(name)
             return Value(Kind.CLASS, ref=found) if found is not None else None
-        if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name):
+        if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name) and expr.func.value in index.classes:
             name = expr.func.value
-            found = index.classes.get(name)
-            if found is None or name in local or any(a.star for a in expr.args):
+            if name in local or any(a.star for a in expr.args):
                 return None
-            return Value(Kind.MODULE, ref=found)
+            return Value(Kind.MODULE, ref=index.classes[name])
+        if isinstance(expr, cst.Call):
+            head = dotted_name(expr.func)
+            if head is None or head.split(".", 1)[0] in local:
+                return None
+            q = index.imports.qualify(expr.func)
+            if q in ("torch.nn.Parameter", "torch.nn.parameter.Parameter", "torch.nn.Buffer") or (q is not None and api.is_tensor_function(q)):
+                return TENSOR  # ``Layer(domain=nn.Parameter(torch.ones(())))``: a tensor, whatever its values
         return None
 
     def class_level_values(self, cls: ClassInfo) -> Dict[str, Value]:
