@@ -462,6 +462,62 @@ def test_calls_into_a_skiplisted_package_are_ptc307():
     ) == [(12, "PTC307")]
 
 
+NUMPY_SUBMODULE_CALLS = """
+import numpy as np
+import torch
+from torch import nn
+
+
+class M(nn.Module):
+    def forward(self, x):
+        nodes, weights = np.polynomial.legendre.leggauss(4)
+        value = np.polynomial.polynomial.polyval(2.0, [1.0, 2.0])
+        close = np.isclose(np.ones(3), 1.0)
+        return x * torch.as_tensor(nodes, dtype=x.dtype).sum() + value + close.sum()
+"""
+
+
+def test_numpy_outside_torch_numpy_is_skipped():
+    # Only numpy, numpy.fft, numpy.linalg and numpy.random run through torch._numpy; the rest of
+    # NumPy is on the third-party skip list (zuko's ``np.polynomial.legendre.leggauss``)
+    assert facts.skipped_package_call("numpy.polynomial.legendre.leggauss") == "GB0007"
+    assert facts.skipped_package_call("numpy.lib.stride_tricks.sliding_window_view") == "GB0007"
+    assert facts.skipped_package_call("numpy.isclose") is None
+    assert facts.skipped_package_call("numpy.linalg.norm") is None
+    assert facts.skipped_package_call("numpy.core.numeric.isclose") is None
+    assert found(NUMPY_SUBMODULE_CALLS, codes={"PTC307"}) == [(8, "PTC307"), (9, "PTC307")]
+
+
+def test_numpy_outside_torch_numpy_breaks_in_dynamo():
+    pytest.importorskip("torch")
+    probe = r"""
+import logging, re, sys
+import torch
+import torch._dynamo.symbolic_convert
+lines = []
+class H(logging.Handler):
+    def emit(self, rec):
+        m = re.search(r"Graph break in user code at (\S+):(\d+)", rec.getMessage())
+        if m and m.group(1) == "m.py":
+            lines.append(int(m.group(2)))
+torch._logging.set_logs(graph_breaks=True)
+for n in [n for n in logging.root.manager.loggerDict if n.endswith("__graph_breaks")]:
+    lg = logging.getLogger(n)
+    for h in list(lg.handlers):
+        lg.removeHandler(h)
+    lg.addHandler(H())
+    lg.propagate = False
+ns = {"__name__": "m"}
+exec(compile(sys.stdin.read(), "m.py", "exec"), ns)
+torch.compile(ns["M"](), backend="eager")(torch.randn(3))
+print(sorted(set(lines)))
+"""
+    src = textwrap.dedent(NUMPY_SUBMODULE_CALLS).lstrip("\n")
+    proc = subprocess.run([sys.executable, "-c", probe], input=src, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert eval(proc.stdout.strip().splitlines()[-1]) == [8, 9]
+
+
 def test_an_inlined_callee_is_claimed_from_its_probe_alone():
     # uuid.uuid4 is inlined: torch's tables predict nothing about its body, which reaches the
     # skipped os.urandom; the probe saw the break (GB0007), so PTC305 reports it, and the

@@ -310,7 +310,31 @@ def skipped_package_call(qualname: Optional[str]) -> Optional[str]:
     if not qualname or "." not in qualname:
         return None
     head = qualname.split(".", 1)[0]
+    if head == "numpy":
+        return _numpy_elsewhere(qualname)
     if head in _SKIPLIST_TRACED or head not in facts().get("skip_modules", {}).get("third_party", ()):
+        return None
+    return "GB0007"
+
+
+#: NumPy's private core package: its functions are the top-level ones (``numpy.core.numeric.isclose
+#: is numpy.isclose``), which Dynamo maps to ``torch._numpy`` by identity.
+_NUMPY_CORE = ("numpy.core.", "numpy._core.")
+
+
+def _numpy_elsewhere(qualname: str) -> Optional[str]:
+    """``"GB0007"`` for a function or class of a NumPy submodule that Dynamo does not run through
+    ``torch._numpy`` (``numpy.polynomial.legendre.leggauss``, ``numpy.lib.stride_tricks.
+    sliding_window_view``): only the modules of the table's ``numpy`` section (Dynamo's
+    ``NP_TO_TNP_MODULE``: ``numpy``, ``numpy.fft``, ``numpy.linalg``, ``numpy.random``) are, and
+    the rest of NumPy is on the third-party skip list (measured on torch 2.13: "Attempted to call
+    function marked as skipped" at the call).  None for the traced modules, NumPy's core package
+    and a name that is not written as a call into a submodule."""
+    module = qualname.rsplit(".", 1)[0]
+    traced = facts().get("numpy", {}).get("implemented", {})
+    if not traced or module in traced or qualname.startswith(_NUMPY_CORE):
+        return None
+    if "numpy" not in facts().get("skip_modules", {}).get("third_party", ()):
         return None
     return "GB0007"
 
