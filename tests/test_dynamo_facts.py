@@ -518,6 +518,25 @@ print(sorted(set(lines)))
     assert eval(proc.stdout.strip().splitlines()[-1]) == [8, 9]
 
 
+def test_numpy_random_functions_torch_numpy_lacks_are_probed():
+    # normflows' ``np.random.geometric(p)``: torch._numpy.random has no such function, so Dynamo
+    # breaks at the call (GB0294), like ``np.random.poisson``; the draws it implements trace
+    assert facts.numpy_unsupported("numpy.random.geometric") == "GB0294"
+    assert facts.numpy_unsupported("numpy.random.normal") is None
+    assert found(
+        """
+        import numpy as np
+        import torch
+
+
+        class M(torch.nn.Module):
+            def forward(self, x):
+                n = np.random.geometric(0.5)
+                return x * n + np.random.normal(size=3).sum()
+        """
+    ) == [(7, "PTC305")]
+
+
 def test_an_inlined_callee_is_claimed_from_its_probe_alone():
     # uuid.uuid4 is inlined: torch's tables predict nothing about its body, which reaches the
     # skipped os.urandom; the probe saw the break (GB0007), so PTC305 reports it, and the

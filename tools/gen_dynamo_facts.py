@@ -87,9 +87,9 @@ Where each part comes from (torch 2.13 names):
   such a method on a tensor with a source, a graph input, is a delayed graph break,
   GB0148): each probed on the input (``x.unsqueeze_(0)``, expected to break) and on a
   fresh tensor (``(x + 1).unsqueeze_(0)``, expected to trace).
-* ``numpy_calls`` -- every NumPy function of ``numpy``, ``numpy.linalg`` and
-  ``numpy.fft`` that ``torch._numpy`` does not implement (the ``numpy.unsupported``
-  names; ``numpy.random`` is in ``calls``), probed as ``numpy.<name>(a)``: the break
+* ``numpy_calls`` -- every NumPy function of ``numpy``, ``numpy.linalg``, ``numpy.fft``
+  and ``numpy.random`` that ``torch._numpy`` does not implement (the ``numpy.unsupported``
+  names) and that ``calls`` does not probe, probed as ``numpy.<name>(a)``: the break
   comes when Dynamo looks the function up, before its arguments matter, so a probe
   whose eager call then fails on ``a`` still counts (its break was logged).
 * ``skip_modules`` -- ``trace_rules.BUILTIN_SKIPLIST`` and ``THIRDPARTY_SKIPLIST``.
@@ -1587,16 +1587,23 @@ def derived_section(pairs: Tuple[Tuple[Candidate, Dict[str, Any]], ...]) -> Dict
     return {c.qualname: {"probe": c.call, **entry} for c, entry in pairs}
 
 
+#: NumPy names whose probe's eager call would change the generating process itself: the global
+#: generator's state (``set_state(a)``, ``set_bit_generator(a)``) or run NumPy's own test suite
+#: (``numpy.random.test``, a ``PytestTester``).
+_NOT_PROBED_NUMPY = frozenset({"numpy.random.set_state", "numpy.random.set_bit_generator", "numpy.random.test"})
+
+
 def numpy_call_candidates() -> Tuple[Tuple[Candidate, Dict[str, Any]], ...]:
     """``numpy.<name>(a)`` for every unsupported NumPy function of the modules Dynamo wraps
-    but ``numpy.random`` and those ``calls`` already probes."""
+    (``numpy.random`` included: ``np.random.geometric`` breaks like ``np.isin``) but those
+    ``calls`` already probes."""
     probed = {c.qualname for c in CALLS}
     out = []
     for module, names in sorted(numpy_names()["unsupported"].items()):
-        if module == "numpy.random":
-            continue
         for name in names:
             qualname = f"{module}.{name}"
+            if qualname in _NOT_PROBED_NUMPY:
+                continue
             if qualname not in probed:
                 out.append((Candidate(qualname, f"{qualname}(a)"), derive(qualname)))
     return tuple(out)

@@ -150,8 +150,10 @@ class NondeterministicPythonCall(Rule):
     @staticmethod
     def break_of(q: str) -> Optional[str]:
         """The graph-break id the facts table records for a call of ``q`` (probe-confirmed, or
-        measured inside a callee Dynamo inlines: ``uuid.uuid4``, ``secrets.token_hex``), else None."""
-        return facts.breaks(q) or facts.inlined_break(q)
+        measured inside a callee Dynamo inlines: ``uuid.uuid4``, ``secrets.token_hex``; or a
+        ``numpy.random`` function ``torch._numpy`` lacks, probed in ``numpy_calls``:
+        ``np.random.geometric``), else None."""
+        return facts.breaks(q) or facts.inlined_break(q) or facts.numpy_unsupported(q)
 
     def on_call(self, interp, ev) -> None:
         q = ev.qualname
