@@ -3543,14 +3543,22 @@ class Interpreter:
         ``__init__`` building its submodules, a factory; :func:`sites.calls_by_name`) is bound to
         the constructor's parameters (an omitted one takes its default).  A call where a local
         name shadows the class does not count, and neither does module-level code (a
-        ``__main__`` demo builds a public class one way, its users another).  A parameter gets a value only when every site
-        passes a value known without running code: a literal (``"LSTM"``, ``0.1``, ``False``,
-        ``None``), an instance of a class of the module (``Decoder(STFT())``), such a class
-        (``Block(norm=LayerNorm)``), or a tensor made by torch (``nn.Parameter(...)``, ``torch.ones(...)``); the values of several sites are joined (two classes are
-        "one of these").  Nothing is known for a class of another module (its module is read
-        one definition at a time), for a class the module never builds, or when a site passes
-        ``*args``/``**kwargs``: the parameters stay of unknown value.  Dynamo sees the values
-        the model was built with; the sites are how the project builds it.
+        ``__main__`` demo builds a public class one way, its users another).  A parameter gets a
+        value only when every site passes a value known without running code: a literal
+        (``"LSTM"``, ``0.1``, ``False``, ``None``), an instance of a class of the module
+        (``Decoder(STFT())``), such a class (``Block(norm=LayerNorm)``), or a tensor made by torch
+        (``nn.Parameter(...)``, ``torch.ones(...)``); the values of several sites are joined (two
+        classes are "one of these").  Nothing is known for a class of another module (its module
+        is read one definition at a time), for a class the module never builds, or when a site
+        passes ``*args``/``**kwargs``: the parameters stay of unknown value.  Dynamo sees the
+        values the model was built with; the sites are how the project builds it.
+
+        Args:
+            cls: a class of the entry module.
+            init: its own ``__init__``.
+
+        Returns:
+            parameter name -> value, for the parameters every site decides; empty when none.
         """
         index = cls.module
         if index is None or index is not self.entry or index.base is not None:
@@ -3603,7 +3611,7 @@ class Interpreter:
             return const(text)
         if isinstance(expr, cst.Name):
             name = expr.value
-            if name in local or name in index.defined_names and name not in index.classes:
+            if name in local or (name in index.defined_names and name not in index.classes):
                 return None
             if name in ("True", "False"):
                 return const(name == "True")
