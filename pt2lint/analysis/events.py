@@ -163,11 +163,15 @@ class ConstructEvent:
             call of that ``__init__`` (its first statement when it has none).
         cls: the :class:`~pt2lint.analysis.index.ClassInfo` constructed.
         init: the ``__init__`` :class:`~pt2lint.analysis.index.FunctionInfo` that broke.
+        inside: for a module built by another module's ``__init__`` that broke (and that Dynamo
+            therefore runs eagerly), that other module's class; ``None`` for the module whose own
+            ``__init__`` broke.
     """
 
     node: cst.CSTNode
     cls: object
     init: object
+    inside: object = None
 
 
 @dataclass

@@ -795,6 +795,9 @@ class Interpreter:
         # > 0 while the methods that build ``self`` state (``__init__``) are interpreted: code that
         # runs before (outside) any compiled region
         self._constructing = 0
+        # per module construction in progress (``_construct``): the module classes built inside its
+        # ``__init__``, transitively, with their ``__init__`` (see :meth:`_module_init_broke`)
+        self._init_builds: List[List[Tuple[ClassInfo, FunctionInfo]]] = []
         # id(dataclass) -> (its class-body values, the config sites, the values joined with the sites)
         self._site_values: Dict[int, tuple] = {}
         self._slice_bounds: list = []  # tensor-valued slice bounds of the subscript being evaluated
@@ -3055,6 +3058,12 @@ class Interpreter:
                     r = CONST
                 else:
                     r = CONST if right.kind in (Kind.CONST, Kind.CONTAINER) else UNKNOWN
+            elif isinstance(op, (cst.Equal, cst.NotEqual)) and Kind.NONE in (left.kind, right.kind):
+                # ``t == None``: ``Tensor.__eq__`` answers a Python bool (False) for None, and Dynamo
+                # folds it (measured on torch 2.13: no break for ``if wcos == None or ...``)
+                other = right if left.kind is Kind.NONE else left
+                sure = other.kind is Kind.TENSOR and not other.weak and not other.maybe_none
+                r = const(isinstance(op, cst.NotEqual)) if sure else CONST
             elif left.kind is Kind.TENSOR or right.kind is Kind.TENSOR:
                 weak = (left.kind is not Kind.TENSOR or left.weak) and (right.kind is not Kind.TENSOR or right.weak)
                 r = Value(Kind.TENSOR, bool_tensor=True, weak=weak)
@@ -3412,7 +3421,7 @@ class Interpreter:
         "memo", "memo_breaks", "signatures", "_seen_params", "_widenings", "budget", "globals", "_globals_busy", "instantiated", "built",
         "active", "_active_params", "_rewidened", "_reentering", "frames", "_lambdas", "_lambda_keep",
         "fill_guards", "_run_in_loop", "_via_candidates", "_call_node", "_slice_bounds", "_id_keys",
-        "_region_writes",
+        "_region_writes", "_init_builds",
     )
 
     def _isolate(self) -> tuple:
@@ -3424,6 +3433,7 @@ class Interpreter:
         self._lambdas, self._lambda_keep, self.fill_guards = {}, [], []
         self._run_in_loop, self._via_candidates, self._call_node, self._slice_bounds, self._id_keys = False, None, None, [], {}
         self._region_writes = {}
+        self._init_builds = []
         return saved
 
     def _restore_isolated(self, saved: tuple) -> None:
@@ -4435,7 +4445,17 @@ class Interpreter:
             if post is not None:
                 self.invoke(post, self_value, [], {}, chain)
         elif init is not None:
-            self.invoke(init, self_value, args, kwargs, chain)
+            tracked = cls.is_module
+            if tracked:
+                self._init_builds.append([])
+            try:
+                self.invoke(init, self_value, args, kwargs, chain)
+            finally:
+                if tracked:
+                    inner = self._init_builds.pop()
+                    if self._init_builds:
+                        self._init_builds[-1].append((cls, init))
+                        self._init_builds[-1].extend(inner)
         return Value(Kind.MODULE, ref=cls, const=objects.BUILT)
 
     def _module_init_broke(self, fn: FunctionInfo, self_value: Optional[Value]) -> None:
@@ -4453,12 +4473,26 @@ class Interpreter:
         node = objects.super_init_call(fn.node)
         if node is None:
             return
-        saved = self.stmt, self.header
+        saved = self.stmt, self.header, self.index
         self.stmt, self.header = node, None
         try:
             self.emit("on_construct", ConstructEvent(node, cls, fn))
+            # Dynamo gives up on that ``__init__`` and runs it eagerly; every nn.Module it builds
+            # (and they build) then has its own ``__init__`` compiled as a frame, which breaks the
+            # same way at its ``super().__init__()`` (measured on torch 2.13: a child built after
+            # a ``print`` in the parent's ``__init__`` breaks at its own ``super().__init__()``)
+            seen = {id(fn)}
+            for child, child_init in (self._init_builds[-1] if self._init_builds else ()):
+                child_node = objects.super_init_call(child_init.node)
+                if child_node is None or id(child_init) in seen:
+                    continue
+                seen.add(id(child_init))
+                if child_init.module is not None:
+                    self.index = child_init.module
+                self.stmt = child_node
+                self.emit("on_construct", ConstructEvent(child_node, child, child_init, inside=cls))
         finally:
-            self.stmt, self.header = saved
+            self.stmt, self.header, self.index = saved
 
     def _fresh_self(self) -> bool:
         """Whether the method being analysed runs on an object constructed inside the compiled region."""

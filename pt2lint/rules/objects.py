@@ -83,6 +83,15 @@ class ModuleInitGraphBreak(Rule):
     code = "PTC321"
 
     def on_construct(self, interp, ev) -> None:
+        if ev.inside is not None:
+            interp.report(
+                self.code, ev.node,
+                f"`{ev.cls.name}` is built by `{ev.inside.name}.__init__`, which graph-breaks inside the compiled "
+                f"region and then runs eagerly: Dynamo compiles `{ev.cls.name}.__init__` as a frame of its own on an "
+                "uninitialized nn.Module and gives up on it too (build the modules in the parent's `__init__`, or "
+                f"remove the break from `{ev.inside.name}.__init__`)",
+            )
+            return
         interp.report(
             self.code, ev.node,
             f"`{ev.cls.name}` is built inside the compiled region and its `__init__` graph-breaks: Dynamo "
