@@ -49,3 +49,51 @@ def found_with_messages(code: str, settings: LintSettings = DEFAULT) -> List[Tup
     """The sorted ``(line, code, message)`` triples of the findings in a snippet."""
     result = lint_snippet(code, settings)
     return sorted((d.start.line, d.code, d.message) for d in result.diagnostics)
+
+
+_BREAK_LINES_PROBE = r"""
+import logging, re, sys
+import torch
+import torch._dynamo.symbolic_convert
+src, call = sys.stdin.read().split("\0")
+lines = []
+class H(logging.Handler):
+    def emit(self, rec):
+        m = re.search(r"Graph break in user code at (\S+):(\d+)", rec.getMessage())
+        if m and m.group(1) == "m.py":
+            lines.append(int(m.group(2)))
+torch._logging.set_logs(graph_breaks=True)
+for n in [n for n in logging.root.manager.loggerDict if n.endswith("__graph_breaks")]:
+    lg = logging.getLogger(n)
+    for h in list(lg.handlers):
+        lg.removeHandler(h)
+    lg.addHandler(H())
+    lg.propagate = False
+ns = {"__name__": "m", "torch": torch}
+exec(compile(src, "m.py", "exec"), ns)
+exec(call, ns)
+print(sorted(set(lines)))
+"""
+
+
+def dynamo_break_lines(source: str, call: str, timeout: int = 300) -> List[int]:
+    """The lines of ``source`` (compiled as the file ``m.py``) at which Dynamo's graph_breaks log
+    reports a break while ``call`` runs, in a child process with torch.
+
+    Args:
+        source: the module text (already dedented).
+        call: a statement run in the module's namespace after it is executed, e.g.
+            ``torch.compile(Model().eval(), backend="eager")(torch.randn(2, 8))``.
+        timeout: seconds before the child is killed.
+
+    Raises:
+        AssertionError: the child failed (its stderr's tail is the message).
+    """
+    import subprocess
+    import sys
+
+    proc = subprocess.run(
+        [sys.executable, "-c", _BREAK_LINES_PROBE], input=source + "\0" + call, capture_output=True, text=True, timeout=timeout
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    return eval(proc.stdout.strip().splitlines()[-1])
