@@ -49,6 +49,7 @@ from pt2lint.analysis.walk import iter_children, walk
 from pt2lint.analysis.index import ClassInfo, FunctionInfo, ModuleIndex, decorator_name, identifier, lambda_function
 from pt2lint.analysis.project import load_outcome
 from pt2lint.analysis import dicts, foreign, objects, rebinding, sites, sourceless
+from pt2lint.analysis.kinds import INT_SCALAR_TENSOR, ONE_D_INT_TENSOR
 from pt2lint.analysis.kinds import (
     CONST,
     DATA,
@@ -4298,7 +4299,12 @@ class Interpreter:
             if isinstance(first, cst.SimpleString) and method in ("register_buffer", "register_parameter", "add_module"):
                 name = first.evaluated_value
                 if isinstance(name, str):
-                    value = args[1] if method == "add_module" else Value(Kind.TENSOR, maybe_none=args[1].kind is Kind.NONE)
+                    if method == "add_module":
+                        value = args[1]
+                    else:
+                        # a buffer keeps what is known of its tensor's shape and dtype (``torch.arange(T)``)
+                        kept = ONE_D_INT_TENSOR if args[1].kind is Kind.TENSOR and args[1].ref == ONE_D_INT_TENSOR else None
+                        value = Value(Kind.TENSOR, maybe_none=args[1].kind is Kind.NONE, ref=kept)
                     self._touch(receiver.ref)
                     receiver.ref.attrs[name] = value
             return
@@ -4398,7 +4404,7 @@ class Interpreter:
             return UNKNOWN, None
         if qual == "builtins.hasattr" and self._hasattr_truth(node) is True:
             return const(True), None
-        return self._qualified_result(qual, args, kwargs, chain), None
+        return _one_d_int(qual, args, kwargs, self._qualified_result(qual, args, kwargs, chain)), None
 
     def _call_candidates(self, node, qual, method, receiver, callee_value: Value, args, kwargs) -> Value:
         """Call each candidate of a "one of these" value (``SOLVERS[method](...)``, ``f if c else g``).
@@ -4843,6 +4849,10 @@ class Interpreter:
         return UNKNOWN
 
     def _tensor_method(self, recv: Value, method: str, args, kwargs) -> Value:
+        if recv.ref == ONE_D_INT_TENSOR and not recv.weak and method in _KEEPS_ONE_D_INT and not kwargs:
+            if method != "flip" or (len(args) == 1 and args[0].kind is Kind.CONST and args[0].const in (0, -1, (0,), (-1,))):
+                if method == "flip" or not args:
+                    return recv  # ``torch.arange(T).flip(0)``, ``.long()``, ``.clone()``: still 1-d integer
         # A method only tensors have (``sum``, ``any``, ``view``) on a guessed tensor
         # makes it a tensor for sure; names shared with str/list/dict keep the guess weak.
         weak = recv.weak and method in _GENERIC_METHOD_NAMES
@@ -5712,11 +5722,43 @@ def _fold_comparison(left: Value, op, right: Value) -> Optional[bool]:
     return None
 
 
-#: ``ref`` of a tensor known to be 0-d with an integer dtype (``t.argmax()``, ``mask.sum()``):
-#: indexing with it reads its value as a SymInt (``aten._local_scalar_dense``, GB0033).
-INT_SCALAR_TENSOR = "int-scalar"
 #: ``ref`` of a boolean tensor that is a test on a value of a NumPy array (see :data:`NUMPY_ELEMENT`).
 NUMPY_TEST = "numpy-test"
+#: Methods that give a 1-d integer tensor back as one (``flip`` along its only dimension).
+_KEEPS_ONE_D_INT = frozenset({"flip", "long", "int", "clone", "cpu", "cuda", "contiguous", "detach"})
+#: Torch functions that return a 1-d int64 tensor from Python integers.
+_ONE_D_INT_FACTORIES = frozenset({"torch.arange", "torch.randperm"})
+_LITERAL_INT_FACTORIES = frozenset({"torch.tensor", "torch.as_tensor", "torch.LongTensor", "torch.IntTensor"})
+
+
+def _python_int(v: Value) -> bool:
+    """A value surely a Python ``int`` (a size, or an integer constant)."""
+    if v.maybe_none:
+        return False
+    if v.kind is Kind.SHAPE:
+        return not v.py_float and v.ref is None
+    return v.kind is Kind.CONST and isinstance(v.const, int) and not isinstance(v.const, bool)
+
+
+def _one_d_int(qual: str, args, kwargs, result: Value) -> Value:
+    """``result`` marked :data:`ONE_D_INT_TENSOR` when ``qual(*args, **kwargs)`` surely makes a 1-d
+    int64 tensor: ``torch.arange`` of Python ints, ``torch.randperm(n)``, ``torch.tensor`` (and
+    ``as_tensor``, ``LongTensor``) of a literal list of ints; no ``dtype=``, ``out=`` or other
+    keyword but ``device=``/``requires_grad=``."""
+    if result.kind is not Kind.TENSOR or result.ref is not None or result.weak:
+        return result
+    if any(k not in ("device", "requires_grad", "pin_memory") for k in kwargs):
+        return result
+    if qual in _ONE_D_INT_FACTORIES:
+        ok = bool(args) and all(_python_int(a) for a in args) and (qual != "torch.randperm" or len(args) == 1)
+    elif qual in _LITERAL_INT_FACTORIES:
+        ok = (
+            len(args) == 1 and args[0].kind is Kind.CONTAINER and args[0].keys is None and bool(args[0].elts)
+            and all(e.kind is Kind.CONST and isinstance(e.const, int) and not isinstance(e.const, bool) for e in args[0].elts)
+        )
+    else:
+        ok = False
+    return replace(result, ref=ONE_D_INT_TENSOR) if ok else result
 #: A NumPy value computed while the module is built (``self.hop = np.prod(ratios)`` in ``__init__``)
 #: and read in compiled code.  Measured on torch 2.13 with ``self.hop = np.prod([2, 2])``: used as
 #: it is (``x.view(self.hop, -1)``, ``x[:, :self.hop]``, ``int(self.hop)``, ``math.sqrt(self.hop)``)

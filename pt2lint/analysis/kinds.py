@@ -92,6 +92,8 @@ class Value:
     def element(self) -> "Value":
         """Value of an element obtained by iterating or indexing this container."""
         if self.kind is Kind.TENSOR:
+            if self.ref == ONE_D_INT_TENSOR and not self.weak:
+                return Value(Kind.TENSOR, ref=INT_SCALAR_TENSOR)  # ``for t in torch.arange(n)``: 0-d int64
             return Value(Kind.TENSOR, bool_tensor=self.bool_tensor, alias_of=self.alias_of, weak=self.weak)
         if self.kind is Kind.SHAPE:
             return SHAPE
@@ -112,6 +114,17 @@ class Value:
             return Value(Kind.MODULE)
         return UNKNOWN
 
+
+#: ``ref`` of a tensor known to be 0-d with an integer dtype (``t.argmax()``, ``mask.sum()``):
+#: indexing with it reads its value as a SymInt (``aten._local_scalar_dense``, GB0033).
+INT_SCALAR_TENSOR = "int-scalar"
+#: ``ref`` of a tensor known to be 1-d with an integer dtype (``torch.arange(n)``,
+#: ``torch.randperm(n)``, ``torch.tensor([0, 2, 5])``): iterating it gives 0-d integer tensors
+#: (:data:`INT_SCALAR_TENSOR`), and indexing a tensor with one of those breaks (measured on torch
+#: 2.13: ``for t in self.timesteps: self.alphas[t]`` with ``timesteps = torch.arange(0, 10, 3).flip(0)``,
+#: ``for i in torch.randperm(4): table[i]``, ``[table[i] for i in torch.tensor([0, 2, 5])]``: "Data
+#: dependent operator"; ``for t in self.timesteps: x = x * t`` traces).
+ONE_D_INT_TENSOR = "1d-int"
 
 UNKNOWN = Value(Kind.UNKNOWN)
 TENSOR = Value(Kind.TENSOR)
