@@ -49,7 +49,7 @@ from pt2lint.analysis.walk import iter_children, walk
 from pt2lint.analysis.index import ClassInfo, FunctionInfo, ModuleIndex, decorator_name, identifier, lambda_function
 from pt2lint.analysis.project import load_outcome
 from pt2lint.analysis import dicts, foreign, objects, rebinding, sites, sourceless
-from pt2lint.analysis.kinds import INT_SCALAR_TENSOR, ONE_D_INT_TENSOR
+from pt2lint.analysis.kinds import INT_SCALAR_TENSOR, ONE_D_FLOAT_TENSOR, ONE_D_INT_TENSOR
 from pt2lint.analysis.kinds import (
     CONST,
     DATA,
@@ -3119,6 +3119,8 @@ class Interpreter:
             return UNKNOWN
         if base.kind is Kind.TENSOR:
             self.emit("on_index", IndexEvent(node, base, index, index_node, tuple(self._slice_bounds)))
+            if base.ref in (ONE_D_INT_TENSOR, ONE_D_FLOAT_TENSOR) and not base.weak and len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Slice):
+                return base  # ``self.timesteps[:-1]``: a slice of a 1-d tensor is 1-d, same dtype
             basic = _is_basic_index(index)
             return Value(
                 Kind.TENSOR,
@@ -4303,7 +4305,7 @@ class Interpreter:
                         value = args[1]
                     else:
                         # a buffer keeps what is known of its tensor's shape and dtype (``torch.arange(T)``)
-                        kept = ONE_D_INT_TENSOR if args[1].kind is Kind.TENSOR and args[1].ref == ONE_D_INT_TENSOR else None
+                        kept = args[1].ref if args[1].kind is Kind.TENSOR and args[1].ref in (ONE_D_INT_TENSOR, ONE_D_FLOAT_TENSOR) else None
                         value = Value(Kind.TENSOR, maybe_none=args[1].kind is Kind.NONE, ref=kept)
                     self._touch(receiver.ref)
                     receiver.ref.attrs[name] = value
@@ -4849,10 +4851,14 @@ class Interpreter:
         return UNKNOWN
 
     def _tensor_method(self, recv: Value, method: str, args, kwargs) -> Value:
-        if recv.ref == ONE_D_INT_TENSOR and not recv.weak and method in _KEEPS_ONE_D_INT and not kwargs:
-            if method != "flip" or (len(args) == 1 and args[0].kind is Kind.CONST and args[0].const in (0, -1, (0,), (-1,))):
-                if method == "flip" or not args:
-                    return recv  # ``torch.arange(T).flip(0)``, ``.long()``, ``.clone()``: still 1-d integer
+        if recv.ref in (ONE_D_INT_TENSOR, ONE_D_FLOAT_TENSOR) and not recv.weak and not kwargs:
+            flip = method == "flip" and len(args) == 1 and args[0].kind is Kind.CONST and args[0].const in (0, -1, (0,), (-1,))
+            if flip or (method in _KEEPS_ONE_D and not args):
+                return recv  # ``torch.arange(T).flip(0)``, ``.clone()``: still 1-d, same dtype
+            if method in ("long", "int") and not args:
+                return replace(recv, ref=ONE_D_INT_TENSOR)  # ``torch.linspace(0, T - 1, n).long()``
+            if recv.ref == ONE_D_FLOAT_TENSOR and method in ("round", "floor", "ceil") and not args:
+                return recv
         # A method only tensors have (``sum``, ``any``, ``view``) on a guessed tensor
         # makes it a tensor for sure; names shared with str/list/dict keep the guess weak.
         weak = recv.weak and method in _GENERIC_METHOD_NAMES
@@ -5724,10 +5730,13 @@ def _fold_comparison(left: Value, op, right: Value) -> Optional[bool]:
 
 #: ``ref`` of a boolean tensor that is a test on a value of a NumPy array (see :data:`NUMPY_ELEMENT`).
 NUMPY_TEST = "numpy-test"
-#: Methods that give a 1-d integer tensor back as one (``flip`` along its only dimension).
-_KEEPS_ONE_D_INT = frozenset({"flip", "long", "int", "clone", "cpu", "cuda", "contiguous", "detach"})
+#: Methods without arguments that give a 1-d tensor back with its dtype (``flip`` along its only
+#: dimension is handled apart).
+_KEEPS_ONE_D = frozenset({"clone", "cpu", "cuda", "contiguous", "detach"})
 #: Torch functions that return a 1-d int64 tensor from Python integers.
 _ONE_D_INT_FACTORIES = frozenset({"torch.arange", "torch.randperm"})
+#: Torch functions that return a 1-d floating tensor from Python numbers.
+_ONE_D_FLOAT_FACTORIES = frozenset({"torch.linspace", "torch.logspace"})
 _LITERAL_INT_FACTORIES = frozenset({"torch.tensor", "torch.as_tensor", "torch.LongTensor", "torch.IntTensor"})
 
 
@@ -5744,9 +5753,17 @@ def _one_d_int(qual: str, args, kwargs, result: Value) -> Value:
     """``result`` marked :data:`ONE_D_INT_TENSOR` when ``qual(*args, **kwargs)`` surely makes a 1-d
     int64 tensor: ``torch.arange`` of Python ints, ``torch.randperm(n)``, ``torch.tensor`` (and
     ``as_tensor``, ``LongTensor``) of a literal list of ints; no ``dtype=``, ``out=`` or other
-    keyword but ``device=``/``requires_grad=``."""
+    keyword but ``device=``/``requires_grad=``.  Marked :data:`ONE_D_FLOAT_TENSOR` for
+    ``torch.linspace``/``logspace`` of Python numbers with an int ``steps``."""
     if result.kind is not Kind.TENSOR or result.ref is not None or result.weak:
         return result
+    if qual in _ONE_D_FLOAT_FACTORIES:
+        if any(k not in ("device", "requires_grad", "steps") for k in kwargs):
+            return result
+        bounds = list(args[:2])
+        steps = args[2] if len(args) > 2 else kwargs.get("steps")
+        numbers = len(bounds) == 2 and len(args) <= 3 and all(a.kind in (Kind.CONST, Kind.SHAPE) and not a.maybe_none for a in bounds)
+        return replace(result, ref=ONE_D_FLOAT_TENSOR) if numbers and steps is not None and _python_int(steps) else result
     if any(k not in ("device", "requires_grad", "pin_memory") for k in kwargs):
         return result
     if qual in _ONE_D_INT_FACTORIES:

@@ -125,6 +125,9 @@ INT_SCALAR_TENSOR = "int-scalar"
 #: ``for i in torch.randperm(4): table[i]``, ``[table[i] for i in torch.tensor([0, 2, 5])]``: "Data
 #: dependent operator"; ``for t in self.timesteps: x = x * t`` traces).
 ONE_D_INT_TENSOR = "1d-int"
+#: ``ref`` of a tensor known to be 1-d with a floating dtype (``torch.linspace(0, T - 1, n)``): its
+#: ``.long()`` is a :data:`ONE_D_INT_TENSOR` (a sampler's ``timesteps``).
+ONE_D_FLOAT_TENSOR = "1d-float"
 
 UNKNOWN = Value(Kind.UNKNOWN)
 TENSOR = Value(Kind.TENSOR)
