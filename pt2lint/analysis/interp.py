@@ -2541,7 +2541,7 @@ class Interpreter:
             v = self.eval(expr)
         if _is_hook_handle(v, surely=True):
             self._hook_handle_used(expr, construct)
-        if v in (NUMPY_ELEMENT, NUMPY_NUMBER):
+        if _numpy_ref(v) in _NUMPY_PART_REFS:
             v = Value(Kind.TENSOR, bool_tensor=True, ref=NUMPY_TEST)  # ``if self.arr[0]:`` (see NUMPY_ELEMENT)
         if v == RANDOM_DRAW:
             # Branching on a value drawn by ``random`` (or a comparison with one) breaks: Dynamo holds
@@ -2926,7 +2926,7 @@ class Interpreter:
             known = _known_truth(v)
             return const(not known) if known is not None else CONST
         v = self.eval(node.expression)
-        if v in _NUMPY_TRACED:
+        if _numpy_ref(v) is not None:
             return v  # ``-self.arr[0]``: still a part of the traced array
         if v.kind is Kind.TENSOR:
             return Value(Kind.TENSOR, bool_tensor=v.bool_tensor and isinstance(node.operator, cst.BitInvert), weak=v.weak)
@@ -2941,14 +2941,15 @@ class Interpreter:
         a NumPy value while the module is built (plain NumPy: ``self.n = self.arr[0]`` stores a NumPy
         scalar, see :data:`NUMPY_VALUE`), a traced part in compiled code (:data:`NUMPY_ELEMENT`); else
         ``None``."""
-        if base not in _NUMPY_ARRAY_PARTS:
+        if _numpy_ref(base) not in _NUMPY_ARRAY_REFS:
             return None
         return NUMPY_VALUE if self._constructing else NUMPY_ELEMENT
 
     def binop(self, a: Value, b: Value, op: str) -> Value:
-        if (a in _NUMPY_ARRAY_PARTS or b in _NUMPY_ARRAY_PARTS) and Kind.TENSOR not in (a.kind, b.kind):
+        na, nb = _numpy_ref(a), _numpy_ref(b)
+        if (na in _NUMPY_ARRAY_REFS or nb in _NUMPY_ARRAY_REFS) and Kind.TENSOR not in (a.kind, b.kind):
             return Value(Kind.TENSOR)  # arithmetic on a NumPy value is traced through torch._numpy (see NUMPY_VALUE)
-        if (a == NUMPY_NUMBER or b == NUMPY_NUMBER) and a.kind in (Kind.SHAPE, Kind.CONST) and b.kind in (Kind.SHAPE, Kind.CONST):
+        if "numpy-number" in (na, nb) and a.kind in (Kind.SHAPE, Kind.CONST) and b.kind in (Kind.SHAPE, Kind.CONST):
             return NUMPY_NUMBER  # arithmetic on an unbacked SymInt stays one (see NUMPY_NUMBER)
         if a.kind is Kind.TENSOR or b.kind is Kind.TENSOR:
             is_bool = op in ("&", "|", "^") and (a.bool_tensor or a.kind is not Kind.TENSOR) and (b.bool_tensor or b.kind is not Kind.TENSOR)
@@ -3070,7 +3071,7 @@ class Interpreter:
                 r = Value(Kind.TENSOR, bool_tensor=True, weak=weak)
             elif (left == RANDOM_DRAW or right == RANDOM_DRAW) and left.kind in _PY_NUMBER_KINDS and right.kind in _PY_NUMBER_KINDS:
                 r = RANDOM_DRAW  # a comparison with a draw is data too: branching on it breaks (see eval_test)
-            elif left in _NUMPY_TRACED or right in _NUMPY_TRACED:
+            elif _numpy_ref(left) is not None or _numpy_ref(right) is not None:
                 # traced through torch._numpy (see NUMPY_VALUE, NUMPY_ELEMENT, NUMPY_NUMBER)
                 r = Value(Kind.TENSOR, bool_tensor=True, ref=NUMPY_TEST)
             elif left.kind is Kind.DATA or right.kind is Kind.DATA:
@@ -3576,6 +3577,9 @@ class Interpreter:
         index = cls.module
         if index is None or index is not self.entry or index.base is not None:
             return {}
+        text = index.full_source or index.source
+        if text and f"{cls.name}(" not in text:
+            return {}  # never called by its name: no walk of the module needed
         found = sites.calls_by_name(index.module).get(cls.name)
         if not found or index.classes.get(cls.name) is not cls:
             return {}
@@ -4836,7 +4840,7 @@ class Interpreter:
                 return container(elt=recv.element())
             return UNKNOWN
         if k is Kind.CONST:
-            if recv in _NUMPY_ARRAY_PARTS:
+            if _numpy_ref(recv) in _NUMPY_ARRAY_REFS:
                 number = CONST if self._constructing else NUMPY_NUMBER
                 if method == "item":
                     return number
@@ -5093,7 +5097,7 @@ class Interpreter:
         if name in ("int", "float", "bool", "complex"):
             if first is None:
                 return CONST
-            if name in ("int", "float") and first in (NUMPY_ELEMENT, NUMPY_NUMBER):
+            if name in ("int", "float") and _numpy_ref(first) in _NUMPY_PART_REFS:
                 return NUMPY_NUMBER
             if first.kind is Kind.TENSOR and first.py_float and name in ("int", "float"):
                 # a constant-folded floating NumPy scalar reads back as a Python float
@@ -5798,8 +5802,20 @@ NUMPY_ELEMENT = Value(Kind.CONST, ref="numpy-element")
 #: it (``if int(self.arr[0]) > 1:``, ``if self.arr.tolist()[0] > 1:``, ``if self.arr[0].item() > 1:``)
 #: or ``range()`` of it breaks ("Could not guard on data-dependent expression").
 NUMPY_NUMBER = Value(Kind.CONST, ref="numpy-number")
-_NUMPY_ARRAY_PARTS = (NUMPY_VALUE, NUMPY_ELEMENT)
-_NUMPY_TRACED = (NUMPY_VALUE, NUMPY_ELEMENT, NUMPY_NUMBER)
+_NUMPY_BY_REF = {v.ref: v for v in (NUMPY_VALUE, NUMPY_ELEMENT, NUMPY_NUMBER)}
+_NUMPY_ARRAY_REFS = frozenset({"numpy-value", "numpy-element"})
+_NUMPY_PART_REFS = frozenset({"numpy-element", "numpy-number"})
+
+
+def _numpy_ref(v: Value) -> Optional[str]:
+    """The ``ref`` of ``v`` when it is one of :data:`NUMPY_VALUE`, :data:`NUMPY_ELEMENT` and
+    :data:`NUMPY_NUMBER`, else None (checked on ``kind`` and ``ref`` first: it runs on every
+    arithmetic operation)."""
+    ref = v.ref
+    if v.kind is not Kind.CONST or type(ref) is not str:
+        return None
+    canon = _NUMPY_BY_REF.get(ref)
+    return ref if canon is not None and v == canon else None
 #: The module values ``torch.jit.script``/``freeze`` and ``torch.jit.trace`` return for a module.
 SCRIPT_MODULE = "torch.jit.ScriptModule"
 TRACED_MODULE = "torch.jit.TracedModule"

@@ -20,6 +20,7 @@ from typing import Dict, List, Optional, Tuple
 import libcst as cst
 
 from pt2lint.analysis.names import bound_names
+from pt2lint.analysis.walk import iter_children
 
 #: (the call, the function or lambda it is in, or ``None`` at module level or in a class body)
 Site = Tuple[cst.Call, Optional[cst.FunctionDef]]
@@ -30,10 +31,10 @@ _MEMO_LIMIT = 256
 
 
 def calls_by_name(module: cst.Module) -> Dict[str, List[Site]]:
-    """Every call of ``module`` whose callee is a plain name, by that name, in source order.
+    """Every call of ``module`` whose callee is a plain name, by that name.
 
-    Calls inside lambdas count as calls of the enclosing function.  Memoised per module (a
-    bounded number of them).
+    Calls inside lambdas count as calls of the enclosing function; the order within the lists
+    is not the source order.  Memoised per module (a bounded number of them).
     """
     hit = _calls.get(id(module))
     if hit is not None and hit[0] is module:
@@ -42,10 +43,11 @@ def calls_by_name(module: cst.Module) -> Dict[str, List[Site]]:
     stack: List[Tuple[cst.CSTNode, Optional[cst.FunctionDef]]] = [(module, None)]
     while stack:
         node, fn = stack.pop()
-        if isinstance(node, cst.Call) and isinstance(node.func, cst.Name):
+        kind = type(node)
+        if kind is cst.Call and type(node.func) is cst.Name:
             out.setdefault(node.func.value, []).append((node, fn))
-        inner = node if isinstance(node, cst.FunctionDef) else fn
-        stack.extend((child, inner) for child in reversed(node.children))
+        inner = node if kind is cst.FunctionDef else fn
+        stack.extend((child, inner) for child in iter_children(node))
     if len(_calls) >= _MEMO_LIMIT:
         _calls.clear()
     _calls[id(module)] = (module, out)
