@@ -4,9 +4,10 @@ A class whose constructor parameters are not annotated is analysed with those pa
 unknown value: ``self.rnn = getattr(nn, rnn_type)(...)`` is a module of unknown class,
 ``self.filterbank = filterbank`` an object whose methods cannot be followed, and code under
 ``if self.verbose:`` is analysed whatever the flag.  Dynamo, tracing one model, sees the values
-the model was built with.  Where the module itself builds the class (a parent's ``__init__``
-building its submodules, a factory, a ``__main__`` block), every such call is a construction
-site, and what the sites pass is what an instance of the class can hold.
+the model was built with.  Where a function or method of the module itself builds the class (a
+parent's ``__init__`` building its submodules, a factory), every such call is a construction
+site, and what the sites pass is what an instance of the class can hold (module-level code, such
+as a ``__main__`` demo, is one way among others to build a public class, and does not count).
 
 :func:`calls_by_name` finds the calls (once per module, with the function each call is in, so
 that a local name that shadows the class is not taken for it);

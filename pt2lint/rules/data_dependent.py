@@ -38,15 +38,8 @@ def _number_read_kind(v):
     return "T" if is_random_draw(v) else arg_kind(v)
 
 
-def _numpy_value():
-    """:data:`pt2lint.analysis.interp.NUMPY_VALUE` (imported late: the interpreter imports the rules)."""
-    from pt2lint.analysis.interp import NUMPY_VALUE
-
-    return NUMPY_VALUE
-
-
 def _numpy_test() -> str:
-    """:data:`pt2lint.analysis.interp.NUMPY_TEST` (imported late, as :func:`_numpy_value`)."""
+    """:data:`pt2lint.analysis.interp.NUMPY_TEST` (imported late: the interpreter imports the rules)."""
     from pt2lint.analysis.interp import NUMPY_TEST
 
     return NUMPY_TEST
@@ -55,9 +48,9 @@ def _numpy_test() -> str:
 def _numpy_traced(v) -> bool:
     """``v`` is a NumPy value read in compiled code, or a part of one (see
     :data:`pt2lint.analysis.interp.NUMPY_ELEMENT`): ``range()`` of it breaks."""
-    from pt2lint.analysis.interp import NUMPY_ELEMENT, NUMPY_NUMBER, NUMPY_VALUE
+    from pt2lint.analysis.interp import _numpy_ref
 
-    return v in (NUMPY_VALUE, NUMPY_ELEMENT, NUMPY_NUMBER)
+    return _numpy_ref(v) is not None
 
 
 def _local_scalar_fact(ev):
