@@ -26,7 +26,7 @@ import libcst as cst
 
 from pt2lint.analysis import torch_api as api
 from pt2lint.analysis.kinds import CONST, NONE, SHAPE, UNKNOWN, Kind, Value, const, container, join
-from pt2lint.analysis.walk import walk
+from pt2lint.analysis.walk import walk, walk_with_function
 
 _SIZE_ATTRIBUTES = frozenset({"shape", "ndim"})
 
@@ -34,9 +34,9 @@ _SIZE_ATTRIBUTES = frozenset({"shape", "ndim"})
 class _ModuleCalls:
     """Every call of a module, indexed once: by the name called (``f(...)``), by the attribute
     called on ``self``/``cls`` (``self.f(...)``), and the ``g = <compile>(f)`` assignments, each
-    call with its position in source order."""
+    call with its position in source order; a call by name also with the ``def`` it is in."""
 
-    __slots__ = ("module", "by_name", "by_self_attr", "compiled_aliases")
+    __slots__ = ("module", "by_name", "by_self_attr", "compiled_aliases", "enclosing")
 
     def __init__(self, module: cst.Module) -> None:
         self.module = module  # kept alive: the cache is keyed by its id()
@@ -44,11 +44,14 @@ class _ModuleCalls:
         self.by_self_attr: Dict[str, List[Tuple[int, cst.Call]]] = {}
         # (name of the function passed, the assignment): ``step = torch.compile(fn)``
         self.compiled_aliases: List[Tuple[str, cst.Assign]] = []
-        for order, node in enumerate(walk(module)):
+        # id of a call in ``by_name`` -> the innermost ``def`` it is in (None at module level)
+        self.enclosing: Dict[int, Optional[cst.FunctionDef]] = {}
+        for order, (node, fn) in enumerate(walk_with_function(module)):
             if isinstance(node, cst.Call):
                 func = node.func
                 if isinstance(func, cst.Name):
                     self.by_name.setdefault(func.value, []).append((order, node))
+                    self.enclosing[id(node)] = fn
                 elif isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value in ("self", "cls"):
                     self.by_self_attr.setdefault(func.attr.value, []).append((order, node))
             elif isinstance(node, cst.Assign) and isinstance(node.value, cst.Call) and node.value.args:
@@ -102,6 +105,14 @@ def call_sites(index, fn) -> List[cst.Call]:
         return []
     own = {id(n) for n in walk(fn.node)}
     return [node for _, node in sorted(found, key=lambda pair: pair[0]) if id(node) not in own]
+
+
+def calls_named(module: cst.Module, name: str) -> List[Tuple[cst.Call, Optional[cst.FunctionDef]]]:
+    """Every ``name(...)`` call of ``module``, in source order, with the innermost ``def`` it is in
+    (``None`` at module level or in a class body); from the module's call index
+    (:class:`_ModuleCalls`, built once per module)."""
+    calls = _module_calls(module)
+    return [(node, calls.enclosing[id(node)]) for _, node in calls.by_name.get(name, ())]
 
 
 def static_value(expr: cst.BaseExpression, imports=None) -> Value:

@@ -48,7 +48,7 @@ from pt2lint.analysis.names import target_names
 from pt2lint.analysis.walk import iter_children, walk
 from pt2lint.analysis.index import ClassInfo, FunctionInfo, ModuleIndex, decorator_name, identifier, lambda_function
 from pt2lint.analysis.project import load_outcome
-from pt2lint.analysis import dicts, foreign, objects, rebinding, sites, sourceless
+from pt2lint.analysis import callers, dicts, foreign, objects, rebinding, sites, sourceless
 from pt2lint.analysis.kinds import INT_SCALAR_TENSOR, ONE_D_FLOAT_TENSOR, ONE_D_INT_TENSOR
 from pt2lint.analysis.kinds import (
     CONST,
@@ -951,8 +951,6 @@ class Interpreter:
         the call site alone does not type) keeps :meth:`_entry_params`' kind; see
         :func:`pt2lint.analysis.callers.join_callers` for the join.
         """
-        from pt2lint.analysis import callers
-
         defaults = self._entry_params(fn)
         modules = [fn.module if fn.module is not None else self.entry]
         if modules[0] is not self.entry and fn.cls is None:
@@ -1894,12 +1892,26 @@ class Interpreter:
     def _isinstance_tensor_test(self, test: cst.Call) -> Optional[str]:
         """The name ``x`` when ``test`` is ``isinstance(x, torch.Tensor)`` (or a tuple of tensor
         classes), else ``None``."""
-        if not self._isinstance_of_a_name(test):
+        if not self._isinstance_of_a_name(test) or not self._names_tensor_classes(test.args[1].value):
             return None
-        types = test.args[1].value
+        return test.args[0].value.value
+
+    def _names_tensor_classes(self, types: cst.BaseExpression) -> bool:
+        """``types`` (the second argument of ``isinstance``) names tensor classes only
+        (``torch.Tensor``, ``(torch.Tensor, nn.Parameter)``)."""
         elems = [e.value for e in types.elements] if isinstance(types, cst.Tuple) else [types]
-        if elems and all(self.index.imports.qualify(e) in api.TENSOR_TYPES for e in elems):
-            return test.args[0].value.value
+        return bool(elems) and all(self.index.imports.qualify(e) in api.TENSOR_TYPES for e in elems)
+
+    def _tensor_type_subject(self, test: cst.Call) -> Optional[cst.BaseExpression]:
+        """The tested expression ``e`` when ``test`` is the builtin ``isinstance(e, <tensor
+        classes>)`` or ``torch.is_tensor(e)`` (any import spelling, plain arguments) in a frame,
+        else ``None``."""
+        if self.frame is None or any(a.keyword is not None or a.star for a in test.args):
+            return None
+        if len(test.args) == 2 and isinstance(test.func, cst.Name) and test.func.value == "isinstance" and self._is_builtin("isinstance"):
+            return test.args[0].value if self._names_tensor_classes(test.args[1].value) else None
+        if len(test.args) == 1 and self.qualname(test.func) == "torch.is_tensor":
+            return test.args[0].value
         return None
 
     def _hasattr_truth(self, call: cst.Call) -> Optional[bool]:
@@ -1951,11 +1963,12 @@ class Interpreter:
         specialises on the type and traces one branch.  ``isinstance(x, C)`` is False when
         ``x`` is surely a tensor and ``C`` a class of the project that is no tensor class
         (:meth:`_tensor_is_no_instance`)."""
-        name = self._isinstance_tensor_test(test) or self._is_tensor_test(test)
-        if name is None:
-            if self._attribute_is_no_tensor(test):
-                return False
+        subject = self._tensor_type_subject(test)
+        if isinstance(subject, cst.Attribute) and isinstance(subject.value, cst.Name) and self._attribute_is_no_tensor(subject):
+            return False
+        if not isinstance(subject, cst.Name):
             return False if self._tensor_is_no_instance(test) else None
+        name = subject.value
         cur = self.frame.lookup(name)
         if cur is not None and not cur.maybe_none and cur.kind in _NOT_TENSOR_KINDS:
             return False
@@ -1965,42 +1978,17 @@ class Interpreter:
             return True
         return None
 
-    def _attribute_is_no_tensor(self, test: cst.Call) -> bool:
-        """``torch.is_tensor(obj.attr)`` / ``isinstance(obj.attr, torch.Tensor)`` where the attribute
-        surely holds a Python value (``self.domain = domain`` given ``2`` by every construction
-        site): False while Dynamo traces, which specialises on the type (the same test on a name
-        is :meth:`_isinstance_truth`'s)."""
-        if self.frame is None or len(test.args) < 1 or any(a.keyword is not None or a.star for a in test.args):
-            return False
-        subject = test.args[0].value
-        if not (isinstance(subject, cst.Attribute) and isinstance(subject.value, cst.Name)):
-            return False
-        q = self.qualname(test.func)
-        if q == "torch.is_tensor":
-            if len(test.args) != 1:
-                return False
-        elif isinstance(test.func, cst.Name) and test.func.value == "isinstance" and self._is_builtin("isinstance") and len(test.args) == 2:
-            types = test.args[1].value
-            elems = [e.value for e in types.elements] if isinstance(types, cst.Tuple) else [types]
-            if not elems or not all(self.index.imports.qualify(e) in api.TENSOR_TYPES for e in elems):
-                return False
-        else:
-            return False
+    def _attribute_is_no_tensor(self, subject: cst.Attribute) -> bool:
+        """The attribute ``subject`` (``obj.attr``) of a tensor type test surely holds a Python value
+        (``self.domain = domain`` given ``2`` by every construction site): the test is False while
+        Dynamo traces, which specialises on the type (the same test on a name is
+        :meth:`_isinstance_truth`'s)."""
         self.silent += 1
         try:
             v = self.eval(subject)
         finally:
             self.silent -= 1
         return not v.maybe_none and v.kind in _NOT_TENSOR_KINDS and v.kind is not Kind.CONTAINER
-
-    def _is_tensor_test(self, test: cst.Call) -> Optional[str]:
-        """The name ``x`` when ``test`` is ``torch.is_tensor(x)`` (any import spelling), else ``None``."""
-        if (
-            self.frame is not None and len(test.args) == 1 and test.args[0].keyword is None and not test.args[0].star
-            and isinstance(test.args[0].value, cst.Name) and self.qualname(test.func) == "torch.is_tensor"
-        ):
-            return test.args[0].value.value
-        return None
 
     def _tensor_is_no_instance(self, test: cst.Call) -> bool:
         """``test`` is ``isinstance(x, C)`` (or a tuple of classes) with ``x`` a name of this frame
@@ -2949,7 +2937,7 @@ class Interpreter:
         na, nb = _numpy_ref(a), _numpy_ref(b)
         if (na in _NUMPY_ARRAY_REFS or nb in _NUMPY_ARRAY_REFS) and Kind.TENSOR not in (a.kind, b.kind):
             return Value(Kind.TENSOR)  # arithmetic on a NumPy value is traced through torch._numpy (see NUMPY_VALUE)
-        if "numpy-number" in (na, nb) and a.kind in (Kind.SHAPE, Kind.CONST) and b.kind in (Kind.SHAPE, Kind.CONST):
+        if NUMPY_NUMBER.ref in (na, nb) and a.kind in (Kind.SHAPE, Kind.CONST) and b.kind in (Kind.SHAPE, Kind.CONST):
             return NUMPY_NUMBER  # arithmetic on an unbacked SymInt stays one (see NUMPY_NUMBER)
         if a.kind is Kind.TENSOR or b.kind is Kind.TENSOR:
             is_bool = op in ("&", "|", "^") and (a.bool_tensor or a.kind is not Kind.TENSOR) and (b.bool_tensor or b.kind is not Kind.TENSOR)
@@ -3554,7 +3542,7 @@ class Interpreter:
         """The values the construction sites of ``cls`` in its own module pass to ``init``'s parameters.
 
         Every ``Cls(...)`` call in a function or method of the entry module (a parent's
-        ``__init__`` building its submodules, a factory; :func:`sites.calls_by_name`) is bound to
+        ``__init__`` building its submodules, a factory; :func:`callers.calls_named`) is bound to
         the constructor's parameters (an omitted one takes its default).  A call where a local
         name shadows the class does not count, and neither does module-level code (a
         ``__main__`` demo builds a public class one way, its users another).  A parameter gets a
@@ -3580,7 +3568,7 @@ class Interpreter:
         text = index.full_source or index.source
         if text and f"{cls.name}(" not in text:
             return {}  # never called by its name: no walk of the module needed
-        found = sites.calls_by_name(index.module).get(cls.name)
+        found = callers.calls_named(index.module, cls.name)
         if not found or index.classes.get(cls.name) is not cls:
             return {}
         params = init.node.params
@@ -5742,6 +5730,7 @@ _ONE_D_INT_FACTORIES = frozenset({"torch.arange", "torch.randperm"})
 #: Torch functions that return a 1-d floating tensor from Python numbers.
 _ONE_D_FLOAT_FACTORIES = frozenset({"torch.linspace", "torch.logspace"})
 _LITERAL_INT_FACTORIES = frozenset({"torch.tensor", "torch.as_tensor", "torch.LongTensor", "torch.IntTensor"})
+_ONE_D_FACTORIES = _ONE_D_INT_FACTORIES | _ONE_D_FLOAT_FACTORIES | _LITERAL_INT_FACTORIES
 
 
 def _python_int(v: Value) -> bool:
@@ -5759,8 +5748,8 @@ def _one_d_int(qual: str, args, kwargs, result: Value) -> Value:
     ``as_tensor``, ``LongTensor``) of a literal list of ints; no ``dtype=``, ``out=`` or other
     keyword but ``device=``/``requires_grad=``.  Marked :data:`ONE_D_FLOAT_TENSOR` for
     ``torch.linspace``/``logspace`` of Python numbers with an int ``steps``."""
-    if result.kind is not Kind.TENSOR or result.ref is not None or result.weak:
-        return result
+    if qual not in _ONE_D_FACTORIES or result.kind is not Kind.TENSOR or result.ref is not None or result.weak:
+        return result  # (the set first: this runs on every call of a qualified name)
     if qual in _ONE_D_FLOAT_FACTORIES:
         if any(k not in ("device", "requires_grad", "steps") for k in kwargs):
             return result
@@ -5772,14 +5761,14 @@ def _one_d_int(qual: str, args, kwargs, result: Value) -> Value:
         return result
     if qual in _ONE_D_INT_FACTORIES:
         ok = bool(args) and all(_python_int(a) for a in args) and (qual != "torch.randperm" or len(args) == 1)
-    elif qual in _LITERAL_INT_FACTORIES:
+    else:  # a literal list of ints (_LITERAL_INT_FACTORIES)
         ok = (
             len(args) == 1 and args[0].kind is Kind.CONTAINER and args[0].keys is None and bool(args[0].elts)
             and all(e.kind is Kind.CONST and isinstance(e.const, int) and not isinstance(e.const, bool) for e in args[0].elts)
         )
-    else:
-        ok = False
     return replace(result, ref=ONE_D_INT_TENSOR) if ok else result
+
+
 #: A NumPy value computed while the module is built (``self.hop = np.prod(ratios)`` in ``__init__``)
 #: and read in compiled code.  Measured on torch 2.13 with ``self.hop = np.prod([2, 2])``: used as
 #: it is (``x.view(self.hop, -1)``, ``x[:, :self.hop]``, ``int(self.hop)``, ``math.sqrt(self.hop)``)
@@ -5816,6 +5805,8 @@ def _numpy_ref(v: Value) -> Optional[str]:
         return None
     canon = _NUMPY_BY_REF.get(ref)
     return ref if canon is not None and v == canon else None
+
+
 #: The module values ``torch.jit.script``/``freeze`` and ``torch.jit.trace`` return for a module.
 SCRIPT_MODULE = "torch.jit.ScriptModule"
 TRACED_MODULE = "torch.jit.TracedModule"

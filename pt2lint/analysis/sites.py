@@ -9,50 +9,21 @@ parent's ``__init__`` building its submodules, a factory), every such call is a 
 site, and what the sites pass is what an instance of the class can hold (module-level code, such
 as a ``__main__`` demo, is one way among others to build a public class, and does not count).
 
-:func:`calls_by_name` finds the calls (once per module, with the function each call is in, so
-that a local name that shadows the class is not taken for it);
-:meth:`pt2lint.analysis.interp.Interpreter.site_parameters` reads their arguments.
+:func:`pt2lint.analysis.callers.calls_named` finds the calls (from the module's call index, with
+the function each call is in, so that a local name that shadows the class is not taken for it);
+:func:`bound_in` and :func:`bind_call` here, and
+:meth:`pt2lint.analysis.interp.Interpreter.site_parameters`, read their arguments.
 """
 
 from __future__ import annotations
 
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, Optional, Tuple
 
 import libcst as cst
 
 from pt2lint.analysis.names import bound_names
-from pt2lint.analysis.walk import iter_children
 
-#: (the call, the function or lambda it is in, or ``None`` at module level or in a class body)
-Site = Tuple[cst.Call, Optional[cst.FunctionDef]]
-
-_calls: Dict[int, Tuple[cst.Module, Dict[str, List[Site]]]] = {}
 _bound: Dict[int, Tuple[cst.FunctionDef, frozenset]] = {}
-_MEMO_LIMIT = 256
-
-
-def calls_by_name(module: cst.Module) -> Dict[str, List[Site]]:
-    """Every call of ``module`` whose callee is a plain name, by that name.
-
-    Calls inside lambdas count as calls of the enclosing function; the order within the lists
-    is not the source order.  Memoised per module (a bounded number of them).
-    """
-    hit = _calls.get(id(module))
-    if hit is not None and hit[0] is module:
-        return hit[1]
-    out: Dict[str, List[Site]] = {}
-    stack: List[Tuple[cst.CSTNode, Optional[cst.FunctionDef]]] = [(module, None)]
-    while stack:
-        node, fn = stack.pop()
-        kind = type(node)
-        if kind is cst.Call and type(node.func) is cst.Name:
-            out.setdefault(node.func.value, []).append((node, fn))
-        inner = node if kind is cst.FunctionDef else fn
-        stack.extend((child, inner) for child in iter_children(node))
-    if len(_calls) >= _MEMO_LIMIT:
-        _calls.clear()
-    _calls[id(module)] = (module, out)
-    return out
 
 
 def bound_in(fn: Optional[cst.FunctionDef]) -> frozenset:

@@ -9,7 +9,7 @@ skipped: they never hold expressions or statements.
 from __future__ import annotations
 
 import dataclasses
-from typing import Dict, Iterator, List, Tuple, Type
+from typing import Dict, Iterator, List, Optional, Tuple, Type
 
 import libcst as cst
 
@@ -80,6 +80,24 @@ def walk(node: cst.CSTNode, *, into_functions: bool = True) -> Iterator[cst.CSTN
         if children:
             children.reverse()
             extend(children)
+
+
+def walk_with_function(node: cst.CSTNode) -> Iterator[Tuple[cst.CSTNode, Optional[cst.FunctionDef]]]:
+    """:func:`walk`'s pre-order, each node with the innermost ``def`` it is in (a ``def`` node
+    itself is in the enclosing one; ``None`` outside every ``def``; a lambda counts as its
+    ``def``'s body)."""
+    fields = _FIELDS
+    stack: List[Tuple[cst.CSTNode, Optional[cst.FunctionDef]]] = [(node, None)]
+    pop = stack.pop
+    while stack:
+        n, fn = pop()
+        yield n, fn
+        cls = type(n)
+        names = fields.get(cls)
+        children = _child_list(n, names if names is not None else _fields(cls))
+        if children:
+            inner = n if cls is cst.FunctionDef else fn
+            stack.extend((c, inner) for c in reversed(children))
 
 
 def _child_list(node: cst.CSTNode, names: Tuple[str, ...]) -> List[cst.CSTNode]:
