@@ -52,10 +52,10 @@ def found_with_messages(code: str, settings: LintSettings = DEFAULT) -> List[Tup
 
 
 _BREAK_LINES_PROBE = r"""
-import logging, re, sys
+import json, logging, re, sys
 import torch
 import torch._dynamo.symbolic_convert
-src, call = sys.stdin.read().split("\0")
+cases = json.loads(sys.stdin.read())
 lines = []
 class H(logging.Handler):
     def emit(self, rec):
@@ -69,16 +69,26 @@ for n in [n for n in logging.root.manager.loggerDict if n.endswith("__graph_brea
         lg.removeHandler(h)
     lg.addHandler(H())
     lg.propagate = False
-ns = {"__name__": "m", "torch": torch}
-exec(compile(src, "m.py", "exec"), ns)
-exec(call, ns)
-print(sorted(set(lines)))
+out = []
+for src, call in cases:
+    torch._dynamo.reset()
+    lines.clear()
+    ns = {"__name__": "m", "torch": torch}
+    exec(compile(src, "m.py", "exec"), ns)
+    exec(call, ns)
+    out.append(sorted(set(lines)))
+print(json.dumps(out))
 """
 
 
 def dynamo_break_lines(source: str, call: str, timeout: int = 300) -> List[int]:
     """The lines of ``source`` (compiled as the file ``m.py``) at which Dynamo's graph_breaks log
     reports a break while ``call`` runs, in a child process with torch.
+
+    The log, not ``torch.compile(..., fullgraph=True)``, is the probe: on torch 2.13
+    ``fullgraph=True`` captures a tensor read as a Python number (``int(t)`` used as a size,
+    ``aten._local_scalar_dense``) as an unbacked SymInt and raises nothing, while the default
+    compile, which users run, breaks there.
 
     Args:
         source: the module text (already dedented).
@@ -89,11 +99,18 @@ def dynamo_break_lines(source: str, call: str, timeout: int = 300) -> List[int]:
     Raises:
         AssertionError: the child failed (its stderr's tail is the message).
     """
+    return dynamo_break_lines_many([(source, call)], timeout)[0]
+
+
+def dynamo_break_lines_many(cases: List[Tuple[str, str]], timeout: int = 600) -> List[List[int]]:
+    """:func:`dynamo_break_lines` of several ``(source, call)`` pairs in one child process
+    (Dynamo is reset between them), in order."""
+    import json
     import subprocess
     import sys
 
     proc = subprocess.run(
-        [sys.executable, "-c", _BREAK_LINES_PROBE], input=source + "\0" + call, capture_output=True, text=True, timeout=timeout
+        [sys.executable, "-c", _BREAK_LINES_PROBE], input=json.dumps(cases), capture_output=True, text=True, timeout=timeout
     )
     assert proc.returncode == 0, proc.stderr[-2000:]
-    return eval(proc.stdout.strip().splitlines()[-1])
+    return json.loads(proc.stdout.strip().splitlines()[-1])

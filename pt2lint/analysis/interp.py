@@ -2939,6 +2939,8 @@ class Interpreter:
             return Value(Kind.TENSOR)  # arithmetic on a NumPy value is traced through torch._numpy (see NUMPY_VALUE)
         if NUMPY_NUMBER.ref in (na, nb) and a.kind in (Kind.SHAPE, Kind.CONST) and b.kind in (Kind.SHAPE, Kind.CONST):
             return NUMPY_NUMBER  # arithmetic on an unbacked SymInt stays one (see NUMPY_NUMBER)
+        if NUMPY_ELEMENT.ref in (na, nb) and all(v.kind in (Kind.SHAPE, Kind.CONST) or _numpy_ref(v) is not None for v in (a, b)):
+            return NUMPY_ELEMENT  # ``self.arr[0] * 2``: still a 0-d tensor traced from the array
         if a.kind is Kind.TENSOR or b.kind is Kind.TENSOR:
             is_bool = op in ("&", "|", "^") and (a.bool_tensor or a.kind is not Kind.TENSOR) and (b.bool_tensor or b.kind is not Kind.TENSOR)
             # bool * bool stays bool (torch's type promotion: ``mask * (p == 1)`` is a mask)
@@ -3054,14 +3056,16 @@ class Interpreter:
                 other = right if left.kind is Kind.NONE else left
                 sure = other.kind is Kind.TENSOR and not other.weak and not other.maybe_none
                 r = const(isinstance(op, cst.NotEqual)) if sure else CONST
+            elif (_numpy_ref(left) is not None or _numpy_ref(right) is not None) and not (
+                (left.kind is Kind.TENSOR and _numpy_ref(left) is None) or (right.kind is Kind.TENSOR and _numpy_ref(right) is None)
+            ):
+                # traced through torch._numpy (see NUMPY_VALUE, NUMPY_ELEMENT, NUMPY_NUMBER)
+                r = Value(Kind.TENSOR, bool_tensor=True, ref=NUMPY_TEST)
             elif left.kind is Kind.TENSOR or right.kind is Kind.TENSOR:
                 weak = (left.kind is not Kind.TENSOR or left.weak) and (right.kind is not Kind.TENSOR or right.weak)
                 r = Value(Kind.TENSOR, bool_tensor=True, weak=weak)
             elif (left == RANDOM_DRAW or right == RANDOM_DRAW) and left.kind in _PY_NUMBER_KINDS and right.kind in _PY_NUMBER_KINDS:
                 r = RANDOM_DRAW  # a comparison with a draw is data too: branching on it breaks (see eval_test)
-            elif _numpy_ref(left) is not None or _numpy_ref(right) is not None:
-                # traced through torch._numpy (see NUMPY_VALUE, NUMPY_ELEMENT, NUMPY_NUMBER)
-                r = Value(Kind.TENSOR, bool_tensor=True, ref=NUMPY_TEST)
             elif left.kind is Kind.DATA or right.kind is Kind.DATA:
                 r = DATA
             elif left.kind in (Kind.SHAPE, Kind.CONST, Kind.NONE) and right.kind in (Kind.SHAPE, Kind.CONST, Kind.NONE):
@@ -5085,8 +5089,9 @@ class Interpreter:
         if name in ("int", "float", "bool", "complex"):
             if first is None:
                 return CONST
-            if name in ("int", "float") and _numpy_ref(first) in _NUMPY_PART_REFS:
-                return NUMPY_NUMBER
+            ref = _numpy_ref(first) if name in ("int", "float") else None
+            if ref == NUMPY_NUMBER.ref or (ref == NUMPY_ELEMENT.ref and getattr(self.settings, "capture_scalar_outputs", False)):
+                return NUMPY_NUMBER  # an unbacked SymInt/SymFloat (see NUMPY_NUMBER)
             if first.kind is Kind.TENSOR and first.py_float and name in ("int", "float"):
                 # a constant-folded floating NumPy scalar reads back as a Python float
                 return UNKNOWN if first.weak else Value(Kind.SHAPE, py_float=name == "float")
@@ -5779,17 +5784,21 @@ NUMPY_VALUE = Value(Kind.CONST, ref="numpy-value")
 #: An element, slice, iterate or reduction of a NumPy array read in compiled code (``self.strides[i]``,
 #: ``for s in self.strides``, ``self.counts.sum()``; the array built while the module is built).
 #: Dynamo wraps the array as a tensor (``NumpyNdarrayVariable``), so the part is a 0-d tensor in the
-#: graph, not a constant.  Measured on torch 2.13 with ``self.arr = np.array([3, 2])``: used as it
-#: is (``x.view(self.arr[1], -1)``, ``x[: self.arr[1]]``, ``x * self.arr[0]``) nothing breaks; a
-#: comparison, ``not`` or truth test of it (``if self.arr[0] > 2:``, ``if self.arr.sum() > 3:``,
-#: ``for v in self.arr: if v > 2:``, ``if self.arr[0]:``) is data-dependent branching, and
-#: ``range(self.arr[0])`` breaks.
-NUMPY_ELEMENT = Value(Kind.CONST, ref="numpy-element")
-#: ``int()``/``float()``/``.item()`` of a :data:`NUMPY_ELEMENT`, an element of ``arr.tolist()``: an
-#: unbacked SymInt/SymFloat.  Measured on torch 2.13: as a size it traces
-#: (``x.new_zeros(int(self.arr[0]) * 2)``, ``x[:n]`` for ``n`` in ``self.arr.tolist()``); branching on
-#: it (``if int(self.arr[0]) > 1:``, ``if self.arr.tolist()[0] > 1:``, ``if self.arr[0].item() > 1:``)
-#: or ``range()`` of it breaks ("Could not guard on data-dependent expression").
+#: graph, not a constant, and it is one here (kind ``TENSOR``).  Measured on torch 2.13 with
+#: ``self.arr = np.array([3, 2])`` and the ``graph_breaks`` log (``fullgraph=True`` captures the
+#: reads as unbacked SymInts and raises nothing, so it is no probe for them): arithmetic with
+#: tensors (``x * self.arr[0]``) traces; a comparison, ``not`` or truth test of it (``if self.arr[0]
+#: > 2:``, ``for v in self.arr: if v > 2:``) is data-dependent branching; and wherever a Python
+#: number is needed it is read with ``aten._local_scalar_dense`` ("Data dependent operator",
+#: GB0033), as any 0-d tensor computed in the graph: ``int()``/``float()``/``.item()``/
+#: ``.tolist()`` of it, a size (``x.view(self.arr[1], -1)``, ``x.new_zeros(self.arr[0])``,
+#: ``x.repeat(self.arr[0], 1)``), a slice bound (``x[:, :s]`` for ``s`` in ``self.arr``), an integer
+#: index of a tensor or of a Python list, ``math.sqrt()`` and ``range()`` of it.
+NUMPY_ELEMENT = Value(Kind.TENSOR, ref="numpy-element")
+#: ``int()``/``float()``/``.item()`` of a :data:`NUMPY_ELEMENT` with ``capture_scalar_outputs`` on (an
+#: unbacked SymInt/SymFloat, which traces as a size), an element of ``.tolist()`` of a NumPy value read
+#: in compiled code; branching on it (``if int(self.arr[0]) > 1:``) or ``range()`` of it breaks ("Could
+#: not guard on data-dependent expression").
 NUMPY_NUMBER = Value(Kind.CONST, ref="numpy-number")
 _NUMPY_BY_REF = {v.ref: v for v in (NUMPY_VALUE, NUMPY_ELEMENT, NUMPY_NUMBER)}
 _NUMPY_ARRAY_REFS = frozenset({"numpy-value", "numpy-element"})
@@ -5801,7 +5810,7 @@ def _numpy_ref(v: Value) -> Optional[str]:
     :data:`NUMPY_NUMBER`, else None (checked on ``kind`` and ``ref`` first: it runs on every
     arithmetic operation)."""
     ref = v.ref
-    if v.kind is not Kind.CONST or type(ref) is not str:
+    if type(ref) is not str or (v.kind is not Kind.CONST and v.kind is not Kind.TENSOR):
         return None
     canon = _NUMPY_BY_REF.get(ref)
     return ref if canon is not None and v == canon else None

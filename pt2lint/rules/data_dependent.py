@@ -45,6 +45,17 @@ def _numpy_test() -> str:
     return NUMPY_TEST
 
 
+def _numpy_element(v) -> bool:
+    """``v`` is a part of a NumPy array read in compiled code, a 0-d tensor in Dynamo's graph
+    (:data:`pt2lint.analysis.interp.NUMPY_ELEMENT`)."""
+    from pt2lint.analysis.interp import NUMPY_ELEMENT, _numpy_ref
+
+    return v is not None and _numpy_ref(v) == NUMPY_ELEMENT.ref
+
+
+_NUMPY_HINT = "store the values as Python numbers when the module is built, e.g. tuple(arr.tolist())"
+
+
 def _numpy_traced(v) -> bool:
     """``v`` is a NumPy value read in compiled code, or a part of one (see
     :data:`pt2lint.analysis.interp.NUMPY_ELEMENT`): ``range()`` of it breaks."""
@@ -161,6 +172,15 @@ class TensorToPythonScalar(Rule):
                 "graph break (draw with torch.randint and keep it a tensor, or draw outside the compiled region)",
             )
             return True
+        if any(_numpy_element(v) for v in ev.args):
+            interp.report(
+                self.code,
+                ev.node,
+                f"`{name}()` is given an element of a NumPy array where it needs a Python number: Dynamo "
+                f"traces the array as a tensor and reads the element's value (aten::_local_scalar_dense, "
+                f"{fact.gb}): graph break ({_NUMPY_HINT})",
+            )
+            return True
         interp.report(
             self.code,
             ev.node,
@@ -222,13 +242,6 @@ class TensorToPythonScalar(Rule):
                 ),
             ):
                 return
-        if q == "builtins.range" and _has_tensor_arg(ev):
-            interp.report(
-                self.code,
-                ev.node,
-                "`range()` over a tensor value needs a Python int: graph break (loop over a static size, e.g. x.shape[0])",
-            )
-            return
         if q == "builtins.range" and any(_numpy_traced(a) for a in ev.args):
             # ``range(self.n)`` with ``self.n = np.int64(...)`` set in ``__init__``: measured on torch
             # 2.13, a break (``x.view(self.n, -1)`` with the same value traced)
@@ -237,6 +250,13 @@ class TensorToPythonScalar(Rule):
                 ev.node,
                 "`range()` of a NumPy value needs a Python int, and Dynamo traces the NumPy value as a tensor: "
                 "graph break (store it as int(...) when the module is built)",
+            )
+            return
+        if q == "builtins.range" and _has_tensor_arg(ev):
+            interp.report(
+                self.code,
+                ev.node,
+                "`range()` over a tensor value needs a Python int: graph break (loop over a static size, e.g. x.shape[0])",
             )
             return
         if q == "builtins.range" and any(is_random_draw(a) for a in ev.args):
@@ -259,6 +279,14 @@ class TensorToPythonScalar(Rule):
                 # ``int(np.ceil(n / k))``: Dynamo constant-folds the floating NumPy scalar
                 return
             if name != "complex" and self.settings.capture_scalar_outputs:
+                return
+            if _numpy_element(arg):
+                interp.report(
+                    self.code,
+                    ev.node,
+                    f"`{name}()` of an element of a NumPy array reads its value into Python: Dynamo traces "
+                    f"the array as a tensor (aten::_local_scalar_dense): graph break ({_NUMPY_HINT})",
+                )
                 return
             interp.report(
                 self.code,
@@ -314,7 +342,11 @@ class TensorToPythonScalar(Rule):
         """Slice bounds that are tensors, and integer indices that are 0-d integer tensors."""
         self._int_scalar_indices(interp, ev)
         for bound, value in ev.slice_bounds:
-            what = "a value drawn by `random` (Dynamo holds it as a tensor graph input)" if is_random_draw(value) else "a tensor"
+            what = (
+                "a value drawn by `random` (Dynamo holds it as a tensor graph input)" if is_random_draw(value)
+                else "an element of a NumPy array (Dynamo traces the array as a tensor)" if _numpy_element(value)
+                else "a tensor"
+            )
             interp.report(
                 self.code,
                 bound,
@@ -492,4 +524,4 @@ class DataDependentBranch(Rule):
 
 def _int_scalar_tensor(v) -> bool:
     """A value surely a 0-d integer tensor computed in the graph (``t.argmax()``, ``mask.sum()``)."""
-    return v is not None and v.kind is Kind.TENSOR and not v.weak and v.ref == "int-scalar"
+    return v is not None and v.kind is Kind.TENSOR and not v.weak and (v.ref == "int-scalar" or _numpy_element(v))
