@@ -15,7 +15,8 @@ import pytest
 
 from linttools import dynamo_break_lines_many, found_with_messages
 
-# (forward body, breaks on torch 2.13): ``self.arr = np.array([3, 2])``,
+# (forward body, breaks on torch 2.13): ``self.arr = np.array([3, 2])``, ``self.one = np.array([2])``,
+# ``self.half = np.float64(0.5)``, ``self.zero_d = np.array(3)``,
 # ``self.scale = np.float32(2.0)``, ``self.hop = np.prod([2, 2])``, ``self.space.nvec = np.array([3, 2])``
 # on a plain object; ``x = torch.randn(12)``.  The finding must be on the body's first line.
 CASES = [
@@ -46,7 +47,13 @@ CASES = [
     ("x = x * [1.0, 2.0, 3.0][self.arr[1]]", True),
     ("x = x * math.sqrt(self.arr[0])", True),
     ("x = x[self.arr[1]:]", True),
-    # near misses: arithmetic with tensors traces, and so do the array's shape and NumPy integer scalars
+    ("x = x * len(self.arr.tolist())", True),
+    ("x = x * sum(self.arr.tolist())", True),
+    ("x = x * self.one.item()", True),
+    # near misses: arithmetic with tensors traces, and so do the array's shape and NumPy scalars
+    ("x = x * self.hop.item()", False),
+    ("x = x * float(self.half)", False),
+    ("x = x * self.zero_d.item()", False),
     ("x = x * self.arr[0] * self.scale", False),
     ("x = x + self.arr.sum()", False),
     ("if self.arr.shape[0] > 1:\n    x = x - 1", False),
@@ -74,12 +81,15 @@ class M(torch.nn.Module):
         self.scale = np.float32(2.0)
         self.hop = np.prod([2, 2])
         self.space = Space()
+        self.one = np.array([2])
+        self.half = np.float64(0.5)
+        self.zero_d = np.array(3)
 
     def forward(self, x):
 {body}
         return x
 """
-_FIRST_LINE = 21
+_FIRST_LINE = 24
 
 
 def _source(body: str) -> str:

@@ -4834,6 +4834,8 @@ class Interpreter:
         if k is Kind.CONST:
             if _numpy_ref(recv) in _NUMPY_ARRAY_REFS:
                 number = CONST if self._constructing else NUMPY_NUMBER
+                if recv == NUMPY_ARRAY and not self._constructing and not getattr(self.settings, "capture_scalar_outputs", False):
+                    number = DATA  # an array's data read into Python: a break (see NUMPY_ARRAY)
                 if method == "item":
                     return number
                 if method == "tolist":
@@ -4955,7 +4957,7 @@ class Interpreter:
         if _numpy_sized_draw(qual, args, kwargs):
             return Value(Kind.TENSOR)
         if self._constructing and qual.startswith("numpy.") and _python_values_only(list(args) + list(kwargs.values())):
-            return NUMPY_VALUE
+            return NUMPY_ARRAY if _numpy_array_result(qual, args) else NUMPY_VALUE
         folded = _numpy_float_scalar(qual, args, kwargs)
         if folded is not None:
             return folded
@@ -5090,8 +5092,10 @@ class Interpreter:
             if first is None:
                 return CONST
             ref = _numpy_ref(first) if name in ("int", "float") else None
-            if ref == NUMPY_NUMBER.ref or (ref == NUMPY_ELEMENT.ref and getattr(self.settings, "capture_scalar_outputs", False)):
+            if ref == NUMPY_NUMBER.ref or (ref in (NUMPY_ELEMENT.ref, NUMPY_ARRAY.ref) and getattr(self.settings, "capture_scalar_outputs", False)):
                 return NUMPY_NUMBER  # an unbacked SymInt/SymFloat (see NUMPY_NUMBER)
+            if ref == NUMPY_ARRAY.ref and not self._constructing:
+                return DATA  # ``int(self.arr)`` of a one-element array: its data read (see NUMPY_ARRAY)
             if first.kind is Kind.TENSOR and first.py_float and name in ("int", "float"):
                 # a constant-folded floating NumPy scalar reads back as a Python float
                 return UNKNOWN if first.weak else Value(Kind.SHAPE, py_float=name == "float")
@@ -5373,6 +5377,22 @@ def _numpy_float_scalar(qual: str, args, kwargs) -> Optional[Value]:
     return Value(Kind.TENSOR, py_float=True, weak=guessed)
 
 
+def _numpy_array_result(qual: str, args) -> bool:
+    """Whether ``qual(*args)``, a NumPy call on Python values, surely returns an array of one or more
+    dimensions (see :data:`NUMPY_ARRAY`)."""
+    if qual in _NUMPY_ARRAY_FUNCTIONS:
+        return True
+    first = args[0] if args else None
+    if first is None:
+        return False
+    if qual in ("numpy.array", "numpy.asarray"):
+        return first.kind is Kind.CONTAINER or _numpy_ref(first) == NUMPY_ARRAY.ref
+    if qual in _NUMPY_SIZED_FUNCTIONS:
+        # ``np.zeros(3)``, ``np.ones((2, 3))``: a size that is a number or a non-empty tuple
+        return (first.kind is Kind.CONTAINER and bool(first.elts)) or (first.kind in (Kind.CONST, Kind.SHAPE) and first.const != ())
+    return False
+
+
 def _python_values_only(values) -> bool:
     """Every value is a Python number, string, size or ``None``, or a container of them (no tensor,
     no value of unknown kind): a NumPy call on them computes a NumPy value, not a traced array."""
@@ -5380,8 +5400,8 @@ def _python_values_only(values) -> bool:
         if v.kind is Kind.CONTAINER:
             if not _python_values_only(list(v.elts or ()) + ([v.elt] if v.elt is not None else [])):
                 return False
-        elif v.kind not in (Kind.CONST, Kind.SHAPE, Kind.NONE) or v == NUMPY_VALUE:
-            if v != NUMPY_VALUE:
+        elif v.kind not in (Kind.CONST, Kind.SHAPE, Kind.NONE) or v == NUMPY_VALUE or v == NUMPY_ARRAY:
+            if v != NUMPY_VALUE and v != NUMPY_ARRAY:
                 return False
     return True
 
@@ -5781,6 +5801,14 @@ def _one_d_int(qual: str, args, kwargs, result: Value) -> Value:
 #: ``x.shape[-1] // self.hop``, ``self.hop > 2``) is traced through torch._numpy into a tensor,
 #: so using the result as a size or branching on it breaks; ``range(self.hop)`` breaks.
 NUMPY_VALUE = Value(Kind.CONST, ref="numpy-value")
+#: A NumPy array of one or more dimensions built while the module is built (``self.strides =
+#: np.array([8, 16, 32])``, ``np.arange(4)``, ``np.zeros(3)``), a :data:`NUMPY_VALUE` known to be an
+#: array, not a scalar.  Read in compiled code Dynamo wraps it as a tensor: besides what holds for
+#: any NumPy value, ``.tolist()``, ``.item()``, ``int()`` and ``float()`` of it read tensor data into
+#: Python ("Data dependent operator", GB0033; measured on torch 2.13 with the ``graph_breaks`` log for
+#: ``np.array([2, 4]).tolist()`` and ``np.array([2]).item()``/``int()``), while NumPy scalars
+#: (``np.prod([2, 2])``, ``np.float64(2.0)``, a 0-d ``np.array(3)``) give constants there.
+NUMPY_ARRAY = Value(Kind.CONST, ref="numpy-array")
 #: An element, slice, iterate or reduction of a NumPy array read in compiled code (``self.strides[i]``,
 #: ``for s in self.strides``, ``self.counts.sum()``; the array built while the module is built).
 #: Dynamo wraps the array as a tensor (``NumpyNdarrayVariable``), so the part is a 0-d tensor in the
@@ -5800,8 +5828,16 @@ NUMPY_ELEMENT = Value(Kind.TENSOR, ref="numpy-element")
 #: in compiled code; branching on it (``if int(self.arr[0]) > 1:``) or ``range()`` of it breaks ("Could
 #: not guard on data-dependent expression").
 NUMPY_NUMBER = Value(Kind.CONST, ref="numpy-number")
-_NUMPY_BY_REF = {v.ref: v for v in (NUMPY_VALUE, NUMPY_ELEMENT, NUMPY_NUMBER)}
-_NUMPY_ARRAY_REFS = frozenset({"numpy-value", "numpy-element"})
+_NUMPY_BY_REF = {v.ref: v for v in (NUMPY_VALUE, NUMPY_ARRAY, NUMPY_ELEMENT, NUMPY_NUMBER)}
+_NUMPY_ARRAY_REFS = frozenset({"numpy-value", "numpy-array", "numpy-element"})
+#: NumPy functions whose result is an array of one or more dimensions whatever their (Python)
+#: arguments (``numpy.array``/``asarray`` only when given a list or tuple: ``np.array(3)`` is 0-d).
+_NUMPY_ARRAY_FUNCTIONS = frozenset({
+    "numpy.arange", "numpy.linspace", "numpy.logspace", "numpy.geomspace", "numpy.eye", "numpy.identity",
+    "numpy.stack", "numpy.concatenate", "numpy.vstack", "numpy.hstack", "numpy.cumsum", "numpy.cumprod",
+    "numpy.diff", "numpy.tile", "numpy.sort", "numpy.argsort", "numpy.flip",
+})
+_NUMPY_SIZED_FUNCTIONS = frozenset({"numpy.zeros", "numpy.ones", "numpy.full", "numpy.empty"})
 _NUMPY_PART_REFS = frozenset({"numpy-element", "numpy-number"})
 
 

@@ -56,6 +56,14 @@ def _numpy_element(v) -> bool:
 _NUMPY_HINT = "store the values as Python numbers when the module is built, e.g. tuple(arr.tolist())"
 
 
+def _numpy_array(v) -> bool:
+    """``v`` is a NumPy array of one or more dimensions kept on the module and read in compiled
+    code (:data:`pt2lint.analysis.interp.NUMPY_ARRAY`), which Dynamo wraps as a tensor."""
+    from pt2lint.analysis.interp import NUMPY_ARRAY
+
+    return v is not None and v == NUMPY_ARRAY
+
+
 def _numpy_traced(v) -> bool:
     """``v`` is a NumPy value read in compiled code, or a part of one (see
     :data:`pt2lint.analysis.interp.NUMPY_ELEMENT`): ``range()`` of it breaks."""
@@ -94,6 +102,15 @@ class TensorItem(Rule):
     code = "PTC101"
 
     def on_call(self, interp, ev) -> None:
+        if ev.method == "item" and _numpy_array(ev.receiver) and not ev.args:
+            if not self.settings.capture_scalar_outputs:
+                interp.report(
+                    self.code,
+                    ev.node,
+                    "`.item()` of a NumPy array kept on the module reads its value into Python: Dynamo traces "
+                    f"the array as a tensor (aten::_local_scalar_dense, GB0033): graph break ({_NUMPY_HINT})",
+                )
+            return
         if ev.method == "item" and ev.receiver is not None and ev.receiver.kind is Kind.TENSOR and not ev.args:
             if self.settings.capture_scalar_outputs or ev.receiver.py_float:
                 # (a constant-folded floating NumPy scalar, ``np.ceil(n / k).item()``, reads back)
@@ -112,6 +129,15 @@ class TensorTolist(Rule):
     code = "PTC102"
 
     def on_call(self, interp, ev) -> None:
+        if ev.method == "tolist" and _numpy_array(ev.receiver) and not ev.args:
+            if not self.settings.capture_scalar_outputs:
+                interp.report(
+                    self.code,
+                    ev.node,
+                    "`.tolist()` of a NumPy array kept on the module copies its data into Python: Dynamo traces "
+                    f"the array as a tensor (aten::_local_scalar_dense, GB0033): graph break ({_NUMPY_HINT})",
+                )
+            return
         if ev.method == "tolist" and ev.receiver is not None and ev.receiver.kind is Kind.TENSOR and not ev.args:
             interp.report(
                 self.code,
@@ -272,6 +298,14 @@ class TensorToPythonScalar(Rule):
             return
         if q in _CAST_NAMES and len(ev.args) == 1 and not ev.kwargs:
             arg = ev.args[0]
+            if _numpy_array(arg) and _CAST_NAMES[q] in ("int", "float") and not self.settings.capture_scalar_outputs:
+                interp.report(
+                    self.code,
+                    ev.node,
+                    f"`{_CAST_NAMES[q]}()` of a NumPy array kept on the module reads its value into Python: Dynamo "
+                    f"traces the array as a tensor (aten::_local_scalar_dense, GB0033): graph break ({_NUMPY_HINT})",
+                )
+                return
             if arg.kind is not Kind.TENSOR or arg.weak:
                 return
             name = _CAST_NAMES[q]
