@@ -44,7 +44,7 @@ class FunctionInfo:
     __slots__ = (
         "node", "name", "symbol", "cls", "disabled", "opaque", "compiled", "kind",
         "local_decorators", "is_generator", "closure", "module", "foreign_decorators", "decorator_targets",
-        "decorators_linked", "origin", "lambda_stmt",
+        "decorators_linked", "origin", "lambda_stmt", "has_yield",
     )
 
     def __init__(self, node: cst.FunctionDef, symbol: str, cls: Optional["ClassInfo"]) -> None:
@@ -58,6 +58,7 @@ class FunctionInfo:
         self.kind = "method" if cls is not None else "function"
         self.local_decorators: List[cst.BaseExpression] = []
         self.is_generator = False  # set by the interpreter when it meets a ``yield``
+        self.has_yield: Optional[bool] = None  # its own body holds a ``yield`` (read once, when asked)
         self.closure = None  # the analysis frame a nested def closes over
         self.module = None  # the ModuleIndex it is defined in
         self.foreign_decorators: List[tuple] = []  # (expr, qualified name) of decorators imported from elsewhere

@@ -56,6 +56,7 @@ from pt2lint.analysis.kinds import (
     MODULE,
     NONE,
     SHAPE,
+    SIZE,
     TENSOR,
     UNKNOWN,
     Kind,
@@ -1531,8 +1532,13 @@ class Interpreter:
         the finding that ended them)."""
         self.gb_events += 1
         newly = []
+        # a break inside a generator Dynamo inlines (a ``@contextmanager`` helper entered with
+        # ``with``, ``list(gen(x))``) cannot be resumed: Dynamo gives up on the frame it compiles,
+        # and everything on the stack runs eagerly (measured on torch 2.13: "Failed to handle graph
+        # break gracefully. Skipping the function and falling back to eager", no later break logged)
+        in_generator = any(_is_generator_function(f.func) for f in self.frames)
         for f in self.frames:
-            if (f.loop_depth > 0 or f.try_depth > 0) and not f.skipped:
+            if (in_generator or f.loop_depth > 0 or f.try_depth > 0) and not f.skipped:
                 f.skipped = True
                 newly.append(f)
         return newly
@@ -2957,6 +2963,8 @@ class Interpreter:
         if a.kind in (Kind.SHAPE, Kind.CONST) and b.kind in (Kind.SHAPE, Kind.CONST):
             if a.kind is Kind.CONST and b.kind is Kind.CONST:
                 return CONST
+            if op in ("+", "-", "*", "/", "//", "%", "**") and _one_number(a) and _one_number(b):
+                return SIZE  # ``h * w``, ``n // 2``: one size
             return SHAPE
         if a.kind is Kind.CONTAINER and b.kind is Kind.CONTAINER and op == "|" and a.keys is not None and b.keys is not None:
             # ``d | {"n": 3}``: the union of two dicts with known keys, the right one winning
@@ -3123,7 +3131,9 @@ class Interpreter:
                 ref="dynamic" if index.bool_tensor else None,
             )
         if base.kind is Kind.SHAPE:
-            return SHAPE if not isinstance(index_node, cst.Slice) else SHAPE
+            if index_node is not None and (_one_number(index) or (index.kind is Kind.CONST and index.const is None)):
+                return SIZE if base.ref != "dynamic" else replace(SIZE, ref="dynamic")  # ``x.shape[-1]``: one size
+            return SHAPE
         if base.kind is Kind.DATA:
             return DATA
         if base.kind is Kind.CONTAINER:
@@ -3308,6 +3318,8 @@ class Interpreter:
         if k in (Kind.CONST, Kind.SHAPE):
             return CONST
         if k is Kind.UNKNOWN and isinstance(base.ref, str):
+            if _distribution(base) and name in api.DISTRIBUTION_TENSOR_PROPERTIES:
+                return TENSOR  # ``Normal(mu, sigma).mean``
             return Value(Kind.UNKNOWN, ref=f"{base.ref}.{name}")
         if base.alias_of:
             return Value(Kind.UNKNOWN, alias_of=base.alias_of)
@@ -4790,6 +4802,8 @@ class Interpreter:
         k = recv.kind
         if k is Kind.TENSOR:
             return self._tensor_method(recv, method, args, kwargs)
+        if _distribution(recv) and method in api.DISTRIBUTION_TENSOR_METHODS:
+            return TENSOR  # ``Categorical(logits=l).sample()``
         if k is Kind.CONTAINER:
             if method in ("items",):
                 return container(elt=container(elts=(CONST, recv.element())))
@@ -4873,10 +4887,14 @@ class Interpreter:
         if method == "tolist":
             return Value(Kind.DATA)
         if method in api.SHAPE_METHODS:
-            return DATA if dyn and self.settings.capture_dynamic_output_shape_ops and method in ("numel", "nelement") else SHAPE
+            if dyn and self.settings.capture_dynamic_output_shape_ops and method in ("numel", "nelement"):
+                return DATA
+            return SIZE  # ``x.numel()``, ``x.dim()``: one number each
         if method in api.SIZE_METHODS:
             if dyn and self.settings.capture_dynamic_output_shape_ops:
                 return DATA if args else Value(Kind.SHAPE, ref="dynamic")
+            if args and args[0].kind is Kind.CONST and isinstance(args[0].const, int) and not kwargs:
+                return SIZE  # ``x.size(0)``
             return SHAPE if args or kwargs else Value(Kind.SHAPE, ref="dynamic" if dyn else None)
         if method in api.CONST_METHODS:
             return CONST
@@ -4998,6 +5016,16 @@ class Interpreter:
         if qual in COND_FUNCTIONS:
             self._trace_cond_branches(args, kwargs, chain)
             return TENSOR  # the branch functions' output: a tensor (or a tuple of them)
+        if "()." in qual and qual.startswith("torch.distributions.") and qual.rsplit(".", 1)[-1] in api.DISTRIBUTION_TENSOR_METHODS:
+            if _distribution(Value(Kind.UNKNOWN, ref=qual.rsplit(".", 1)[0])):
+                return TENSOR  # ``Categorical(logits=l).sample()``
+        if qual.endswith("()") and qual[:-2] in api.FUNC_TRANSFORMS:
+            # ``vmap(f)(x)``, ``grad(f)(x)``: the transformed function's result
+            return container(elts=(TENSOR, TENSOR)) if qual[:-2] == "torch.func.grad_and_value" else TENSOR
+        if qual in api.FUNC_TENSOR_CALLS or qual in ("torch.func.jvp", "torch.func.vjp"):
+            if qual.endswith(("jvp", "vjp", "hvp", "vhp")):
+                return container(elts=(TENSOR, TENSOR if qual != "torch.func.vjp" else UNKNOWN))
+            return TENSOR
         if (
             qual in ("torch.atleast_1d", "torch.atleast_2d", "torch.atleast_3d") and len(args) == 1 and not kwargs
             and args[0].kind is Kind.TENSOR and _plain_args(self.frame.calling if self.frame is not None else None)
@@ -5305,6 +5333,33 @@ _GENERATOR_RESUME_BUILTINS = frozenset({"builtins.all", "builtins.any", "builtin
 _PARTIAL = "functools.partial"
 
 
+def _is_generator_function(fn) -> bool:
+    """``fn`` (a :class:`FunctionInfo`, or anything else) is a generator function: its own body
+    (not a nested ``def``) holds a ``yield`` (kept on the function once read)."""
+    if not isinstance(fn, FunctionInfo):
+        return False
+    if fn.has_yield is None:
+        fn.has_yield = any(isinstance(n, cst.Yield) for n in walk(fn.node.body, into_functions=False))
+    return fn.has_yield
+
+
+def _distribution(v: Value) -> bool:
+    """``v`` is an object of a ``torch.distributions`` class built in the analysed code
+    (``Normal(mu, sigma)``, ``torch.distributions.Categorical(logits=l)``)."""
+    ref = v.ref
+    return (
+        v.kind is Kind.UNKNOWN and type(ref) is str and ref.startswith("torch.distributions.") and ref.endswith("()")
+        and ref.rsplit(".", 1)[-1][:1].isupper()
+    )
+
+
+def _one_number(v: Value) -> bool:
+    """``v`` is surely one number, not a tuple: an int or float constant, or a :data:`SIZE`."""
+    if v.kind is Kind.CONST:
+        return isinstance(v.const, (int, float)) and not isinstance(v.const, bool)
+    return v.kind is Kind.SHAPE and (v.scalar or v.py_float)
+
+
 def _is_python_float(v: Value) -> bool:
     """True when ``v`` is known to be a Python float (a float literal, a true division, ``float(n)``)."""
     return v.kind in (Kind.SHAPE, Kind.CONST) and (v.py_float or (isinstance(v.const, float)))
@@ -5324,7 +5379,7 @@ def _python_float_arith(result: Value, a: Value, b: Value, operator: cst.BaseBin
         def folded(v: Value) -> bool:
             if v.kind is Kind.TENSOR:
                 return v.py_float
-            return _is_python_float(v) or (v.kind is Kind.CONST and isinstance(v.const, int) and not isinstance(v.const, bool))
+            return _is_python_float(v) or _one_number(v)
 
         return replace(result, py_float=True) if folded(a) and folded(b) else result
     if (
@@ -5370,7 +5425,7 @@ def _numpy_float_scalar(qual: str, args, kwargs) -> Optional[Value]:
     for a in args:
         if a.kind is Kind.UNKNOWN and a.py_float:
             guessed = True
-        elif not (_is_python_float(a) or (a.kind is Kind.CONST and isinstance(a.const, int) and not isinstance(a.const, bool))):
+        elif not (_is_python_float(a) or _one_number(a)):
             return None
     if not (any(a.py_float or isinstance(a.const, float) for a in args) or name in api.NUMPY_FLOAT_OF_INT):
         return None

@@ -59,6 +59,9 @@ class Value:
             of an ``x is not None`` test, a constructor parameter annotated ``int``, the join
             of values that all are (see :func:`surely_not_none`, which also knows literals
             and values read out of tensor data).
+        scalar: on a SHAPE value, one size, not a shape tuple (``x.shape[-1]``, ``x.size(0)``,
+            ``x.numel()``, a name unpacked from a shape, arithmetic of those): a NumPy call on it
+            is a call on a Python number (see :data:`SIZE`).
     """
 
     kind: Kind
@@ -73,6 +76,7 @@ class Value:
     keys: Optional[Tuple[str, ...]] = None
     py_float: bool = False
     not_none: bool = False
+    scalar: bool = False
 
     def item(self, key: str, default: Optional["Value"] = None) -> Optional["Value"]:
         """``d[key]`` / ``d.get(key, default)`` of a dict with known keys; ``None`` when the keys are unknown."""
@@ -96,7 +100,7 @@ class Value:
                 return Value(Kind.TENSOR, ref=INT_SCALAR_TENSOR)  # ``for t in torch.arange(n)``: 0-d int64
             return Value(Kind.TENSOR, bool_tensor=self.bool_tensor, alias_of=self.alias_of, weak=self.weak)
         if self.kind is Kind.SHAPE:
-            return SHAPE
+            return SIZE  # ``for d in x.shape``, ``h, w = x.shape[-2:]``: one size each
         if self.kind is Kind.DATA:
             return DATA
         if self.elt is not None:
@@ -133,6 +137,8 @@ UNKNOWN = Value(Kind.UNKNOWN)
 TENSOR = Value(Kind.TENSOR)
 BOOL_TENSOR = Value(Kind.TENSOR, bool_tensor=True)
 SHAPE = Value(Kind.SHAPE)
+#: One size (a SymInt when the dimension is dynamic), not a shape tuple: ``x.shape[-1]``, ``x.size(0)``.
+SIZE = Value(Kind.SHAPE, scalar=True)
 CONST = Value(Kind.CONST)
 NONE = Value(Kind.NONE)
 DATA = Value(Kind.DATA)
@@ -268,6 +274,7 @@ def join(a: Value, b: Value) -> Value:
             keys=keys if elts is not None else None,
             py_float=a.py_float and b.py_float,
             not_none=not_none,
+            scalar=a.scalar and b.scalar,
         )
     # SymInt and Python constants mix freely (both are fine to branch on).
     if {a.kind, b.kind} <= {Kind.SHAPE, Kind.CONST}:

@@ -91,6 +91,23 @@ CONST_FUNCTIONS = frozenset(
 SHAPE_FUNCTIONS = frozenset({"torch.numel", "torch.Size", "torch.broadcast_shapes", "torch.sym_int", "torch.sym_max", "torch.sym_min"})
 # Functions returning a Python value computed from tensor data.
 DATA_FUNCTIONS = frozenset({"torch.equal", "torch.allclose", "torch.is_nonzero"})
+#: ``torch.func`` transforms: ``vmap(f)``, ``grad(f)``... return a function whose result is a tensor
+#: for a function ``f`` of tensors returning one (``grad_and_value``: a (gradient, value) pair),
+#: per the ``torch.func`` API reference; Dynamo traces them as higher-order ops.
+FUNC_TRANSFORMS = frozenset(
+    """torch.func.vmap torch.vmap torch.func.grad torch.func.jacrev torch.func.jacfwd torch.func.hessian
+    torch.func.grad_and_value""".split()
+)
+#: ``torch.func`` / ``torch.autograd.functional`` calls that return tensors outright: ``jvp`` and
+#: ``vjp`` return pairs, the others a tensor (for a function of one tensor returning one).
+FUNC_TENSOR_CALLS = frozenset(
+    """torch.autograd.functional.jacobian torch.autograd.functional.hessian torch.autograd.functional.vjp
+    torch.autograd.functional.jvp torch.autograd.functional.hvp torch.autograd.functional.vhp""".split()
+)
+#: Methods of ``torch.distributions.Distribution`` objects that return tensors (``sample``,
+#: ``log_prob``...), and properties that are tensors (``mean``, ``probs``...), per its API reference.
+DISTRIBUTION_TENSOR_METHODS = frozenset("sample rsample log_prob entropy cdf icdf perplexity sample_n".split())
+DISTRIBUTION_TENSOR_PROPERTIES = frozenset("mean mode stddev variance probs logits loc scale".split())
 TUPLE_FUNCTIONS = frozenset(
     """torch.split torch.chunk torch.unbind torch.tensor_split torch.meshgrid torch.broadcast_tensors
     torch.sort torch.topk torch.kthvalue torch.std_mean torch.var_mean torch.aminmax torch.frexp
@@ -244,6 +261,8 @@ def is_tensor_function(qualname: str) -> bool:
         return False
     if qualname in THIRD_PARTY_TENSOR_FUNCTIONS:
         return True
+    if qualname in FUNC_TRANSFORMS:
+        return False  # ``torch.vmap(f)`` is a function
     if qualname.startswith(TENSOR_NAMESPACES):
         return True
     if qualname.startswith("torch.") and qualname.count(".") == 1:

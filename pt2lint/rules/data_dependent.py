@@ -533,8 +533,21 @@ class DataDependentBranch(Rule):
         elif v.kind is Kind.TENSOR and not v.weak:
             what = _CONSTRUCT_TEXT.get(ev.construct, "a truth test on a tensor value")
             fix = "use torch.where or torch.cond" if ev.construct in ("if", "elif", "ifexp") else "keep the condition a tensor (torch.where / torch.cond)"
+            generator = ev.construct in ("all", "any") and _over_generator(ev.node)
             if ev.construct in ("all", "any"):
                 fix = f"reduce a tensor instead: torch.stack([...]).{ev.construct}()"
+            if generator:
+                # the break is inside Dynamo's any()/all() polyfill, which holds the generator: "Generator
+                # reconstruction with mutations" (measured on torch 2.13), so Dynamo gives up on the frame
+                interp.report(
+                    self.code,
+                    ev.node,
+                    f"{what} is data-dependent control flow: graph break inside `{ev.construct}()`, where Dynamo "
+                    f"cannot rebuild the generator, so the rest of the function runs eagerly ({fix})",
+                    branch_test=True,
+                )
+                interp.end_frame(self.code, ev.node)
+                return
             interp.report(self.code, ev.node, f"{what} is data-dependent control flow: graph break ({fix})", branch_test=True)
         elif is_random_draw(v):
             what = _CONSTRUCT_TEXT.get(ev.construct, "a truth test").replace("a tensor value", "a value drawn by `random`")
@@ -554,6 +567,14 @@ class DataDependentBranch(Rule):
                 f"(use torch.cond, or torch._check to state what is known)",
                 branch_test=True,
             )
+
+
+def _over_generator(node) -> bool:
+    """``node`` is ``any(<generator expression>)`` / ``all(...)`` (not a list or another iterable)."""
+    return (
+        isinstance(node, cst.Call) and len(node.args) == 1 and not node.args[0].star
+        and isinstance(node.args[0].value, cst.GeneratorExp)
+    )
 
 
 def _int_scalar_tensor(v) -> bool:
