@@ -59,9 +59,15 @@ cases = json.loads(sys.stdin.read())
 lines = []
 class H(logging.Handler):
     def emit(self, rec):
-        m = re.search(r"Graph break in user code at (\S+):(\d+)", rec.getMessage())
+        text = rec.getMessage()
+        m = re.search(r"Graph break in user code at (\S+):(\d+)", text)
         if m and m.group(1) == "m.py":
             lines.append(int(m.group(2)))
+        elif m:
+            # logged inside torch (a container's __getitem__, a polyfill): the innermost m.py frame
+            inner = re.findall(r'File "m\.py", line (\d+)', text)
+            if inner:
+                lines.append(int(inner[-1]))
 torch._logging.set_logs(graph_breaks=True)
 for n in [n for n in logging.root.manager.loggerDict if n.endswith("__graph_breaks")]:
     lg = logging.getLogger(n)
@@ -83,7 +89,9 @@ print(json.dumps(out))
 
 def dynamo_break_lines(source: str, call: str, timeout: int = 300) -> List[int]:
     """The lines of ``source`` (compiled as the file ``m.py``) at which Dynamo's graph_breaks log
-    reports a break while ``call`` runs, in a child process with torch.
+    reports a break while ``call`` runs, in a child process with torch; a break logged inside torch
+    (``ModuleList.__getitem__``, the ``any()`` polyfill) counts at the innermost ``m.py`` frame of
+    its user traceback.
 
     The log, not ``torch.compile(..., fullgraph=True)``, is the probe: on torch 2.13
     ``fullgraph=True`` captures a tensor read as a Python number (``int(t)`` used as a size,

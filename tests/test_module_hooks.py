@@ -175,3 +175,67 @@ def test_handle_uses_inside_forward_and_the_near_misses():
             return y * n
     """
     assert lines(code, "PTC317") == [17, 18]
+
+
+_PRE_HOOKS = '''\
+import torch
+from torch import nn
+
+
+def center_(module, args):
+    args[0].sub_(args[0].mean())
+
+
+def log_shape(module, args):
+    return None
+
+
+class M(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(4, 4)
+        self.lin.register_forward_pre_hook(self._tripwire)
+        self.register_forward_pre_hook(center_)
+        self.register_forward_pre_hook(log_shape)
+
+    def _tripwire(self, module, args):
+        if torch.isnan(args[0]).any():
+            raise FloatingPointError("nan")
+
+    def forward(self, x):
+        return self.lin(x)
+'''
+
+
+def test_forward_pre_hooks_are_compiled_code_of_the_module():
+    # Dynamo traces forward pre-hooks with the call (torch 2.13): the branch on the input breaks at
+    # line 22, and center_ writes the input in place at line 6 (the dispatch-mode watcher sees
+    # aten.sub_ on the input's storage); log_shape is clean
+    from linttools import found
+
+    assert found(_PRE_HOOKS, codes={"PTC104", "PTC401"}) == [(6, "PTC401"), (22, "PTC104")]
+
+
+def test_forward_pre_hook_break_matches_dynamo():
+    pytest = __import__("pytest")
+    pytest.importorskip("torch")
+    from linttools import dynamo_break_lines
+
+    lines = dynamo_break_lines(_PRE_HOOKS, 'torch.compile(M(), backend="eager")(torch.randn(2, 4))')
+    assert lines == [22]
+
+
+def test_forward_pre_hook_mutation_matches_the_dispatch_watcher(tmp_path):
+    pytest = __import__("pytest")
+    torch = pytest.importorskip("torch")
+    import importlib.util
+
+    from pt2lint.confirm.dynamo import input_mutations
+
+    path = tmp_path / "prehooks.py"
+    path.write_text(_PRE_HOOKS.replace("if torch.isnan(args[0]).any():", "if False:"))
+    spec = importlib.util.spec_from_file_location("prehooks", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    found = {(m.lineno, m.op) for m in input_mutations(mod.M(), (torch.randn(2, 4),)) if m.filename == str(path)}
+    assert found == {(6, "aten.sub_.Tensor")}

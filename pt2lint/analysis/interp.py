@@ -3180,7 +3180,8 @@ class Interpreter:
                 return _guess(base.element())
             return base.element()
         if base.kind is Kind.MODULE:
-            if base.elt is not None and index.kind is Kind.TENSOR and not index.weak and index_node is not None:
+            listed = base.elt is not None or (type(base.ref) is str and base.ref.rsplit(".", 1)[-1] in ("ModuleList", "Sequential", "ParameterList"))
+            if listed and index.kind is Kind.TENSOR and not index.weak and index_node is not None:
                 # ``self.heads[i]`` with ``i`` a tensor: the container's ``__getitem__`` reads it as an
                 # int (measured on torch 2.13: GB0124, ``Tensor.item()`` inside ``container.py``)
                 self.emit("on_sequence_index", IndexEvent(node, base, index, index_node))
@@ -4029,14 +4030,16 @@ class Interpreter:
             self.emit("on_hook_handle", HookHandleEvent(node, use))
 
     def _record_hook(self, hook: Value) -> None:
-        """Remember a function the class being built registers with ``register_forward_hook`` (on
-        ``self`` or a submodule): a bound method (``self._hook``), a nested ``def``, or one a factory
-        method returns (``self._make_hook(name)``).  :meth:`_run_module_entry` analyses it as
-        compiled code of the module.
+        """Remember a function the class being built registers with ``register_forward_hook`` or
+        ``register_forward_pre_hook`` (on ``self`` or a submodule): a bound method (``self._hook``),
+        a nested ``def``, or one a factory method returns (``self._make_hook(name)``).
+        :meth:`_run_module_entry` analyses it as compiled code of the module.
 
-        Dynamo traces the forward hooks of a compiled module's (sub)modules as part of the
-        call: ``out.norm().item()`` in such a hook breaks with "Unsupported Tensor.item()
-        call" at the hook's line (measured on torch 2.13, for a method and for a closure).
+        Dynamo traces the forward hooks and forward pre-hooks of a compiled module's (sub)modules
+        as part of the call: ``out.norm().item()`` in such a hook breaks with "Unsupported
+        Tensor.item() call" at the hook's line (measured on torch 2.13, for a method and for a
+        closure), ``if torch.isnan(args[0]).any():`` in a pre-hook is data-dependent branching, and
+        ``args[0].sub_(...)`` in a pre-hook writes the forward input.
         """
         owner = self.frame.lookup("self") if self.frame is not None else None
         if owner is None or owner.kind is not Kind.SELF or not isinstance(owner.ref, ClassInfo):
@@ -4302,7 +4305,7 @@ class Interpreter:
     def _collect_attr_call(self, node: cst.Call, receiver: Value, method: str, args) -> None:
         """While collecting ``self`` attributes: ``register_buffer``/``register_parameter``/``add_module``,
         ``self.layers.append(Block())`` (a ModuleList filled in a loop), and forward hooks."""
-        if method == "register_forward_hook" and args:
+        if method in ("register_forward_hook", "register_forward_pre_hook") and args:
             self._record_hook(args[0])
         if receiver.kind is Kind.SELF and isinstance(receiver.ref, ClassInfo) and len(args) >= 2:
             first = node.args[0].value
