@@ -61,10 +61,18 @@ def test_unproven_rewrites_are_not_safe(src, applicability, reason):
     assert apply_fix(src, "cond", unsafe=False) == src
 
 
-@pytest.mark.parametrize("src", [c[1] for c in NEAR_MISSES], ids=[c[0] for c in NEAR_MISSES])
-def test_near_misses_stay_safe(src):
+#: near misses nothing refutes that pt2lint.fixes.cond_proof does not prove (a helper reached
+#: through ``super()``, a slice, ``.detach()``): offered, unsafe
+UNPROVEN_NEAR_MISSES = {"explicit-super", "same-slice", "both-detached"}
+
+
+@pytest.mark.parametrize("name,src", [c[:2] for c in NEAR_MISSES], ids=[c[0] for c in NEAR_MISSES])
+def test_near_misses_stay_safe(name, src):
     f = _cond_fix(src)
-    assert f.applicability is Applicability.SAFE, f.message
+    if name in UNPROVEN_NEAR_MISSES:
+        assert f.applicability is Applicability.UNSAFE and "not proven safe" in f.message, f.message
+    else:
+        assert f.applicability is Applicability.SAFE, f.message
 
 
 @pytest.mark.parametrize(

@@ -71,10 +71,18 @@ def test_unproven_dtype_agreement_is_unsafe_with_the_reason(text):
     assert "not proven to keep one dtype" in f.message or "is floating in one branch" in f.message, f.message
 
 
-@pytest.mark.parametrize("text", [pytest.param(t, id=i) for i, t in PROVEN])
-def test_dtype_agreement_proven_by_promotion_stays_safe(text):
+#: dtypes agree, but the shapes of ``dim`` reductions are outside what pt2lint.fixes.cond_proof proves
+_SHAPES_UNPROVEN = {"floating-sum-vs-amax"}
+
+
+@pytest.mark.parametrize("name,text", [pytest.param(i, t, id=i) for i, t in PROVEN])
+def test_dtype_agreement_proven_by_promotion_stays_safe(name, text):
     f = cond_fix(text)
-    assert f.applicability is Applicability.SAFE, f.message
+    if name in _SHAPES_UNPROVEN:
+        assert f.applicability is Applicability.UNSAFE and "not proven safe" in f.message, f.message
+        assert "dtype" not in f.message.split("not proven safe")[-1], f.message
+    else:
+        assert f.applicability is Applicability.SAFE, f.message
 
 
 def test_the_unproven_rewrites_raise_and_the_proven_run_on_torch():

@@ -49,6 +49,7 @@ from pt2lint.analysis.kinds import Kind, Value, join
 from pt2lint.analysis.walk import iter_children, walk
 from pt2lint.diagnostics import Applicability, Fix
 from pt2lint.fixes.compiled import compiled_symbols, region_compiled
+from pt2lint.fixes.cond_proof import ELEMENTWISE_MODULES, unproven_reason
 from pt2lint.fixes.context import FixContext, Refuse
 from pt2lint.fixes.edits import lost_comments
 from pt2lint.fixes.module_facts import FLOAT_INPUT_MODULES, RANK_KEEPING_MODULES, floating_inputs, submodule_input
@@ -1525,6 +1526,20 @@ class CondRewrite:
                 f"the code is not known to run under torch.compile (no torch.compile of it in this file; set "
                 f"`assume-compiled = true` if it always does), and in eager mode torch.cond is {EAGER_COST} than the `if`"
             )
+        if not notes:
+            # nothing refuted it: it is safe only when proven (pt2lint.fixes.cond_proof)
+            reason = unproven_reason(
+                [b.stmts for b in real], outputs, mode,
+                qualname=lambda call: call_qualname(self.ctx, call),
+                floating_names=frozenset(self._floating_names()) | self._floating_outputs(),
+                floating_submodules=frozenset(self._floating_submodules()),
+                inside_with=self._inside_with(),
+                number_attrs=frozenset(self._number_attrs()),
+                definitions=self._single_definitions(),
+                elementwise_submodules=self._elementwise_submodules(),
+            )
+            if reason is not None:
+                notes.append(f"not proven safe: {reason}")
         what = ", ".join(f"`{o}`" for o in outputs) if outputs else "the returned value"
         message = (
             f"rewrite the branch as `{self.torch}.cond(...)` with branch functions (outputs: {what}; "
@@ -1534,6 +1549,90 @@ class CondRewrite:
             message += "; unsafe: " + "; ".join(notes)
         applicability = Applicability.UNSAFE if notes else Applicability.SAFE
         return Fix(message, applicability, tuple(edits) + tuple(self.import_edits), NAME)
+
+    def _single_definitions(self) -> Dict[str, cst.BaseExpression]:
+        """Names bound once in the function, by a plain ``name = expr`` among the statements before
+        the ``if`` in its block, with their expressions."""
+        counts = self._binding_counts()
+        out: Dict[str, cst.BaseExpression] = {}
+        for st in self._before_top():
+            if isinstance(st, cst.SimpleStatementLine) and len(st.body) == 1 and isinstance(st.body[0], cst.Assign):
+                a = st.body[0]
+                if len(a.targets) == 1 and isinstance(a.targets[0].target, cst.Name) and counts.get(a.targets[0].target.value) == 1:
+                    out[a.targets[0].target.value] = a.value
+        return out
+
+    def _elementwise_submodules(self) -> frozenset:
+        """Attributes the enclosing class assigns only to an activation module of
+        :data:`~pt2lint.fixes.cond_proof.ELEMENTWISE_MODULES` built without ``inplace=True``."""
+        cls = self.ctx.parent(self.func)
+        while cls is not None and not isinstance(cls, cst.ClassDef):
+            cls = self.ctx.parent(cls)
+        if cls is None:
+            return frozenset()
+        kinds: Dict[str, Set[bool]] = {}
+        for n in walk(cls):
+            if type(n) is cst.Assign:
+                for t in n.targets:
+                    tgt = t.target
+                    if isinstance(tgt, cst.Attribute) and isinstance(tgt.value, cst.Name) and tgt.value.value == "self":
+                        q = call_qualname(self.ctx, n.value) if isinstance(n.value, cst.Call) else None
+                        ok = (
+                            q is not None and q.startswith("torch.nn.") and q.rsplit(".", 1)[-1] in ELEMENTWISE_MODULES
+                            and not any(a.keyword is not None and a.keyword.value == "inplace" for a in n.value.args)
+                            and not any(a.keyword is None for a in n.value.args[1:])
+                        )
+                        kinds.setdefault(tgt.attr.value, set()).add(ok)
+        return frozenset(name for name, oks in kinds.items() if oks == {True})
+
+    def _binding_counts(self) -> Dict[str, int]:
+        """How many times each name is a binding target in the function (assignments, loops, ``as``)."""
+        counts: Dict[str, int] = {}
+        for n in walk(self.func.body):
+            targets = []
+            if isinstance(n, cst.Assign):
+                targets = [t.target for t in n.targets]
+            elif isinstance(n, (cst.AugAssign, cst.AnnAssign, cst.NamedExpr)):
+                targets = [n.target]
+            elif isinstance(n, (cst.For, cst.CompFor)):
+                targets = [n.target]
+            elif isinstance(n, cst.AsName):
+                targets = [n.name]
+            for t in targets:
+                for m in walk(t):
+                    if isinstance(m, cst.Name):
+                        counts[m.value] = counts.get(m.value, 0) + 1
+        return counts
+
+    def _floating_outputs(self) -> frozenset:
+        """Names bound once in the function, before the ``if`` in its block, to what a floating
+        submodule returns (``h = self.fc(x)`` with ``self.fc`` an ``nn.Linear``): floating tensors."""
+        subs = self._floating_submodules()
+        if not subs:
+            return frozenset()
+        counts = self._binding_counts()
+        out = set()
+        for st in self._before_top():
+            if isinstance(st, cst.SimpleStatementLine) and len(st.body) == 1 and isinstance(st.body[0], cst.Assign):
+                a = st.body[0]
+                call = a.value
+                if (
+                    len(a.targets) == 1 and isinstance(a.targets[0].target, cst.Name) and isinstance(call, cst.Call)
+                    and isinstance(call.func, cst.Attribute) and isinstance(call.func.value, cst.Name)
+                    and call.func.value.value == "self" and call.func.attr.value in subs
+                    and counts.get(a.targets[0].target.value) == 1
+                ):
+                    out.add(a.targets[0].target.value)
+        return frozenset(out)
+
+    def _inside_with(self) -> bool:
+        """Whether the ``if`` is inside a ``with`` statement of its function."""
+        node = self.ctx.parent(self.top)
+        while node is not None and node is not self.func:
+            if isinstance(node, cst.With):
+                return True
+            node = self.ctx.parent(node)
+        return False
 
     def _known_compiled(self) -> bool:
         """Whether the file compiles the region(s) the ``if`` is reached from (see :mod:`pt2lint.fixes.compiled`)."""
