@@ -182,6 +182,7 @@ CASES: List[Tuple[str, Callable[[], str], float, Optional[float]]] = [
     ("3,000 small classes", small_classes, 10.0, None),
     ("one if of 250 and-ed tests", and_chain, 2.0, None),
     ("an if with 100 elifs", elif_chain, 2.0, None),
+    ("an if with 300 elifs", lambda: elif_chain(300), 2.0, None),
     ("400 conditional expressions", ternaries, 2.0, None),
     ("2,000 .item() terms or-ed", or_items, 2.0, None),
     ("a list literal of 20,000 ints", big_list, 2.0, None),

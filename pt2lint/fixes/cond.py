@@ -654,6 +654,9 @@ def shape_class(ctx: FixContext, expr: Optional[cst.BaseExpression], stmts: Sequ
 
 # torch.nn modules whose output is floating for every input they accept (an integer input raises:
 # its weight is floating; measured on torch 2.13 for nn.Linear and nn.Conv2d)
+#: The longest ``if``/``elif`` chain of tensor tests rewritten (one nested ``torch.cond`` per test).
+MAX_ELIF_LEVELS = 16
+
 FLOAT_MODULES = frozenset(
     """Linear Bilinear LazyLinear Conv1d Conv2d Conv3d ConvTranspose1d ConvTranspose2d ConvTranspose3d LayerNorm
     GroupNorm RMSNorm BatchNorm1d BatchNorm2d BatchNorm3d InstanceNorm1d InstanceNorm2d InstanceNorm3d Embedding""".split()
@@ -1426,7 +1429,11 @@ class CondRewrite:
                 out[k] = join(a, b) if a is not None and b is not None else None
         return out
 
-    def _level(self, node: cst.If, first: bool) -> Level:
+    def _level(self, node: cst.If, first: bool, depth: int = 1) -> Level:
+        if depth > MAX_ELIF_LEVELS:
+            # each level is a torch.cond nested in the previous one's false branch: the rewrite of a
+            # long chain nests that deep (and re-parsing it costs seconds per fix)
+            raise Refuse(f"the `if`/`elif` chain has more than {MAX_ELIF_LEVELS} tensor tests (nested torch.cond that deep is not written)")
         entry = self.ctx.facts.if_entry.get(id(node))
         if entry is None:
             raise Refuse("an `elif` of the chain is not reached by the analysis")
@@ -1444,7 +1451,7 @@ class CondRewrite:
         elif isinstance(orelse, cst.Else):
             false = self._branch(orelse.body, "the `else` branch", orelse.leading_lines)
         elif tensor_test(self.ctx, orelse):
-            false = self._level(orelse, False)
+            false = self._level(orelse, False, depth + 1)
         else:
             stmt = orelse.with_changes(leading_lines=())
             false = Branch([stmt], None, "the `elif` branch", self._if_exit_env(orelse), orelse.leading_lines)

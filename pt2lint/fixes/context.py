@@ -59,6 +59,7 @@ class FixContext:
         self.lines = _split_lines(source)
         self._parents: Optional[Dict[int, cst.CSTNode]] = None
         self._facts = None
+        self._facts_failed: Optional[RecursionError] = None
         self._imports: Optional[ImportMap] = None
         self._import_edits: Optional[Tuple[Edit, ...]] = None
         self.cache: Dict[object, object] = {}
@@ -80,7 +81,15 @@ class FixContext:
         if self._facts is None:
             from pt2lint.fixes.facts import collect_facts
 
-            self._facts = collect_facts(self.module, self.source, self.settings, self.filename, overlay=self.overlay, data=self.data)
+            if self._facts_failed is not None:
+                # one failed recording run per module (a chain too deep for the interpreter's
+                # recursion limit), not one per finding asking for a fix
+                raise self._facts_failed
+            try:
+                self._facts = collect_facts(self.module, self.source, self.settings, self.filename, overlay=self.overlay, data=self.data)
+            except RecursionError as exc:
+                self._facts_failed = exc
+                raise
         return self._facts
 
     @property
