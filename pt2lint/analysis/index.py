@@ -415,6 +415,21 @@ class ModuleIndex:
                         for t in small.targets:
                             if isinstance(t.target, cst.Name):
                                 self._class_body_binding(cls, identifier(t.target.value), small.value, stmt)
+                            elif isinstance(t.target, (cst.Tuple, cst.List)):
+                                # ``forward, other = _impl, None``: element by element when both sides
+                                # are plain sequences of one length; any other unpacking unbinds its names
+                                targets = t.target.elements
+                                values = small.value.elements if isinstance(small.value, (cst.Tuple, cst.List)) else None
+                                plain = values is not None and len(values) == len(targets) and not any(
+                                    isinstance(e, cst.StarredElement) for e in list(targets) + list(values)
+                                )
+                                for k, el in enumerate(targets):
+                                    if isinstance(el.value, cst.Name):
+                                        if plain:
+                                            self._class_body_binding(cls, identifier(el.value.value), values[k].value, stmt)
+                                        else:
+                                            cls.methods.pop(identifier(el.value.value), None)
+                                            cls.method_imports.pop(identifier(el.value.value), None)
                     elif isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name) and small.value is not None:
                         self._class_body_binding(cls, identifier(small.target.value), small.value, stmt)
                     elif isinstance(small, cst.Del):
@@ -461,6 +476,16 @@ class ModuleIndex:
                 info.module = None  # set with the others once the module is collected
                 cls.methods[name] = info
                 self.all_functions.append(info)
+            return
+        if (
+            isinstance(value, cst.Attribute) and isinstance(value.value, cst.Name) and value.value.value in self.classes
+            and value.value.value not in self.imports.names
+        ):
+            # ``forward = Base._impl``: a method of a class of this file, read through the class
+            source_cls = self.classes[value.value.value]
+            fn = source_cls.methods.get(identifier(value.attr.value))
+            if fn is not None and fn.kind == "method":
+                cls.methods[name] = fn
             return
         if isinstance(value, cst.Name):
             source = identifier(value.value)

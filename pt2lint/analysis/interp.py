@@ -2619,6 +2619,8 @@ class Interpreter:
             v = self.project_value(idx.imports.names[name])
         elif name in idx.global_exprs and gkey not in self._globals_busy:
             v = self._module_global(idx, name)
+        elif name in _ALIASED_BUILTINS:
+            v = Value(Kind.UNKNOWN, ref=f"builtins.{name}")  # ``p = print`` then ``p(x)``: the builtin's calls
         else:
             v = UNKNOWN
         self.globals[gkey] = v
@@ -3865,6 +3867,14 @@ class Interpreter:
                     eager_call = True
         elif isinstance(func, cst.Name) and qual is None:
             callee_value = self.eval(func)
+            ref = callee_value.ref
+            if (
+                callee_value.kind is Kind.UNKNOWN and type(ref) is str and "." in ref and "()" not in ref
+                and callee_value.const is None and not callee_value.weak and ref.startswith(("builtins.", "torch.", "math.", "random.", "time.", "numpy."))
+            ):
+                # a name bound to a library callable (``p = print`` at module level, ``act = torch.relu``):
+                # the call is a call of that callable, as Dynamo sees it
+                qual, callee_value = ref, None
         elif qual is None:
             callee_value = self.eval(func)
         if (
@@ -5334,6 +5344,11 @@ def _is_string_node(node: cst.BaseExpression) -> bool:
 #: builtins that, fed a generator which graph-breaks inside, break again at the call (torch 2.13)
 _GENERATOR_RESUME_BUILTINS = frozenset({"builtins.all", "builtins.any", "builtins.sum", "builtins.set"})
 _PARTIAL = "functools.partial"
+
+
+#: Builtins whose calls rules judge by name (``print``, ``breakpoint``...): a name bound to one
+#: (``p = print``) is followed to it; other builtins stay values of unknown kind.
+_ALIASED_BUILTINS = frozenset({"print", "breakpoint", "input", "exec", "eval"})
 
 
 def _is_generator_function(fn) -> bool:
