@@ -648,3 +648,22 @@ def test_random_hostile_trees(tmp_path, seed):
     fuzz_io = _load_fuzz_io()
     failure = fuzz_io.run_case(random.Random(seed), str(tmp_path), timeout=60)
     assert failure is None, failure
+
+
+def test_a_cond_fix_in_a_file_of_mixed_line_endings_keeps_the_lines_it_does_not_change(project):
+    # the rewrite is diffed against LibCST's rendering of the module, which has one newline: the
+    # lines it does not change keep their own \r\n, \r and \n
+    lines = ["import torch", "from torch import nn", "class Net(nn.Module):", "    def forward(self, x):", "        h = x * 2",
+             "        if h.sum() > 0:", "            h = h * 2", "        else:", "            h = h * 3", '        print("x")',
+             "        return h", "torch.compile(Net())"]
+    eols = ["\r\n", "\n", "\r\n", "\r", "\n", "\r\n", "\n", "\r\n", "\r\n", "\n", "\r", "\n"]
+    text = "".join(line + eol for line, eol in zip(lines, eols))
+    path = project / "model.py"
+    path.write_bytes(text.encode())
+    res = cli_runner().invoke(cli, ["fix", "--isolated", "--unsafe-fixes", "--rule", "cond", "-j", "1", "model.py"], catch_exceptions=False)
+    assert res.exit_code == 0, res.stderr
+    data = path.read_bytes()
+    assert b"torch.cond(" in data
+    kept = data.split(b"        def _true_fn")[0]
+    assert kept == text.split("        if h.sum()")[0].encode(), kept
+    assert data.endswith(b"        return h\rtorch.compile(Net())\n"), data[-60:]

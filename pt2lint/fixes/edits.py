@@ -176,11 +176,17 @@ def _join_insertions(text: str, edits: Sequence[Edit], inserted: Dict[int, List[
 
 
 def diff_edits(old: str, new: str) -> Tuple[Edit, ...]:
-    """Whole-line edits turning ``old`` into ``new`` (difflib opcodes, one edit per changed hunk)."""
+    """Whole-line edits turning ``old`` into ``new`` (difflib opcodes, one edit per changed hunk).
+
+    Lines are compared without their line endings: LibCST renders a module with one newline,
+    so a file mixing ``\r\n``, ``\r`` and ``\n`` would otherwise get every line it did not
+    change rewritten to that newline.  Unchanged lines keep their own endings."""
     a = split_keepends(old)
     b = split_keepends(new)
     out: List[Edit] = []
-    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+    bare_a = [line.rstrip("\r\n") for line in a]
+    bare_b = [line.rstrip("\r\n") for line in b]
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, bare_a, bare_b, autojunk=False).get_opcodes():
         if tag == "equal":
             continue
         out.append(Edit(Position(i1 + 1, 1), Position(i2 + 1, 1), "".join(b[j1:j2])))
