@@ -134,6 +134,15 @@ def elif_chain(count: int = 100) -> str:
     return "\n".join(lines + ["        return x"]) + "\n"
 
 
+def inheritance_chain(count: int = 800) -> str:
+    """``count`` classes each deriving from the previous one, their methods calling ``super().forward``."""
+    lines = ["import torch", "from torch import nn", "", "", "class C0(nn.Module):", "    def forward(self, x):", "        return x.sum().item()"]
+    for i in range(1, count):
+        lines += ["", "", f"class C{i}(C{i - 1}):", f"    def helper{i}(self, x):", "        return super().forward(x)"]
+    lines += ["", "", f"class Net(C{count - 1}):", "    pass", "", "", "torch.compile(Net())"]
+    return "\n".join(lines) + "\n"
+
+
 def ternaries(count: int = 400) -> str:
     """``count`` statements ``x<i+1> = x<i> * 2 if x<i>.sum() > 0 else x<i>`` (a ``torch.where`` fix each)."""
     lines = _FORWARD + ["        x0 = x"]
@@ -183,6 +192,7 @@ CASES: List[Tuple[str, Callable[[], str], float, Optional[float]]] = [
     ("one if of 250 and-ed tests", and_chain, 2.0, None),
     ("an if with 100 elifs", elif_chain, 2.0, None),
     ("an if with 300 elifs", lambda: elif_chain(300), 2.0, None),
+    ("an inheritance chain of 800 classes", inheritance_chain, 2.0, None),
     ("400 conditional expressions", ternaries, 2.0, None),
     ("2,000 .item() terms or-ed", or_items, 2.0, None),
     ("a list literal of 20,000 ints", big_list, 2.0, None),

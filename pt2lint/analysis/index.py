@@ -15,6 +15,8 @@ are never entered; ``allow_in_graph`` / ``custom_op`` functions are opaque.
 
 from __future__ import annotations
 
+import collections
+
 from typing import Dict, List, Optional, Sequence
 
 import libcst as cst
@@ -97,12 +99,13 @@ class ClassInfo:
 
     __slots__ = (
         "node", "name", "bases", "methods", "attrs", "attrs_done", "_module", "_autograd_fn", "module", "_linked",
-        "method_imports", "class_values",
+        "method_imports", "class_values", "_mro",
     )
 
     def __init__(self, node: cst.ClassDef, name: str) -> None:
         self.module = None  # the ModuleIndex it is defined in
         self._linked = False  # bases imported from project modules resolved to their ClassInfo
+        self._mro: Optional[List["ClassInfo"]] = None
         self.node = node
         self.name = name
         self.bases: List[object] = []
@@ -117,16 +120,25 @@ class ClassInfo:
         self._autograd_fn: Optional[bool] = None
 
     def mro(self) -> List["ClassInfo"]:
-        """Local classes in method resolution order (depth-first, cycles cut)."""
+        """Local classes in method resolution order (breadth-first over the bases, cycles cut).
+
+        Computed once per class: every class it reaches is linked on the way (:meth:`link`, which
+        runs once), so the bases it read do not change after (an 800-class inheritance chain asked
+        for it thousands of times, each walk quadratic in the chain's length)."""
+        if self._mro is not None:
+            return self._mro
         out: List[ClassInfo] = []
-        stack = [self]
-        while stack:
-            c = stack.pop(0)
-            if c in out:
+        seen = set()
+        queue = collections.deque([self])
+        while queue:
+            c = queue.popleft()
+            if id(c) in seen:
                 continue
+            seen.add(id(c))
             out.append(c)
             c.link()
-            stack.extend(b for b in c.bases if isinstance(b, ClassInfo))
+            queue.extend(b for b in c.bases if isinstance(b, ClassInfo))
+        self._mro = out
         return out
 
     def link(self) -> None:
