@@ -4362,6 +4362,10 @@ class Interpreter:
             last = qual.rsplit(".", 1)[-1]
             if qual.startswith("torch.") and api.is_inplace_method(last) and not last.startswith("__"):
                 self.emit("on_write", WriteEvent(node, args[0], f"`{last}()` (in-place function)"))
+            elif qual.startswith("torch._foreach_") and last.endswith("_") and not last.endswith("__"):
+                # ``torch._foreach_mul_(tensors, 0.9)``: every tensor of the first list is written
+                target = args[0].element() if args[0].kind is Kind.CONTAINER else args[0]
+                self.emit("on_write", WriteEvent(node, target, f"`{last}()` (in-place on each tensor of the list)"))
             elif qual.startswith("torch.nn.functional.") and last in api.INPLACE_FUNCTIONAL_POS:
                 flag = kwargs.get("inplace")
                 pos = api.INPLACE_FUNCTIONAL_POS[last]
@@ -4549,7 +4553,9 @@ class Interpreter:
 
     def invoke(self, fn: FunctionInfo, bound_self: Optional[Value], args, kwargs, chain) -> Value:
         """Call a local function or method (``bound_self`` for bound methods), through same-file decorators."""
-        if fn.disabled or fn.opaque:
+        if fn.opaque:
+            return self._custom_op_call(fn, args, kwargs)
+        if fn.disabled:
             return UNKNOWN
         fn.link_decorators()
         if fn.local_decorators:
@@ -4565,6 +4571,28 @@ class Interpreter:
             # an unbound method called through its class (``Base.forward(self, x)``) or a wrapper
             return self.call_function(fn, None, self.bind_arguments(fn, args, kwargs, False), {}, chain)
         return self.call_function(fn, bound_self, self.bind_arguments(fn, args, kwargs, True), {}, chain)
+
+    def _custom_op_call(self, fn: FunctionInfo, args, kwargs) -> Value:
+        """A call of an opaque function (``allow_in_graph``, ``torch.library.custom_op``): Dynamo
+        puts it in the graph without tracing its body.  A custom op declared with
+        ``mutates_args=("x",)`` writes the tensors passed as those parameters (its schema marks them
+        ``Tensor(a!)``; measured on torch 2.13 with the dispatch-mode watcher: an input passed
+        there is mutated), and its result is what its return annotation declares."""
+        if fn.cls is None and fn.node.decorators:
+            mutated = _custom_op_mutated_params(fn, self.index)
+            if mutated:
+                bound = self.bind_arguments(fn, list(args), dict(kwargs), False)
+                for name in mutated:
+                    v = bound.get(name)
+                    if v is not None and self.frame is not None:
+                        self.emit("on_write", WriteEvent(self._call_node_or(fn), v, f"custom op `{fn.name}` (mutates_args)"))
+        return self._declared_return(fn, UNKNOWN)
+
+    def _call_node_or(self, fn: FunctionInfo) -> cst.CSTNode:
+        """The call being dispatched (where a write through it is reported), else ``fn``'s node."""
+        frame = self.frame
+        node = frame.calling if frame is not None else None
+        return node if node is not None else fn.node
 
     def _decoration(self, fn: FunctionInfo) -> Optional[FunctionInfo]:
         """:meth:`_decorated` of ``fn``, worked out once per function and knob settings.
@@ -5344,6 +5372,25 @@ def _is_string_node(node: cst.BaseExpression) -> bool:
 #: builtins that, fed a generator which graph-breaks inside, break again at the call (torch 2.13)
 _GENERATOR_RESUME_BUILTINS = frozenset({"builtins.all", "builtins.any", "builtins.sum", "builtins.set"})
 _PARTIAL = "functools.partial"
+
+
+_CUSTOM_OP_DECORATORS = frozenset({"torch.library.custom_op", "torch._library.custom_ops.custom_op"})
+
+
+def _custom_op_mutated_params(fn: FunctionInfo, index) -> Tuple[str, ...]:
+    """The parameter names a ``@torch.library.custom_op(..., mutates_args=("x",))`` declares
+    written (string literals of a tuple or list; ``"unknown"`` or anything else: none known)."""
+    from pt2lint.analysis.index import decorator_name
+
+    imports = getattr(fn.module or index, "imports", None)
+    for dec in fn.node.decorators:
+        if imports is None or decorator_name(dec, imports) not in _CUSTOM_OP_DECORATORS or not isinstance(dec.decorator, cst.Call):
+            continue
+        for arg in dec.decorator.args:
+            if arg.keyword is not None and arg.keyword.value == "mutates_args" and isinstance(arg.value, (cst.Tuple, cst.List)):
+                names = [_literal_string(el.value) for el in arg.value.elements]
+                return tuple(n for n in names if isinstance(n, str))
+    return ()
 
 
 #: Builtins whose calls rules judge by name (``print``, ``breakpoint``...): a name bound to one
