@@ -1002,6 +1002,10 @@ class Interpreter:
                 else:
                     elt = Value(Kind.TENSOR, weak=True, alias_of=name)
                 return Value(Kind.CONTAINER, elt=elt, alias_of=name)
+            if kind is Kind.UNKNOWN:
+                # an object of some class (``batch: Batch``): what it holds is the caller's, so an
+                # in-place write to one of its tensors writes the input (as without the annotation)
+                return Value(kind, maybe_none=optional, alias_of=name)
             return Value(kind, maybe_none=optional)
         if default is not None:
             if isinstance(default, cst.Name) and default.value == "None":

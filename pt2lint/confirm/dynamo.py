@@ -465,7 +465,10 @@ def _named_inputs(fn: Callable[..., Any], args: tuple, kwargs: dict[str, Any]) -
 
 
 def _flatten_tensors(name: str, value: Any, depth: int = 0) -> Iterator[tuple[str, Any]]:
-    """Yield (name, tensor) for a tensor or tensors inside lists/tuples/dicts."""
+    """Yield (name, tensor) for a tensor or tensors inside lists/tuples/dicts and the fields of
+    dataclass instances (``batch.tokens``)."""
+    import dataclasses
+
     import torch
 
     if isinstance(value, torch.Tensor):
@@ -476,6 +479,9 @@ def _flatten_tensors(name: str, value: Any, depth: int = 0) -> Iterator[tuple[st
     elif depth < 4 and isinstance(value, dict):
         for key, item in value.items():
             yield from _flatten_tensors(f"{name}[{key!r}]", item, depth + 1)
+    elif depth < 4 and dataclasses.is_dataclass(value) and not isinstance(value, type):
+        for f in dataclasses.fields(value):
+            yield from _flatten_tensors(f"{name}.{f.name}", getattr(value, f.name, None), depth + 1)
 
 
 def _storage_ptr(tensor: Any) -> int:
