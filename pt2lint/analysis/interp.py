@@ -4331,7 +4331,8 @@ class Interpreter:
                     else:
                         # a buffer keeps what is known of its tensor's shape and dtype (``torch.arange(T)``)
                         kept = args[1].ref if args[1].kind is Kind.TENSOR and args[1].ref in (ONE_D_INT_TENSOR, ONE_D_FLOAT_TENSOR) else None
-                        value = Value(Kind.TENSOR, maybe_none=args[1].kind is Kind.NONE, ref=kept)
+                        is_bool = args[1].kind is Kind.TENSOR and args[1].bool_tensor and not args[1].weak
+                        value = Value(Kind.TENSOR, maybe_none=args[1].kind is Kind.NONE, ref=kept, bool_tensor=is_bool)
                     self._touch(receiver.ref)
                     receiver.ref.attrs[name] = value
             return
@@ -5097,6 +5098,8 @@ class Interpreter:
             dtype = kwargs.get("dtype")
             if dtype is not None and _is_bool_dtype(dtype):
                 return Value(Kind.TENSOR, bool_tensor=True)
+            if dtype is None and last in ("tensor", "as_tensor", "BoolTensor") and args and _all_bool_literals(args[0]):
+                return Value(Kind.TENSOR, bool_tensor=True)  # ``torch.tensor([True, False, True])``: a bool tensor
             if last in ("tril", "triu", "clone", "logical_not") and args and args[0].bool_tensor:
                 return Value(Kind.TENSOR, bool_tensor=True)
             if last in _LIKE_FACTORIES and dtype is None and args and args[0].bool_tensor:
@@ -5376,6 +5379,15 @@ def _is_string_node(node: cst.BaseExpression) -> bool:
 #: builtins that, fed a generator which graph-breaks inside, break again at the call (torch 2.13)
 _GENERATOR_RESUME_BUILTINS = frozenset({"builtins.all", "builtins.any", "builtins.sum", "builtins.set"})
 _PARTIAL = "functools.partial"
+
+
+def _all_bool_literals(v: Value) -> bool:
+    """``v`` is a (nested) list or tuple of ``True``/``False`` constants, at least one."""
+    if v.kind is Kind.CONST:
+        return isinstance(v.const, bool)
+    if v.kind is Kind.CONTAINER and v.keys is None and v.elts:
+        return all(_all_bool_literals(e) for e in v.elts)
+    return False
 
 
 _CUSTOM_OP_DECORATORS = frozenset({"torch.library.custom_op", "torch._library.custom_ops.custom_op"})
