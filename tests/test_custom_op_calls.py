@@ -57,3 +57,28 @@ def test_matches_dynamo_and_the_dispatch_watcher(tmp_path):
     spec.loader.exec_module(mod)
     writes = {m.op for m in input_mutations(mod.M(), (torch.ones(2, 3),))}
     assert any("scale_" in op for op in writes), writes
+
+
+
+_CONSTANT_RESULT = """\
+import torch
+from torch import nn
+
+
+@torch.compiler.assume_constant_result
+def table() -> torch.Tensor:
+    return torch.arange(4)
+
+
+class M(nn.Module):
+    def forward(self, x):
+        n = table().sum().item()
+        return x * n
+"""
+
+
+def test_an_assume_constant_result_function_gives_its_declared_tensor():
+    # Dynamo bakes the result in as a constant tensor, and `.item()` of it still breaks (torch 2.13)
+    assert [(line, code) for line, code in found(_CONSTANT_RESULT) if code == "PTC101"] == [(12, "PTC101")]
+    pytest.importorskip("torch")
+    assert dynamo_break_lines(_CONSTANT_RESULT, 'torch.compile(M(), backend="eager")(torch.ones(3))') == [12]
