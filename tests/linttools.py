@@ -122,3 +122,31 @@ def dynamo_break_lines_many(cases: List[Tuple[str, str]], timeout: int = 600) ->
     )
     assert proc.returncode == 0, proc.stderr[-2000:]
     return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def watched_mutations(tmp_path, name: str, source: str, make_args):
+    """The input mutations the dispatch-mode watcher (:func:`pt2lint.confirm.dynamo.input_mutations`)
+    records while ``M()`` of ``source`` runs on ``make_args(torch, module)``: the module is written
+    to ``tmp_path/<name>.py`` and imported from there (registered in ``sys.modules`` while it runs,
+    so dataclasses resolve their annotations).  Only the writes at lines of that file are kept.
+
+    Returns:
+        ``[InputMutation, ...]`` (``lineno``, ``op``, ``argument``), in the order recorded.
+    """
+    import importlib.util
+    import sys
+
+    import torch
+
+    from pt2lint.confirm.dynamo import input_mutations
+
+    path = tmp_path / f"{name}.py"
+    path.write_text(source)
+    spec = importlib.util.spec_from_file_location(name, path)
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[name] = mod
+    try:
+        spec.loader.exec_module(mod)
+        return [m for m in input_mutations(mod.M(), make_args(torch, mod)) if m.filename == str(path)]
+    finally:
+        sys.modules.pop(name, None)

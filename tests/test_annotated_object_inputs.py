@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from linttools import found
+from linttools import found, watched_mutations
 
 _SOURCE = """\
 from dataclasses import dataclass
@@ -37,21 +37,9 @@ def test_in_place_writes_to_fields_of_an_annotated_input():
 
 
 def test_matches_the_dispatch_watcher(tmp_path):
-    torch = pytest.importorskip("torch")
-    import importlib.util
-    import sys
+    pytest.importorskip("torch")
 
-    from pt2lint.confirm.dynamo import input_mutations
+    def args(torch, mod):
+        return (mod.Batch(torch.ones(3), torch.tensor([1.0, 0.0, 1.0])), torch.ones(3))
 
-    path = tmp_path / "annotated_model.py"
-    path.write_text(_SOURCE)
-    spec = importlib.util.spec_from_file_location("annotated_model", path)
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules["annotated_model"] = mod  # dataclasses resolve annotations through the module
-    try:
-        spec.loader.exec_module(mod)
-        batch = mod.Batch(torch.ones(3), torch.tensor([1.0, 0.0, 1.0]))
-        lines = sorted({m.lineno for m in input_mutations(mod.M(), (batch, torch.ones(3))) if m.filename == str(path)})
-    finally:
-        sys.modules.pop("annotated_model", None)
-    assert lines == [15, 17]
+    assert sorted({m.lineno for m in watched_mutations(tmp_path, "annotated_model", _SOURCE, args)}) == [15, 17]

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from linttools import dynamo_break_lines, found
+from linttools import dynamo_break_lines, found, watched_mutations
 
 _SOURCE = """\
 import torch
@@ -44,18 +44,10 @@ def test_custom_op_results_and_declared_writes():
 
 
 def test_matches_dynamo_and_the_dispatch_watcher(tmp_path):
-    torch = pytest.importorskip("torch")
+    pytest.importorskip("torch")
     assert dynamo_break_lines(_SOURCE, 'torch.compile(M(), backend="eager")(torch.ones(2, 3))') == [23]
-    import importlib.util
-
-    from pt2lint.confirm.dynamo import input_mutations
-
-    path = tmp_path / "custom_op_model.py"
-    path.write_text(_SOURCE.replace("pt2lint_test::", "pt2lint_test2::"))
-    spec = importlib.util.spec_from_file_location("custom_op_model", path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    writes = {m.op for m in input_mutations(mod.M(), (torch.ones(2, 3),))}
+    source = _SOURCE.replace("pt2lint_test::", "pt2lint_test2::")
+    writes = {m.op for m in watched_mutations(tmp_path, "custom_op_model", source, lambda torch, mod: (torch.ones(2, 3),))}
     assert any("scale_" in op for op in writes), writes
 
 

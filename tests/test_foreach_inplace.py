@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from linttools import found
+from linttools import found, watched_mutations
 
 _SOURCE = """\
 import torch
@@ -30,16 +30,9 @@ def test_foreach_in_place_on_input_lists_is_an_input_mutation():
 
 
 def test_matches_the_dispatch_watcher(tmp_path):
-    torch = pytest.importorskip("torch")
-    import importlib.util
+    pytest.importorskip("torch")
 
-    from pt2lint.confirm.dynamo import input_mutations
+    def args(torch, mod):
+        return (torch.ones(4), [torch.zeros(4), torch.zeros(4)], [torch.ones(4), torch.ones(4)])
 
-    path = tmp_path / "foreach_model.py"
-    path.write_text(_SOURCE)
-    spec = importlib.util.spec_from_file_location("foreach_model", path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    args = (torch.ones(4), [torch.zeros(4), torch.zeros(4)], [torch.ones(4), torch.ones(4)])
-    lines = sorted({m.lineno for m in input_mutations(mod.M(), args) if m.filename == str(path)})
-    assert lines == [7, 8]
+    assert sorted({m.lineno for m in watched_mutations(tmp_path, "foreach_model", _SOURCE, args)}) == [7, 8]

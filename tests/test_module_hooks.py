@@ -227,15 +227,9 @@ def test_forward_pre_hook_break_matches_dynamo():
 
 def test_forward_pre_hook_mutation_matches_the_dispatch_watcher(tmp_path):
     pytest = __import__("pytest")
-    torch = pytest.importorskip("torch")
-    import importlib.util
+    pytest.importorskip("torch")
+    from linttools import watched_mutations
 
-    from pt2lint.confirm.dynamo import input_mutations
-
-    path = tmp_path / "prehooks.py"
-    path.write_text(_PRE_HOOKS.replace("if torch.isnan(args[0]).any():", "if False:"))
-    spec = importlib.util.spec_from_file_location("prehooks", path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    found = {(m.lineno, m.op) for m in input_mutations(mod.M(), (torch.randn(2, 4),)) if m.filename == str(path)}
-    assert found == {(6, "aten.sub_.Tensor")}
+    source = _PRE_HOOKS.replace("if torch.isnan(args[0]).any():", "if False:")
+    writes = watched_mutations(tmp_path, "prehooks", source, lambda torch, mod: (torch.randn(2, 4),))
+    assert {(m.lineno, m.op) for m in writes} == {(6, "aten.sub_.Tensor")}

@@ -4848,8 +4848,6 @@ class Interpreter:
         k = recv.kind
         if k is Kind.TENSOR:
             return self._tensor_method(recv, method, args, kwargs)
-        if _distribution(recv) and method in api.DISTRIBUTION_TENSOR_METHODS:
-            return TENSOR  # ``Categorical(logits=l).sample()``
         if k is Kind.CONTAINER:
             if method in ("items",):
                 return container(elt=container(elts=(CONST, recv.element())))
@@ -5062,9 +5060,8 @@ class Interpreter:
         if qual in COND_FUNCTIONS:
             self._trace_cond_branches(args, kwargs, chain)
             return TENSOR  # the branch functions' output: a tensor (or a tuple of them)
-        if "()." in qual and qual.startswith("torch.distributions.") and qual.rsplit(".", 1)[-1] in api.DISTRIBUTION_TENSOR_METHODS:
-            if _distribution(Value(Kind.UNKNOWN, ref=qual.rsplit(".", 1)[0])):
-                return TENSOR  # ``Categorical(logits=l).sample()``
+        if qual.startswith("torch.distributions.") and qual.rsplit(".", 1)[-1] in api.DISTRIBUTION_TENSOR_METHODS and _distribution_ref(qual.rsplit(".", 1)[0]):
+            return TENSOR  # ``Categorical(logits=l).sample()``
         if qual.endswith("()") and qual[:-2] in api.FUNC_TRANSFORMS:
             # ``vmap(f)(x)``, ``grad(f)(x)``: the transformed function's result
             return container(elts=(TENSOR, TENSOR)) if qual[:-2] == "torch.func.grad_and_value" else TENSOR
@@ -5427,11 +5424,12 @@ def _is_generator_function(fn) -> bool:
 def _distribution(v: Value) -> bool:
     """``v`` is an object of a ``torch.distributions`` class built in the analysed code
     (``Normal(mu, sigma)``, ``torch.distributions.Categorical(logits=l)``)."""
-    ref = v.ref
-    return (
-        v.kind is Kind.UNKNOWN and type(ref) is str and ref.startswith("torch.distributions.") and ref.endswith("()")
-        and ref.rsplit(".", 1)[-1][:1].isupper()
-    )
+    return v.kind is Kind.UNKNOWN and type(v.ref) is str and _distribution_ref(v.ref)
+
+
+def _distribution_ref(ref: str) -> bool:
+    """``ref`` (a value's qualified name) is that of a ``torch.distributions`` object: ``"torch.distributions.Normal()"``."""
+    return ref.startswith("torch.distributions.") and ref.endswith("()") and ref.rsplit(".", 1)[-1][:1].isupper()
 
 
 def _one_number(v: Value) -> bool:

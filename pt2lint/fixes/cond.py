@@ -39,7 +39,7 @@ import bisect
 import itertools
 import operator
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Sequence, Set, Tuple, Union
+from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple, Union
 
 import libcst as cst
 
@@ -652,11 +652,11 @@ def shape_class(ctx: FixContext, expr: Optional[cst.BaseExpression], stmts: Sequ
     return None
 
 
-# torch.nn modules whose output is floating for every input they accept (an integer input raises:
-# its weight is floating; measured on torch 2.13 for nn.Linear and nn.Conv2d)
 #: The longest ``if``/``elif`` chain of tensor tests rewritten (one nested ``torch.cond`` per test).
 MAX_ELIF_LEVELS = 16
 
+# torch.nn modules whose output is floating for every input they accept (an integer input raises:
+# its weight is floating; measured on torch 2.13 for nn.Linear and nn.Conv2d)
 FLOAT_MODULES = frozenset(
     """Linear Bilinear LazyLinear Conv1d Conv2d Conv3d ConvTranspose1d ConvTranspose2d ConvTranspose3d LayerNorm
     GroupNorm RMSNorm BatchNorm1d BatchNorm2d BatchNorm3d InstanceNorm1d InstanceNorm2d InstanceNorm3d Embedding""".split()
@@ -1535,14 +1535,15 @@ class CondRewrite:
             )
         if not notes:
             # nothing refuted it: it is safe only when proven (pt2lint.fixes.cond_proof)
+            definitions = self._single_definitions()
             reason = unproven_reason(
                 [b.stmts for b in real], outputs, mode,
                 qualname=lambda call: call_qualname(self.ctx, call),
-                floating_names=frozenset(self._floating_names()) | self._floating_outputs(),
+                floating_names=frozenset(self._floating_names()) | self._floating_outputs(definitions),
                 floating_submodules=frozenset(self._floating_submodules()),
                 inside_with=self._inside_with(),
                 number_attrs=frozenset(self._number_attrs()),
-                definitions=self._single_definitions(),
+                definitions=definitions,
                 elementwise_submodules=self._elementwise_submodules(),
             )
             if reason is not None:
@@ -1572,65 +1573,52 @@ class CondRewrite:
     def _elementwise_submodules(self) -> frozenset:
         """Attributes the enclosing class assigns only to an activation module of
         :data:`~pt2lint.fixes.cond_proof.ELEMENTWISE_MODULES` built without ``inplace=True``."""
-        cls = self.ctx.parent(self.func)
-        while cls is not None and not isinstance(cls, cst.ClassDef):
-            cls = self.ctx.parent(cls)
+        cls = self._enclosing_class()
         if cls is None:
             return frozenset()
-        kinds: Dict[str, Set[bool]] = {}
-        for n in walk(cls):
-            if type(n) is cst.Assign:
-                for t in n.targets:
-                    tgt = t.target
-                    if isinstance(tgt, cst.Attribute) and isinstance(tgt.value, cst.Name) and tgt.value.value == "self":
-                        q = call_qualname(self.ctx, n.value) if isinstance(n.value, cst.Call) else None
-                        ok = (
-                            q is not None and q.startswith("torch.nn.") and q.rsplit(".", 1)[-1] in ELEMENTWISE_MODULES
-                            and not any(a.keyword is not None and a.keyword.value == "inplace" for a in n.value.args)
-                            and not any(a.keyword is None for a in n.value.args[1:])
-                        )
-                        kinds.setdefault(tgt.attr.value, set()).add(ok)
-        return frozenset(name for name, oks in kinds.items() if oks == {True})
+
+        def activation(q: str, call: cst.Call) -> bool:
+            return (
+                q.rsplit(".", 1)[-1] in ELEMENTWISE_MODULES
+                and not any(a.keyword is not None and a.keyword.value == "inplace" for a in call.args)
+                and not any(a.keyword is None for a in call.args[1:])
+            )
+
+        return self.ctx.per_node("elementwise-submodules", cls, lambda: frozenset(self._class_attrs_only(cls, activation)))
 
     def _binding_counts(self) -> Dict[str, int]:
-        """How many times each name is a binding target in the function (assignments, loops, ``as``)."""
-        counts: Dict[str, int] = {}
-        for n in walk(self.func.body):
-            targets = []
-            if isinstance(n, cst.Assign):
-                targets = [t.target for t in n.targets]
-            elif isinstance(n, (cst.AugAssign, cst.AnnAssign, cst.NamedExpr)):
-                targets = [n.target]
-            elif isinstance(n, (cst.For, cst.CompFor)):
-                targets = [n.target]
-            elif isinstance(n, cst.AsName):
-                targets = [n.name]
-            for t in targets:
-                for m in walk(t):
-                    if isinstance(m, cst.Name):
-                        counts[m.value] = counts.get(m.value, 0) + 1
-        return counts
+        """How many times each name is a binding target in the function (assignments, loops, ``as``;
+        nested functions included, which a ``nonlocal`` may make rebind it), once per function."""
 
-    def _floating_outputs(self) -> frozenset:
-        """Names bound once in the function, before the ``if`` in its block, to what a floating
+        def compute() -> Dict[str, int]:
+            counts: Dict[str, int] = {}
+            for n in walk(self.func.body):
+                targets = []
+                if isinstance(n, cst.Assign):
+                    targets = [t.target for t in n.targets]
+                elif isinstance(n, (cst.AugAssign, cst.AnnAssign, cst.NamedExpr)):
+                    targets = [n.target]
+                elif isinstance(n, (cst.For, cst.CompFor)):
+                    targets = [n.target]
+                elif isinstance(n, cst.AsName):
+                    targets = [n.name]
+                for t in targets:
+                    for m in walk(t):
+                        if isinstance(m, cst.Name):
+                            counts[m.value] = counts.get(m.value, 0) + 1
+            return counts
+
+        return self.ctx.per_node("binding-counts", self.func, compute)
+
+    def _floating_outputs(self, definitions: Dict[str, cst.BaseExpression]) -> frozenset:
+        """The names of ``definitions`` (:meth:`_single_definitions`) bound to what a floating
         submodule returns (``h = self.fc(x)`` with ``self.fc`` an ``nn.Linear``): floating tensors."""
         subs = self._floating_submodules()
-        if not subs:
-            return frozenset()
-        counts = self._binding_counts()
-        out = set()
-        for st in self._before_top():
-            if isinstance(st, cst.SimpleStatementLine) and len(st.body) == 1 and isinstance(st.body[0], cst.Assign):
-                a = st.body[0]
-                call = a.value
-                if (
-                    len(a.targets) == 1 and isinstance(a.targets[0].target, cst.Name) and isinstance(call, cst.Call)
-                    and isinstance(call.func, cst.Attribute) and isinstance(call.func.value, cst.Name)
-                    and call.func.value.value == "self" and call.func.attr.value in subs
-                    and counts.get(a.targets[0].target.value) == 1
-                ):
-                    out.add(a.targets[0].target.value)
-        return frozenset(out)
+        return frozenset(
+            name for name, call in definitions.items()
+            if isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) and isinstance(call.func.value, cst.Name)
+            and call.func.value.value == "self" and call.func.attr.value in subs
+        )
 
     def _inside_with(self) -> bool:
         """Whether the ``if`` is inside a ``with`` statement of its function."""
@@ -1704,15 +1692,18 @@ class CondRewrite:
     def _floating_submodules(self) -> Set[str]:
         """Attributes the enclosing class assigns only to a ``torch.nn`` module of :data:`FLOAT_MODULES`
         (``self.fc = nn.Linear(...)``): calling one gives a floating tensor."""
-        cls = self.ctx.parent(self.func)
-        while cls is not None and not isinstance(cls, cst.ClassDef):
-            cls = self.ctx.parent(cls)
+        cls = self._enclosing_class()
         if cls is None:
             return set()
         return self.ctx.per_node("floating-submodules", cls, lambda: self._class_floating_submodules(cls))  # once per class
 
     def _class_floating_submodules(self, cls: cst.ClassDef) -> Set[str]:
         """:meth:`_floating_submodules` of the class ``cls``, computed from its whole tree."""
+        return self._class_attrs_only(cls, lambda q, call: q.rsplit(".", 1)[-1] in FLOAT_MODULES)
+
+    def _class_attrs_only(self, cls: cst.ClassDef, ok: Callable[[str, cst.Call], bool]) -> Set[str]:
+        """Attributes every ``self.<name> = ...`` of the class ``cls`` sets to a ``torch.nn`` call that
+        ``ok(qualified name, call)`` accepts (an attribute also set to anything else is not one)."""
         kinds: Dict[str, Set[bool]] = {}
         for n in walk(cls):
             if type(n) is cst.Assign:  # a final node class: no ABC check per node
@@ -1720,9 +1711,16 @@ class CondRewrite:
                     tgt = t.target
                     if isinstance(tgt, cst.Attribute) and isinstance(tgt.value, cst.Name) and tgt.value.value == "self":
                         q = call_qualname(self.ctx, n.value) if isinstance(n.value, cst.Call) else None
-                        ok = q is not None and q.startswith("torch.nn.") and q.rsplit(".", 1)[-1] in FLOAT_MODULES
-                        kinds.setdefault(tgt.attr.value, set()).add(ok)
+                        accepted = q is not None and q.startswith("torch.nn.") and ok(q, n.value)
+                        kinds.setdefault(tgt.attr.value, set()).add(accepted)
         return {name for name, oks in kinds.items() if oks == {True}}
+
+    def _enclosing_class(self) -> Optional[cst.ClassDef]:
+        """The class whose method holds the ``if`` (its function's nearest enclosing ``class``), or None."""
+        cls = self.ctx.parent(self.func)
+        while cls is not None and not isinstance(cls, cst.ClassDef):
+            cls = self.ctx.parent(cls)
+        return cls
 
     def _floating_names(self) -> Set[str]:
         """Names of the function that are floating tensors wherever the ``if`` can be reached: see
@@ -1751,9 +1749,7 @@ class CondRewrite:
     def _number_attrs(self) -> Set[str]:
         """Attributes of the enclosing class that hold a Python number, so no parameter: see
         :func:`number_attributes`."""
-        cls = self.ctx.parent(self.func)
-        while cls is not None and not isinstance(cls, cst.ClassDef):
-            cls = self.ctx.parent(cls)
+        cls = self._enclosing_class()
         if cls is None:
             return set()
         memo = self.ctx.__dict__.setdefault("_number_attrs_memo", {})  # per file: the tree does not change
@@ -1764,9 +1760,7 @@ class CondRewrite:
     def _registered_buffers(self) -> Set[str]:
         """Names the enclosing class registers with ``self.register_buffer("name", ...)`` (buffers
         have no gradient)."""
-        cls = self.ctx.parent(self.func)
-        while cls is not None and not isinstance(cls, cst.ClassDef):
-            cls = self.ctx.parent(cls)
+        cls = self._enclosing_class()
         if cls is None:
             return set()
         return self.ctx.per_node("registered-buffers", cls, lambda: _class_registered_buffers(cls))  # once per class

@@ -56,6 +56,12 @@ def _numpy_element(v) -> bool:
 _NUMPY_HINT = "store the values as Python numbers when the module is built, e.g. tuple(arr.tolist())"
 
 
+def _numpy_array_read(what: str) -> str:
+    """The message of a read of a :data:`~pt2lint.analysis.interp.NUMPY_ARRAY`'s data into Python
+    (``what``: "`.item()` of a NumPy array kept on the module reads its value")."""
+    return f"{what} into Python: Dynamo traces the array as a tensor (aten::_local_scalar_dense, GB0033): graph break ({_NUMPY_HINT})"
+
+
 def _numpy_array(v) -> bool:
     """``v`` is a NumPy array of one or more dimensions kept on the module and read in compiled
     code (:data:`pt2lint.analysis.interp.NUMPY_ARRAY`), which Dynamo wraps as a tensor."""
@@ -107,8 +113,7 @@ class TensorItem(Rule):
                 interp.report(
                     self.code,
                     ev.node,
-                    "`.item()` of a NumPy array kept on the module reads its value into Python: Dynamo traces "
-                    f"the array as a tensor (aten::_local_scalar_dense, GB0033): graph break ({_NUMPY_HINT})",
+                    _numpy_array_read("`.item()` of a NumPy array kept on the module reads its value"),
                 )
             return
         if ev.method == "item" and ev.receiver is not None and ev.receiver.kind is Kind.TENSOR and not ev.args:
@@ -134,8 +139,7 @@ class TensorTolist(Rule):
                 interp.report(
                     self.code,
                     ev.node,
-                    "`.tolist()` of a NumPy array kept on the module copies its data into Python: Dynamo traces "
-                    f"the array as a tensor (aten::_local_scalar_dense, GB0033): graph break ({_NUMPY_HINT})",
+                    _numpy_array_read("`.tolist()` of a NumPy array kept on the module copies its data"),
                 )
             return
         if ev.method == "tolist" and ev.receiver is not None and ev.receiver.kind is Kind.TENSOR and not ev.args:
@@ -302,8 +306,7 @@ class TensorToPythonScalar(Rule):
                 interp.report(
                     self.code,
                     ev.node,
-                    f"`{_CAST_NAMES[q]}()` of a NumPy array kept on the module reads its value into Python: Dynamo "
-                    f"traces the array as a tensor (aten::_local_scalar_dense, GB0033): graph break ({_NUMPY_HINT})",
+                    _numpy_array_read(f"`{_CAST_NAMES[q]}()` of a NumPy array kept on the module reads its value"),
                 )
                 return
             if arg.kind is not Kind.TENSOR or arg.weak:
