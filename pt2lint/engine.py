@@ -639,8 +639,59 @@ def lint_paths(
         unused (``PTC002``) by its own file's.  A cached result is used only while every
         file its analysis read is unchanged.
     """
-    results = list(_lint_each(paths, settings, jobs, relpaths, keep_source, cache_dir))
+    paths = list(paths)
+    rel = list(relpaths) if relpaths is not None else list(paths)
+    results = list(_lint_each(paths, [settings] * len(paths), jobs, rel, keep_source, cache_dir))
+    again = built_elsewhere(results)
+    if again:
+        # Second pass, for the files whose classes turned out to be other files' submodules
+        # (their first analysis took them for top-level models); cached under their own key.
+        order = sorted(again)
+        redone = _lint_each(
+            [paths[i] for i in order], [replace(settings, built_elsewhere=again[i]) for i in order],
+            jobs, [rel[i] for i in order], keep_source, cache_dir,
+        )
+        for i, r in zip(order, redone):
+            results[i] = r
     yield from merge_results(results) if merge else results
+
+
+def built_elsewhere(results: Sequence[FileResult]) -> dict:
+    """The results to analyse again because another linted file builds their classes as submodules.
+
+    A file analysed alone takes each ``nn.Module`` class that nothing in it builds for a
+    top-level model, called with tensors (Dynamo's view of ``torch.compile(Block())``).
+    When a class of another linted file builds it in its ``__init__`` (the parent's
+    analysis saw it constructed: :attr:`~pt2lint.diagnostics.FileResult.submodules`), its
+    ``forward`` runs inside the parent's graph with what the parent passes (``H, W`` from
+    ``x.shape`` are ints there), and the parent's analysis follows it with those kinds; the
+    class's own analysis must then take untyped parameters as unknown, as for a class
+    built in its own file.
+
+    Args:
+        results: one result per linted file, in order.
+
+    Returns:
+        ``{index into results: frozenset of class names}`` for each result that has a
+        finding from such a class's standalone analysis (only those can change).
+    """
+    by_others: dict = {}
+    for r in results:
+        own = os.path.abspath(r.filename)
+        for path, cls in r.submodules:
+            if path != own:
+                by_others.setdefault(path, set()).add(cls)
+    if not by_others:
+        return {}
+    out: dict = {}
+    for i, r in enumerate(results):
+        own = os.path.abspath(r.filename)
+        names = by_others.get(own, set()) - {c for p, c in r.submodules if p == own}
+        if not names or r.error:
+            continue
+        if any(_standalone_root(d) in {(own, c) for c in names} for d in r.diagnostics):
+            out[i] = frozenset(names)
+    return out
 
 
 def merge_results(results: Sequence[FileResult]) -> List[FileResult]:
@@ -710,21 +761,28 @@ def _standalone_root(d: Diagnostic) -> Tuple[str, str]:
 
 
 def _lint_each(paths, settings, jobs, relpaths, keep_source, cache_dir) -> Iterator[FileResult]:
-    """One result per path, as :func:`lint_paths` (same arguments) yields them before merging."""
-    rel = list(relpaths) if relpaths is not None else list(paths)
-    cache = None
-    if cache_dir and not keep_source:
-        from pt2lint.cache import DependencyHashes, ResultCache
+    """One result per path, as :func:`lint_paths` yields them before merging.
 
-        cache = ResultCache(cache_dir, settings)
+    ``settings`` holds one :class:`LintSettings` per path (``relpaths`` one relative path per path).
+    """
+    rel = list(relpaths) if relpaths is not None else list(paths)
+    caches: dict = {}  # id(settings) -> ResultCache
+    current = None
+    if cache_dir and not keep_source:
+        from pt2lint.cache import DependencyHashes
+
         current = DependencyHashes()
     plan: List[object] = []  # a FileResult (cache hit) or a work item (miss), in input order
-    for p, r in zip(paths, rel):
-        if cache is not None:
+    for p, r, s in zip(paths, rel, settings):
+        if current is not None:
             from pt2lint import reading
+            from pt2lint.cache import ResultCache
 
+            cache = caches.get(id(s))
+            if cache is None:
+                cache = caches[id(s)] = ResultCache(cache_dir, s)
             try:  # regular files only: a pipe (`check <(...)`) can be read only once, by the worker
-                data: Optional[bytes] = reading.read_bytes(p, max_bytes=getattr(settings, "max_file_size", reading.DEFAULT_MAX_BYTES))
+                data: Optional[bytes] = reading.read_bytes(p, max_bytes=getattr(s, "max_file_size", reading.DEFAULT_MAX_BYTES))
             except OSError:
                 data = None
             if data is not None:
@@ -732,7 +790,7 @@ def _lint_each(paths, settings, jobs, relpaths, keep_source, cache_dir) -> Itera
                 if hit is not None:
                     plan.append(hit)
                     continue
-        plan.append((p, r, settings, keep_source, cache_dir if cache is not None else None))
+        plan.append((p, r, s, keep_source, cache_dir if current is not None else None))
     misses = [item for item in plan if not isinstance(item, FileResult)]
     from pt2lint.pool import ordered_map
 

@@ -168,6 +168,12 @@ class LintSettings:
             ``@torch.compile``, ``model = Model(); torch.compile(model)``), since
             ``torch.cond`` is much slower than the ``if`` in eager mode
             (``bench/cond_overhead.py``).
+        built_elsewhere: names of the linted file's ``nn.Module`` classes that a class of
+            another linted file builds as a submodule (set per file by
+            :func:`pt2lint.engine.lint_paths`, never by configuration).  Such a class is not
+            a top-level model: its ``forward`` is called from the parent's compiled code
+            with the arguments the parent passes, so its own analysis takes untyped
+            parameters as unknown, not as tensors (as for a class its own file builds).
     """
 
     enabled: FrozenSet[str] = field(default_factory=lambda: resolve_selection())
@@ -188,6 +194,7 @@ class LintSettings:
     config_sites: Tuple[Any, ...] = ()
 
     assume_compiled: bool = False
+    built_elsewhere: FrozenSet[str] = frozenset()
 
     def region(self, key: str):
         """The :class:`~pt2lint.analysis.code_config.RegionOptions` of the region ``key``

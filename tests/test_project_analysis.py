@@ -898,3 +898,121 @@ def test_a_star_import_exports_names_added_to_all(tmp_path, grow):
         "pkg/model.py": "from torch import nn\nfrom .ops import *\n\n\nclass M(nn.Module):\n    def forward(self, x):\n        return gate(scale(x))\n",
     })
     assert found(lint_tree(tmp_path, ["pkg/model.py"])) == [("pkg/ops.py", 6, "PTC104")]
+
+
+# ------------------------------------------- a block class built by a class of another file
+BLOCK_PACKAGE = {
+    **PYPROJECT,
+    "pkg/__init__.py": "",
+    "pkg/layers.py": """
+        from torch import nn
+
+        class Block(nn.Module):
+            def __init__(self, dim):
+                super().__init__()
+                self.proj = nn.Linear(dim, dim)
+
+            def forward(self, x, H, W):
+                B, L, C = x.shape
+                if H * W != L:
+                    raise ValueError("bad size")
+                x = x.view(B, H, W, C)
+                pad = int(H % 2)
+                x = x[:, : H - pad]
+                if x.sum() > 0:
+                    x = x * 2
+                return self.proj(x).flatten(1, 2)
+        """,
+    "pkg/model.py": """
+        from torch import nn
+        from .layers import Block
+
+        class Net(nn.Module):
+            def __init__(self, dim=8):
+                super().__init__()
+                self.block = Block(dim)
+
+            def forward(self, x):
+                B, C, H, W = x.shape
+                x = x.flatten(2).transpose(1, 2)
+                return self.block(x, H, W)
+        """,
+}
+
+
+def test_block_built_by_another_files_class_takes_the_parents_arguments(tmp_path):
+    # Block is Net's submodule: H and W are the ints of x.shape there, so only the
+    # `if x.sum() > 0` (a tensor test whatever the arguments are) breaks
+    write(tmp_path, BLOCK_PACKAGE)
+    diags = lint_tree(tmp_path, ["pkg"])
+    assert found(diags) == [("pkg/layers.py", 15, "PTC104")]
+    assert diags[0].call_chain[0] == "Net.forward"
+    # the same from the cache: the second analysis is keyed by what it knew
+    cache = str(tmp_path / "cache")
+    assert found(lint_tree(tmp_path, ["pkg"], cache_dir=cache)) == [("pkg/layers.py", 15, "PTC104")]
+    assert found(lint_tree(tmp_path, ["pkg"], cache_dir=cache)) == [("pkg/layers.py", 15, "PTC104")]
+
+
+def test_block_file_linted_alone_is_a_top_level_model(tmp_path):
+    # nothing linted builds it: torch.compile(Block(8))(x, H, W) with tensors is what it is then
+    write(tmp_path, BLOCK_PACKAGE)
+    assert found(lint_tree(tmp_path, ["pkg/layers.py"])) == [
+        ("pkg/layers.py", 10, "PTC104"), ("pkg/layers.py", 13, "PTC103"), ("pkg/layers.py", 14, "PTC103"),
+        ("pkg/layers.py", 15, "PTC104"),
+    ]
+
+
+def test_block_given_a_tensor_by_its_parent_breaks_where_the_parent_says(tmp_path):
+    files = dict(BLOCK_PACKAGE)
+    files["pkg/model.py"] = files["pkg/model.py"].replace("self.block(x, H, W)", "self.block(x, (x[0, 0] > 0).sum() + H - 1, W)")
+    write(tmp_path, files)
+    got = found(lint_tree(tmp_path, ["pkg"]))
+    assert ("pkg/layers.py", 10, "PTC104") in got
+
+
+def test_dynamo_agrees_on_the_block_built_by_another_file(tmp_path):
+    torch = pytest.importorskip("torch")
+    import sys
+
+    write(tmp_path, BLOCK_PACKAGE)
+    sys.path.insert(0, str(tmp_path))
+    try:
+        from pkg.model import Net
+
+        torch._dynamo.reset()
+        x = -torch.ones(2, 8, 4, 4)  # x.sum() <= 0: the test's value does not matter to where it breaks
+        out = torch._dynamo.explain(Net())(x)
+        layers = str(tmp_path / "pkg" / "layers.py")
+        lines = sorted({[f for f in b.user_stack if f.filename == layers][-1].lineno for b in out.break_reasons})
+        assert lines == [15]
+    finally:
+        sys.path.remove(str(tmp_path))
+        for name in [m for m in sys.modules if m == "pkg" or m.startswith("pkg.")]:
+            del sys.modules[name]
+
+
+def test_block_built_in_a_branch_the_defaults_leave_dead_is_still_a_submodule(tmp_path):
+    # `Block(dim) if cfg.use_block else None` with the config class's default False: the
+    # parent's call is not followed, but Block is still only ever called by Net, with shape ints
+    files = dict(BLOCK_PACKAGE)
+    files["pkg/model.py"] = """
+        from torch import nn
+        from . import layers
+
+        class Cfg:
+            use_block: bool = False
+
+        class Net(nn.Module):
+            def __init__(self, cfg: Cfg, dim=8):
+                super().__init__()
+                self.block = layers.Block(dim) if cfg.use_block else None
+
+            def forward(self, x):
+                B, C, H, W = x.shape
+                x = x.flatten(2).transpose(1, 2)
+                if self.block is not None:
+                    x = self.block(x, H, W)
+                return x
+        """
+    write(tmp_path, files)
+    assert found(lint_tree(tmp_path, ["pkg"])) == [("pkg/layers.py", 15, "PTC104")]

@@ -155,6 +155,52 @@ class Analysis(NamedTuple):
     submodules: Tuple[Tuple[str, str], ...] = ()
 
 
+def _constructed_imported_classes(index, project) -> set:
+    """``(abs path, class name)`` of the project classes of other files that a ``nn.Module`` class
+    of ``index`` constructs in one of its methods (``Block(dim)``, ``layers.Block(dim)``).
+
+    They are that class's submodules even where the analysis did not reach the call (a
+    branch it reads as dead for the configuration's defaults, as
+    :func:`pt2lint.analysis.interp._built_by_other_classes` says within a file).
+
+    Args:
+        index: the entry module's :class:`~pt2lint.analysis.index.ModuleIndex`.
+        project: its :class:`~pt2lint.analysis.project.ProjectModel`.
+    """
+    from pt2lint.analysis.index import ClassInfo
+    from pt2lint.analysis.walk import walk
+
+    names = index.imports.names
+    if not names:
+        return set()
+    own = getattr(index, "path", None)
+    out: set = set()
+    seen: Dict[str, object] = {}
+    for owner in index.module_classes():
+        for fn in owner.methods.values():
+            if fn.node is None:
+                continue
+            for node in walk(fn.node):
+                if type(node) is not cst.Call:
+                    continue
+                func, rest = node.func, []
+                while type(func) is cst.Attribute:
+                    rest.append(func.attr.value)
+                    func = func.value
+                if type(func) is not cst.Name or func.value not in names:
+                    continue
+                qualified = ".".join([names[func.value], *reversed(rest)])
+                if qualified not in seen:
+                    try:
+                        seen[qualified] = project.resolve(index, qualified)
+                    except RecursionError:
+                        seen[qualified] = None
+                cls = seen[qualified]
+                if isinstance(cls, ClassInfo) and cls.module is not None and cls.module.path and cls.module.path != own:
+                    out.add((cls.module.path, cls.name))
+    return out
+
+
 def analyse_module(
     module: cst.Module, source: str, filename: str, settings, enabled: FrozenSet[str]
 ) -> List[Diagnostic]:
@@ -251,7 +297,8 @@ def analyse_project(
 
             for handler in dispatch.handlers["on_module"]:
                 handler(index, report)
-        submodules = tuple(sorted({(c.module.path, c.name) for c in interp.instantiated if c.module is not None and c.module.path}))
+        built = {(c.module.path, c.name) for c in interp.instantiated if c.module is not None and c.module.path}
+        submodules = tuple(sorted(built | _constructed_imported_classes(index, project)))
     deps = tuple(sorted((p, h) for p, h in project.deps.items() if p != path))
     raw = dispatch.findings.items
     if not raw:

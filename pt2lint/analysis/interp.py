@@ -905,6 +905,9 @@ class Interpreter:
         for cls in modules:
             self.class_attrs(cls)
         built = self.instantiated | _built_by_other_classes(modules)
+        elsewhere = getattr(self._base_settings, "built_elsewhere", ())
+        if elsewhere:  # built by a class of another linted file (pt2lint.engine.lint_paths)
+            built |= {c for c in modules if c.name in elsewhere}
         roots = [c for c in modules if c not in built]
         subs = [c for c in modules if c in built]
         return roots, subs
