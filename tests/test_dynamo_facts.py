@@ -24,7 +24,10 @@ ROOT = Path(__file__).resolve().parent.parent
 SECTIONS = ("calls", "tensor_calls", "shape_calls", "sized_calls")
 # Sections whose candidates the tool derives from torch (an op scan, the inplace_view tag,
 # the NumPy functions torch._numpy lacks), and the static keys of their entries.
-DERIVED = ("shape_ops", "inplace_view", "numpy_calls", "tensor_queries", "sequence_searches", "classes", "skipped_calls", "torch_queries")
+DERIVED = (
+    "shape_ops", "inplace_view", "numpy_calls", "tensor_queries", "sequence_searches", "classes", "skipped_calls", "torch_queries",
+    "iterator_calls",
+)
 DERIVED_KEYS = ("probe", "source", "expect", "expect_gb", "callee", "form", "aten", "method", "receiver", "result", "type", "c_implemented")
 ALL_SECTIONS = SECTIONS + DERIVED
 # The parts of an entry that come from torch's tables, not from the probe.
@@ -99,6 +102,7 @@ def test_derived_sections_match_installed_torch(tool, derived):
         "classes": tool.derived_section(tool.class_candidates()),
         "skipped_calls": tool.derived_section(tool.skipped_call_candidates()),
         "torch_queries": tool.derived_section(tool.torch_query_candidates()),
+        "iterator_calls": tool.derived_section(tool.iterator_call_candidates()),
         "shape_ops": tool.derived_section(tool.shape_op_candidates(callees)),
     }
     for section, entries in again.items():
@@ -130,6 +134,8 @@ DERIVED_SAMPLE = (
     ("skipped_calls", "torch.jit.isinstance"),
     ("torch_queries", "torch._C._is_tracing"),
     ("torch_queries", "torch.is_grad_enabled"),
+    ("iterator_calls", "math.prod:generator"),
+    ("iterator_calls", "math.fsum:map"),
 )
 
 

@@ -1694,6 +1694,43 @@ def torch_query_candidates() -> Tuple[Tuple[Candidate, Dict[str, Any]], ...]:
     return tuple(out)
 
 
+GB_PROXY = "Failed to convert args/kwargs to proxy"
+#: Lazy iterators a call can be given instead of a sequence: a generator expression and the
+#: builtins that return an iterator object (``iterator_calls`` probes each).
+ITERATOR_FORMS = (
+    ("generator", "(d for d in x.shape)"),
+    ("map", "map(int, x.shape)"),
+    ("filter", "filter(None, x.shape)"),
+    ("reversed", "reversed(x.shape)"),
+)
+#: Modules whose functions ``iterator_calls`` scans.
+ITERATOR_SCAN_SPACES = ("math",)
+
+
+def iterator_call_candidates() -> Tuple[Tuple[Candidate, Dict[str, Any]], ...]:
+    """``<qualname>(<iterator>)`` for every public function of :data:`ITERATOR_SCAN_SPACES` that
+    ``trace_rules.lookup`` puts in the graph (``TorchInGraphFunctionVariable``) and that takes one
+    iterable in eager Python (``math.prod((4, 4))`` runs), with each of :data:`ITERATOR_FORMS`:
+    ``math.prod(d for d in x.shape)``.  Dynamo hands the call its arguments as graph values, and
+    a generator or ``map`` object is none ("Failed to convert args/kwargs to proxy", GB0055,
+    expected), while the same values in a tuple or list constant-fold.  The probe decides, form
+    by form; the key is ``<qualname>:<form>``."""
+    out: List[Tuple[Candidate, Dict[str, Any]]] = []
+    for space, name, obj, rule in _traced_functions(ITERATOR_SCAN_SPACES, lambda space, name: not name.startswith("_")):
+        if rule != "TorchInGraphFunctionVariable":
+            continue
+        try:
+            with _quiet():
+                obj((4, 4))
+        except Exception:  # noqa: BLE001 - takes no single iterable
+            continue
+        qualname = f"{space}.{name}"
+        for form, expr in ITERATOR_FORMS:
+            entry = {"callee": qualname, "form": form, **_fact("in-graph", "breaks", GB_PROXY)}
+            out.append((Candidate(f"{qualname}:{form}", f"{qualname}({expr})"), entry))
+    return tuple(out)
+
+
 # ---------------------------------------------------------------------------
 # probes
 
@@ -1844,6 +1881,7 @@ DERIVED_SECTIONS = (
     ("classes", class_candidates),
     ("skipped_calls", skipped_call_candidates),
     ("torch_queries", torch_query_candidates),
+    ("iterator_calls", iterator_call_candidates),
 )
 #: Sections whose probes may raise after the break they look for.
 TOLERANT_SECTIONS = frozenset({"numpy_calls", "skipped_calls"})

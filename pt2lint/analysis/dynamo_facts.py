@@ -836,3 +836,23 @@ def sequence_search_break(method: Optional[str]) -> Optional[str]:
     if not outcomes or any(raw.get("outcome") != "breaks" or not raw.get("confirmed") for raw in outcomes):
         return None
     return outcomes[0].get("gb")
+
+
+def iterator_call_break(qualname: Optional[str], form: str) -> Optional[str]:
+    """The graph-break id (``"GB0055"``) when the function ``qualname`` is given a lazy iterator of
+    ``form`` (``"generator"``: a generator expression; ``"map"``, ``"filter"``, ``"reversed"``: the
+    object those builtins return) as measured by the ``iterator_calls`` probes on the table's
+    torch (``math.prod(d for d in x.shape)``); None when it traces or was not probed.
+
+    Candidates are the functions of ``math`` that Dynamo's trace rules put in the graph
+    (``TorchInGraphFunctionVariable``) and that take one iterable: Dynamo passes the arguments
+    as graph values, and an iterator object is none ("Failed to convert args/kwargs to proxy"),
+    while a tuple or list of the same numbers constant-folds.  Source:
+    ``torch/_dynamo/trace_rules.py``, the probes in the table (``tools/gen_dynamo_facts.py``).
+    """
+    if not qualname:
+        return None
+    raw = facts().get("iterator_calls", {}).get(f"{qualname}:{form}")
+    if raw is None or raw.get("outcome") != "breaks" or raw.get("where") != "call" or not raw.get("confirmed"):
+        return None
+    return raw.get("gb")

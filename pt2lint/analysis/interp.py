@@ -805,6 +805,7 @@ class Interpreter:
         self._slice_bounds: list = []  # tensor-valued slice bounds of the subscript being evaluated
         self.frames: List[Frame] = []  # the call stack of frames being analysed
         self.gb_events = 0  # graph breaks seen so far (recorded or not)
+        self._last_break: Optional[Tuple[str, cst.CSTNode]] = None  # (code, node) of the last one reported
         self.memo_breaks: Dict[tuple, bool] = {}  # did a memoised call break the graph?
         # ``(key source, container source)`` of the membership tests guarding the code being
         # interpreted: ``if k not in c:`` around its body, ``if k in c: return ...`` for the
@@ -1509,6 +1510,7 @@ class Interpreter:
                 _note_hidden(frame.skipped, code, node, self.stmt, self.header)
                 return
             newly = self._graph_break_seen()
+            self._last_break = (code, node)
         sites = frame.sites if frame else ()
         self.dispatch.findings.record(
             code, node, message, frame.chain if frame else (), self.stmt, self.header, extra,
@@ -3980,10 +3982,19 @@ class Interpreter:
             self._emit_builtin_tests(node, qual, args)
             self._emit_call_writes(node, qual, method, receiver, callee_value, args, kwargs)
             if not eager_call:  # (a call the graph broke on runs eagerly: what it does inside is no break)
+                at_call = self.gb_events
                 self.emit(
                     "on_call",
                     CallEvent(node, qual, method, receiver, tuple(args), kwargs, result, callee, receiver_node),
                 )
+                if self.gb_events > at_call and self._last_break is not None and self._last_break[1] is node:
+                    if any(type(a.value) is cst.GeneratorExp and not a.star for a in node.args):
+                        # a break at a call given a generator expression: Dynamo cannot rebuild the
+                        # generator object to resume after the call ("Generator reconstruction with
+                        # mutations", GB8335) and runs the rest of the frame eagerly (measured on torch
+                        # 2.13 for ``print(<gen>)``, ``statistics.mean(<gen>)``, ``math.prod(<gen>)``
+                        # and a disabled function given one: no later break is logged)
+                        self.end_frame(*self._last_break)
         return result
 
     def _track_local_lists(self, node: cst.Call, func, qual: Optional[str], method: Optional[str], receiver, args) -> None:
