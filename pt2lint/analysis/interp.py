@@ -1013,7 +1013,8 @@ class Interpreter:
             return Value(kind, maybe_none=optional)
         if default is not None:
             if isinstance(default, cst.Name) and default.value == "None":
-                return Value(Kind.TENSOR, maybe_none=True, weak=True, alias_of=name)
+                # a guess (``scale=None`` may be a number); when given, a ``mask=None`` is a mask
+                return Value(Kind.TENSOR, maybe_none=True, weak=True, alias_of=name, bool_tensor=_MASK_NAME.search(name) is not None)
             if isinstance(default, (cst.Integer, cst.Float, cst.SimpleString, cst.ConcatenatedString, cst.Imaginary)):
                 return CONST
             if isinstance(default, cst.Name) and default.value in ("True", "False"):
@@ -2232,6 +2233,10 @@ class Interpreter:
             elif base.kind is Kind.CONTAINER and base.keys is None and isinstance(target.value, cst.Name) and not is_global and self.frame.is_bound(target.value.value):
                 sliced = any(isinstance(el.slice, cst.Slice) for el in target.slice)
                 self.frame.assign(target.value.value, _with_item(base, None if sliced else index, value))
+            if base.kind is Kind.UNKNOWN and base.alias_of and _array_only_index(target):
+                # an object of the caller's of unknown kind (``cache["k"]`` of an input mapping) stored
+                # into with an index only an array takes (``[:, a:b]``): the caller's tensor is written
+                base = Value(Kind.TENSOR, weak=True, alias_of=base.alias_of)
             # A guessed tensor (``cache=None`` parameter) is as likely a list or dict:
             # item assignment into those writes no tensor; a string key proves a mapping.
             if base.kind is Kind.TENSOR and (not base.weak or _array_only_index(target)) and not _string_key(index):
@@ -3127,8 +3132,9 @@ class Interpreter:
         index_node = node.slice[0].slice.value if len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index) else None
         if base.kind is Kind.TENSOR and _string_key(index):
             # ``batch["mode"]``: no tensor takes a string index, so what was taken for a tensor
-            # (a ``forward`` parameter) is a mapping, and its entry is of unknown kind
-            return UNKNOWN
+            # (a ``forward`` parameter) is a mapping, and its entry is of unknown kind; it is the
+            # caller's object all the same (``cache["k"][:, :n] = x`` writes the input's tensor)
+            return Value(Kind.UNKNOWN, alias_of=base.alias_of) if base.alias_of else UNKNOWN
         if base.kind is Kind.TENSOR:
             self.emit("on_index", IndexEvent(node, base, index, index_node, tuple(self._slice_bounds)))
             if base.ref in (ONE_D_INT_TENSOR, ONE_D_FLOAT_TENSOR) and not base.weak and len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Slice):
