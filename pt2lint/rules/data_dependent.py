@@ -62,6 +62,17 @@ def _numpy_array_read(what: str) -> str:
     return f"{what} into Python: Dynamo traces the array as a tensor (aten::_local_scalar_dense, GB0033): graph break ({_NUMPY_HINT})"
 
 
+def _numpy_array_method(rule, interp, ev, method: str, what: str) -> bool:
+    """Whether ``ev`` is ``<array>.<method>()`` of a NumPy array kept on the module
+    (:func:`_numpy_array`); such a read is reported for ``rule`` unless scalar outputs are
+    captured (``what`` completes the message: "reads its value", "copies its data")."""
+    if ev.method != method or ev.args or not _numpy_array(ev.receiver):
+        return False
+    if not rule.settings.capture_scalar_outputs:
+        interp.report(rule.code, ev.node, _numpy_array_read(f"`.{method}()` of a NumPy array kept on the module {what}"))
+    return True
+
+
 def _numpy_array(v) -> bool:
     """``v`` is a NumPy array of one or more dimensions kept on the module and read in compiled
     code (:data:`pt2lint.analysis.interp.NUMPY_ARRAY`), which Dynamo wraps as a tensor."""
@@ -108,13 +119,7 @@ class TensorItem(Rule):
     code = "PTC101"
 
     def on_call(self, interp, ev) -> None:
-        if ev.method == "item" and _numpy_array(ev.receiver) and not ev.args:
-            if not self.settings.capture_scalar_outputs:
-                interp.report(
-                    self.code,
-                    ev.node,
-                    _numpy_array_read("`.item()` of a NumPy array kept on the module reads its value"),
-                )
+        if _numpy_array_method(self, interp, ev, "item", "reads its value"):
             return
         if ev.method == "item" and ev.receiver is not None and ev.receiver.kind is Kind.TENSOR and not ev.args:
             if self.settings.capture_scalar_outputs or ev.receiver.py_float:
@@ -134,13 +139,7 @@ class TensorTolist(Rule):
     code = "PTC102"
 
     def on_call(self, interp, ev) -> None:
-        if ev.method == "tolist" and _numpy_array(ev.receiver) and not ev.args:
-            if not self.settings.capture_scalar_outputs:
-                interp.report(
-                    self.code,
-                    ev.node,
-                    _numpy_array_read("`.tolist()` of a NumPy array kept on the module copies its data"),
-                )
+        if _numpy_array_method(self, interp, ev, "tolist", "copies its data"):
             return
         if ev.method == "tolist" and ev.receiver is not None and ev.receiver.kind is Kind.TENSOR and not ev.args:
             interp.report(
