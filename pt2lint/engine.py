@@ -689,7 +689,8 @@ def built_elsewhere(results: Sequence[FileResult]) -> dict:
         names = by_others.get(own, set()) - {c for p, c in r.submodules if p == own}
         if not names or r.error:
             continue
-        if any(_standalone_root(d) in {(own, c) for c in names} for d in r.diagnostics):
+        roots = {(own, c) for c in names}
+        if any(_standalone_root(d) in roots for d in r.diagnostics):
             out[i] = frozenset(names)
     return out
 

@@ -838,6 +838,13 @@ def sequence_search_break(method: Optional[str]) -> Optional[str]:
     return outcomes[0].get("gb")
 
 
+@functools.lru_cache(maxsize=None)
+def iterator_callees() -> FrozenSet[str]:
+    """The functions the ``iterator_calls`` probes called (``"math.prod"``, ``"math.fsum"``): those
+    :func:`iterator_call_break` may answer for."""
+    return frozenset(raw["callee"] for raw in facts().get("iterator_calls", {}).values())
+
+
 def iterator_call_break(qualname: Optional[str], form: str) -> Optional[str]:
     """The graph-break id (``"GB0055"``) when the function ``qualname`` is given a lazy iterator of
     ``form`` (``"generator"``: a generator expression; ``"map"``, ``"filter"``, ``"reversed"``: the

@@ -48,7 +48,7 @@ class IteratorIntoGraphCall(Rule):
 
     def on_call(self, interp, ev) -> None:
         q = ev.qualname
-        if not q or not q.startswith("math.") or not isinstance(ev.node, cst.Call):
+        if not q or q not in facts.iterator_callees() or not isinstance(ev.node, cst.Call):
             return
         for arg in ev.node.args:
             if arg.keyword is not None or arg.star:
