@@ -20,6 +20,20 @@ from pt2lint.settings import LintSettings, resolve_selection
 DEFAULT = LintSettings(enabled=resolve_selection())
 
 
+def count_calls(monkeypatch, owner, name: str) -> list:
+    """Replace ``owner.<name>`` (a function or method) with a wrapper that counts its calls;
+    returns the one-element counter (``[n]``; ``counter[0] = 0`` resets it)."""
+    calls = [0]
+    original = getattr(owner, name)
+
+    def counting(*args, **kwargs):
+        calls[0] += 1
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(owner, name, counting)
+    return calls
+
+
 def _nested_loops(depth: int, inner: list, pre: str = "") -> str:
     lines = ["import torch", "class M(torch.nn.Module):", "    def forward(self, x):"]
     if pre:
@@ -36,15 +50,7 @@ def _nested_loops(depth: int, inner: list, pre: str = "") -> str:
 @pytest.fixture
 def statement_count(monkeypatch):
     """Counts ``Interpreter.exec_stmt`` calls made while linting."""
-    calls = [0]
-    original = interp_mod.Interpreter.exec_stmt
-
-    def counting(self, stmt):
-        calls[0] += 1
-        return original(self, stmt)
-
-    monkeypatch.setattr(interp_mod.Interpreter, "exec_stmt", counting)
-    return calls
+    return count_calls(monkeypatch, interp_mod.Interpreter, "exec_stmt")
 
 
 @pytest.mark.parametrize(
@@ -92,14 +98,8 @@ def test_nested_loops_still_carry_a_value_into_the_next_iteration():
 def test_joins_after_branches_cost_the_branch_writes_not_the_environment(monkeypatch):
     """A forward with thousands of locals and an ``if`` every few lines joined every local at
     every ``if``: quadratic in the function's length."""
-    joins = [0]
-    original = kinds.join
-
-    def counting(a, b):
-        joins[0] += 1
-        return original(a, b)
-
-    monkeypatch.setattr(interp_mod, "join", counting)
+    assert interp_mod.join is kinds.join
+    joins = count_calls(monkeypatch, interp_mod, "join")
 
     def forward(n: int) -> str:
         lines = ["import torch", "class M(torch.nn.Module):", "    def forward(self, x, mask=None):", "        h0 = x"]
@@ -213,14 +213,7 @@ def test_findings_in_one_long_expression_share_the_climb_to_their_statement(monk
     climbed from it to the statement: quadratic. Counted, since the climb is cheap per step."""
     from pt2lint.fixes import context as context_mod
 
-    steps = [0]
-    original = context_mod.FixContext.parent
-
-    def counting(self, node):
-        steps[0] += 1
-        return original(self, node)
-
-    monkeypatch.setattr(context_mod.FixContext, "parent", counting)
+    steps = count_calls(monkeypatch, context_mod.FixContext, "parent")
     counts = {}
     for n in (100, 400):
         steps[0] = 0
@@ -251,14 +244,7 @@ def test_cond_proposals_read_the_file_and_class_once_not_once_per_if(monkeypatch
     the number of ``if``s. Counted as nodes the shared walk expands, fixes included."""
     from pt2lint.analysis import walk as walk_mod
 
-    expanded = [0]
-    original = walk_mod.iter_children
-
-    def counting(node):
-        expanded[0] += 1
-        return original(node)
-
-    monkeypatch.setattr(walk_mod, "iter_children", counting)
+    expanded = count_calls(monkeypatch, walk_mod, "iter_children")
     counts = {}
     for n in (20, 80):
         expanded[0] = 0
@@ -335,14 +321,7 @@ def test_the_whole_file_call_walk_is_in_source_order_and_rebuilds_no_node(monkey
 
     visitor = Calls()
     module.visit(visitor)
-    built = [0]
-    original = cst.CSTNode.__post_init__
-
-    def counting(self):
-        built[0] += 1
-        return original(self)
-
-    monkeypatch.setattr(cst.CSTNode, "__post_init__", counting)
+    built = count_calls(monkeypatch, cst.CSTNode, "__post_init__")
     calls = amp._walk_calls(index)
     assert built[0] == 0
     assert [c[0] for c in calls if isinstance(c[0], cst.Call)] == visitor.found
@@ -440,14 +419,7 @@ def test_a_class_walks_its_bases_once_however_often_its_mro_is_asked(monkeypatch
     # each walk quadratic in n, 800 classes took 8 s
     from pt2lint.analysis import index as index_mod
 
-    links = [0]
-    original = index_mod.ClassInfo.link
-
-    def counting(self):
-        links[0] += 1
-        return original(self)
-
-    monkeypatch.setattr(index_mod.ClassInfo, "link", counting)
+    links = count_calls(monkeypatch, index_mod.ClassInfo, "link")
 
     def chain(n: int) -> str:
         lines = ["import torch", "from torch import nn", "class C0(nn.Module):", "    def forward(self, x):", "        return x.sum().item()"]
