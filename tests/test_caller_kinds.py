@@ -280,6 +280,21 @@ def test_static_values_of_call_arguments():
     assert v("(k, 2)") == UNKNOWN
 
 
+def test_static_values_of_dtypes_and_devices():
+    from pt2lint.analysis.imports import ImportMap
+
+    imports = ImportMap()
+    imports.add_import(cst.parse_statement("import torch").body[0])
+
+    def v(src):
+        return static_value(cst.parse_expression(src), imports)
+
+    assert v("x.dtype") == CONST and v("x.device") == CONST and v("self.dtype") == CONST
+    assert v("torch.float16") == CONST and v("torch.float8_e4m3fn") == CONST
+    assert v("np.float16") == UNKNOWN  # not torch's
+    assert v("torch.randn") == UNKNOWN
+
+
 def test_join_of_callers():
     defaults = {"x": TENSOR, "n": TENSOR}
     out = join_callers([{"x": UNKNOWN, "n": CONST}, {"x": UNKNOWN, "n": SHAPE}], defaults)
@@ -461,3 +476,49 @@ def test_dynamo_agrees_on_built_submodules(tmp_path):
     counts = torch.full((2, 3), 1)
     assert 16 in break_lines(gated("Cfg", COUNTS), "gated_counts", lambda mod: layer(mod, counts))
     assert break_lines(STANDALONE, "standalone", lambda mod: (mod.Crop(), (torch.randn(8), torch.tensor(3)))) == [7]
+
+
+DTYPE_DISPATCH = """
+import torch
+
+FMT = "fp6"
+
+
+def to_dtype(data, elem_dtype, target_dtype):
+    if elem_dtype in (torch.float8_e4m3fn, torch.float8_e5m2):
+        out = data.to(target_dtype)
+    elif elem_dtype == FMT:
+        out = data.float().to(target_dtype)
+    else:
+        out = data
+    return out
+
+
+def run(x):
+    step = torch.compile(to_dtype)
+    return step(x, CALLER_DTYPE, torch.float32)
+"""
+
+
+def test_compiled_function_given_dtypes_takes_them_for_dtypes():
+    # ``x.dtype``, ``x.device`` and ``torch.float16`` at the call site are no tensors: comparing
+    # one with ``==`` is a constant guard, not a data-dependent branch (torch 2.13: one graph)
+    for arg in ("x.dtype", "x.device", "torch.float16"):
+        assert found(DTYPE_DISPATCH.replace("CALLER_DTYPE", arg)) == [], arg
+    # a tensor passed there is compared with dtypes and a string: Python bools, no branch on data
+    assert found(DTYPE_DISPATCH.replace("CALLER_DTYPE", "x.sum()")) == []
+    # compared with a number it is a tensor test
+    assert found(DTYPE_DISPATCH.replace("CALLER_DTYPE", "x.sum()").replace("== FMT", "== 2")) == [(9, "PTC104")]
+
+
+def test_dynamo_agrees_on_dtype_arguments():
+    __import__("pytest").importorskip("torch")
+    from linttools import dynamo_break_lines_many
+
+    src = textwrap.dedent(DTYPE_DISPATCH).lstrip("\n")
+    cases = [
+        (src.replace("CALLER_DTYPE", arg), "run(torch.randn(2, 4))")
+        for arg in ("x.dtype", "torch.float16", "x.sum()")
+    ]
+    cases.append((src.replace("CALLER_DTYPE", "x.sum()").replace("== FMT", "== 2"), "run(torch.randn(2, 4))"))
+    assert dynamo_break_lines_many(cases) == [[], [], [], [9]]

@@ -29,6 +29,8 @@ from pt2lint.analysis.kinds import CONST, NONE, SHAPE, UNKNOWN, Kind, Value, con
 from pt2lint.analysis.walk import walk, walk_with_function
 
 _SIZE_ATTRIBUTES = frozenset({"shape", "ndim"})
+#: Attributes that are a ``torch.dtype`` or ``torch.device`` on a tensor or module.
+_NON_TENSOR_ATTRIBUTES = frozenset({"dtype", "device"})
 
 
 class _ModuleCalls:
@@ -160,6 +162,11 @@ def static_value(expr: cst.BaseExpression, imports=None) -> Value:
         return container(elts=elts)
     if isinstance(expr, cst.Attribute) and expr.attr.value in _SIZE_ATTRIBUTES:
         return SHAPE
+    if isinstance(expr, cst.Attribute) and expr.attr.value in _NON_TENSOR_ATTRIBUTES:
+        return CONST  # ``x.dtype``, ``x.device``: a torch.dtype or torch.device, never a tensor
+    if isinstance(expr, cst.Attribute) and expr.attr.value in api.TORCH_DTYPES and imports is not None:
+        if imports.qualify(expr) == f"torch.{expr.attr.value}":
+            return CONST  # ``torch.float32``
     if isinstance(expr, cst.Subscript):
         base = expr.value
         if isinstance(base, cst.Attribute) and base.attr.value == "shape":

@@ -3074,10 +3074,11 @@ class Interpreter:
                     r = CONST
                 else:
                     r = CONST if right.kind in (Kind.CONST, Kind.CONTAINER) else UNKNOWN
-            elif isinstance(op, (cst.Equal, cst.NotEqual)) and Kind.NONE in (left.kind, right.kind):
-                # ``t == None``: ``Tensor.__eq__`` answers a Python bool (False) for None, and Dynamo
-                # folds it (measured on torch 2.13: no break for ``if wcos == None or ...``)
-                other = right if left.kind is Kind.NONE else left
+            elif isinstance(op, (cst.Equal, cst.NotEqual)) and (_eq_answers_bool(left) or _eq_answers_bool(right)):
+                # ``t == None``, ``t == "fp6"``, ``t == torch.float16``: ``Tensor.__eq__`` answers a Python
+                # bool (False) for a value that is no number or tensor, and Dynamo folds it (measured on
+                # torch 2.13: no break for ``if wcos == None or ...`` nor ``elif elem_dtype == "fp6":``)
+                other = right if _eq_answers_bool(left) else left
                 sure = other.kind is Kind.TENSOR and not other.weak and not other.maybe_none
                 r = const(isinstance(op, cst.NotEqual)) if sure else CONST
             elif (_numpy_ref(left) is not None or _numpy_ref(right) is not None) and not (
@@ -5739,6 +5740,19 @@ def _name_constant(node: Optional[cst.BaseExpression]) -> Optional[Value]:
         if node.value == "None":
             return NONE
     return None
+
+
+def _eq_answers_bool(v: Value) -> bool:
+    """``t == v`` of a tensor ``t`` is a Python bool, not a tensor: ``v`` is ``None``, a string or a
+    ``torch.dtype`` (``Tensor.__eq__`` compares elementwise with numbers and tensors only; measured
+    on torch 2.13: ``torch.randn(2) == "a"`` and ``== torch.float32`` are ``False``)."""
+    if v.kind is Kind.NONE:
+        return True
+    if v.kind is not Kind.CONST:
+        return False
+    if isinstance(v.const, str):  # a string (and ``torch.bool``, kept as its name)
+        return True
+    return isinstance(v.ref, str) and v.ref.startswith("torch.") and v.ref[len("torch."):] in api.TORCH_DTYPES
 
 
 def _qualified_value(q: str) -> Value:
