@@ -641,19 +641,116 @@ def lint_paths(
     """
     paths = list(paths)
     rel = list(relpaths) if relpaths is not None else list(paths)
-    results = list(_lint_each(paths, [settings] * len(paths), jobs, rel, keep_source, cache_dir))
-    again = built_elsewhere(results)
+
+    def lint(ps: Sequence[str], ss: Sequence[LintSettings], rs: Sequence[str]) -> List[FileResult]:
+        return list(_lint_each(list(ps), list(ss), jobs, list(rs), keep_source, cache_dir))
+
+    results = judge_submodules(lint(paths, [settings] * len(paths), rel), settings, lint, rel)
+    yield from merge_results(results) if merge else results
+
+
+def judge_submodules(results: List[FileResult], settings: LintSettings, lint, relpaths: Sequence[str]) -> List[FileResult]:
+    """``results`` after analysing again the files whose classes turned out to be submodules.
+
+    A file analysed alone takes each ``nn.Module`` class that nothing in it builds for a
+    top-level model (:func:`built_elsewhere`).  When a class of another linted file, or of
+    a project file outside the run (:func:`_builders_outside_run`: ``pt2lint check
+    layers.py``, a pre-commit run or an editor on the one file), builds it, the file is
+    analysed again knowing that (cached under its own key), and what the outside
+    builders' analyses reach in the linted files is added (:func:`_take_reached_findings`).
+
+    Args:
+        results: one result per linted file (its ``filename`` as given).
+        settings: the run's settings.
+        lint: ``lint(paths, settings per path, relpaths) -> results``, in order.
+        relpaths: project-relative paths parallel to ``results`` (per-file ignores).
+
+    Returns:
+        One result per linted file, in order, not yet merged (:func:`merge_results`).
+    """
+    results = list(results)
+    hidden = _builders_outside_run(results, settings, lint)
+    again = {i: names for i, names in built_elsewhere(results + hidden).items() if i < len(results)}
     if again:
-        # Second pass, for the files whose classes turned out to be other files' submodules
-        # (their first analysis took them for top-level models); cached under their own key.
         order = sorted(again)
-        redone = _lint_each(
-            [paths[i] for i in order], [replace(settings, built_elsewhere=again[i]) for i in order],
-            jobs, [rel[i] for i in order], keep_source, cache_dir,
+        redone = lint(
+            [results[i].filename for i in order], [replace(settings, built_elsewhere=again[i]) for i in order],
+            [relpaths[i] for i in order],
         )
         for i, r in zip(order, redone):
             results[i] = r
-    yield from merge_results(results) if merge else results
+    if hidden:
+        results = _take_reached_findings(results, hidden)
+    return results
+
+
+def _builders_outside_run(results: Sequence[FileResult], settings: LintSettings, lint) -> List[FileResult]:
+    """The results of the project files outside the run that build classes of linted files.
+
+    A class with findings from its analysis as a top-level model, that no linted file
+    builds, may be built by a module class of another file of its package:
+    :func:`pt2lint.analysis.builders.find_builders` looks for those files, and they are
+    analysed here (``lint`` as :func:`judge_submodules`), unreported, so that
+    :func:`built_elsewhere` knows the class for a submodule and the findings their
+    analyses reach in the linted files count, as when the whole package is linted.
+    """
+    from pt2lint.analysis.builders import find_builders, standalone_classes
+
+    lone = standalone_classes(results, _standalone_root)
+    if not lone:
+        return []
+    built = {s for r in results for s in r.submodules}
+    wanted = {}
+    for i, names in lone.items():
+        own = os.path.abspath(results[i].filename)
+        rest = frozenset(c for c in names if (own, c) not in built)
+        if rest:
+            wanted[own] = rest
+    if not wanted:
+        return []
+    found = find_builders(wanted, settings, skip=[r.filename for r in results])
+    if not found:
+        return []
+    from pt2lint.discovery import display_path, project_relpath
+
+    paths = sorted(found)
+    root = settings.project_root or os.getcwd()
+    shown = [display_path(p) for p in paths]  # as the discovery of a linted file names it
+    return lint(shown, [settings] * len(paths), [project_relpath(p, root) for p in paths])
+
+
+def _take_reached_findings(results: List[FileResult], hidden: Sequence[FileResult]) -> List[FileResult]:
+    """``results`` with the findings that the ``hidden`` results' analyses reach in their files.
+
+    The hidden results (files analysed only for what they build) are not reported: their
+    findings in the linted files join those files' results (a duplicate of the file's own
+    finding is dropped by :func:`merge_results`, as for two linted files), the rest are
+    dropped; the suppressions their analyses used count as used, and the classes they
+    build are submodules to :func:`merge_results` (carried on the first result).
+    """
+    index = {os.path.abspath(r.filename): i for i, r in enumerate(results)}
+    extra: Dict[int, list] = {}
+    used: set = set()
+    for h in hidden:
+        used |= set(h.used_suppressions)
+        for d in h.diagnostics:
+            i = index.get(os.path.abspath(d.filename))
+            if i is not None and d.code != "PTC002":
+                extra.setdefault(i, []).append(replace(d, filename=results[i].filename))
+    out = list(results)
+    for i, more in extra.items():
+        r = out[i]
+        diags = sorted(list(r.diagnostics) + more, key=Diagnostic.sort_key)
+        out[i] = replace(r, diagnostics=tuple(diags))
+    built = {s for h in hidden for s in h.submodules}
+    if out and (used or built):
+        first = out[0]
+        out[0] = replace(
+            first,
+            used_suppressions=tuple(first.used_suppressions) + tuple(sorted(used - set(first.used_suppressions))),
+            submodules=tuple(first.submodules) + tuple(sorted(built - set(first.submodules))),
+        )
+    return out
 
 
 def built_elsewhere(results: Sequence[FileResult]) -> dict:

@@ -205,6 +205,8 @@ def lint_document_result(
         relpath = project_relpath(path, project.root)
     others = {k: v for k, v in (overlay or {}).items() if k != (os.path.abspath(path) if path else None)}
     result = lint_source(source, filename, project.settings, relpath=relpath, overlay=others)
+    if path is not None and not result.error:
+        result = _judged_with_builders(result, source, path, relpath, project.settings, others)
     shown: List[Diagnostic] = []
     for d in result.diagnostics:
         if d.filename == filename:
@@ -225,6 +227,40 @@ def lint_document_result(
     if bom:
         shown = [_after_bom(d) for d in shown]
     return shown, tuple(p for p, _ in result.dependencies)
+
+
+def _judged_with_builders(result, source: str, path: str, relpath: Optional[str], settings, others: Dict[str, str]):
+    """The document's result, its classes that project files build judged as those files' submodules.
+
+    As ``check`` does for a file linted alone (:func:`pt2lint.engine.judge_submodules`): the
+    document is analysed again knowing which of its classes a module class of another file
+    of its package builds, and the findings those files' analyses reach in the document
+    are added.  The document is read from its buffer by those analyses too; the builders
+    from their open buffers, else from the disk.
+    """
+    from pt2lint.engine import FileResult, judge_submodules, lint_source, merge_results
+
+    own = os.path.abspath(path)
+    texts = {**others, own: source}
+
+    def lint(paths, settings_list, relpaths):
+        out = []
+        for p, s, r in zip(paths, settings_list, relpaths):
+            absolute = os.path.abspath(p)
+            if absolute == own:
+                out.append(lint_source(source, result.filename, s, relpath=r, overlay=others))
+                continue
+            text = texts.get(absolute)
+            if text is None:
+                try:
+                    text = read_text(absolute, max_bytes=s.max_file_size)
+                except (OSError, ValueError) as exc:
+                    out.append(FileResult(p, error=f"{p}: {exc}"))
+                    continue
+            out.append(lint_source(text, p, s, relpath=r, overlay={k: v for k, v in texts.items() if k != absolute}))
+        return out
+
+    return merge_results(judge_submodules([result], settings, lint, [relpath or path]))[0]
 
 
 #: The byte order mark, as it starts a document's text when the client kept it.

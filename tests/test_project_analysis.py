@@ -752,7 +752,10 @@ def test_submodule_built_in_another_file_is_judged_in_its_parents_context(tmp_pa
     })
     # with the parent linted too, the write is into a tensor the parent made: no input mutation
     assert found(lint_tree(tmp_path, ["v"])) == []
-    # alone, the submodule's own input is all there is to go by
+    # linted alone, its parent in the package is found all the same
+    assert found(lint_tree(tmp_path, ["v/mlp.py"])) == []
+    # with no parent anywhere, the submodule's own input is all there is to go by
+    (tmp_path / "v" / "model.py").unlink()
     assert found(lint_tree(tmp_path, ["v/mlp.py"])) == [("v/mlp.py", 9, "PTC401")]
 
 
@@ -953,13 +956,84 @@ def test_block_built_by_another_files_class_takes_the_parents_arguments(tmp_path
     assert found(lint_tree(tmp_path, ["pkg"], cache_dir=cache)) == [("pkg/layers.py", 15, "PTC104")]
 
 
-def test_block_file_linted_alone_is_a_top_level_model(tmp_path):
-    # nothing linted builds it: torch.compile(Block(8))(x, H, W) with tensors is what it is then
+BLOCK_ALONE = [
+    ("pkg/layers.py", 10, "PTC104"), ("pkg/layers.py", 13, "PTC103"), ("pkg/layers.py", 14, "PTC103"),
+    ("pkg/layers.py", 15, "PTC104"),
+]
+
+
+def test_block_file_that_nothing_in_its_package_builds_is_a_top_level_model(tmp_path):
+    # torch.compile(Block(8))(x, H, W) with tensors is all that can be said of it then
+    files = {k: v for k, v in BLOCK_PACKAGE.items() if k != "pkg/model.py"}
+    write(tmp_path, files)
+    assert found(lint_tree(tmp_path, ["pkg/layers.py"])) == BLOCK_ALONE
+
+
+def test_block_file_linted_alone_is_judged_in_the_context_of_its_unlinted_parent(tmp_path):
+    # `pt2lint check pkg/layers.py` (a pre-commit run on the one changed file): model.py,
+    # not linted, builds Block, so the answer is the one of linting the whole package
     write(tmp_path, BLOCK_PACKAGE)
-    assert found(lint_tree(tmp_path, ["pkg/layers.py"])) == [
-        ("pkg/layers.py", 10, "PTC104"), ("pkg/layers.py", 13, "PTC103"), ("pkg/layers.py", 14, "PTC103"),
-        ("pkg/layers.py", 15, "PTC104"),
-    ]
+    whole = [f for f in found(lint_tree(tmp_path, ["pkg"])) if f[0] == "pkg/layers.py"]
+    assert found(lint_tree(tmp_path, ["pkg/layers.py"])) == whole == [("pkg/layers.py", 15, "PTC104")]
+
+
+def test_block_file_linted_alone_gets_the_breaks_its_unlinted_parent_causes(tmp_path):
+    # the parent passes a tensor for H: the breaks it causes in layers.py are found, with the
+    # chain from the parent; model.py's own lines are not reported (not asked for)
+    files = dict(BLOCK_PACKAGE)
+    files["pkg/model.py"] = files["pkg/model.py"].replace(
+        "return self.block(x, H, W)", "n = x.sum().item()\n                return self.block(x, (x[0, 0] > 0).sum() + H - 1, W)")
+    write(tmp_path, files)
+    whole = found(lint_tree(tmp_path, ["pkg"]))
+    assert ("pkg/model.py", 12, "PTC101") in whole
+    diags = lint_tree(tmp_path, ["pkg/layers.py"])
+    assert found(diags) == [f for f in whole if f[0] == "pkg/layers.py"]
+    assert ("pkg/layers.py", 10, "PTC104") in found(diags)
+    assert all(d.call_chain[0] == "Net.forward" for d in diags if d.start.line == 10)
+
+
+def test_a_same_named_class_of_another_file_does_not_make_a_builder(tmp_path):
+    files = {k: v for k, v in BLOCK_PACKAGE.items() if k != "pkg/model.py"}
+    files["pkg/other.py"] = """
+        from torch import nn
+
+        class Block(nn.Module):
+            def forward(self, x):
+                return x
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.block = Block()
+
+            def forward(self, x):
+                return self.block(x)
+        """
+    write(tmp_path, files)
+    assert found(lint_tree(tmp_path, ["pkg/layers.py"])) == BLOCK_ALONE
+
+
+def test_a_builder_found_outside_the_run_is_rechecked_when_it_changes(tmp_path):
+    write(tmp_path, BLOCK_PACKAGE)
+    cache = str(tmp_path / "cache")
+    for _ in range(2):
+        assert found(lint_tree(tmp_path, ["pkg/layers.py"], cache_dir=cache)) == [("pkg/layers.py", 15, "PTC104")]
+    # the parent stops building Block: the layers.py entry in the cache must not keep the old answer
+    model = tmp_path / "pkg" / "model.py"
+    model.write_text(model.read_text().replace("self.block = Block(dim)", "self.block = nn.Identity()"), encoding="utf-8")
+    for _ in range(2):
+        assert found(lint_tree(tmp_path, ["pkg/layers.py"], cache_dir=cache)) == BLOCK_ALONE
+
+
+def test_check_of_the_block_file_alone_from_the_command_line(tmp_path, monkeypatch):
+    from pt2lint.cli import cli
+
+    write(tmp_path, BLOCK_PACKAGE)
+    monkeypatch.chdir(tmp_path)
+    out = cli_runner().invoke(cli, ["check", "--no-cache", "--output-format", "json", "pkg/layers.py"], catch_exceptions=False)
+    got = sorted((os.path.relpath(d["filename"], tmp_path), d["location"]["row"], d["code"]) for d in json.loads(out.stdout))
+    assert got == [(os.path.join("pkg", "layers.py"), 15, "PTC104")]
+    assert out.exit_code == 1
 
 
 def test_block_given_a_tensor_by_its_parent_breaks_where_the_parent_says(tmp_path):
@@ -1016,3 +1090,64 @@ def test_block_built_in_a_branch_the_defaults_leave_dead_is_still_a_submodule(tm
         """
     write(tmp_path, files)
     assert found(lint_tree(tmp_path, ["pkg"])) == [("pkg/layers.py", 15, "PTC104")]
+
+
+def test_editor_document_of_the_block_file_is_judged_in_the_context_of_its_parent(tmp_path):
+    # the language server lints one document: Block is still Net's submodule, and the
+    # analyses read the document's unsaved text (a new `.item()` on H is no tensor read there)
+    from pt2lint.config import load_project
+    from pt2lint.lsp import lint_document_result
+
+    write(tmp_path, BLOCK_PACKAGE)
+    path = str(tmp_path / "pkg" / "layers.py")
+    text = (tmp_path / "pkg" / "layers.py").read_text(encoding="utf-8")
+    shown, _deps = lint_document_result(text, path, "file://" + path, load_project([path]))
+    assert [(d.start.line, d.code) for d in shown] == [(15, "PTC104")]
+    edited = text.replace("pad = int(H % 2)", "pad = int(H % 2) + int(x.amax().item())")
+    shown, _deps = lint_document_result(edited, path, "file://" + path, load_project([path]))
+    assert [(d.start.line, d.code) for d in shown] == [(13, "PTC101"), (15, "PTC104")]
+    (tmp_path / "pkg" / "model.py").unlink()
+    shown, _deps = lint_document_result(text, path, "file://" + path, load_project([path]))
+    assert [(d.start.line, d.code) for d in shown] == [(r[1], r[2]) for r in BLOCK_ALONE]
+
+
+@pytest.mark.parametrize("where, spelled", [
+    ("pkg/nets/net.py", "from ..layers import Block"),  # a subpackage, relative import
+    ("pkg/net.py", "from pkg import Block"),  # re-exported by the package's __init__
+    ("pkg/net.py", "import pkg.layers as L\nBlock = L.Block"),
+])
+def test_parents_found_however_they_import_the_block(tmp_path, where, spelled):
+    files = {k: v for k, v in BLOCK_PACKAGE.items() if k != "pkg/model.py"}
+    files["pkg/__init__.py"] = "from .layers import Block\n"
+    if where.startswith("pkg/nets/"):
+        files["pkg/nets/__init__.py"] = ""
+    files[where] = spelled + """
+from torch import nn
+
+class Net(nn.Module):
+    def __init__(self, dim=8):
+        super().__init__()
+        self.block = Block(dim)
+
+    def forward(self, x):
+        B, C, H, W = x.shape
+        return self.block(x.flatten(2).transpose(1, 2), H, W)
+"""
+    write(tmp_path, files)
+    assert found(lint_tree(tmp_path, ["pkg/layers.py"])) == [("pkg/layers.py", 15, "PTC104")]
+
+
+def test_unreadable_or_broken_files_in_the_package_are_no_parents_and_no_errors(tmp_path):
+    files = {k: v for k, v in BLOCK_PACKAGE.items() if k != "pkg/model.py"}
+    files["pkg/broken.py"] = "from .layers import Block\nclass Net(nn.Module:\n    self.b = Block(4)\n"
+    write(tmp_path, files)
+    (tmp_path / "pkg" / "latin.py").write_bytes(b"from .layers import Block\nx = '\xe9'\nb = Block(4)\n")
+    os.symlink(tmp_path / "pkg" / "layers.py", tmp_path / "pkg" / "alias.py")
+    old = os.getcwd()
+    os.chdir(tmp_path)
+    try:
+        results = list(lint_paths(["pkg/layers.py"], LintSettings(enabled=SETTINGS.enabled, project_root=str(tmp_path)), jobs=1))
+    finally:
+        os.chdir(old)
+    assert [r.error for r in results] == [None]
+    assert found(results[0].diagnostics) == BLOCK_ALONE

@@ -187,6 +187,14 @@ def _constructed_imported_classes(index, project) -> set:
                 while type(func) is cst.Attribute:
                     rest.append(func.attr.value)
                     func = func.value
+                alias = index.global_exprs.get(func.value) if type(func) is cst.Name and func.value not in names else None
+                while alias is not None and type(alias) in (cst.Attribute, cst.Name):
+                    # a module-level alias of an imported name (``Block = L.Block``)
+                    if type(alias) is cst.Name:
+                        func, alias = alias, None
+                    else:
+                        rest.append(alias.attr.value)
+                        alias = alias.value
                 if type(func) is not cst.Name or func.value not in names:
                     continue
                 qualified = ".".join([names[func.value], *reversed(rest)])
@@ -199,6 +207,38 @@ def _constructed_imported_classes(index, project) -> set:
                 if isinstance(cls, ClassInfo) and cls.module is not None and cls.module.path and cls.module.path != own:
                     out.add((cls.module.path, cls.name))
     return out
+
+
+def classes_built_by(path: str, data: bytes, settings) -> set:
+    """``(abs path, class name)`` of the project classes of other files that a ``nn.Module`` class of
+    the file at ``path`` (with bytes ``data``) constructs in one of its methods.
+
+    The file is parsed and its imports resolved through its project model, but nothing is
+    analysed (:func:`_constructed_imported_classes`).  A file that cannot be decoded or
+    parsed, or that may be nested too deeply to parse safely outside the engine's guard
+    (:func:`pt2lint.nesting.looks_deeply_nested`), builds nothing.
+
+    Args:
+        path: the file, absolute.
+        data: its bytes.
+        settings: :class:`~pt2lint.settings.LintSettings` (import roots).
+    """
+    from pt2lint.engine import DecodeError, decode_source
+    from pt2lint.nesting import looks_deeply_nested
+
+    try:
+        source = decode_source(data)
+        if looks_deeply_nested(source) is not None:
+            return set()
+        module = cst.parse_module(source)
+    except (DecodeError, cst.ParserSyntaxError, RecursionError, ValueError):
+        return set()
+    with ANALYSIS_LOCK:
+        try:
+            _path, project, index = entry_in_project(module, source, path, settings, data=data)
+            return _constructed_imported_classes(index, project)
+        except RecursionError:
+            return set()
 
 
 def analyse_module(
