@@ -91,6 +91,21 @@ _CONTAINER_ANNOTATIONS = {"List", "list", "Tuple", "tuple", "Sequence", "Dict", 
 _MASK_NAME = re.compile(r"^(?!attention|attn|causal|head|encoder_attention)(?:\w*_)?(mask|valid|keep|is_\w+|has_\w+|selected)(?:$|_)")
 
 
+def _optional_inner(ann: cst.BaseExpression) -> cst.BaseExpression:
+    """``X`` of ``Optional[X]``, ``X | None`` or ``None | X``; else ``ann`` itself."""
+    if isinstance(ann, cst.BinaryOperation) and isinstance(ann.operator, cst.BitOr):
+        if isinstance(ann.right, cst.Name) and ann.right.value == "None":
+            return ann.left
+        if isinstance(ann.left, cst.Name) and ann.left.value == "None":
+            return ann.right
+        return ann
+    if isinstance(ann, cst.Subscript) and (dotted_name(ann.value) or "").rsplit(".", 1)[-1] == "Optional" and len(ann.slice) == 1:
+        inner = ann.slice[0].slice
+        if isinstance(inner, cst.Index):
+            return inner.value
+    return ann
+
+
 def _is_bool_annotation(ann: cst.BaseExpression) -> bool:
     name = dotted_name(ann) or ""
     return name.rsplit(".", 1)[-1] == "BoolTensor"
@@ -922,9 +937,9 @@ class Interpreter:
         for i, p in enumerate(plist):
             if skip_first and i == 0:
                 continue
-            out[identifier(p.name.value)] = self._param_value(p)
+            out[identifier(p.name.value)] = self._param_value(p, fn.module)
         for p in params.kwonly_params:
-            out[identifier(p.name.value)] = self._param_value(p)
+            out[identifier(p.name.value)] = self._param_value(p, fn.module)
         if isinstance(params.star_arg, cst.Param):
             out[params.star_arg.name.value] = container(elt=Value(Kind.TENSOR, weak=True, alias_of=params.star_arg.name.value))
         if params.star_kwarg is not None:
@@ -980,41 +995,58 @@ class Interpreter:
             plist = plist[1:]
         return [p for p in plist + list(params.kwonly_params) if p.annotation is None and p.default is None]
 
-    def _param_value(self, p: cst.Param) -> Value:
-        name = p.name.value
-        ann = self._annotation_kind(p.annotation.annotation) if p.annotation is not None else None
-        default = p.default
+    def _param_value(self, p: cst.Param, module=None) -> Value:
+        """The kind of an entry point's parameter ``p`` (of a function of ``module``, where its
+        annotation's names are looked up; ``None``: the module being analysed)."""
+        return self._declared_value(p.name.value, p.annotation.annotation if p.annotation is not None else None, p.default, p.name.value, module)
+
+    def _declared_value(self, name: str, annotation, default, alias: str, module=None, depth: int = 0) -> Value:
+        """The kind of a caller's value that its declaration says: a parameter, or a field of a
+        dataclass parameter (``batch.tokens`` of ``batch: Batch``).
+
+        Args:
+            name: the parameter's or field's name (``mask``-like names of tensors are masks).
+            annotation: its annotation expression, or ``None``.
+            default: its default expression, or ``None``.
+            alias: the input whose storage the value is (``alias_of``).
+            module: the module whose names the annotation uses.
+            depth: dataclass fields entered so far (nested dataclasses stop at 3).
+        """
+        ann = self._annotation_kind(annotation) if annotation is not None else None
         if ann is not None:
             kind, optional = ann
             if kind is Kind.TENSOR:
-                is_mask = _is_bool_annotation(p.annotation.annotation) or (
+                is_mask = _is_bool_annotation(annotation) or (
                     _MASK_NAME.search(name) is not None and not optional
                 )
-                return Value(Kind.TENSOR, maybe_none=optional, alias_of=name, bool_tensor=is_mask)
+                return Value(Kind.TENSOR, maybe_none=optional, alias_of=alias, bool_tensor=is_mask)
             if kind is Kind.CONTAINER:
                 # ``List[Tensor]``/``Dict[str, Tensor]``: the elements are tensors for sure;
                 # ``list[tuple[int, int]]``: Python numbers; otherwise a guess.
                 names = [
                     (dotted_name(n) or "").rsplit(".", 1)[-1]
-                    for n in walk(p.annotation.annotation)
+                    for n in walk(annotation)
                     if isinstance(n, (cst.Name, cst.Attribute))
                 ]
                 if any(n.endswith("Tensor") for n in names):
-                    elt = Value(Kind.TENSOR, alias_of=name)
+                    elt = Value(Kind.TENSOR, alias_of=alias)
                 elif any(n in _NON_TENSOR_ANNOTATIONS for n in names):
                     elt = CONST
                 else:
-                    elt = Value(Kind.TENSOR, weak=True, alias_of=name)
-                return Value(Kind.CONTAINER, elt=elt, alias_of=name)
+                    elt = Value(Kind.TENSOR, weak=True, alias_of=alias)
+                return Value(Kind.CONTAINER, elt=elt, alias_of=alias)
             if kind is Kind.UNKNOWN:
                 # an object of some class (``batch: Batch``): what it holds is the caller's, so an
                 # in-place write to one of its tensors writes the input (as without the annotation)
-                return Value(kind, maybe_none=optional, alias_of=name)
+                record = self._dataclass_record(annotation, alias, module, depth) if depth < 3 else None
+                if record is not None:
+                    return replace(record, maybe_none=optional, alias_of=alias)
+                return Value(kind, maybe_none=optional, alias_of=alias)
             return Value(kind, maybe_none=optional)
         if default is not None:
             if isinstance(default, cst.Name) and default.value == "None":
                 # a guess (``scale=None`` may be a number); when given, a ``mask=None`` is a mask
-                return Value(Kind.TENSOR, maybe_none=True, weak=True, alias_of=name, bool_tensor=_MASK_NAME.search(name) is not None)
+                return Value(Kind.TENSOR, maybe_none=True, weak=True, alias_of=alias, bool_tensor=_MASK_NAME.search(name) is not None)
             if isinstance(default, (cst.Integer, cst.Float, cst.SimpleString, cst.ConcatenatedString, cst.Imaginary)):
                 return CONST
             if isinstance(default, cst.Name) and default.value in ("True", "False"):
@@ -1022,7 +1054,57 @@ class Interpreter:
             if isinstance(default, cst.UnaryOperation):
                 return CONST
             return UNKNOWN
-        return Value(Kind.TENSOR, alias_of=name, bool_tensor=_MASK_NAME.search(name) is not None)
+        return Value(Kind.TENSOR, alias_of=alias, bool_tensor=_MASK_NAME.search(name) is not None)
+
+    def _dataclass_record(self, annotation, alias: str, module, depth: int) -> Optional[Value]:
+        """The caller's instance of the project dataclass (or ``typing.NamedTuple``) that
+        ``annotation`` names (``Batch``, ``Optional[Batch]``, ``data.Batch``), as a record of its
+        fields with the kinds their annotations declare; ``None`` for any other annotation.
+
+        Dynamo takes such an argument apart into its fields (a tensor field is a graph input;
+        ``torch/_dynamo/variables/user_defined.py``, dataclass instances are traced as user
+        objects), so ``batch.mask`` is the tensor ``mask: torch.Tensor`` says.  The fields are
+        those of the class and its dataclass bases, in definition order.
+        """
+        if isinstance(annotation, cst.SimpleString):  # ``batch: "Batch"``
+            try:
+                annotation = cst.parse_expression(annotation.evaluated_value)
+            except (cst.ParserSyntaxError, TypeError, ValueError):
+                return None
+        target = _optional_inner(annotation)
+        if not isinstance(target, (cst.Name, cst.Attribute)):
+            return None
+        index = module if module is not None else self.index
+        saved = self.index
+        self.index = index
+        self.silent += 1
+        try:
+            if isinstance(target, cst.Name):
+                cls_value = self.global_value(target.value)
+            else:
+                qualified = index.imports.qualify(target) if getattr(index, "imports", None) is not None else None
+                cls_value = self.project_value(qualified) if qualified else UNKNOWN
+        finally:
+            self.index = saved
+            self.silent -= 1
+        cls = cls_value.ref if cls_value.kind is Kind.CLASS and not cls_value.maybe_none else None
+        if not isinstance(cls, ClassInfo) or cls.node is None:
+            return None
+        chain = [c for c in reversed(cls.mro()) if c.node is not None]
+        if not (objects.is_namedtuple_bases(cls.bases) or any(objects.is_dataclass_node(c.node) for c in chain)):
+            return None
+        names: List[str] = []
+        values: List[Value] = []
+        for c in chain:
+            owner = c.module if c.module is not None else index
+            for field_name, field_annotation, field_default in objects.annotated_field_types(c.node):
+                value = self._declared_value(field_name, field_annotation, field_default, alias, owner, depth + 1)
+                if field_name in names:
+                    values[names.index(field_name)] = value
+                else:
+                    names.append(field_name)
+                    values.append(value)
+        return Value(Kind.CONTAINER, keys=tuple(names), elts=tuple(values), const=objects.RECORD)
 
     def _annotation_kind(self, ann: cst.BaseExpression):
         """(kind, optional) from an annotation, or ``None`` when it says nothing useful."""

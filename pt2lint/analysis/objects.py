@@ -194,6 +194,20 @@ def annotated_fields(node: cst.ClassDef) -> List[Tuple[str, Optional[cst.BaseExp
     return out
 
 
+def annotated_field_types(node: cst.ClassDef) -> List[Tuple[str, cst.BaseExpression, Optional[cst.BaseExpression]]]:
+    """``(name, annotation, default expression)`` of the fields :func:`annotated_fields` lists."""
+    out = []
+    body = node.body.body if isinstance(node.body, cst.IndentedBlock) else ()
+    fields = {name for name, _ in annotated_fields(node)}
+    for stmt in body:
+        if not isinstance(stmt, cst.SimpleStatementLine):
+            continue
+        for small in stmt.body:
+            if isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name) and small.target.value in fields:
+                out.append((small.target.value, small.annotation.annotation, small.value))
+    return out
+
+
 def super_init_call(fn: cst.FunctionDef) -> Optional[cst.CSTNode]:
     """The statement of ``fn``'s body that calls ``super().__init__(...)`` (or ``Base.__init__(self, ...)``)."""
     body = fn.body.body if isinstance(fn.body, cst.IndentedBlock) else ()
