@@ -654,10 +654,11 @@ def judge_submodules(results: List[FileResult], settings: LintSettings, lint, re
 
     A file analysed alone takes each ``nn.Module`` class that nothing in it builds for a
     top-level model (:func:`built_elsewhere`).  When a class of another linted file, or of
-    a project file outside the run (:func:`_builders_outside_run`: ``pt2lint check
+    a project file outside the run (:func:`_users_outside_run`: ``pt2lint check
     layers.py``, a pre-commit run or an editor on the one file), builds it, the file is
-    analysed again knowing that (cached under its own key), and what the outside
-    builders' analyses reach in the linted files is added (:func:`_take_reached_findings`).
+    analysed again knowing that (cached under its own key); what the analyses of the
+    outside files that build its classes or call its functions reach in the linted files
+    is added (:func:`_take_reached_findings`).
 
     Args:
         results: one result per linted file (its ``filename`` as given).
@@ -669,7 +670,7 @@ def judge_submodules(results: List[FileResult], settings: LintSettings, lint, re
         One result per linted file, in order, not yet merged (:func:`merge_results`).
     """
     results = list(results)
-    hidden = _builders_outside_run(results, settings, lint)
+    hidden = _users_outside_run(results, settings, lint)
     again = {i: names for i, names in built_elsewhere(results + hidden).items() if i < len(results)}
     if again:
         order = sorted(again)
@@ -684,31 +685,45 @@ def judge_submodules(results: List[FileResult], settings: LintSettings, lint, re
     return results
 
 
-def _builders_outside_run(results: Sequence[FileResult], settings: LintSettings, lint) -> List[FileResult]:
-    """The results of the project files outside the run that build classes of linted files.
+def _users_outside_run(results: Sequence[FileResult], settings: LintSettings, lint) -> List[FileResult]:
+    """The results of the project files outside the run that build classes or call functions of linted files.
 
-    A class with findings from its analysis as a top-level model, that no linted file
-    builds, may be built by a module class of another file of its package:
-    :func:`pt2lint.analysis.builders.find_builders` looks for those files, and they are
-    analysed here (``lint`` as :func:`judge_submodules`), unreported, so that
+    A file linted without the rest of its package (``pt2lint check layers.py``, a pre-commit
+    run or an editor on the one changed file) is compiled as part of what other files build
+    and call: a class with findings from its analysis as a top-level model, that no linted
+    file builds, may be the submodule of a module class of another file, and a function
+    may be called from another file's ``forward``.
+    :func:`pt2lint.analysis.builders.find_users` looks for such files in the package, and
+    they are analysed here (``lint`` as :func:`judge_submodules`), unreported, so that
     :func:`built_elsewhere` knows the class for a submodule and the findings their
     analyses reach in the linted files count, as when the whole package is linted.
     """
-    from pt2lint.analysis.builders import find_builders, standalone_classes
+    from pt2lint.analysis.builders import find_users, standalone_classes, top_level_functions
 
-    lone = standalone_classes(results, _standalone_root)
-    if not lone:
-        return []
     built = {s for r in results for s in r.submodules}
-    wanted = {}
-    for i, names in lone.items():
+    classes = {}
+    for i, names in standalone_classes(results, _standalone_root).items():
         own = os.path.abspath(results[i].filename)
         rest = frozenset(c for c in names if (own, c) not in built)
         if rest:
-            wanted[own] = rest
-    if not wanted:
+            classes[own] = rest
+    functions = {}
+    for r in results:
+        if r.error or not r.filename or r.filename == "-":
+            continue
+        own = os.path.abspath(r.filename)
+        try:
+            from pt2lint.reading import read_bytes
+
+            data = read_bytes(own, max_bytes=settings.max_file_size)
+        except (OSError, ValueError):
+            continue
+        names = top_level_functions(data)
+        if names:
+            functions[own] = names
+    if not classes and not functions:
         return []
-    found = find_builders(wanted, settings, skip=[r.filename for r in results])
+    found = find_users(classes, functions, settings, skip=[r.filename for r in results])
     if not found:
         return []
     from pt2lint.discovery import display_path, project_relpath

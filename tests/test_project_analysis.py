@@ -100,7 +100,13 @@ def test_entry_file_alone_resolves_its_imports_from_the_project(tmp_path):
             """,
     })
     assert found(lint_tree(tmp_path, ["pkg/model.py"])) == [("pkg/utils.py", 2, "PTC101")]
-    # the helper module alone has no compiled region: nothing to report, and no PTC002 either
+    # the helper module alone (a pre-commit run on it): its caller in the package is found
+    # and analysed unreported, so the break it causes in the helper is reported, with the chain
+    diags = lint_tree(tmp_path, ["pkg/utils.py"])
+    assert found(diags) == [("pkg/utils.py", 2, "PTC101")]
+    assert diags[0].call_chain == ("Net.forward", "clamp")
+    # with no caller anywhere it has no compiled region: nothing to report, and no PTC002 either
+    (tmp_path / "pkg" / "model.py").unlink()
     assert found(lint_tree(tmp_path, ["pkg/utils.py"])) == []
 
 
@@ -1151,3 +1157,53 @@ def test_unreadable_or_broken_files_in_the_package_are_no_parents_and_no_errors(
         os.chdir(old)
     assert [r.error for r in results] == [None]
     assert found(results[0].diagnostics) == BLOCK_ALONE
+
+
+HELPERS_ALONE = {
+    **PYPROJECT,
+    "pkg/__init__.py": "",
+    "pkg/utils.py": """
+        import torch
+
+        def scale_(x, s):
+            x.mul_(s)
+            return x
+
+        def count(x):
+            return int((x > 0).sum())
+
+        def build_table(n):
+            return torch.arange(n).tolist()
+        """,
+    "pkg/model.py": """
+        from torch import nn
+        from . import utils
+
+        class Net(nn.Module):
+            def __init__(self, n=4):
+                super().__init__()
+                self.table = utils.build_table(n)  # at construction: no compiled region
+
+            def forward(self, x):
+                y = utils.scale_(x, 2.0)
+                return y * utils.count(y)
+        """,
+}
+
+
+def test_helper_file_alone_is_judged_by_the_forward_that_calls_it(tmp_path):
+    # pre-commit on utils.py: Net.forward (model.py, not linted) passes its input to scale_
+    # (an input mutation) and calls count (a tensor read as int); build_table runs in __init__
+    write(tmp_path, HELPERS_ALONE)
+    whole = [f for f in found(lint_tree(tmp_path, ["pkg"])) if f[0] == "pkg/utils.py"]
+    alone = found(lint_tree(tmp_path, ["pkg/utils.py"]))
+    assert alone == whole == [("pkg/utils.py", 4, "PTC401"), ("pkg/utils.py", 8, "PTC103")]
+
+
+def test_helper_file_alone_forgets_a_caller_that_stops_calling(tmp_path):
+    write(tmp_path, HELPERS_ALONE)
+    cache = str(tmp_path / "cache")
+    assert len(found(lint_tree(tmp_path, ["pkg/utils.py"], cache_dir=cache))) == 2
+    model = tmp_path / "pkg" / "model.py"
+    model.write_text(model.read_text().replace("return y * utils.count(y)", "return y"), encoding="utf-8")
+    assert found(lint_tree(tmp_path, ["pkg/utils.py"], cache_dir=cache)) == [("pkg/utils.py", 4, "PTC401")]

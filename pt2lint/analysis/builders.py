@@ -1,18 +1,21 @@
-"""Who builds a class: the project files outside a run whose module classes construct it.
+"""Who uses a file's definitions: the project files outside a run that build its classes or call its functions.
 
-A file linted alone (``pt2lint check layers.py``, a pre-commit run on the one changed
-file) may define a module class that another file of its package builds in its
-``__init__`` (``self.block = Block(dim)``).  Dynamo then never compiles ``Block`` on its
-own: its ``forward`` runs inside the parent's graph with what the parent passes (``H, W``
-from ``x.shape`` are ints there, not tensors).  :func:`find_builders` finds such parents
-without analysing the whole package: a byte search for a call of the class's name
-narrows the package's files to a few, and only those are parsed and their constructions
-resolved through the project model (:func:`pt2lint.analysis.driver.classes_built_by`), as
-the analysis of a linted file records what it builds.
+A file linted alone (``pt2lint check layers.py``, a pre-commit run or an editor on the one
+changed file) is compiled as part of what other files of its package build and call.  A
+module class that another file's module class builds in its ``__init__`` (``self.block =
+Block(dim)``) is never compiled on its own: its ``forward`` runs inside the parent's graph
+with what the parent passes (``H, W`` from ``x.shape`` are ints there, not tensors).  A
+function that another file's ``forward`` calls is traced with what that ``forward`` passes,
+and its breaks are that model's breaks.  :func:`find_users` finds such files without
+analysing the whole package: a byte search for a call of a wanted name in a file that
+imports the defining module narrows the package to a few files, and only those are parsed
+and their calls resolved through the project model
+(:func:`pt2lint.analysis.driver.definitions_used_by`).
 
 The search is bounded (:data:`MAX_SCANNED_FILES`, :data:`MAX_CANDIDATES`,
-:data:`BUILDERS_PER_CLASS`); past a bound, the classes not yet found built are left as
-they were (top-level models), never dropped.
+:data:`BUILDERS_PER_CLASS`, :data:`CALLERS_PER_FILE`); past a bound, a class not yet found
+built is still taken for a top-level model and a function's other callers are not
+analysed, as when the file is linted with nothing else.
 """
 
 from __future__ import annotations
@@ -26,10 +29,12 @@ from pt2lint.discovery import PYTHON_SUFFIXES, is_installed_code_dir, walk_tree
 
 #: Files of the package read (bytes) when looking for builders, per search.
 MAX_SCANNED_FILES = 4000
-#: Files whose bytes call a wanted class's name that are parsed, per search.
+#: Files whose bytes call a wanted name that are parsed, per package searched.
 MAX_CANDIDATES = 64
 #: Builders found per class before the search for that class stops (each is analysed).
 BUILDERS_PER_CLASS = 1
+#: Files calling the functions of a linted file that are analysed for it.
+CALLERS_PER_FILE = 2
 #: Larger files are not read by the search (generated code, data).
 MAX_SCANNED_BYTES = 2_000_000
 
@@ -118,39 +123,67 @@ def _call_of(names: Iterable[str]) -> "re.Pattern[bytes]":
     return re.compile(rb"(?<![\w.])(?:\w+\s*\.\s*)*(?:" + alternatives + rb")\s*\(")
 
 
-def find_builders(
-    wanted: Mapping[str, FrozenSet[str]], settings, skip: Iterable[str] = ()
-) -> Dict[str, Set[Tuple[str, str]]]:
-    """The project files, outside ``skip``, whose ``nn.Module`` classes build the wanted classes.
+def _imports_word(words: Iterable[bytes]) -> "re.Pattern[bytes]":
+    """Bytes pattern of an import statement naming one of ``words`` as a module or package
+    (``from .layers import``, ``from pkg.layers import``, ``import pkg.layers as L``,
+    ``from . import layers``, ``from pkg import (a, layers)``)."""
+    alternatives = b"|".join(re.escape(w) for w in sorted(set(words)))
+    word = rb"(?<![\w])(?:" + alternatives + rb")(?![\w])"
+    return re.compile(
+        rb"(?m)^[ \t]*(?:from[ \t]+[\w.]*" + word + rb"|import[ \t]+[\w., \t]*" + word
+        + rb"|from[ \t]+[\w.]+[ \t]+import[ \t]*\(?[\w, \t\\\n]*" + word + rb")"
+    )
+
+
+def top_level_functions(data: bytes) -> FrozenSet[str]:
+    """Names of the ``def``/``async def`` statements at column 0 of a module's bytes."""
+    return frozenset(m.decode("utf-8", "replace") for m in re.findall(rb"(?m)^(?:async[ \t]+)?def[ \t]+(\w+)", data))
+
+
+def find_users(
+    classes: Mapping[str, FrozenSet[str]],
+    functions: Mapping[str, FrozenSet[str]],
+    settings,
+    skip: Iterable[str] = (),
+) -> Dict[str, Tuple[Set[Tuple[str, str]], Set[Tuple[str, str]]]]:
+    """The project files, outside ``skip``, that build the wanted classes or call the wanted functions.
 
     Args:
-        wanted: ``abs path -> class names`` defined in that file.
+        classes: ``abs path -> class names`` defined in that file whose builders are wanted
+            (a builder: a ``nn.Module`` class constructing one in a method).
+        functions: ``abs path -> top-level function names`` defined in that file whose
+            callers are wanted (a caller: any function or method calling one, in a file
+            that may hold a compiled region).
         settings: the run's :class:`~pt2lint.settings.LintSettings` (import roots).
         skip: absolute paths not to search (the files linted in the run: their analyses
-            already say what they build).
+            already say what they build and call).
 
     Returns:
-        ``abs path of a builder file -> {(abs path, class name)}`` of the wanted classes it
-        constructs in a method of one of its module classes, at most
-        :data:`BUILDERS_PER_CLASS` builder files per class: the files that name the
-        class's module first, then those that may import it through a re-exporting
-        package, each in path order.
+        ``abs path of a user file -> (built, called)``, each a set of ``(abs path, name)``
+        of the wanted definitions it builds or calls.  At most :data:`BUILDERS_PER_CLASS`
+        builder files per class and :data:`CALLERS_PER_FILE` caller files per file of
+        wanted functions are kept: the files that import the definition's module by name
+        first, then those that may import it through a re-exporting package, each in path
+        order; at most :data:`MAX_CANDIDATES` files are parsed per package.
     """
-    from pt2lint.analysis.driver import classes_built_by
+    from pt2lint.analysis.driver import definitions_used_by, may_contain_region
 
     skipped = {os.path.abspath(p) for p in skip}
-    by_root: Dict[str, Dict[str, FrozenSet[str]]] = {}
-    for path, names in sorted(wanted.items()):
-        if names:
-            by_root.setdefault(search_root(path), {})[os.path.abspath(path)] = frozenset(names)
-    found: Dict[str, Set[Tuple[str, str]]] = {}
+    by_root: Dict[str, Dict[str, Tuple[FrozenSet[str], FrozenSet[str]]]] = {}
+    for path in sorted(set(classes) | set(functions)):
+        c, f = frozenset(classes.get(path, ())), frozenset(functions.get(path, ()))
+        if c or f:
+            by_root.setdefault(search_root(path), {})[os.path.abspath(path)] = (c, f)
+    found: Dict[str, Tuple[Set[Tuple[str, str]], Set[Tuple[str, str]]]] = {}
     for root, targets in by_root.items():
-        remaining = {(p, c) for p, names in targets.items() for c in names}
-        call = _call_of({c for _p, c in remaining})
-        modules = {p: _module_word(p) for p in targets}
-        spellings = {p: import_spellings(p, names) for p, names in targets.items()}
-        # files that call one of the names and import its module by name first, then those
-        # that may import it through a re-exporting package
+        want_built = {(p, n) for p, (c, _f) in targets.items() for n in c}
+        want_called = {(p, n) for p, (_c, f) in targets.items() for n in f}
+        callers_left = {p: CALLERS_PER_FILE for p, (_c, f) in targets.items() if f}
+        direct_import = _imports_word([_module_word(p) for p in targets])
+        through_import = _imports_word([w for p, (c, f) in targets.items() for w in import_spellings(p, c | f)])
+        call = _call_of({n for _p, n in want_built | want_called})
+        # files that call one of the names and import a wanted module by name first, then
+        # those that may import it through a re-exporting package
         direct: List[str] = []
         through: List[str] = []
         for path in _python_files(root):
@@ -159,27 +192,31 @@ def find_builders(
             data = _read_small(path)
             if not data or call.search(data) is None:
                 continue
-            if any(modules[p] in data for p in targets):
+            if not may_contain_region(data.decode("utf-8", "replace")):
+                continue  # nothing in it is compiled: its calls reach nothing
+            if direct_import.search(data) is not None:
                 direct.append(path)
-            elif any(w in data for p in targets for w in spellings[p]):
+            elif through_import.search(data) is not None:
                 through.append(path)
-        counts: Dict[Tuple[str, str], int] = {}
         parsed = 0
         for path in direct + through:
-            if not remaining or parsed >= MAX_CANDIDATES:
+            names = {n for _p, n in want_built} | {n for p, n in want_called if callers_left.get(p, 0) > 0}
+            if not names or parsed >= MAX_CANDIDATES:
                 break
             data = _read_small(path)
-            if _call_of({c for _p, c in remaining}).search(data) is None:
-                continue  # calls only classes whose builders were found already
+            if _call_of(names).search(data) is None:
+                continue  # calls only definitions whose users were found already
             parsed += 1
-            built = classes_built_by(path, data, settings) & remaining
-            if not built:
+            built, called = definitions_used_by(path, data, settings)
+            built &= want_built
+            called = {(p, n) for p, n in called & want_called if callers_left.get(p, 0) > 0}
+            if not built and not called:
                 continue
-            found[path] = built
+            found[path] = (built, called)
             for key in built:
-                counts[key] = counts.get(key, 0) + 1
-                if counts[key] >= BUILDERS_PER_CLASS:
-                    remaining.discard(key)
+                want_built.discard(key)  # BUILDERS_PER_CLASS == 1
+            for p in {p for p, _n in called}:
+                callers_left[p] -= 1
     return found
 
 

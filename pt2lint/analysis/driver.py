@@ -168,77 +168,112 @@ def _constructed_imported_classes(index, project) -> set:
         project: its :class:`~pt2lint.analysis.project.ProjectModel`.
     """
     from pt2lint.analysis.index import ClassInfo
+
+    functions = [fn for owner in index.module_classes() for fn in owner.methods.values()]
+    return {(d.module.path, d.name) for d in _called_imported_definitions(index, project, functions) if isinstance(d, ClassInfo)}
+
+
+def _called_imported_definitions(index, project, functions) -> list:
+    """The definitions (``FunctionInfo``/``ClassInfo``) in other project files that the calls of
+    imported names (``helper(x)``, ``layers.Block(dim)``, ``Block = L.Block`` then ``Block(4)``)
+    in ``functions`` (of ``index``) resolve to, each once."""
+    from pt2lint.analysis.index import ClassInfo, FunctionInfo
     from pt2lint.analysis.walk import walk
 
     names = index.imports.names
     if not names:
-        return set()
+        return []
     own = getattr(index, "path", None)
-    out: set = set()
+    out: list = []
     seen: Dict[str, object] = {}
-    for owner in index.module_classes():
-        for fn in owner.methods.values():
-            if fn.node is None:
+    for fn in functions:
+        if fn.node is None:
+            continue
+        for node in walk(fn.node):
+            if type(node) is not cst.Call:
                 continue
-            for node in walk(fn.node):
-                if type(node) is not cst.Call:
-                    continue
-                func, rest = node.func, []
-                while type(func) is cst.Attribute:
-                    rest.append(func.attr.value)
-                    func = func.value
-                alias = index.global_exprs.get(func.value) if type(func) is cst.Name and func.value not in names else None
-                while alias is not None and type(alias) in (cst.Attribute, cst.Name):
-                    # a module-level alias of an imported name (``Block = L.Block``)
-                    if type(alias) is cst.Name:
-                        func, alias = alias, None
-                    else:
-                        rest.append(alias.attr.value)
-                        alias = alias.value
-                if type(func) is not cst.Name or func.value not in names:
-                    continue
-                qualified = ".".join([names[func.value], *reversed(rest)])
-                if qualified not in seen:
-                    try:
-                        seen[qualified] = project.resolve(index, qualified)
-                    except RecursionError:
-                        seen[qualified] = None
-                cls = seen[qualified]
-                if isinstance(cls, ClassInfo) and cls.module is not None and cls.module.path and cls.module.path != own:
-                    out.add((cls.module.path, cls.name))
+            func, rest = node.func, []
+            while type(func) is cst.Attribute:
+                rest.append(func.attr.value)
+                func = func.value
+            alias = index.global_exprs.get(func.value) if type(func) is cst.Name and func.value not in names else None
+            while alias is not None and type(alias) in (cst.Attribute, cst.Name):
+                # a module-level alias of an imported name (``Block = L.Block``)
+                if type(alias) is cst.Name:
+                    func, alias = alias, None
+                else:
+                    rest.append(alias.attr.value)
+                    alias = alias.value
+            if type(func) is not cst.Name or func.value not in names:
+                continue
+            qualified = ".".join([names[func.value], *reversed(rest)])
+            if qualified in seen:
+                continue
+            try:
+                found = project.resolve(index, qualified)
+            except RecursionError:
+                found = None
+            seen[qualified] = found
+            module = getattr(found, "module", None)
+            if isinstance(found, (ClassInfo, FunctionInfo)) and module is not None and module.path and module.path != own:
+                out.append(found)
     return out
 
 
-def classes_built_by(path: str, data: bytes, settings) -> set:
-    """``(abs path, class name)`` of the project classes of other files that a ``nn.Module`` class of
-    the file at ``path`` (with bytes ``data``) constructs in one of its methods.
+def definitions_used_by(path: str, data: bytes, settings) -> Tuple[set, set]:
+    """What the file at ``path`` (with bytes ``data``) builds and calls from other project files.
 
-    The file is parsed and its imports resolved through its project model, but nothing is
-    analysed (:func:`_constructed_imported_classes`).  A file that cannot be decoded or
-    parsed, or that may be nested too deeply to parse safely outside the engine's guard
-    (:func:`pt2lint.nesting.looks_deeply_nested`), builds nothing.
-
-    Args:
-        path: the file, absolute.
-        data: its bytes.
-        settings: :class:`~pt2lint.settings.LintSettings` (import roots).
+    Returns:
+        ``(built, called)``: ``(abs path, class name)`` of the classes a ``nn.Module`` class of
+        the file constructs in a method (:func:`_constructed_imported_classes`), and ``(abs
+        path, function name)`` of the top-level functions any function or method of the file
+        calls; both empty for a file that cannot be decoded or parsed, or that may be nested
+        too deeply to parse safely outside the engine's guard.
     """
+    parsed = _parse_for_uses(path, data, settings)
+    if parsed is None:
+        return set(), set()
+    project, index = parsed
+    from pt2lint.analysis.index import FunctionInfo
+
+    with ANALYSIS_LOCK:
+        try:
+            built = _constructed_imported_classes(index, project)
+            functions = list(index.functions.values()) + [fn for c in index.classes.values() for fn in c.methods.values()]
+            called = {
+                (d.module.path, d.name) for d in _called_imported_definitions(index, project, functions)
+                if isinstance(d, FunctionInfo) and d.cls is None
+            }
+        except RecursionError:
+            return set(), set()
+    return built, called
+
+
+def _parse_for_uses(path: str, data: bytes, settings):
+    """``(ProjectModel, ModuleIndex)`` of the file at ``path`` parsed (not analysed), or ``None``."""
     from pt2lint.engine import DecodeError, decode_source
     from pt2lint.nesting import looks_deeply_nested
 
     try:
         source = decode_source(data)
         if looks_deeply_nested(source) is not None:
-            return set()
+            return None
         module = cst.parse_module(source)
     except (DecodeError, cst.ParserSyntaxError, RecursionError, ValueError):
-        return set()
+        return None
     with ANALYSIS_LOCK:
         try:
             _path, project, index = entry_in_project(module, source, path, settings, data=data)
-            return _constructed_imported_classes(index, project)
         except RecursionError:
-            return set()
+            return None
+    return project, index
+
+
+def classes_built_by(path: str, data: bytes, settings) -> set:
+    """``(abs path, class name)`` of the project classes of other files that a ``nn.Module`` class of
+    the file at ``path`` (with bytes ``data``) constructs in one of its methods (the first item
+    of :func:`definitions_used_by`)."""
+    return definitions_used_by(path, data, settings)[0]
 
 
 def analyse_module(
