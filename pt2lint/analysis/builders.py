@@ -23,7 +23,7 @@ from __future__ import annotations
 import os
 import re
 import stat
-from typing import Dict, FrozenSet, Iterable, List, Mapping, Sequence, Set, Tuple
+from typing import Dict, FrozenSet, Iterable, List, Mapping, Optional, Sequence, Set, Tuple
 
 from pt2lint.discovery import PYTHON_SUFFIXES, is_installed_code_dir, walk_tree
 
@@ -87,12 +87,13 @@ def _read_small(path: str) -> bytes:
         return b""
 
 
-def _module_word(path: str) -> bytes:
-    """The name a module is imported by, as bytes: ``layers`` for ``pkg/layers.py``, ``pkg`` for ``pkg/__init__.py``."""
+def _module_word(path: str) -> Optional[bytes]:
+    """The name a module is imported by, as bytes: ``layers`` for ``pkg/layers.py``, ``pkg`` for
+    ``pkg/__init__.py``; ``None`` when that is no identifier (``my model.py``: not importable)."""
     absolute = os.path.abspath(path)
     base = os.path.basename(absolute)
     stem = os.path.basename(os.path.dirname(absolute)) if base == "__init__.py" else os.path.splitext(base)[0]
-    return stem.encode("utf-8")
+    return stem.encode("utf-8") if stem.isidentifier() else None
 
 
 def import_spellings(path: str, names: Iterable[str]) -> FrozenSet[bytes]:
@@ -103,13 +104,15 @@ def import_spellings(path: str, names: Iterable[str]) -> FrozenSet[bytes]:
     ``__init__.py`` mentions one of ``names`` (a re-export: ``from pkg import Block``).
     """
     absolute = os.path.abspath(path)
-    out = {_module_word(absolute)}
+    word = _module_word(absolute)
+    out = {word} if word is not None else set()
     wanted = [n.encode("utf-8") for n in names]
     d = os.path.dirname(absolute)
     while os.path.isfile(os.path.join(d, "__init__.py")):
         init = _read_small(os.path.join(d, "__init__.py"))
-        if any(n in init for n in wanted):
-            out.add(os.path.basename(d).encode("utf-8"))
+        package = os.path.basename(d)
+        if package.isidentifier() and any(n in init for n in wanted):
+            out.add(package.encode("utf-8"))
         parent = os.path.dirname(d)
         if parent == d:
             break
@@ -172,7 +175,7 @@ def find_users(
     by_root: Dict[str, Dict[str, Tuple[FrozenSet[str], FrozenSet[str]]]] = {}
     for path in sorted(set(classes) | set(functions)):
         c, f = frozenset(classes.get(path, ())), frozenset(functions.get(path, ()))
-        if c or f:
+        if (c or f) and _module_word(path) is not None:  # a file no import can name has no users
             by_root.setdefault(search_root(path), {})[os.path.abspath(path)] = (c, f)
     found: Dict[str, Tuple[Set[Tuple[str, str]], Set[Tuple[str, str]]]] = {}
     for root, targets in by_root.items():
