@@ -649,7 +649,9 @@ def lint_paths(
     yield from merge_results(results) if merge else results
 
 
-def judge_submodules(results: List[FileResult], settings: LintSettings, lint, relpaths: Sequence[str]) -> List[FileResult]:
+def judge_submodules(
+    results: List[FileResult], settings: LintSettings, lint, relpaths: Sequence[str], hidden_out: Optional[list] = None
+) -> List[FileResult]:
     """``results`` after analysing again the files whose classes turned out to be submodules.
 
     A file analysed alone takes each ``nn.Module`` class that nothing in it builds for a
@@ -665,12 +667,15 @@ def judge_submodules(results: List[FileResult], settings: LintSettings, lint, re
         settings: the run's settings.
         lint: ``lint(paths, settings per path, relpaths) -> results``, in order.
         relpaths: project-relative paths parallel to ``results`` (per-file ignores).
+        hidden_out: a list that receives the results of the outside files analysed.
 
     Returns:
         One result per linted file, in order, not yet merged (:func:`merge_results`).
     """
     results = list(results)
     hidden = _users_outside_run(results, settings, lint)
+    if hidden_out is not None:
+        hidden_out.extend(hidden)
     again = {i: names for i, names in built_elsewhere(results + hidden).items() if i < len(results)}
     if again:
         order = sorted(again)

@@ -234,9 +234,10 @@ def _judged_with_builders(result, source: str, path: str, relpath: Optional[str]
 
     As ``check`` does for a file linted alone (:func:`pt2lint.engine.judge_submodules`): the
     document is analysed again knowing which of its classes a module class of another file
-    of its package builds, and the findings those files' analyses reach in the document
-    are added.  The document is read from its buffer by those analyses too; the builders
-    from their open buffers, else from the disk.
+    of its package builds, and the findings that the analyses of the files building its
+    classes or calling its functions reach in the document are added.  The document is
+    read from its buffer by those analyses too; those files from their open buffers, else
+    from the disk, and they count among the files the document's result depends on.
     """
     from pt2lint.engine import FileResult, judge_submodules, lint_source, merge_results
 
@@ -260,7 +261,17 @@ def _judged_with_builders(result, source: str, path: str, relpath: Optional[str]
             out.append(lint_source(text, p, s, relpath=r, overlay={k: v for k, v in texts.items() if k != absolute}))
         return out
 
-    return merge_results(judge_submodules([result], settings, lint, [relpath or path]))[0]
+    hidden: list = []
+    judged = merge_results(judge_submodules([result], settings, lint, [relpath or path], hidden_out=hidden))[0]
+    # the document is re-linted when a file that builds or calls it changes too
+    read = {p for p, _ in judged.dependencies}
+    extra = []
+    for h in hidden:
+        for p, digest in ((os.path.abspath(h.filename), None), *h.dependencies):
+            if p not in read and p != own:
+                read.add(p)
+                extra.append((p, digest))
+    return replace(judged, dependencies=tuple(judged.dependencies) + tuple(extra)) if extra else judged
 
 
 #: The byte order mark, as it starts a document's text when the client kept it.

@@ -1107,8 +1107,9 @@ def test_editor_document_of_the_block_file_is_judged_in_the_context_of_its_paren
     write(tmp_path, BLOCK_PACKAGE)
     path = str(tmp_path / "pkg" / "layers.py")
     text = (tmp_path / "pkg" / "layers.py").read_text(encoding="utf-8")
-    shown, _deps = lint_document_result(text, path, "file://" + path, load_project([path]))
+    shown, deps = lint_document_result(text, path, "file://" + path, load_project([path]))
     assert [(d.start.line, d.code) for d in shown] == [(15, "PTC104")]
+    assert str(tmp_path / "pkg" / "model.py") in deps  # editing the parent re-lints the document
     edited = text.replace("pad = int(H % 2)", "pad = int(H % 2) + int(x.amax().item())")
     shown, _deps = lint_document_result(edited, path, "file://" + path, load_project([path]))
     assert [(d.start.line, d.code) for d in shown] == [(13, "PTC101"), (15, "PTC104")]
