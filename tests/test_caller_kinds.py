@@ -218,6 +218,42 @@ def main():
     assert found(code) == []
 
 
+DIRECT_COMPILE_CALLS = """
+import torch
+
+
+def crop(x, n):
+    if n > 2:
+        x = x * 2
+    return x[:n]
+
+
+def run():
+    a = torch.compile(crop)(torch.randn(8, 4), 3)
+    b = torch.compile(crop, backend="eager")(torch.randn(8, 4), n=2)
+    return a, b
+"""
+
+
+def test_a_compiled_function_called_where_it_is_compiled_takes_the_call_s_kinds():
+    # torch.compile(crop)(x, 3): n is the int 3, not a tensor; with a tensor it breaks again
+    assert found(DIRECT_COMPILE_CALLS) == []
+    with_tensor = DIRECT_COMPILE_CALLS.replace("(torch.randn(8, 4), 3)", "(torch.randn(8, 4), torch.tensor(3))")
+    with_tensor = with_tensor.replace("n=2)", "n=torch.tensor(2))")
+    assert found(with_tensor) == [(5, "PTC104"), (7, "PTC103")]
+
+
+def test_dynamo_agrees_on_direct_compile_calls():
+    pytest = __import__("pytest")
+    pytest.importorskip("torch")
+    from linttools import dynamo_break_lines_many
+
+    source = textwrap.dedent(DIRECT_COMPILE_CALLS).lstrip("\n").replace("torch.compile(crop)", "torch.compile(crop, backend='eager')")
+    tensor = source.replace("(torch.randn(8, 4), 3)", "(torch.randn(8, 4), torch.tensor(3))").replace("n=2)", "n=torch.tensor(2))")
+    # (lines counted from the dedented text: the `if` is line 5, the slice line 7)
+    assert dynamo_break_lines_many([(source, "run()"), (tensor, "run()")]) == [[], [5, 7]]
+
+
 def test_compiled_function_called_from_a_compiled_forward_takes_its_kinds():
     code = COMPILED + """
 class M(torch.nn.Module):

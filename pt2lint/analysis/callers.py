@@ -38,7 +38,7 @@ class _ModuleCalls:
     called on ``self``/``cls`` (``self.f(...)``), and the ``g = <compile>(f)`` assignments, each
     call with its position in source order; a call by name also with the ``def`` it is in."""
 
-    __slots__ = ("module", "by_name", "by_self_attr", "compiled_aliases", "enclosing")
+    __slots__ = ("module", "by_name", "by_self_attr", "compiled_aliases", "compiled_calls", "enclosing")
 
     def __init__(self, module: cst.Module) -> None:
         self.module = module  # kept alive: the cache is keyed by its id()
@@ -46,11 +46,15 @@ class _ModuleCalls:
         self.by_self_attr: Dict[str, List[Tuple[int, cst.Call]]] = {}
         # (name of the function passed, the assignment): ``step = torch.compile(fn)``
         self.compiled_aliases: List[Tuple[str, cst.Assign]] = []
+        # (name of the function passed, position, the call): ``torch.compile(fn)(x, 3)``
+        self.compiled_calls: List[Tuple[str, int, cst.Call]] = []
         # id of a call in ``by_name`` -> the innermost ``def`` it is in (None at module level)
         self.enclosing: Dict[int, Optional[cst.FunctionDef]] = {}
         for order, (node, fn) in enumerate(walk_with_function(module)):
             if isinstance(node, cst.Call):
                 func = node.func
+                if isinstance(func, cst.Call) and func.args and isinstance(func.args[0].value, cst.Name) and not func.args[0].star:
+                    self.compiled_calls.append((func.args[0].value.value, order, node))
                 if isinstance(func, cst.Name):
                     self.by_name.setdefault(func.value, []).append((order, node))
                     self.enclosing[id(node)] = fn
@@ -83,8 +87,8 @@ def call_sites(index, fn) -> List[cst.Call]:
         fn: a :class:`~pt2lint.analysis.index.FunctionInfo`.
 
     Returns:
-        Every ``fn(...)`` call (or a call of a name bound to ``torch.compile(fn)``) for a
-        module-level function, and every ``self.fn(...)`` / ``cls.fn(...)`` call for a
+        Every ``fn(...)`` call (or a call of a name bound to ``torch.compile(fn)``, or
+        ``torch.compile(fn)(...)`` itself) for a module-level function, and every ``self.fn(...)`` / ``cls.fn(...)`` call for a
         method, in source order.  Calls inside ``fn`` itself (recursion) are left out.
         The module's calls are indexed once (:class:`_ModuleCalls`), so asking for every
         function of a module costs time linear in its size, not quadratic.
@@ -101,6 +105,11 @@ def call_sites(index, fn) -> List[cst.Call]:
             if passed == name and index.imports.qualify(assign.value.func) in api.COMPILE_FUNCTIONS:
                 names.update(t.target.value for t in assign.targets if isinstance(t.target, cst.Name))
         found = [c for n in names for c in calls.by_name.get(n, ())]
+        # ``torch.compile(fn)(x, 3)``: the compiled function called where it is made
+        found += [
+            (order, call) for passed, order, call in calls.compiled_calls
+            if passed == name and index.imports.qualify(call.func.func) in api.COMPILE_FUNCTIONS
+        ]
     else:
         found = list(calls.by_self_attr.get(name, ()))
     if not found:
