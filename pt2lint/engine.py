@@ -673,24 +673,36 @@ def judge_submodules(
         One result per linted file, in order, not yet merged (:func:`merge_results`).
     """
     results = list(results)
-    hidden = _users_outside_run(results, settings, lint)
-    if hidden_out is not None:
-        hidden_out.extend(hidden)
-    again = {i: names for i, names in built_elsewhere(results + hidden).items() if i < len(results)}
+    hidden, hidden_rel = _users_outside_run(results, settings, lint)
+    everything = results + hidden
+    rel_all = list(relpaths) + hidden_rel
+    again = built_elsewhere(everything)
     if again:
+        # the linted files, and the outside files, whose classes turned out to be submodules
         order = sorted(again)
         redone = lint(
-            [results[i].filename for i in order], [replace(settings, built_elsewhere=again[i]) for i in order],
-            [relpaths[i] for i in order],
+            [everything[i].filename for i in order], [replace(settings, built_elsewhere=again[i]) for i in order],
+            [rel_all[i] for i in order],
         )
         for i, r in zip(order, redone):
-            results[i] = r
+            everything[i] = r
+    results, hidden = everything[: len(results)], everything[len(results):]
+    if hidden_out is not None:
+        hidden_out.extend(hidden)
     if hidden:
         results = _take_reached_findings(results, hidden)
     return results
 
 
-def _users_outside_run(results: Sequence[FileResult], settings: LintSettings, lint) -> List[FileResult]:
+#: Rounds of the search for users outside the run: the users of a linted file, then the
+#: builders of the classes of those users whose analyses reach it (a ``Stage`` built by a
+#: ``Net`` and building the linted ``Block``), and the users of the files that call its
+#: functions without compiling anything themselves (``ops.py`` between ``model.py`` and
+#: ``utils.py``).
+USER_SEARCH_ROUNDS = 3
+
+
+def _users_outside_run(results: Sequence[FileResult], settings: LintSettings, lint) -> Tuple[List[FileResult], List[str]]:
     """The results of the project files outside the run that build classes or call functions of linted files.
 
     A file linted without the rest of its package (``pt2lint check layers.py``, a pre-commit
@@ -701,42 +713,73 @@ def _users_outside_run(results: Sequence[FileResult], settings: LintSettings, li
     :func:`pt2lint.analysis.builders.find_users` looks for such files in the package, and
     they are analysed here (``lint`` as :func:`judge_submodules`), unreported, so that
     :func:`built_elsewhere` knows the class for a submodule and the findings their
-    analyses reach in the linted files count, as when the whole package is linted.
-    """
-    from pt2lint.analysis.builders import find_users, standalone_classes, top_level_functions
+    analyses reach in the linted files count, as when the whole package is linted.  Up to
+    :data:`USER_SEARCH_ROUNDS` rounds: a user that is itself a class analysed as a top-level
+    model while a module class of another file builds it, or a file that only passes the
+    call on, is judged the same way in turn.
 
+    Returns:
+        ``(results of the outside files, their project-relative paths)``.
+    """
+    from pt2lint.analysis.builders import find_users, standalone_classes, top_level_classes, top_level_functions
+    from pt2lint.discovery import display_path, project_relpath
+    from pt2lint.reading import read_bytes
+
+    asked = {os.path.abspath(r.filename) for r in results if r.filename and r.filename != "-"}
     built = {s for r in results for s in r.submodules}
-    classes = {}
+    classes: Dict[str, frozenset] = {}
     for i, names in standalone_classes(results, _standalone_root).items():
         own = os.path.abspath(results[i].filename)
         rest = frozenset(c for c in names if (own, c) not in built)
         if rest:
             classes[own] = rest
-    functions = {}
-    for r in results:
-        if r.error or not r.filename or r.filename == "-":
-            continue
-        own = os.path.abspath(r.filename)
-        try:
-            from pt2lint.reading import read_bytes
 
-            data = read_bytes(own, max_bytes=settings.max_file_size)
-        except (OSError, ValueError):
-            continue
-        names = top_level_functions(data)
-        if names:
-            functions[own] = names
-    if not classes and not functions:
-        return []
-    found = find_users(classes, functions, settings, skip=[r.filename for r in results])
-    if not found:
-        return []
-    from pt2lint.discovery import display_path, project_relpath
+    def defs_of(paths) -> Dict[str, frozenset]:
+        out: Dict[str, frozenset] = {}
+        for own in paths:
+            try:
+                data = read_bytes(own, max_bytes=settings.max_file_size)
+            except (OSError, ValueError):
+                continue
+            names = top_level_functions(data) | top_level_classes(data)
+            if names:
+                out[own] = names
+        return out
 
-    paths = sorted(found)
+    functions = defs_of(sorted(asked - {os.path.abspath(r.filename) for r in results if r.error}))
+    hidden: List[FileResult] = []
+    hidden_rel: List[str] = []
+    seen = set(asked)
     root = settings.project_root or os.getcwd()
-    shown = [display_path(p) for p in paths]  # as the discovery of a linted file names it
-    return lint(shown, [settings] * len(paths), [project_relpath(p, root) for p in paths])
+    for _round in range(USER_SEARCH_ROUNDS):
+        if not classes and not functions:
+            break
+        passing: Dict[str, set] = {}
+        found = find_users(classes, functions, settings, skip=sorted(seen), intermediates=passing)
+        paths = sorted(p for p in found if p not in seen)
+        seen.update(paths)
+        seen.update(passing)
+        new: List[FileResult] = []
+        if paths:
+            rel = [project_relpath(p, root) for p in paths]
+            new = lint([display_path(p) for p in paths], [settings] * len(paths), rel)
+            hidden += new
+            hidden_rel += rel
+        # next round: builders of the new users' classes that were analysed as top-level
+        # models and reach a linted file, and users of the files that pass calls on
+        built |= {s for r in new for s in r.submodules}
+        classes = {}
+        for r in new:
+            own = os.path.abspath(r.filename)
+            names = {
+                _standalone_root(d)[1] for d in r.diagnostics
+                if os.path.abspath(d.filename) in asked and _standalone_root(d)[0] == own
+            }
+            rest = frozenset(c for c in names if c and (own, c) not in built)
+            if rest:
+                classes[own] = rest
+        functions = defs_of(sorted(passing))
+    return hidden, hidden_rel
 
 
 def _take_reached_findings(results: List[FileResult], hidden: Sequence[FileResult]) -> List[FileResult]:

@@ -6,21 +6,23 @@ from __future__ import annotations
 
 import pytest
 
-from pt2lint.analysis.builders import _call_of, _imports_word, search_root, top_level_functions
+from pt2lint.analysis.builders import _use_of, imports_of, search_root, top_level_classes, top_level_functions
 
 
 @pytest.mark.parametrize("text", [
     b"from .utils import clamp\n",
-    b"from ..utils.sub import f\n",
     b"from pkg.utils import (\n    clamp,\n)\n",
     b"import pkg.utils as U\n",
     b"import os, pkg.utils\n",
     b"from pkg import utils\n",
     b"from . import (\n    layers,\n    utils,\n)\n",
     b"    from .utils import clamp  # inside a function\n",
+    b"from pkg import (  # submodules\n    layers,\n    utils,\n)\n",
+    b"from pkg import (\r\n    layers,\r\n    utils,\r\n)\r\n",
 ])
-def test_imports_of_the_module_are_recognised(text):
-    assert _imports_word([b"utils"]).search(text) is not None
+def test_imports_of_the_module_are_recognised(tmp_path, text):
+    target, user = _package(tmp_path)
+    assert imports_of(text, user, target) == 2
 
 
 @pytest.mark.parametrize("text", [
@@ -29,15 +31,16 @@ def test_imports_of_the_module_are_recognised(text):
     b"from pkg import utilsx\n",
     b"# from .utils import clamp\n",
 ])
-def test_other_text_is_no_import_of_the_module(text):
-    assert _imports_word([b"utils"]).search(text) is None
+def test_other_text_is_no_import_of_the_module(tmp_path, text):
+    target, user = _package(tmp_path)
+    assert imports_of(text, user, target) == 0
 
 
-def test_calls_of_a_name_bare_or_as_an_attribute_only():
-    call = _call_of(["Block"])
-    assert call.search(b"self.b = Block(4)") and call.search(b"self.b = layers.Block (4)")
-    assert call.search(b"self.b = pkg . layers.Block(4)")
-    assert not call.search(b"self.b = TransformerBlock(4)") and not call.search(b"Block = 1")
+def _package(tmp_path):
+    for rel in ("pkg/__init__.py", "pkg/utils.py", "pkg/myutils.py", "pkg/model.py"):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text("")
+    return {str(tmp_path / "pkg" / "utils.py"): frozenset({"clamp"})}, str(tmp_path / "pkg" / "model.py")
 
 
 def test_top_level_functions_are_the_defs_at_column_zero():
@@ -51,3 +54,35 @@ def test_the_search_covers_the_top_level_package(tmp_path):
         (tmp_path / rel).write_text("")
     assert search_root(str(tmp_path / "pkg" / "sub" / "layers.py")) == str(tmp_path / "pkg")
     assert search_root(str(tmp_path / "loose.py")) == str(tmp_path)
+
+
+def test_a_use_is_the_name_as_a_word():
+    # a call, a base class, an import under another name: the parse that follows decides
+    use = _use_of(["MaskingMixin"])
+    assert use.search(b"class Block(MaskingMixin, nn.Module):\n")
+    assert use.search(b"class Block(\n    mixins.MaskingMixin,\n    nn.Module,\n):\n")
+    assert use.search(b"from .mixins import MaskingMixin as M\n")
+    assert not use.search(b"class Block(OtherMaskingMixin):\n") and not use.search(b"MaskingMixins = []\n")
+
+
+def test_top_level_classes_are_the_classes_at_column_zero():
+    assert top_level_classes(b"class A(nn.Module):\n    class Inner:\n        pass\nclass B:\n    pass\n") == {"A", "B"}
+
+
+def test_imports_are_resolved_from_the_importing_files_package(tmp_path):
+    from pt2lint.analysis.builders import imports_of
+
+    for rel in ("pkg/__init__.py", "pkg/layers.py", "pkg/a/__init__.py", "pkg/a/layers.py", "pkg/a/m.py", "pkg/n.py"):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text("")
+    target = {str(tmp_path / "pkg" / "layers.py"): frozenset({"Block"})}
+    inner, outer = str(tmp_path / "pkg" / "a" / "m.py"), str(tmp_path / "pkg" / "n.py")
+    assert imports_of(b"from .layers import Block\n", inner, target) == 0  # pkg.a.layers: another module
+    assert imports_of(b"from ..layers import Block\n", inner, target) == 2
+    assert imports_of(b"from .layers import Block\n", outer, target) == 2
+    assert imports_of(b"from pkg.layers import Block as B\n", inner, target) == 2
+    assert imports_of(b"from pkg import (  # modules\r\n    layers,\r\n)\r\n", inner, target) == 2
+    assert imports_of(b"import pkg.layers as L\n", inner, target) == 2
+    assert imports_of(b"from pkg import Block\n", inner, target) == 1  # through the package, if it re-exports
+    assert imports_of(b"from pkg import *\n", inner, target) == 1
+    assert imports_of(b"from pkg.conf import Block\n", inner, target) == 0

@@ -1208,3 +1208,145 @@ def test_helper_file_alone_forgets_a_caller_that_stops_calling(tmp_path):
     model = tmp_path / "pkg" / "model.py"
     model.write_text(model.read_text().replace("return y * utils.count(y)", "return y"), encoding="utf-8")
     assert found(lint_tree(tmp_path, ["pkg/utils.py"], cache_dir=cache)) == [("pkg/utils.py", 4, "PTC401")]
+
+
+def test_mixin_file_alone_is_judged_by_the_models_that_derive_from_it(tmp_path):
+    # pre-commit on mixins.py: its methods run in EncoderBlock.forward (blocks.py, not linted)
+    write(tmp_path, {**PYPROJECT,
+        "pkg/__init__.py": "",
+        "pkg/mixins.py": """
+            class MaskingMixin:
+                def _ensure_cls(self, mask):
+                    mask[:, 0] = True
+                    return mask
+
+                def _valid_tokens(self, x, mask):
+                    return x[mask]
+            """,
+        "pkg/blocks.py": """
+            from torch import nn
+            from . import mixins
+
+            class EncoderBlock(mixins.MaskingMixin, nn.Module):
+                def forward(self, x, mask):
+                    mask = self._ensure_cls(mask)
+                    return self._valid_tokens(x, mask).sum()
+            """,
+    })
+    whole = [f for f in found(lint_tree(tmp_path, ["pkg"])) if f[0] == "pkg/mixins.py"]
+    assert found(lint_tree(tmp_path, ["pkg/mixins.py"])) == whole == [("pkg/mixins.py", 3, "PTC401"), ("pkg/mixins.py", 7, "PTC201")]
+
+
+SHARED_LAYERS = """
+    import torch
+    from torch import nn
+
+
+    class Block(nn.Module):
+        def __init__(self, dim):
+            super().__init__()
+            self.lin = nn.Linear(dim, dim)
+
+        def forward(self, x, H, W):
+            if H > 8:
+                x = x * 2
+            y = x.reshape(x.shape[0], H, W, -1)
+            return self.lin(y)
+    """
+
+SHARED_UTILS = """
+    import torch
+
+
+    def helper(x):
+        s = x.sum().item()
+        return x / s
+
+
+    def scale_(x):
+        x.mul_(2)
+        return x
+    """
+
+NET_BODY = textwrap.dedent("""
+    class Net(nn.Module):
+        def __init__(self, dim=4):
+            super().__init__()
+            self.block = {block}(dim)
+
+        def forward(self, x):
+            B, H, W, C = x.shape
+            x = {scale}(x)
+            x = {helper}(x)
+            return self.block(x, H, W)
+    """)
+
+USER_LAYOUTS = {
+    "aliased imports": {
+        "pkg/net.py": "from torch import nn\nfrom .layers import Block as B\nfrom .utils import helper as h, scale_ as sc\n"
+        + NET_BODY.format(block="B", scale="sc", helper="h"),
+    },
+    "star re-export": {
+        "pkg/__init__.py": "from .layers import *\nfrom .utils import *\n",
+        "pkg/net.py": "from torch import nn\nfrom pkg import Block, helper, scale_\n" + NET_BODY.format(block="Block", scale="scale_", helper="helper"),
+    },
+    "a commented, CRLF parenthesised import": {
+        "pkg/net.py": ("from torch import nn\nfrom pkg import (  # submodules\n    layers,\n    utils,\n)\n"
+                       + NET_BODY.format(block="layers.Block", scale="utils.scale_", helper="utils.helper")),
+        "crlf": True,
+    },
+    "a builder one step removed and a caller that passes the call on": {
+        "pkg/stages.py": """
+            from torch import nn
+            from .layers import Block
+            from .ops import prep
+
+            class Stage(nn.Module):
+                def __init__(self, dim):
+                    super().__init__()
+                    self.blocks = nn.ModuleList([Block(dim) for _ in range(2)])
+
+                def forward(self, x, H, W):
+                    x = prep(x)
+                    for b in self.blocks:
+                        x = b(x, H, W)
+                    return x
+            """,
+        "pkg/ops.py": """
+            from .utils import helper, scale_
+
+            def prep(x):
+                return helper(scale_(x))
+            """,
+        "pkg/net.py": """
+            from torch import nn
+            from .stages import Stage
+
+            class Net(nn.Module):
+                def __init__(self, dim=4):
+                    super().__init__()
+                    self.stage = Stage(dim)
+
+                def forward(self, x):
+                    B, H, W, C = x.shape
+                    return self.stage(x, H, W)
+            """,
+    },
+}
+
+
+@pytest.mark.parametrize("layout", sorted(USER_LAYOUTS))
+def test_each_file_alone_gets_what_the_whole_package_reports_in_it(tmp_path, layout):
+    files = {**PYPROJECT, "pkg/__init__.py": "", "pkg/layers.py": SHARED_LAYERS, "pkg/utils.py": SHARED_UTILS}
+    extra = dict(USER_LAYOUTS[layout])
+    crlf = extra.pop("crlf", False)
+    files.update(extra)
+    write(tmp_path, files)
+    if crlf:
+        net = tmp_path / "pkg" / "net.py"
+        net.write_bytes(net.read_bytes().replace(b"\n", b"\r\n"))
+    whole = found(lint_tree(tmp_path, ["pkg"]))
+    assert [f for f in whole if f[0] == "pkg/utils.py"] == [("pkg/utils.py", 5, "PTC101"), ("pkg/utils.py", 10, "PTC401")]
+    for rel in ("pkg/layers.py", "pkg/utils.py"):
+        alone = found(lint_tree(tmp_path, [rel]))
+        assert alone == [f for f in whole if f[0] == rel], rel

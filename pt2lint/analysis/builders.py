@@ -5,12 +5,13 @@ changed file) is compiled as part of what other files of its package build and c
 module class that another file's module class builds in its ``__init__`` (``self.block =
 Block(dim)``) is never compiled on its own: its ``forward`` runs inside the parent's graph
 with what the parent passes (``H, W`` from ``x.shape`` are ints there, not tensors).  A
-function that another file's ``forward`` calls is traced with what that ``forward`` passes,
-and its breaks are that model's breaks.  :func:`find_users` finds such files without
-analysing the whole package: a byte search for a call of a wanted name in a file that
-imports the defining module narrows the package to a few files, and only those are parsed
-and their calls resolved through the project model
-(:func:`pt2lint.analysis.driver.definitions_used_by`).
+function that another file's ``forward`` calls (or stores and calls later), and a mixin
+that another file's model derives from, are traced with what that ``forward`` passes, and
+their breaks are that model's breaks.  :func:`find_users` finds such files without
+analysing the whole package: a file must hold one of the wanted names as a word and have
+an import statement that names the defining module, resolved from the file's own package
+(:func:`imports_of`), and only those files are parsed and their calls resolved through
+the project model (:func:`pt2lint.analysis.driver.definitions_used_by`).
 
 The search is bounded (:data:`MAX_SCANNED_FILES`, :data:`MAX_CANDIDATES`,
 :data:`BUILDERS_PER_CLASS`, :data:`CALLERS_PER_FILE`); past a bound, a class not yet found
@@ -35,8 +36,9 @@ MAX_CANDIDATES = 64
 BUILDERS_PER_CLASS = 1
 #: Files calling the functions of a linted file that are analysed for it.
 CALLERS_PER_FILE = 2
-#: Larger files are not read by the search (generated code, data).
-MAX_SCANNED_BYTES = 2_000_000
+#: Larger files are not read by the search unless the ``max-file-size`` setting allows more
+#: (what ``check`` itself reads).
+MAX_SCANNED_BYTES = 10 * 1024 * 1024
 
 
 def search_root(path: str) -> str:
@@ -74,68 +76,95 @@ def _python_files(root: str) -> List[str]:
     return sorted(out)[:MAX_SCANNED_FILES]
 
 
-def _read_small(path: str) -> bytes:
-    """The bytes of a regular, non-link file no larger than :data:`MAX_SCANNED_BYTES`, else ``b""``."""
+def _read_small(path: str, limit: int = MAX_SCANNED_BYTES) -> bytes:
+    """The bytes of a regular, non-link file no larger than ``limit`` bytes, else ``b""``."""
     try:
         st = os.lstat(path)
-        if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_SCANNED_BYTES:
+        if not stat.S_ISREG(st.st_mode) or st.st_size > limit:
             return b""
         from pt2lint.reading import read_bytes
 
-        return read_bytes(path, max_bytes=MAX_SCANNED_BYTES, what=None)
+        return read_bytes(path, max_bytes=limit, what=None)
     except (OSError, ValueError):
         return b""
 
 
-def _module_word(path: str) -> Optional[bytes]:
-    """The name a module is imported by, as bytes: ``layers`` for ``pkg/layers.py``, ``pkg`` for
-    ``pkg/__init__.py``; ``None`` when that is no identifier (``my model.py``: not importable)."""
+_FROM_IMPORT = re.compile(rb"(?m)^[ \t]*from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]*(\([^)]*\)|[^\r\n#;]*)")
+_PLAIN_IMPORT = re.compile(rb"(?m)^[ \t]*import[ \t]+([^\r\n#;]*)")
+
+
+def module_of(path: str) -> Optional[str]:
+    """The dotted module name of the file at ``path`` from the directory above its top-level
+    regular package (``pkg.sub.layers``), or its bare stem outside a package; ``None`` when a
+    part is no identifier."""
     absolute = os.path.abspath(path)
+    parts = []
     base = os.path.basename(absolute)
-    stem = os.path.basename(os.path.dirname(absolute)) if base == "__init__.py" else os.path.splitext(base)[0]
-    return stem.encode("utf-8") if stem.isidentifier() else None
-
-
-def import_spellings(path: str, names: Iterable[str]) -> FrozenSet[bytes]:
-    """Words one of which a file that imports the classes ``names`` of the module at ``path`` contains.
-
-    The module's own name (``layers`` in ``from .layers import Block``, ``from pkg.layers
-    import Block``, ``import pkg.layers as L``), and the name of each package above it whose
-    ``__init__.py`` mentions one of ``names`` (a re-export: ``from pkg import Block``).
-    """
-    absolute = os.path.abspath(path)
-    word = _module_word(absolute)
-    out = {word} if word is not None else set()
-    wanted = [n.encode("utf-8") for n in names]
+    if base != "__init__.py":
+        parts.append(os.path.splitext(base)[0])
     d = os.path.dirname(absolute)
     while os.path.isfile(os.path.join(d, "__init__.py")):
-        init = _read_small(os.path.join(d, "__init__.py"))
-        package = os.path.basename(d)
-        if package.isidentifier() and any(n in init for n in wanted):
-            out.add(package.encode("utf-8"))
+        parts.append(os.path.basename(d))
         parent = os.path.dirname(d)
         if parent == d:
             break
         d = parent
-    return frozenset(out)
+    if not parts or not all(p.isidentifier() for p in parts):
+        return None
+    return ".".join(reversed(parts))
 
 
-def _call_of(names: Iterable[str]) -> "re.Pattern[bytes]":
-    """Bytes pattern of a call of one of ``names``, bare or as an attribute (``Block(``, ``layers.Block (``)."""
-    alternatives = b"|".join(re.escape(n.encode("utf-8")) for n in sorted(names))
-    return re.compile(rb"(?<![\w.])(?:\w+\s*\.\s*)*(?:" + alternatives + rb")\s*\(")
+def imported_modules(data: bytes, path: str) -> List[Tuple[str, FrozenSet[str]]]:
+    """``(absolute module, names imported from it)`` of the import statements in a file's bytes
+    (relative ones resolved from the file's package; ``import a.b`` gives ``("a.b", {})``).
+    Read from the text: an import inside a string is counted too, which only costs a parse."""
+    own = module_of(path) or ""
+    package = own.split(".") if os.path.basename(path) == "__init__.py" else own.split(".")[:-1]
+    out: List[Tuple[str, FrozenSet[str]]] = []
+    for m in _FROM_IMPORT.finditer(data):
+        spec = m.group(1).decode("utf-8", "replace")
+        names = frozenset(re.findall(r"([A-Za-z_]\w*|\*)(?:\s+as\s+\w+)?", re.sub(r"#[^\n]*", "", m.group(2).decode("utf-8", "replace").strip("()"))))
+        names -= {"as"}
+        dots = len(spec) - len(spec.lstrip("."))
+        if dots:
+            base = package[: len(package) - (dots - 1)] if dots - 1 <= len(package) else None
+            if base is None:
+                continue
+            rest = spec[dots:]
+            spec = ".".join([*base, rest] if rest else base)
+        if spec:
+            out.append((spec, names))
+    for m in _PLAIN_IMPORT.finditer(data):
+        for item in m.group(1).decode("utf-8", "replace").split(","):
+            item = item.strip().split(" as ")[0].strip()
+            if item and all(p.isidentifier() for p in item.split(".")):
+                out.append((item, frozenset()))
+    return out
 
 
-def _imports_word(words: Iterable[bytes]) -> "re.Pattern[bytes]":
-    """Bytes pattern of an import statement naming one of ``words`` as a module or package
-    (``from .layers import``, ``from pkg.layers import``, ``import pkg.layers as L``,
-    ``from . import layers``, ``from pkg import (a, layers)``)."""
-    alternatives = b"|".join(re.escape(w) for w in sorted(set(words)))
-    word = rb"(?<![\w])(?:" + alternatives + rb")(?![\w])"
-    return re.compile(
-        rb"(?m)^[ \t]*(?:from[ \t]+[\w.]*" + word + rb"|import[ \t]+[\w., \t]*" + word
-        + rb"|from[ \t]+[\w.]+[ \t]+import[ \t]*\(?[\w, \t\\\n]*" + word + rb")"
-    )
+def imports_of(data: bytes, path: str, targets: Mapping[str, FrozenSet[str]]) -> int:
+    """How surely the file at ``path`` (bytes ``data``) imports one of ``targets`` (``abs path ->
+    wanted names``): 2 when an import names the module itself (``from .layers import``,
+    ``import pkg.layers``, ``from pkg import layers``), 1 when it imports a wanted name (or
+    ``*``) from a package above it (a re-export), 0 otherwise."""
+    wanted = {}
+    for t, names in targets.items():
+        name = module_of(t)
+        if name:
+            wanted[name] = names
+    best = 0
+    for module, names in imported_modules(data, path):
+        for target, target_names in wanted.items():
+            parent, _, last = target.rpartition(".")
+            if module == target or module.startswith(target + ".") or (module == parent and last in names):
+                return 2
+            if not parent and (module.endswith("." + target) or last in names):
+                # a module outside any regular package (a namespace package, a flat folder):
+                # an import may name it from any root (``from ns.layers import``, ``from ns import layers``)
+                return 2
+            if target.startswith(module + ".") and (names & target_names or "*" in names):
+                best = 1
+    return best
 
 
 def top_level_functions(data: bytes) -> FrozenSet[str]:
@@ -143,76 +172,103 @@ def top_level_functions(data: bytes) -> FrozenSet[str]:
     return frozenset(m.decode("utf-8", "replace") for m in re.findall(rb"(?m)^(?:async[ \t]+)?def[ \t]+(\w+)", data))
 
 
+def top_level_classes(data: bytes) -> FrozenSet[str]:
+    """Names of the ``class`` statements at column 0 of a module's bytes."""
+    return frozenset(m.decode("utf-8", "replace") for m in re.findall(rb"(?m)^class[ \t]+(\w+)", data))
+
+
+def _use_of(names: Iterable[str]) -> "re.Pattern[bytes]":
+    """Bytes pattern of one of ``names`` as a word: a file that calls one, derives a class from
+    one (``class Block(MaskingMixin, nn.Module):``) or imports one under another name
+    (``from .layers import Block as B``) holds it so."""
+    alternatives = b"|".join(re.escape(n.encode("utf-8")) for n in sorted(names))
+    return re.compile(rb"(?<![\w])(?:" + alternatives + rb")(?![\w])")
+
+
 def find_users(
     classes: Mapping[str, FrozenSet[str]],
     functions: Mapping[str, FrozenSet[str]],
     settings,
     skip: Iterable[str] = (),
+    intermediates: Optional[Dict[str, Set[Tuple[str, str]]]] = None,
 ) -> Dict[str, Tuple[Set[Tuple[str, str]], Set[Tuple[str, str]]]]:
     """The project files, outside ``skip``, that build the wanted classes or call the wanted functions.
 
     Args:
         classes: ``abs path -> class names`` defined in that file whose builders are wanted
             (a builder: a ``nn.Module`` class constructing one in a method).
-        functions: ``abs path -> top-level function names`` defined in that file whose
-            callers are wanted (a caller: any function or method calling one, in a file
-            that may hold a compiled region).
+        functions: ``abs path -> top-level function and class names`` defined in that file
+            whose users are wanted (a user: a file that may hold a compiled region, with a
+            function or method calling one of the functions, or a class deriving from one
+            of the classes, a mixin's methods running in its subclasses' ``forward``, or a
+            module class building one).
         settings: the run's :class:`~pt2lint.settings.LintSettings` (import roots).
         skip: absolute paths not to search (the files linted in the run: their analyses
             already say what they build and call).
+        intermediates: when given, receives ``abs path -> {(abs path, name)}`` for the files
+            that use wanted functions but hold no compiled region (``ops.py`` calling
+            ``utils.helper`` for ``model.py``): their own users are the ones to look for.
 
     Returns:
         ``abs path of a user file -> (built, called)``, each a set of ``(abs path, name)``
         of the wanted definitions it builds or calls.  At most :data:`BUILDERS_PER_CLASS`
         builder files per class and :data:`CALLERS_PER_FILE` caller files per file of
-        wanted functions are kept: the files that import the definition's module by name
-        first, then those that may import it through a re-exporting package, each in path
-        order; at most :data:`MAX_CANDIDATES` files are parsed per package.
+        wanted functions are kept: the files whose import statements name the definition's
+        module (resolved from their own package: a ``from .layers import`` in a sibling
+        package names another module) first, then those that import a wanted name from a
+        package above it, each in path order; at most :data:`MAX_CANDIDATES` files are
+        parsed per package.
     """
     from pt2lint.analysis.driver import definitions_used_by, may_contain_region
 
     skipped = {os.path.abspath(p) for p in skip}
+    limit = getattr(settings, "max_file_size", None) or MAX_SCANNED_BYTES
     by_root: Dict[str, Dict[str, Tuple[FrozenSet[str], FrozenSet[str]]]] = {}
     for path in sorted(set(classes) | set(functions)):
         c, f = frozenset(classes.get(path, ())), frozenset(functions.get(path, ()))
-        if (c or f) and _module_word(path) is not None:  # a file no import can name has no users
+        if (c or f) and module_of(path) is not None:  # a file no import can name has no users
             by_root.setdefault(search_root(path), {})[os.path.abspath(path)] = (c, f)
     found: Dict[str, Tuple[Set[Tuple[str, str]], Set[Tuple[str, str]]]] = {}
     for root, targets in by_root.items():
         want_built = {(p, n) for p, (c, _f) in targets.items() for n in c}
         want_called = {(p, n) for p, (_c, f) in targets.items() for n in f}
         callers_left = {p: CALLERS_PER_FILE for p, (_c, f) in targets.items() if f}
-        direct_import = _imports_word([_module_word(p) for p in targets])
-        through_import = _imports_word([w for p, (c, f) in targets.items() for w in import_spellings(p, c | f)])
-        call = _call_of({n for _p, n in want_built | want_called})
+        call = _use_of({n for _p, n in want_built | want_called})
         # files that call one of the names and import a wanted module by name first, then
         # those that may import it through a re-exporting package
         direct: List[str] = []
         through: List[str] = []
+        plain: List[str] = []  # importing files with no compiled region of their own
+        wanted_names = {p: c | f for p, (c, f) in targets.items()}
         for path in _python_files(root):
             if path in skipped or path in targets:
                 continue
-            data = _read_small(path)
+            data = _read_small(path, limit)
             if not data or call.search(data) is None:
                 continue
+            how = imports_of(data, path, wanted_names)
             if not may_contain_region(data.decode("utf-8", "replace")):
-                continue  # nothing in it is compiled: its calls reach nothing
-            if direct_import.search(data) is not None:
+                if intermediates is not None and how == 2:
+                    plain.append(path)
+                continue  # nothing in it is compiled: its calls reach nothing itself
+            if how == 2:
                 direct.append(path)
-            elif through_import.search(data) is not None:
+            elif how == 1:
                 through.append(path)
         parsed = 0
         for path in direct + through:
             names = {n for _p, n in want_built} | {n for p, n in want_called if callers_left.get(p, 0) > 0}
             if not names or parsed >= MAX_CANDIDATES:
                 break
-            data = _read_small(path)
-            if _call_of(names).search(data) is None:
-                continue  # calls only definitions whose users were found already
+            data = _read_small(path, limit)
+            if _use_of(names).search(data) is None:
+                continue  # uses only definitions whose users were found already
             parsed += 1
             built, called = definitions_used_by(path, data, settings)
+            # a module class that builds a wanted class uses it too (its analysis follows the
+            # class's forward), whether or not that class needs a builder
+            called = {(p, n) for p, n in (called | built) & want_called if callers_left.get(p, 0) > 0}
             built &= want_built
-            called = {(p, n) for p, n in called & want_called if callers_left.get(p, 0) > 0}
             if not built and not called:
                 continue
             found[path] = (built, called)
@@ -220,6 +276,18 @@ def find_users(
                 want_built.discard(key)  # BUILDERS_PER_CLASS == 1
             for p in {p for p, _n in called}:
                 callers_left[p] -= 1
+        for path in plain:
+            names = {n for p, n in want_called if callers_left.get(p, 0) > 0}
+            if not names or parsed >= MAX_CANDIDATES:
+                break
+            data = _read_small(path, limit)
+            if _use_of(names).search(data) is None:
+                continue
+            parsed += 1
+            _built, called = definitions_used_by(path, data, settings)
+            called = {(p, n) for p, n in called & want_called if callers_left.get(p, 0) > 0}
+            if called:
+                intermediates[path] = called
     return found
 
 

@@ -173,10 +173,12 @@ def _constructed_imported_classes(index, project) -> set:
     return {(d.module.path, d.name) for d in _called_imported_definitions(index, project, functions) if isinstance(d, ClassInfo)}
 
 
-def _called_imported_definitions(index, project, functions) -> list:
+def _called_imported_definitions(index, project, functions, references: bool = False) -> list:
     """The definitions (``FunctionInfo``/``ClassInfo``) in other project files that the calls of
     imported names (``helper(x)``, ``layers.Block(dim)``, ``Block = L.Block`` then ``Block(4)``)
-    in ``functions`` (of ``index``) resolve to, each once."""
+    in ``functions`` (of ``index``) resolve to, each once; an imported name passed as an
+    argument or stored (``self.act = utils.helper``, ``partial(helper)``) counts as called when
+    ``references`` is set (a construction is always a call)."""
     from pt2lint.analysis.index import ClassInfo, FunctionInfo
     from pt2lint.analysis.walk import walk
 
@@ -190,9 +192,14 @@ def _called_imported_definitions(index, project, functions) -> list:
         if fn.node is None:
             continue
         for node in walk(fn.node):
-            if type(node) is not cst.Call:
+            t = type(node)
+            if t is cst.Call:
+                func = node.func
+            elif references and t in (cst.Arg, cst.Assign, cst.AnnAssign) and type(node.value) in (cst.Name, cst.Attribute):
+                func = node.value  # passed or stored, called later (``self.act = utils.helper``, ``partial(helper)``)
+            else:
                 continue
-            func, rest = node.func, []
+            rest = []
             while type(func) is cst.Attribute:
                 rest.append(func.attr.value)
                 func = func.value
@@ -224,29 +231,35 @@ def definitions_used_by(path: str, data: bytes, settings) -> Tuple[set, set]:
     """What the file at ``path`` (with bytes ``data``) builds and calls from other project files.
 
     Returns:
-        ``(built, called)``: ``(abs path, class name)`` of the classes a ``nn.Module`` class of
+        ``(built, used)``: ``(abs path, class name)`` of the classes a ``nn.Module`` class of
         the file constructs in a method (:func:`_constructed_imported_classes`), and ``(abs
-        path, function name)`` of the top-level functions any function or method of the file
-        calls; both empty for a file that cannot be decoded or parsed, or that may be nested
-        too deeply to parse safely outside the engine's guard.
+        path, name)`` of the top-level functions any function or method of the file calls and
+        of the classes its classes derive from (a mixin, a base); both empty for a file that
+        cannot be decoded or parsed, or that may be nested too deeply to parse safely outside
+        the engine's guard.
     """
     parsed = _parse_for_uses(path, data, settings)
     if parsed is None:
         return set(), set()
     project, index = parsed
-    from pt2lint.analysis.index import FunctionInfo
+    from pt2lint.analysis.index import ClassInfo, FunctionInfo
 
     with ANALYSIS_LOCK:
         try:
             built = _constructed_imported_classes(index, project)
             functions = list(index.functions.values()) + [fn for c in index.classes.values() for fn in c.methods.values()]
-            called = {
-                (d.module.path, d.name) for d in _called_imported_definitions(index, project, functions)
+            used = {
+                (d.module.path, d.name) for d in _called_imported_definitions(index, project, functions, references=True)
                 if isinstance(d, FunctionInfo) and d.cls is None
             }
+            for cls in index.classes.values():
+                for base in project.resolve_bases(index, cls.bases):
+                    module = getattr(base, "module", None)
+                    if isinstance(base, ClassInfo) and module is not None and module.path and module.path != index.path:
+                        used.add((module.path, base.name))
         except RecursionError:
             return set(), set()
-    return built, called
+    return built, used
 
 
 def _parse_for_uses(path: str, data: bytes, settings):
