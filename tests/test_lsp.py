@@ -364,6 +364,7 @@ async def test_closing_an_edited_helper_without_saving_relints_the_open_model_fr
     assert list(await _open(client, helper, HELPER_CLEAN)) == []  # on disk: HELPER_CLEAN
     assert list(await _open(client, model, MODEL_USING_HELPER)) == []
     client.diagnostics.pop(model.as_uri(), None)
+    client.diagnostics.pop(helper.as_uri(), None)
     client.text_document_did_change(
         types.DidChangeTextDocumentParams(
             text_document=types.VersionedTextDocumentIdentifier(uri=helper.as_uri(), version=2),
@@ -371,6 +372,8 @@ async def test_closing_an_edited_helper_without_saving_relints_the_open_model_fr
         )
     )
     assert [d.code for d in await _diagnostics(client, model.as_uri())] == ["PTC101"]
+    # the helper document shows the break too: model.py's forward, which calls it, reaches it
+    assert [d.code for d in await _diagnostics(client, helper.as_uri())] == ["PTC101"]
     # closed without saving: the edit is discarded, the model reads the helper from disk again
     client.diagnostics.pop(model.as_uri(), None)
     client.diagnostics.pop(helper.as_uri(), None)

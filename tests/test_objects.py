@@ -291,6 +291,9 @@ def test_object_built_in_forward_mutating_its_own_state_is_not_a_recompile(tmp_p
                 def forward(self, x):
                     return Tracker().bump(x)
         """,
+    })
+    assert found(lint_tree(tmp_path, ["fresh.py", "tracker.py"])) == []
+    write(tmp_path, {
         "kept.py": """
             from torch import nn
             from tracker import Tracker
@@ -305,5 +308,6 @@ def test_object_built_in_forward_mutating_its_own_state_is_not_a_recompile(tmp_p
                     return self.tracker.bump(x)
         """,
     })
-    assert found(lint_tree(tmp_path, ["fresh.py", "tracker.py"])) == []
     assert found(lint_tree(tmp_path, ["kept.py", "tracker.py"])) == [("tracker.py", 6, "PTC501")]
+    # tracker.py is judged by every user in its folder, linted or not: kept.py's Kept too
+    assert found(lint_tree(tmp_path, ["fresh.py", "tracker.py"])) == [("tracker.py", 6, "PTC501")]
