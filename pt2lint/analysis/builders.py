@@ -28,13 +28,14 @@ from typing import Dict, FrozenSet, Iterable, List, Mapping, Optional, Sequence,
 
 from pt2lint.discovery import PYTHON_SUFFIXES, is_installed_code_dir, walk_tree
 
-#: Files of the package read (bytes) when looking for builders, per search.
+#: Files of the package read (bytes) when looking for users, per search.
 MAX_SCANNED_FILES = 4000
-#: Files whose bytes call a wanted name that are parsed, per package searched.
+#: Files holding a wanted name and importing its module that are parsed, per package searched.
 MAX_CANDIDATES = 64
 #: Builders found per class before the search for that class stops (each is analysed).
 BUILDERS_PER_CLASS = 1
-#: Files calling the functions of a linted file that are analysed for it.
+#: Files using the definitions of a linted file (calling, storing, building or deriving from
+#: them) that are analysed for it.
 CALLERS_PER_FILE = 2
 #: Larger files are not read by the search unless the ``max-file-size`` setting allows more
 #: (what ``check`` itself reads).
@@ -42,7 +43,7 @@ MAX_SCANNED_BYTES = 10 * 1024 * 1024
 
 
 def search_root(path: str) -> str:
-    """The directory searched for builders of the classes of the file at ``path``.
+    """The directory searched for the users of the definitions of the file at ``path``.
 
     The top-level regular package holding the file (``pkg/`` for ``pkg/sub/layers.py``,
     every ``__init__.py`` directory above it counted), else the file's own directory: the
