@@ -9,31 +9,25 @@ import pytest
 from pt2lint.analysis.builders import _use_of, imports_of, search_root, top_level_classes, top_level_functions
 
 
-@pytest.mark.parametrize("text", [
-    b"from .utils import clamp\n",
-    b"from pkg.utils import (\n    clamp,\n)\n",
-    b"import pkg.utils as U\n",
-    b"import os, pkg.utils\n",
-    b"from pkg import utils\n",
-    b"from . import (\n    layers,\n    utils,\n)\n",
-    b"    from .utils import clamp  # inside a function\n",
-    b"from pkg import (  # submodules\n    layers,\n    utils,\n)\n",
-    b"from pkg import (\r\n    layers,\r\n    utils,\r\n)\r\n",
+@pytest.mark.parametrize("text, strength", [
+    (b"from .utils import clamp\n", 2),
+    (b"from pkg.utils import (\n    clamp,\n)\n", 2),
+    (b"import pkg.utils as U\n", 2),
+    (b"import os, pkg.utils\n", 2),
+    (b"from pkg import utils\n", 2),
+    (b"from . import (\n    layers,\n    utils,\n)\n", 2),
+    (b"    from .utils import clamp  # inside a function\n", 2),
+    (b"from pkg import (  # submodules\n    layers,\n    utils,\n)\n", 2),
+    (b"from pkg import (\r\n    layers,\r\n    utils,\r\n)\r\n", 2),
+    # other text is no import of the module
+    (b"x = utils\n", 0),
+    (b"from .myutils import a\n", 0),
+    (b"from pkg import utilsx\n", 0),
+    (b"# from .utils import clamp\n", 0),
 ])
-def test_imports_of_the_module_are_recognised(tmp_path, text):
+def test_imports_of_the_module_are_recognised_and_nothing_else(tmp_path, text, strength):
     target, user = _package(tmp_path)
-    assert imports_of(text, user, target) == 2
-
-
-@pytest.mark.parametrize("text", [
-    b"x = utils\n",
-    b"from .myutils import a\n",
-    b"from pkg import utilsx\n",
-    b"# from .utils import clamp\n",
-])
-def test_other_text_is_no_import_of_the_module(tmp_path, text):
-    target, user = _package(tmp_path)
-    assert imports_of(text, user, target) == 0
+    assert imports_of(text, user, target) == strength
 
 
 def _package(tmp_path):

@@ -26,6 +26,7 @@ import re
 import stat
 from typing import Dict, FrozenSet, Iterable, List, Mapping, Optional, Sequence, Set, Tuple
 
+from pt2lint.analysis.project import package_root
 from pt2lint.discovery import PYTHON_SUFFIXES, is_installed_code_dir, walk_tree
 
 #: Files of the package read (bytes) when looking for users, per search.
@@ -49,15 +50,11 @@ def search_root(path: str) -> str:
     every ``__init__.py`` directory above it counted), else the file's own directory: the
     code that can import the module by a relative or package name.
     """
-    d = os.path.dirname(os.path.abspath(path))
-    top = None
-    while os.path.isfile(os.path.join(d, "__init__.py")):
-        top = d
-        parent = os.path.dirname(d)
-        if parent == d:
-            break
-        d = parent
-    return top or os.path.dirname(os.path.abspath(path))
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isfile(os.path.join(folder, "__init__.py")):
+        return folder
+    above = package_root(path)
+    return os.path.join(above, os.path.relpath(folder, above).split(os.sep)[0])
 
 
 def _python_files(root: str) -> List[str]:
@@ -99,20 +96,14 @@ def module_of(path: str) -> Optional[str]:
     regular package (``pkg.sub.layers``), or its bare stem outside a package; ``None`` when a
     part is no identifier."""
     absolute = os.path.abspath(path)
-    parts = []
-    base = os.path.basename(absolute)
-    if base != "__init__.py":
-        parts.append(os.path.splitext(base)[0])
-    d = os.path.dirname(absolute)
-    while os.path.isfile(os.path.join(d, "__init__.py")):
-        parts.append(os.path.basename(d))
-        parent = os.path.dirname(d)
-        if parent == d:
-            break
-        d = parent
+    parts = os.path.relpath(absolute, package_root(absolute)).split(os.sep)
+    if parts[-1] == "__init__.py":
+        parts.pop()
+    else:
+        parts[-1] = os.path.splitext(parts[-1])[0]
     if not parts or not all(p.isidentifier() for p in parts):
         return None
-    return ".".join(reversed(parts))
+    return ".".join(parts)
 
 
 def imported_modules(data: bytes, path: str) -> List[Tuple[str, FrozenSet[str]]]:
@@ -148,11 +139,21 @@ def imports_of(data: bytes, path: str, targets: Mapping[str, FrozenSet[str]]) ->
     wanted names``): 2 when an import names the module itself (``from .layers import``,
     ``import pkg.layers``, ``from pkg import layers``), 1 when it imports a wanted name (or
     ``*``) from a package above it (a re-export), 0 otherwise."""
-    wanted = {}
+    return _import_strength(data, path, _by_module(targets))
+
+
+def _by_module(targets: Mapping[str, FrozenSet[str]]) -> Dict[str, FrozenSet[str]]:
+    """``dotted module name -> wanted names`` of ``targets`` (``abs path -> wanted names``)."""
+    out: Dict[str, FrozenSet[str]] = {}
     for t, names in targets.items():
         name = module_of(t)
         if name:
-            wanted[name] = names
+            out[name] = names
+    return out
+
+
+def _import_strength(data: bytes, path: str, wanted: Mapping[str, FrozenSet[str]]) -> int:
+    """:func:`imports_of` with the targets already named by module (:func:`_by_module`)."""
     best = 0
     for module, names in imported_modules(data, path):
         for target, target_names in wanted.items():
@@ -240,14 +241,14 @@ def find_users(
         direct: List[str] = []
         through: List[str] = []
         plain: List[str] = []  # importing files with no compiled region of their own
-        wanted_names = {p: c | f for p, (c, f) in targets.items()}
+        wanted_modules = _by_module({p: c | f for p, (c, f) in targets.items()})
         for path in _python_files(root):
             if path in skipped or path in targets:
                 continue
             data = _read_small(path, limit)
             if not data or call.search(data) is None:
                 continue
-            how = imports_of(data, path, wanted_names)
+            how = _import_strength(data, path, wanted_modules)
             if not may_contain_region(data.decode("utf-8", "replace")):
                 if intermediates is not None and how == 2:
                     plain.append(path)

@@ -282,13 +282,6 @@ def _parse_for_uses(path: str, data: bytes, settings):
     return project, index
 
 
-def classes_built_by(path: str, data: bytes, settings) -> set:
-    """``(abs path, class name)`` of the project classes of other files that a ``nn.Module`` class of
-    the file at ``path`` (with bytes ``data``) constructs in one of its methods (the first item
-    of :func:`definitions_used_by`)."""
-    return definitions_used_by(path, data, settings)[0]
-
-
 def analyse_module(
     module: cst.Module, source: str, filename: str, settings, enabled: FrozenSet[str]
 ) -> List[Diagnostic]:
