@@ -206,7 +206,7 @@ def lint_document_result(
     others = {k: v for k, v in (overlay or {}).items() if k != (os.path.abspath(path) if path else None)}
     result = lint_source(source, filename, project.settings, relpath=relpath, overlay=others)
     if path is not None and not result.error:
-        result = _judged_with_builders(result, source, path, relpath, project.settings, others)
+        result = _judged_with_users(result, source, path, relpath, project.settings, others)
     shown: List[Diagnostic] = []
     for d in result.diagnostics:
         if d.filename == filename:
@@ -229,8 +229,8 @@ def lint_document_result(
     return shown, tuple(p for p, _ in result.dependencies)
 
 
-def _judged_with_builders(result, source: str, path: str, relpath: Optional[str], settings, others: Dict[str, str]):
-    """The document's result, its classes that project files build judged as those files' submodules.
+def _judged_with_users(result, source: str, path: str, relpath: Optional[str], settings, others: Dict[str, str]):
+    """The document's result judged by the project files that build its classes or use its definitions.
 
     As ``check`` does for a file linted alone (:func:`pt2lint.engine.judge_submodules`): the
     document is analysed again knowing which of its classes a module class of another file
