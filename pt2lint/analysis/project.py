@@ -663,6 +663,12 @@ class ProjectModel:
         remember_module(key, digest, module, pieces=bool(part))
         return module
 
+    def loaded_indexes(self) -> list:
+        """The ``ModuleIndex`` of every module read so far, whole or one definition at a time
+        (a piece: the index of that definition's text)."""
+        pieces = [getattr(d, "module", None) for d in list(self._pieces.values()) if d is not None]
+        return list(self.modules.values()) + [p for p in pieces if p is not None]
+
     def definition(self, index, name: str):
         """The ``FunctionInfo``/``ClassInfo`` of top-level ``name`` of ``index``'s file, parsed on demand."""
         from pt2lint.analysis.index import ModuleIndex

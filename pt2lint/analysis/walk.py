@@ -100,6 +100,23 @@ def walk_with_function(node: cst.CSTNode) -> Iterator[Tuple[cst.CSTNode, Optiona
             stack.extend((c, inner) for c in reversed(children))
 
 
+def walk_with_ancestors(node: cst.CSTNode) -> Iterator[Tuple[cst.CSTNode, Tuple[cst.CSTNode, ...]]]:
+    """:func:`walk`'s pre-order, each node with its ancestors below ``node`` included (nearest
+    last; empty for ``node`` itself)."""
+    fields = _FIELDS
+    stack: List[Tuple[cst.CSTNode, Tuple[cst.CSTNode, ...]]] = [(node, ())]
+    pop = stack.pop
+    while stack:
+        n, above = pop()
+        yield n, above
+        cls = type(n)
+        names = fields.get(cls)
+        children = _child_list(n, names if names is not None else _fields(cls))
+        if children:
+            below = above + (n,)
+            stack.extend((c, below) for c in reversed(children))
+
+
 def _child_list(node: cst.CSTNode, names: Tuple[str, ...]) -> List[cst.CSTNode]:
     """The nodes held in ``node``'s fields ``names``, in that order (lists flattened), as a list."""
     kinds = _KIND
