@@ -16,8 +16,13 @@ and not again here.
 
 from __future__ import annotations
 
+from typing import Optional, Tuple
+
+import libcst as cst
+
 from pt2lint.analysis import dynamo_facts as facts
 from pt2lint.analysis.kinds import Kind
+from pt2lint.analysis.walk import walk_with_ancestors
 from pt2lint.rules.base import Rule
 
 #: torch functions that make a new tensor on the default device (the CPU) unless given ``device=``.
@@ -82,6 +87,136 @@ class HostSync(Rule):
         )
 
 
+#: builtins that only read a tensor's elements into Python (iteration, truth, length).
+_HOST_READERS = frozenset({"all", "any", "zip", "enumerate", "list", "tuple", "iter", "len", "bool", "reversed"})
+
+
+def _host_use(above: Tuple[cst.CSTNode, ...], name: cst.Name) -> bool:
+    """The load of ``name`` (with ancestors ``above``) only reads the tensor into Python: an
+    ``if``/``while``/conditional-expression or comprehension test, a ``for`` or comprehension
+    iterable, an argument of a builtin that iterates it or takes its truth (``all``, ``zip``,
+    ``len``, ...), or the subscripted target of an element store (``mask[i] = False``); an
+    element read (``mask[i]``) in one of those places too."""
+    node: cst.CSTNode = name
+    i = len(above) - 1
+    while i >= 0:
+        parent = above[i]
+        if isinstance(parent, cst.Subscript) and parent.value is node:
+            node, i = parent, i - 1  # ``mask[i]``: where the element goes decides
+            continue
+        if isinstance(parent, cst.SubscriptElement) or isinstance(parent, cst.Index):
+            return False  # used as an index of something else
+        if isinstance(parent, cst.UnaryOperation) and isinstance(parent.operator, cst.Not):
+            node, i = parent, i - 1
+            continue
+        break
+    if i < 0:
+        return False
+    parent = above[i]
+    if isinstance(parent, (cst.If, cst.While, cst.IfExp)) and parent.test is node:
+        return True
+    if isinstance(parent, cst.CompIf) and parent.test is node:
+        return True
+    if isinstance(parent, (cst.For, cst.CompFor)) and parent.iter is node:
+        return True
+    if isinstance(parent, cst.AssignTarget) and isinstance(node, cst.Subscript):
+        return True  # ``mask[i] = False``: a store into the host tensor
+    if isinstance(parent, cst.Arg) and i >= 1:
+        call = above[i - 1]
+        return isinstance(call, cst.Call) and isinstance(call.func, cst.Name) and call.func.value in _HOST_READERS and parent.keyword is None
+    return False
+
+
+def _plain_operand(interp, expr: cst.BaseExpression) -> bool:
+    """``expr`` is a Python number: a literal, or a name of the frame (or an attribute of one) holding
+    a constant or a size."""
+    if isinstance(expr, cst.UnaryOperation):
+        expr = expr.expression
+    if isinstance(expr, (cst.Integer, cst.Float)):
+        return True
+    if isinstance(expr, cst.Name) and interp.frame is not None:
+        v = interp.frame.lookup(expr.value)
+        return v is not None and _number_like(v)
+    if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and interp.frame is not None:
+        interp.silent += 1  # ``self.layer_dropout``: read again, nothing reported
+        try:
+            v = interp.eval(expr)
+        finally:
+            interp.silent -= 1
+        return _number_like(v)
+    return False
+
+
+def _number_like(v) -> bool:
+    """A constant or a size, a value of unknown kind surely not ``None`` (a constructor parameter
+    whose default is a number, ``layer_dropout=0.``), or one only guessed to be a tensor (a
+    parameter its callers pass such a value to): not a tensor the analysis knows of."""
+    if v.maybe_none:
+        return False
+    return v.kind in (Kind.CONST, Kind.SHAPE) or (v.kind is Kind.UNKNOWN and v.not_none) or (v.kind is Kind.TENSOR and v.weak)
+
+
+def _stays_on_the_host(interp, call: cst.Call) -> bool:
+    """The factory's tensor never meets another tensor: the statement assigns it to a name, through
+    in-place fills and comparisons with Python numbers only (``torch.zeros(n).uniform_(0., 1.) < p``),
+    and every use of that name in the function reads it into Python (:func:`_host_use`, the
+    random layer-drop idiom).  Such a tensor is never copied to the device: the host-to-device
+    copy the rule warns about does not happen, and ``device=x.device`` would add a
+    device-to-host read for each use instead.  The reads themselves break the graph and are
+    reported by the graph-break rules."""
+    stmt = interp.stmt
+    if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1:
+        stmt = stmt.body[0]
+    frame = interp.frame
+    fn = getattr(getattr(frame, "func", None), "node", None) if frame is not None else None
+    if not isinstance(stmt, cst.Assign) or len(stmt.targets) != 1 or not isinstance(stmt.targets[0].target, cst.Name):
+        return False
+    if not isinstance(fn, cst.FunctionDef):
+        return False
+    # the way from the factory call up to the assigned value
+    path: Optional[Tuple[cst.CSTNode, ...]] = None
+    for node, above in walk_with_ancestors(stmt.value):
+        if node is call:
+            path = above
+            break
+    if path is None:
+        return False
+    inner: cst.CSTNode = call
+    for parent in reversed(path):
+        if isinstance(parent, cst.Attribute) and parent.value is inner:
+            inner = parent
+            continue
+        if isinstance(parent, cst.Call) and parent.func is inner and isinstance(inner, cst.Attribute):
+            if not all(_plain_operand(interp, a.value) for a in parent.args):
+                return False
+            inner = parent
+            continue
+        if isinstance(parent, cst.Comparison) and (parent.left is inner or any(c.comparator is inner for c in parent.comparisons)):
+            operands = [parent.left] + [c.comparator for c in parent.comparisons]
+            if not all(o is inner or _plain_operand(interp, o) for o in operands):
+                return False
+            inner = parent
+            continue
+        if isinstance(parent, (cst.ComparisonTarget, cst.Arg)):
+            continue
+        return False
+    if inner is not stmt.value:
+        return False
+    target = stmt.targets[0].target.value
+    uses = 0
+    for node, above in walk_with_ancestors(fn.body):
+        if isinstance(node, cst.Name) and node.value == target:
+            parent = above[-1] if above else None
+            if isinstance(parent, cst.AssignTarget) and parent.target is node:
+                continue  # a binding, not a use
+            if isinstance(parent, cst.Attribute) and parent.attr is node:
+                continue  # ``obj.to_drop``: another name
+            if not _host_use(above, node):
+                return False
+            uses += 1
+    return uses > 0
+
+
 class HostTensorCreation(Rule):
     """PTC702: a tensor factory without ``device=`` inside a compiled region."""
 
@@ -95,6 +230,8 @@ class HostTensorCreation(Rule):
             return  # device=x.device, device=self.device, ...: not the host (or not known to be)
         if ev.qualname in ("torch.tensor", "torch.as_tensor") and ev.args and ev.args[0].kind not in _HOST_DATA:
             return  # a copy of a tensor keeps its device; of an unknown value, it may be a tensor
+        if _stays_on_the_host(interp, ev.node):
+            return
         name = ev.qualname
         where = "with `device=\"cpu\"`" if device is not None else "without `device=`"
         interp.report(
