@@ -429,7 +429,7 @@ def _diagnostic(value: Any, codes: FrozenSet[str]) -> bool:
 
 
 #: The top-level keys of a cache entry (besides its ``signature``).
-_ENTRY_KEYS = frozenset({"diagnostics", "dependencies", "has_regions", "submodules", "used_suppressions"})
+_ENTRY_KEYS = frozenset({"diagnostics", "dependencies", "has_regions", "submodules", "used_suppressions", "reached"})
 
 
 def valid_entry(data: Any, codes: Optional[FrozenSet[str]] = None) -> bool:
@@ -466,6 +466,9 @@ def valid_entry(data: Any, codes: Optional[FrozenSet[str]] = None) -> bool:
         if h is not None and not (isinstance(h, str) and len(h) == 64 and all(c in "0123456789abcdef" for c in h)):
             return False
     if not all(isinstance(x, list) and len(x) == 2 and _path_text(x[0]) and _plain(x[1]) for x in subs):
+        return False
+    reached = data["reached"]
+    if not (isinstance(reached, list) and all(isinstance(x, list) and len(x) == 2 and _path_text(x[0]) and _plain(x[1]) for x in reached)):
         return False
     used = data["used_suppressions"]
     if not (isinstance(used, list) and all(
@@ -633,6 +636,11 @@ class ResultCache:
         except (KeyError, TypeError, ValueError, IndexError):
             return None
         submodules = tuple((p, c) for p, c in entry["submodules"])
+        reached = tuple((p, c) for p, c in entry["reached"])
+        if reached:
+            known = {p for p, h in deps if h is not None}
+            if any(p not in known for p, _ in reached):
+                return None  # a class in a file this analysis never read
         used = tuple((p, n, c) for p, n, c in entry["used_suppressions"])
         if used:
             read_files = {p for p, h in deps if h is not None}
@@ -640,6 +648,7 @@ class ResultCache:
                 return None  # a comment in a file this analysis never read
         return FileResult(
             filename, diags, dependencies=deps, has_regions=entry["has_regions"], submodules=submodules, used_suppressions=used,
+            reached=reached,
         )
 
     def _codes(self) -> FrozenSet[str]:
@@ -694,6 +703,7 @@ class ResultCache:
                 "dependencies": [list(dep) for dep in result.dependencies],
                 "has_regions": result.has_regions,
                 "submodules": [list(s) for s in result.submodules],
+                "reached": [list(s) for s in result.reached],
                 "used_suppressions": [list(u) for u in result.used_suppressions],
             }
             # the round trip makes the signed form the one get() rebuilds from the file

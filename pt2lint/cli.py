@@ -17,6 +17,7 @@ import functools
 import os
 import sys
 import time
+from dataclasses import replace
 from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
 import click
@@ -263,7 +264,7 @@ def read_stdin(max_bytes: Optional[int] = None) -> bytes:
 
 def _lint_stdin(filename: str, project: Project, keep_source: bool) -> Tuple[Optional[FileResult], int]:
     """Lint stdin as ``filename``; returns ``(result, bytes read)``, or ``(None, 0)`` when force-excluded."""
-    from pt2lint.engine import DecodeError, decode_source, lint_source
+    from pt2lint.engine import DecodeError, decode_source, judge_document, lint_source
 
     if filename != STDIN and project.discovery.force_exclude and is_excluded(filename, project.discovery):
         return None, 0
@@ -274,7 +275,14 @@ def _lint_stdin(filename: str, project: Project, keep_source: bool) -> Tuple[Opt
     except DecodeError as exc:
         return FileResult(filename, error=f"{filename}: {exc}"), len(data)
     try:
-        return lint_source(text, filename, project.settings, relpath=relpath, keep_source=keep_source), len(data)
+        first = lint_source(text, filename, project.settings, relpath=relpath, keep_source=keep_source)
+        result = first
+        if filename != STDIN and first.error is None:
+            # the text stands for ``filename``: the package's files that build or call it judge it
+            result = judge_document(first, text, filename, relpath, project.settings)
+            if keep_source and result.source is None:
+                result = replace(result, source=first.source)  # re-analysed: the text the reporters show
+        return result, len(data)
     except Exception as exc:  # same contract as the engine's workers
         return FileResult(filename, error=f"{filename}: internal error: {type(exc).__name__}: {exc}"), len(data)
 

@@ -282,6 +282,8 @@ class FileResult:
             ``forward``, a ``torch.compile``d function).
         submodules: ``(abs path, class name)`` of the project classes its analysis saw
             built as submodules of another class.
+        reached: ``(abs path, class name)`` of the module classes of other project files
+            whose own ``forward`` its analysis followed from a compiled region.
         used_suppressions: ``(abs path, line, code as written)`` of the suppression
             comments in other files that suppressed a finding its compiled regions reach
             (``"*"``: a blanket one); such a comment is used in the run, whatever the
@@ -296,3 +298,4 @@ class FileResult:
     has_regions: bool = False
     submodules: Tuple[Tuple[str, str], ...] = ()
     used_suppressions: Tuple[Tuple[str, int, str], ...] = ()
+    reached: Tuple[Tuple[str, str], ...] = ()

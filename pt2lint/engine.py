@@ -348,6 +348,7 @@ def lint_source(
     has_regions = False
     others: dict = {}
     submodules: tuple = ()
+    reached: tuple = ()
     if _stock_analysis():
         # The same analysis, keeping each finding's nodes so that fixes need no second pass.
         from pt2lint.analysis.driver import analyse_project
@@ -355,7 +356,7 @@ def lint_source(
         analysis = analyse_project(module, source, filename, settings, enabled, data=data, overlay=overlay)
         findings = [f for f in analysis.findings if f.diagnostic.filename == filename and f.node is not None]
         dependencies, has_regions, others = analysis.dependencies, analysis.has_regions, analysis.sources
-        submodules = analysis.submodules
+        submodules, reached = analysis.submodules, analysis.reached
         diags = [f.diagnostic for f in analysis.findings]
     else:
         diags = analyse_module(module, source, filename, settings, enabled)
@@ -384,7 +385,7 @@ def lint_source(
     return FileResult(
         filename, tuple(diags), source=original if keep_source else None,
         dependencies=dependencies, has_regions=has_regions, submodules=submodules,
-        used_suppressions=used_elsewhere,
+        used_suppressions=used_elsewhere, reached=reached,
     )
 
 
@@ -650,7 +651,8 @@ def lint_paths(
 
 
 def judge_submodules(
-    results: List[FileResult], settings: LintSettings, lint, relpaths: Sequence[str], hidden_out: Optional[list] = None
+    results: List[FileResult], settings: LintSettings, lint, relpaths: Sequence[str], hidden_out: Optional[list] = None,
+    overlay: Optional[Dict[str, str]] = None,
 ) -> List[FileResult]:
     """``results`` after analysing again the files whose classes turned out to be submodules.
 
@@ -668,12 +670,14 @@ def judge_submodules(
         lint: ``lint(paths, settings per path, relpaths) -> results``, in order.
         relpaths: project-relative paths parallel to ``results`` (per-file ignores).
         hidden_out: a list that receives the results of the outside files analysed.
+        overlay: ``abs path -> text`` read instead of the disk by the search for users (an
+            editor's buffers, stdin given a file name).
 
     Returns:
         One result per linted file, in order, not yet merged (:func:`merge_results`).
     """
     results = list(results)
-    hidden, hidden_rel = _users_outside_run(results, settings, lint)
+    hidden, hidden_rel = _users_outside_run(results, settings, lint, overlay or {})
     everything = results + hidden
     rel_all = list(relpaths) + hidden_rel
     again = built_elsewhere(everything)
@@ -681,7 +685,8 @@ def judge_submodules(
         # the linted files, and the outside files, whose classes turned out to be submodules
         order = sorted(again)
         redone = lint(
-            [everything[i].filename for i in order], [replace(settings, built_elsewhere=again[i]) for i in order],
+            [everything[i].filename for i in order],
+            [replace(settings, built_elsewhere=again[i], reached_elsewhere=_reached_by_others(everything, i) & again[i]) for i in order],
             [rel_all[i] for i in order],
         )
         for i, r in zip(order, redone):
@@ -694,6 +699,66 @@ def judge_submodules(
     return results
 
 
+def judge_document(
+    result: FileResult, source: str, path: str, relpath: Optional[str], settings: LintSettings, others: Optional[Dict[str, str]] = None,
+) -> FileResult:
+    """The result of a text not read from its file (an editor's buffer, stdin with
+    ``--stdin-filename``) judged by the project files that build its classes or use its definitions.
+
+    As ``check`` does for a file linted alone (:func:`judge_submodules`): the text is analysed
+    again knowing which of its classes a module class of another file of its package builds,
+    and the findings that the analyses of the files building its classes or calling its
+    functions reach in it are added.  Those analyses read the text in place of the file at
+    ``path``, and the other files from ``others`` (open buffers), else from the disk; they
+    count among the files the result depends on.
+
+    Args:
+        result: :func:`lint_source`'s result for ``source`` (its ``filename`` as shown).
+        source: the decoded text.
+        path: the file the text stands for (it need not exist).
+        relpath: its project-relative path (per-file ignores), or ``None``.
+        settings: the run's settings.
+        others: ``abs path -> text`` of other files to read from memory.
+
+    Returns:
+        The judged result, merged (:func:`merge_results`).
+    """
+    from pt2lint.reading import read_text
+
+    others = dict(others or {})
+    own = os.path.abspath(path)
+    texts = {**others, own: source}
+
+    def lint(paths, settings_list, relpaths):
+        out = []
+        for p, s, r in zip(paths, settings_list, relpaths):
+            absolute = os.path.abspath(p)
+            if absolute == own:
+                out.append(lint_source(source, result.filename, s, relpath=r, overlay=others))
+                continue
+            text = texts.get(absolute)
+            if text is None:
+                try:
+                    text = read_text(absolute, max_bytes=s.max_file_size)
+                except (OSError, ValueError) as exc:
+                    out.append(FileResult(p, error=f"{p}: {exc}"))
+                    continue
+            out.append(lint_source(text, p, s, relpath=r, overlay={k: v for k, v in texts.items() if k != absolute}))
+        return out
+
+    hidden: list = []
+    judged = merge_results(judge_submodules([result], settings, lint, [relpath or path], hidden_out=hidden, overlay=texts))[0]
+    # the document is re-linted when a file that builds or calls it changes too
+    read = {p for p, _ in judged.dependencies}
+    extra = []
+    for h in hidden:
+        for p, digest in ((os.path.abspath(h.filename), None), *h.dependencies):
+            if p not in read and p != own:
+                read.add(p)
+                extra.append((p, digest))
+    return replace(judged, dependencies=tuple(judged.dependencies) + tuple(extra)) if extra else judged
+
+
 #: Rounds of the search for users outside the run: the users of a linted file, then the
 #: builders of the classes of those users whose analyses reach it (a ``Stage`` built by a
 #: ``Net`` and building the linted ``Block``), and the users of the files that call its
@@ -702,7 +767,9 @@ def judge_submodules(
 USER_SEARCH_ROUNDS = 3
 
 
-def _users_outside_run(results: Sequence[FileResult], settings: LintSettings, lint) -> Tuple[List[FileResult], List[str]]:
+def _users_outside_run(
+    results: Sequence[FileResult], settings: LintSettings, lint, overlay: Dict[str, str],
+) -> Tuple[List[FileResult], List[str]]:
     """The results of the project files outside the run that build classes or call functions of linted files.
 
     A file linted without the rest of its package (``pt2lint check layers.py``, a pre-commit
@@ -738,7 +805,10 @@ def _users_outside_run(results: Sequence[FileResult], settings: LintSettings, li
         out: Dict[str, frozenset] = {}
         for own in paths:
             try:
-                data = read_bytes(own, max_bytes=settings.max_file_size)
+                if own in overlay:
+                    data = overlay[own].encode("utf-8", "surrogateescape")
+                else:
+                    data = read_bytes(own, max_bytes=settings.max_file_size)
             except (OSError, ValueError):
                 continue
             names = top_level_functions(data) | top_level_classes(data)
@@ -755,7 +825,7 @@ def _users_outside_run(results: Sequence[FileResult], settings: LintSettings, li
         if not classes and not functions:
             break
         passing: Dict[str, set] = {}
-        found = find_users(classes, functions, settings, skip=sorted(seen), intermediates=passing)
+        found = find_users(classes, functions, settings, skip=sorted(seen), intermediates=passing, overlay=overlay)
         paths = sorted(p for p in found if p not in seen)
         seen.update(paths)
         seen.update(passing)
@@ -814,6 +884,13 @@ def _take_reached_findings(results: List[FileResult], hidden: Sequence[FileResul
             submodules=tuple(first.submodules) + tuple(sorted(built - set(first.submodules))),
         )
     return out
+
+
+def _reached_by_others(results: Sequence[FileResult], i: int) -> frozenset:
+    """Names of the classes of ``results[i]``'s file whose ``forward`` the analyses of the other
+    results followed (:attr:`~pt2lint.diagnostics.FileResult.reached`)."""
+    own = os.path.abspath(results[i].filename)
+    return frozenset(c for j, r in enumerate(results) if j != i for p, c in r.reached if p == own)
 
 
 def built_elsewhere(results: Sequence[FileResult]) -> dict:

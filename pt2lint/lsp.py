@@ -190,7 +190,7 @@ def lint_document_result(
     on line 1 are then counted in the document's own text, where the BOM is character 0.
     """
     from pt2lint.discovery import is_excluded, project_relpath
-    from pt2lint.engine import lint_source
+    from pt2lint.engine import judge_document, lint_source
 
     bom = source.startswith(BOM)
     if bom:
@@ -206,7 +206,7 @@ def lint_document_result(
     others = {k: v for k, v in (overlay or {}).items() if k != (os.path.abspath(path) if path else None)}
     result = lint_source(source, filename, project.settings, relpath=relpath, overlay=others)
     if path is not None and not result.error:
-        result = _judged_with_users(result, source, path, relpath, project.settings, others)
+        result = judge_document(result, source, path, relpath, project.settings, others)
     shown: List[Diagnostic] = []
     for d in result.diagnostics:
         if d.filename == filename:
@@ -227,51 +227,6 @@ def lint_document_result(
     if bom:
         shown = [_after_bom(d) for d in shown]
     return shown, tuple(p for p, _ in result.dependencies)
-
-
-def _judged_with_users(result, source: str, path: str, relpath: Optional[str], settings, others: Dict[str, str]):
-    """The document's result judged by the project files that build its classes or use its definitions.
-
-    As ``check`` does for a file linted alone (:func:`pt2lint.engine.judge_submodules`): the
-    document is analysed again knowing which of its classes a module class of another file
-    of its package builds, and the findings that the analyses of the files building its
-    classes or calling its functions reach in the document are added.  The document is
-    read from its buffer by those analyses too; those files from their open buffers, else
-    from the disk, and they count among the files the document's result depends on.
-    """
-    from pt2lint.engine import FileResult, judge_submodules, lint_source, merge_results
-
-    own = os.path.abspath(path)
-    texts = {**others, own: source}
-
-    def lint(paths, settings_list, relpaths):
-        out = []
-        for p, s, r in zip(paths, settings_list, relpaths):
-            absolute = os.path.abspath(p)
-            if absolute == own:
-                out.append(lint_source(source, result.filename, s, relpath=r, overlay=others))
-                continue
-            text = texts.get(absolute)
-            if text is None:
-                try:
-                    text = read_text(absolute, max_bytes=s.max_file_size)
-                except (OSError, ValueError) as exc:
-                    out.append(FileResult(p, error=f"{p}: {exc}"))
-                    continue
-            out.append(lint_source(text, p, s, relpath=r, overlay={k: v for k, v in texts.items() if k != absolute}))
-        return out
-
-    hidden: list = []
-    judged = merge_results(judge_submodules([result], settings, lint, [relpath or path], hidden_out=hidden))[0]
-    # the document is re-linted when a file that builds or calls it changes too
-    read = {p for p, _ in judged.dependencies}
-    extra = []
-    for h in hidden:
-        for p, digest in ((os.path.abspath(h.filename), None), *h.dependencies):
-            if p not in read and p != own:
-                read.add(p)
-                extra.append((p, digest))
-    return replace(judged, dependencies=tuple(judged.dependencies) + tuple(extra)) if extra else judged
 
 
 #: The byte order mark, as it starts a document's text when the client kept it.

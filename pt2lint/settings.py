@@ -174,6 +174,10 @@ class LintSettings:
             a top-level model: its ``forward`` is called from the parent's compiled code
             with the arguments the parent passes, so its own analysis takes untyped
             parameters as unknown, not as tensors (as for a class its own file builds).
+        reached_elsewhere: names of those classes whose ``forward`` the analysis of the file
+            that builds them followed, with the arguments and constructor values it passes
+            (set with :attr:`built_elsewhere`).  That analysis reports what their code does
+            there; the file's own analysis does not run them again with those unknown.
     """
 
     enabled: FrozenSet[str] = field(default_factory=lambda: resolve_selection())
@@ -195,6 +199,7 @@ class LintSettings:
 
     assume_compiled: bool = False
     built_elsewhere: FrozenSet[str] = frozenset()
+    reached_elsewhere: FrozenSet[str] = frozenset()
 
     def region(self, key: str):
         """The :class:`~pt2lint.analysis.code_config.RegionOptions` of the region ``key``

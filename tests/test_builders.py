@@ -37,9 +37,15 @@ def _package(tmp_path):
     return {str(tmp_path / "pkg" / "utils.py"): frozenset({"clamp"})}, str(tmp_path / "pkg" / "model.py")
 
 
-def test_top_level_functions_are_the_defs_at_column_zero():
+def test_top_level_functions_are_the_module_level_defs():
     data = b"def a(x):\n    def inner():\n        pass\nasync def b():\n    pass\nclass C:\n    def m(self):\n        pass\n"
     assert top_level_functions(data) == {"a", "b"}
+    # a fallback defined where an optional import fails, a definition under a version test
+    data = (b"try:\n    from fused import op\nexcept ImportError:\n    def op(x):\n        return x\n"
+            b"if True:\n    class Gate:\n        def inner(self):\n            pass\n")
+    assert top_level_functions(data) == {"op"} and top_level_classes(data) == {"Gate"}
+    # bytes Python cannot parse: the defs at column 0
+    assert top_level_functions(b"def a(:\n    pass\ndef b():\n    pass\n    def c(): pass\n") == {"a", "b"}
 
 
 def test_the_search_covers_the_top_level_package(tmp_path):
@@ -48,6 +54,13 @@ def test_the_search_covers_the_top_level_package(tmp_path):
         (tmp_path / rel).write_text("")
     assert search_root(str(tmp_path / "pkg" / "sub" / "layers.py")) == str(tmp_path / "pkg")
     assert search_root(str(tmp_path / "loose.py")) == str(tmp_path)
+    # a namespace package (no __init__.py): importable from anywhere in its project
+    (tmp_path / "ns" / "sub").mkdir(parents=True)
+    (tmp_path / "ns" / "sub" / "layers.py").write_text("")
+    layers = str(tmp_path / "ns" / "sub" / "layers.py")
+    assert search_root(layers) == str(tmp_path / "ns" / "sub")
+    assert search_root(layers, project_root=str(tmp_path)) == str(tmp_path)
+    assert search_root(layers, project_root=str(tmp_path / "elsewhere")) == str(tmp_path / "ns" / "sub")
 
 
 def test_a_use_is_the_name_as_a_word():

@@ -227,6 +227,7 @@ def test_every_setting_is_part_of_the_key(tmp_path):
         "config_sites": (ConfigSite("m.Cfg", keywords=(("flag", True, True),)),),
         "assume_compiled": True,
         "built_elsewhere": frozenset({"Block"}),
+        "reached_elsewhere": frozenset({"Block"}),
     }
     fields = {f.name for f in dataclasses.fields(LintSettings)}
     assert set(changed) == fields - LintSettings.NOT_IN_KEY

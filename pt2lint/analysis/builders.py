@@ -21,10 +21,12 @@ analysed, as when the file is linted with nothing else.
 
 from __future__ import annotations
 
+import ast
 import os
 import re
 import stat
-from typing import Dict, FrozenSet, Iterable, List, Mapping, Optional, Sequence, Set, Tuple
+import warnings
+from typing import Callable, Dict, FrozenSet, Iterable, List, Mapping, Optional, Sequence, Set, Tuple
 
 from pt2lint.analysis.project import package_root
 from pt2lint.discovery import PYTHON_SUFFIXES, is_installed_code_dir, walk_tree
@@ -43,15 +45,23 @@ CALLERS_PER_FILE = 2
 MAX_SCANNED_BYTES = 10 * 1024 * 1024
 
 
-def search_root(path: str) -> str:
+def search_root(path: str, project_root: Optional[str] = None) -> str:
     """The directory searched for the users of the definitions of the file at ``path``.
 
     The top-level regular package holding the file (``pkg/`` for ``pkg/sub/layers.py``,
-    every ``__init__.py`` directory above it counted), else the file's own directory: the
-    code that can import the module by a relative or package name.
+    every ``__init__.py`` directory above it counted): the code that can import the module
+    by a relative or package name.  A file in a folder without ``__init__.py`` (a namespace
+    package, a flat folder of scripts) can be imported from anywhere in its project
+    (``from pkg.sub.layers import Block`` next to ``pkg/``): the project root holding it
+    (``project_root``: the nearest ``pyproject.toml``, ``setup.cfg`` or ``.git`` directory),
+    else the file's own directory.
     """
     folder = os.path.dirname(os.path.abspath(path))
     if not os.path.isfile(os.path.join(folder, "__init__.py")):
+        if project_root:
+            top = os.path.abspath(project_root)
+            if os.path.commonpath([top, folder]) == top:
+                return top
         return folder
     above = package_root(path)
     return os.path.join(above, os.path.relpath(folder, above).split(os.sep)[0])
@@ -110,22 +120,10 @@ def imported_modules(data: bytes, path: str) -> List[Tuple[str, FrozenSet[str]]]
     """``(absolute module, names imported from it)`` of the import statements in a file's bytes
     (relative ones resolved from the file's package; ``import a.b`` gives ``("a.b", {})``).
     Read from the text: an import inside a string is counted too, which only costs a parse."""
-    own = module_of(path) or ""
-    package = own.split(".") if os.path.basename(path) == "__init__.py" else own.split(".")[:-1]
     out: List[Tuple[str, FrozenSet[str]]] = []
-    for m in _FROM_IMPORT.finditer(data):
-        spec = m.group(1).decode("utf-8", "replace")
-        names = frozenset(re.findall(r"([A-Za-z_]\w*|\*)(?:\s+as\s+\w+)?", re.sub(r"#[^\n]*", "", m.group(2).decode("utf-8", "replace").strip("()"))))
-        names -= {"as"}
-        dots = len(spec) - len(spec.lstrip("."))
-        if dots:
-            base = package[: len(package) - (dots - 1)] if dots - 1 <= len(package) else None
-            if base is None:
-                continue
-            rest = spec[dots:]
-            spec = ".".join([*base, rest] if rest else base)
-        if spec:
-            out.append((spec, names))
+    for spec, body in _from_clauses(data, path):
+        names = frozenset(re.findall(r"([A-Za-z_]\w*|\*)(?:\s+as\s+\w+)?", body)) - {"as"}
+        out.append((spec, names))
     for m in _PLAIN_IMPORT.finditer(data):
         for item in m.group(1).decode("utf-8", "replace").split(","):
             item = item.strip().split(" as ")[0].strip()
@@ -134,12 +132,119 @@ def imported_modules(data: bytes, path: str) -> List[Tuple[str, FrozenSet[str]]]
     return out
 
 
+def renamed_imports(data: bytes, path: str) -> List[Tuple[str, str, str]]:
+    """``(absolute module, name, alias)`` of the ``from M import name as alias`` clauses in a
+    file's bytes (relative modules resolved as :func:`imported_modules` does)."""
+    out: List[Tuple[str, str, str]] = []
+    for module, body in _from_clauses(data, path):
+        pairs = re.findall(r"([A-Za-z_]\w*)\s+as\s+([A-Za-z_]\w*)", body)
+        out.extend((module, name, alias) for name, alias in pairs if name != alias)
+    return out
+
+
+def _from_clauses(data: bytes, path: str) -> Iterable[Tuple[str, str]]:
+    """``(absolute module, imported-names text without comments)`` of each ``from M import ...``
+    statement in a file's bytes whose module resolves (:func:`_absolute`)."""
+    for m in _FROM_IMPORT.finditer(data):
+        module = _absolute(m.group(1).decode("utf-8", "replace"), path)
+        if module:
+            yield module, re.sub(r"#[^\n]*", "", m.group(2).decode("utf-8", "replace").strip("()"))
+
+
+def _absolute(spec: str, path: str) -> Optional[str]:
+    """The absolute module a ``from`` clause's ``spec`` (``.layers``, ``..``, ``pkg.layers``) names
+    in the file at ``path``, or ``None`` when it climbs above the top-level package."""
+    dots = len(spec) - len(spec.lstrip("."))
+    if not dots:
+        return spec or None
+    own = module_of(path) or ""
+    package = own.split(".") if os.path.basename(path) == "__init__.py" else own.split(".")[:-1]
+    if dots - 1 > len(package):
+        return None
+    base = package[: len(package) - (dots - 1)]
+    rest = spec[dots:]
+    return ".".join([*base, rest] if rest else base) or None
+
+
+_AS_CLAUSE = re.compile(rb"[\w)][ \t]+as[ \t]+\w")
+
+
+def _mentioning(
+    root: str, skipped: Set[str], wanted: Mapping[str, FrozenSet[str]], read: Callable[[str], bytes],
+) -> Tuple[List[str], Dict[str, Dict[str, Tuple[str, str]]], Dict[str, List[Tuple[str, FrozenSet[str]]]]]:
+    """The files under ``root`` (outside ``skipped``) that hold a wanted name, or a name one is
+    re-exported under, as a word; the modules that re-export them; and what those files import.
+
+    A module that imports a wanted definition provides it to the files that import it from
+    there: ``from .layers import Block as TBlock`` in ``pkg/__init__.py`` makes ``TBlock``
+    the name of ``pkg.layers``'s ``Block`` in ``pkg``, and ``from .layers import Block`` in
+    ``pkg/api.py`` makes ``pkg.api`` a module ``Block`` can be imported from.  Chains of
+    re-exports count, up to three steps.
+
+    Args:
+        root: the directory searched (:func:`search_root`).
+        skipped: absolute paths not to read.
+        wanted: ``dotted module -> wanted names`` (:func:`_by_module`).
+        read: ``read(abs path) -> bytes`` of a file (``b""`` when it cannot be read).
+
+    Returns:
+        ``(paths in path order, {module: {name there: (defining module, name)}}, {path:
+        imported_modules})``: the second maps each module that provides a wanted definition,
+        the defining ones included, to the names it provides it under; the third is
+        :func:`imported_modules` of each path found.
+    """
+    provides: Dict[str, Dict[str, Tuple[str, str]]] = {m: {n: (m, n) for n in names} for m, names in wanted.items()}
+    pattern = _use_of({n for names in wanted.values() for n in names})
+    found: List[str] = []
+    missed: List[str] = []
+    imports: List[Tuple[str, List[Tuple[str, FrozenSet[str]]], List[Tuple[str, str, str]]]] = []
+    modules_of: Dict[str, List[Tuple[str, FrozenSet[str]]]] = {}
+
+    def take(path: str, data: bytes) -> None:
+        found.append(path)
+        modules_of[path] = imported_modules(data, path)
+        own = module_of(path)
+        if own is not None:
+            imports.append((own, modules_of[path], renamed_imports(data, path) if _AS_CLAUSE.search(data) else []))
+
+    for path in _python_files(root):
+        if path in skipped:
+            continue
+        data = read(path)
+        if data and pattern.search(data):
+            take(path, data)
+        elif data:
+            missed.append(path)
+    for _round in range(3):
+        new: Set[str] = set()
+        for own, modules, renamed in imports:
+            offered = [(module, name, name) for module, names in modules for name in names] + renamed
+            for module, name, spelled in offered:
+                origin = provides.get(module, {}).get(name)
+                if origin is None or own == origin[0] or spelled in provides.get(own, {}):
+                    continue
+                provides.setdefault(own, {})[spelled] = origin
+                new.add(spelled)
+        if not new:
+            break
+        fresh = _use_of(new)
+        still: List[str] = []
+        for path in missed:
+            data = read(path)
+            if data and fresh.search(data):
+                take(path, data)
+            else:
+                still.append(path)
+        missed = still
+    return sorted(found), provides, modules_of
+
+
 def imports_of(data: bytes, path: str, targets: Mapping[str, FrozenSet[str]]) -> int:
     """How surely the file at ``path`` (bytes ``data``) imports one of ``targets`` (``abs path ->
     wanted names``): 2 when an import names the module itself (``from .layers import``,
     ``import pkg.layers``, ``from pkg import layers``), 1 when it imports a wanted name (or
     ``*``) from a package above it (a re-export), 0 otherwise."""
-    return _import_strength(data, path, _by_module(targets))
+    return _import_strength(imported_modules(data, path), _by_module(targets))
 
 
 def _by_module(targets: Mapping[str, FrozenSet[str]]) -> Dict[str, FrozenSet[str]]:
@@ -152,10 +257,11 @@ def _by_module(targets: Mapping[str, FrozenSet[str]]) -> Dict[str, FrozenSet[str
     return out
 
 
-def _import_strength(data: bytes, path: str, wanted: Mapping[str, FrozenSet[str]]) -> int:
-    """:func:`imports_of` with the targets already named by module (:func:`_by_module`)."""
+def _import_strength(modules: Sequence[Tuple[str, FrozenSet[str]]], wanted: Mapping[str, FrozenSet[str]]) -> int:
+    """:func:`imports_of` of a file's :func:`imported_modules`, with the targets already named by
+    module (:func:`_by_module`)."""
     best = 0
-    for module, names in imported_modules(data, path):
+    for module, names in modules:
         for target, target_names in wanted.items():
             parent, _, last = target.rpartition(".")
             if module == target or module.startswith(target + ".") or (module == parent and last in names):
@@ -170,13 +276,51 @@ def _import_strength(data: bytes, path: str, wanted: Mapping[str, FrozenSet[str]
 
 
 def top_level_functions(data: bytes) -> FrozenSet[str]:
-    """Names of the ``def``/``async def`` statements at column 0 of a module's bytes."""
-    return frozenset(m.decode("utf-8", "replace") for m in re.findall(rb"(?m)^(?:async[ \t]+)?def[ \t]+(\w+)", data))
+    """Names of the functions a module's bytes define at module level (:func:`module_level_definitions`)."""
+    return module_level_definitions(data)[0]
 
 
 def top_level_classes(data: bytes) -> FrozenSet[str]:
-    """Names of the ``class`` statements at column 0 of a module's bytes."""
-    return frozenset(m.decode("utf-8", "replace") for m in re.findall(rb"(?m)^class[ \t]+(\w+)", data))
+    """Names of the classes a module's bytes define at module level (:func:`module_level_definitions`)."""
+    return module_level_definitions(data)[1]
+
+
+#: Statements whose bodies run at module level when they are at module level.
+_MODULE_LEVEL_BLOCKS = (ast.If, ast.Try, ast.With, ast.For, ast.While, ast.AsyncWith, ast.AsyncFor) + (
+    (ast.TryStar,) if hasattr(ast, "TryStar") else ()
+)
+
+
+def module_level_definitions(data: bytes) -> Tuple[FrozenSet[str], FrozenSet[str]]:
+    """``(functions, classes)``: the names a module's bytes bind with ``def``/``async def`` and
+    ``class`` at module level, also inside module-level ``if``/``try``/``with``/loop blocks
+    (``try: from fused import op`` ``except ImportError: def op(x): ...``), not in a class or
+    function.  Read with :mod:`ast` (the definitions only); bytes it cannot parse are read
+    line by line: the statements at column 0."""
+    try:
+        with warnings.catch_warnings():  # ``"\d"`` in the linted code is not ours to warn about
+            warnings.simplefilter("ignore")
+            tree = ast.parse(data)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return (
+            frozenset(m.decode("utf-8", "replace") for m in re.findall(rb"(?m)^(?:async[ \t]+)?def[ \t]+(\w+)", data)),
+            frozenset(m.decode("utf-8", "replace") for m in re.findall(rb"(?m)^class[ \t]+(\w+)", data)),
+        )
+    functions: Set[str] = set()
+    classes: Set[str] = set()
+    todo = list(tree.body)
+    while todo:
+        node = todo.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            functions.add(node.name)
+        elif isinstance(node, ast.ClassDef):
+            classes.add(node.name)
+        elif isinstance(node, _MODULE_LEVEL_BLOCKS):
+            for part in ("body", "orelse", "finalbody"):
+                todo.extend(getattr(node, part, ()))
+            for handler in getattr(node, "handlers", ()):
+                todo.extend(handler.body)
+    return frozenset(functions), frozenset(classes)
 
 
 def _use_of(names: Iterable[str]) -> "re.Pattern[bytes]":
@@ -193,6 +337,7 @@ def find_users(
     settings,
     skip: Iterable[str] = (),
     intermediates: Optional[Dict[str, Set[Tuple[str, str]]]] = None,
+    overlay: Optional[Mapping[str, str]] = None,
 ) -> Dict[str, Tuple[Set[Tuple[str, str]], Set[Tuple[str, str]]]]:
     """The project files, outside ``skip``, that build the wanted classes or call the wanted functions.
 
@@ -210,6 +355,7 @@ def find_users(
         intermediates: when given, receives ``abs path -> {(abs path, name)}`` for the files
             that use wanted functions but hold no compiled region (``ops.py`` calling
             ``utils.helper`` for ``model.py``): their own users are the ones to look for.
+        overlay: ``abs path -> text`` read instead of the disk (an editor's buffers).
 
     Returns:
         ``abs path of a user file -> (built, called)``, each a set of ``(abs path, name)``
@@ -225,30 +371,47 @@ def find_users(
 
     skipped = {os.path.abspath(p) for p in skip}
     limit = getattr(settings, "max_file_size", None) or MAX_SCANNED_BYTES
+    overlay = dict(overlay or {})
+
+    def read(path: str) -> bytes:
+        if path in overlay:
+            return overlay[path].encode("utf-8", "surrogateescape")
+        return _read_small(path, limit)
     by_root: Dict[str, Dict[str, Tuple[FrozenSet[str], FrozenSet[str]]]] = {}
     for path in sorted(set(classes) | set(functions)):
         c, f = frozenset(classes.get(path, ())), frozenset(functions.get(path, ()))
         if (c or f) and module_of(path) is not None:  # a file no import can name has no users
-            by_root.setdefault(search_root(path), {})[os.path.abspath(path)] = (c, f)
+            by_root.setdefault(search_root(path, getattr(settings, "project_root", None)), {})[os.path.abspath(path)] = (c, f)
     found: Dict[str, Tuple[Set[Tuple[str, str]], Set[Tuple[str, str]]]] = {}
     for root, targets in by_root.items():
         want_built = {(p, n) for p, (c, _f) in targets.items() for n in c}
         want_called = {(p, n) for p, (_c, f) in targets.items() for n in f}
         callers_left = {p: CALLERS_PER_FILE for p, (_c, f) in targets.items() if f}
-        call = _use_of({n for _p, n in want_built | want_called})
+        wanted_modules = _by_module({p: c | f for p, (c, f) in targets.items()})
+        files, provides, modules_of = _mentioning(root, skipped | set(targets), wanted_modules, read)
+        reexported = {m: frozenset(names) for m, names in provides.items() if m not in wanted_modules}
+        module_names = {p: module_of(p) for p in targets}
+
+        def strength(modules: Sequence[Tuple[str, FrozenSet[str]]]) -> int:
+            """:func:`_import_strength`, or 2 for a file importing a wanted name from a module that re-exports it."""
+            how = _import_strength(modules, wanted_modules)
+            if how < 2 and any(names & reexported.get(module, frozenset()) for module, names in modules):
+                return 2
+            return how
+
+        def spellings(keys: Iterable[Tuple[str, str]]) -> Set[str]:
+            """The names the wanted definitions ``keys`` (``(abs path, name)``) are used under: their own, and those they are re-exported under."""
+            origins = {(module_names[p], n) for p, n in keys}
+            return {n for _m, n in origins} | {s for names in provides.values() for s, origin in names.items() if origin in origins}
+
         # files that call one of the names and import a wanted module by name first, then
         # those that may import it through a re-exporting package
         direct: List[str] = []
         through: List[str] = []
         plain: List[str] = []  # importing files with no compiled region of their own
-        wanted_modules = _by_module({p: c | f for p, (c, f) in targets.items()})
-        for path in _python_files(root):
-            if path in skipped or path in targets:
-                continue
-            data = _read_small(path, limit)
-            if not data or call.search(data) is None:
-                continue
-            how = _import_strength(data, path, wanted_modules)
+        for path in files:
+            data = read(path)
+            how = strength(modules_of[path])
             if not may_contain_region(data.decode("utf-8", "replace")):
                 if intermediates is not None and how == 2:
                     plain.append(path)
@@ -259,14 +422,14 @@ def find_users(
                 through.append(path)
         parsed = 0
         for path in direct + through:
-            names = {n for _p, n in want_built} | {n for p, n in want_called if callers_left.get(p, 0) > 0}
+            names = spellings(want_built | {(p, n) for p, n in want_called if callers_left.get(p, 0) > 0})
             if not names or parsed >= MAX_CANDIDATES:
                 break
-            data = _read_small(path, limit)
+            data = read(path)
             if _use_of(names).search(data) is None:
                 continue  # uses only definitions whose users were found already
             parsed += 1
-            built, called = definitions_used_by(path, data, settings)
+            built, called = definitions_used_by(path, data, settings, overlay)
             # a module class that builds a wanted class uses it too (its analysis follows the
             # class's forward), whether or not that class needs a builder
             called = {(p, n) for p, n in (called | built) & want_called if callers_left.get(p, 0) > 0}
@@ -279,14 +442,14 @@ def find_users(
             for p in {p for p, _n in called}:
                 callers_left[p] -= 1
         for path in plain:
-            names = {n for p, n in want_called if callers_left.get(p, 0) > 0}
+            names = spellings((p, n) for p, n in want_called if callers_left.get(p, 0) > 0)
             if not names or parsed >= MAX_CANDIDATES:
                 break
-            data = _read_small(path, limit)
+            data = read(path)
             if _use_of(names).search(data) is None:
                 continue
             parsed += 1
-            _built, called = definitions_used_by(path, data, settings)
+            _built, called = definitions_used_by(path, data, settings, overlay)
             called = {(p, n) for p, n in called & want_called if callers_left.get(p, 0) > 0}
             if called:
                 intermediates[path] = called

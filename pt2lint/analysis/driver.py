@@ -146,6 +146,9 @@ class Analysis(NamedTuple):
         has_regions: the entry module has compiled regions of its own.
         submodules: ``(abs path, class name)`` of project classes that the analysed code
             builds as submodules of another class (their forward runs in that parent's context).
+        reached: ``(abs path, class name)`` of the module classes of other project files
+            whose own ``forward`` the analysis followed from a compiled region (with the
+            arguments and attributes this file's code gives them).
     """
 
     findings: List[Finding]
@@ -153,6 +156,21 @@ class Analysis(NamedTuple):
     dependencies: Tuple[Tuple[str, Optional[str]], ...]
     has_regions: bool
     submodules: Tuple[Tuple[str, str], ...] = ()
+    reached: Tuple[Tuple[str, str], ...] = ()
+
+
+def _reached_foreign_forwards(interp, project, index) -> Tuple[Tuple[str, str], ...]:
+    """``(abs path, class name)`` of the classes of other project files read by the analysis whose
+    own ``forward`` (not an inherited one) it ran."""
+    out = set()
+    classes = [c for other in project.loaded_indexes() if other is not index for c in getattr(other, "classes", {}).values()]
+    for cls in classes:
+        module = cls.module
+        path = getattr(module, "path", "") if module is not None else ""
+        fwd = cls.methods.get("forward")
+        if path and module is not index and path != index.path and fwd is not None and id(fwd) in interp.analysed:
+            out.add((path, cls.name))
+    return tuple(sorted(out))
 
 
 def _constructed_imported_classes(index, project) -> set:
@@ -227,8 +245,9 @@ def _called_imported_definitions(index, project, functions, references: bool = F
     return out
 
 
-def definitions_used_by(path: str, data: bytes, settings) -> Tuple[set, set]:
-    """What the file at ``path`` (with bytes ``data``) builds and calls from other project files.
+def definitions_used_by(path: str, data: bytes, settings, overlay=None) -> Tuple[set, set]:
+    """What the file at ``path`` (with bytes ``data``) builds and calls from other project files
+    (read from ``overlay``, ``abs path -> text``, where it holds them).
 
     Returns:
         ``(built, used)``: ``(abs path, class name)`` of the classes a ``nn.Module`` class of
@@ -238,7 +257,7 @@ def definitions_used_by(path: str, data: bytes, settings) -> Tuple[set, set]:
         cannot be decoded or parsed, or that may be nested too deeply to parse safely outside
         the engine's guard.
     """
-    parsed = _parse_for_uses(path, data, settings)
+    parsed = _parse_for_uses(path, data, settings, overlay)
     if parsed is None:
         return set(), set()
     project, index = parsed
@@ -262,7 +281,7 @@ def definitions_used_by(path: str, data: bytes, settings) -> Tuple[set, set]:
     return built, used
 
 
-def _parse_for_uses(path: str, data: bytes, settings):
+def _parse_for_uses(path: str, data: bytes, settings, overlay=None):
     """``(ProjectModel, ModuleIndex)`` of the file at ``path`` parsed (not analysed), or ``None``."""
     from pt2lint.engine import DecodeError, decode_source
     from pt2lint.nesting import looks_deeply_nested
@@ -276,7 +295,7 @@ def _parse_for_uses(path: str, data: bytes, settings):
         return None
     with ANALYSIS_LOCK:
         try:
-            _path, project, index = entry_in_project(module, source, path, settings, data=data)
+            _path, project, index = entry_in_project(module, source, path, settings, data=data, overlay=overlay)
         except RecursionError:
             return None
     return project, index
@@ -380,10 +399,11 @@ def analyse_project(
                 handler(index, report)
         built = {(c.module.path, c.name) for c in interp.instantiated if c.module is not None and c.module.path}
         submodules = tuple(sorted(built | _constructed_imported_classes(index, project)))
+        reached = _reached_foreign_forwards(interp, project, index) if regions else ()
     deps = tuple(sorted((p, h) for p, h in project.deps.items() if p != path))
     raw = dispatch.findings.items
     if not raw:
-        return Analysis([], {}, deps, has_regions, submodules)
+        return Analysis([], {}, deps, has_regions, submodules, reached)
     from pt2lint.discovery import display_path, project_relpath
 
     names: Dict[int, str] = {id(index): filename}
@@ -508,7 +528,7 @@ def analyse_project(
             f.node if start is not None else None,  # re-anchored: no node of this file to rewrite
             f.stmt if start is not None else None,
         ))
-    return Analysis(out, sources, deps, has_regions, submodules)
+    return Analysis(out, sources, deps, has_regions, submodules, reached)
 
 
 def _hidden_breaks(f) -> list:
