@@ -141,12 +141,82 @@ class Model(nn.Module):
         return self.layer(x)
 """
 
+NUMBER_BY_DEFAULT = """\
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+def class_histogram(labels, num_classes=None):
+    if num_classes is None:
+        return F.one_hot(labels.flatten()).sum(0)
+    return F.one_hot(labels.flatten(), num_classes).sum(0)
+
+
+class Model(nn.Module):
+    def __init__(self, num_classes=4):
+        super().__init__()
+        self.num_classes = num_classes
+
+    def forward(self, x):
+        return class_histogram((x > 0).long(), self.num_classes)
+"""
+
+NORM_PASSED_IN = """\
+import torch
+from torch import nn
+
+
+class Block(nn.Module):
+    def __init__(self, dim, norm=None):
+        super().__init__()
+        self.lin = nn.Linear(dim, dim)
+        self.norm = norm
+
+    def forward(self, x):
+        if self.norm is None:
+            x = x / x.sum().item()
+        else:
+            x = self.norm(x)
+        return self.lin(x)
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.block = Block(8, norm=nn.LayerNorm(8))
+
+    def forward(self, x):
+        return self.block(x)
+"""
+
 # (source, findings expected, lines Dynamo breaks at when ``Model()`` is compiled)
 CASES = {
     "rnn class chosen by a literal name": (RNN_BY_NAME, [(11, "PTC311")], [11]),
     "component built by the parent": (INJECTED_COMPONENT, [(12, "PTC104")], [12]),
     "flag left at its default everywhere": (FLAG_AT_ITS_DEFAULT, [], []),
+    # the annotation says a bool; the sites say which one
+    "annotated flag left at its default everywhere": (
+        FLAG_AT_ITS_DEFAULT.replace("verbose=False):", "verbose: bool = False):"), [], [],
+    ),
+    "annotated flag turned on at one site": (
+        FLAG_AT_ITS_DEFAULT.replace("verbose=False):", "verbose: bool = False):").replace("Block(8, verbose=False)", "Block(8, verbose=True)"),
+        [(13, "PTC301")], [13],
+    ),
     "flag turned on at one site": (FLAG_SET_AT_ONE_SITE, [(13, "PTC301")], [13]),
+    # every site passes a torch module: ``self.norm is None`` is False while tracing
+    "a torch module passed at every site": (NORM_PASSED_IN, [], []),
+    "no module passed at one site": (
+        NORM_PASSED_IN.replace("        self.block = Block(8, norm=nn.LayerNorm(8))\n",
+                               "        self.block = Block(8, norm=nn.LayerNorm(8))\n        self.plain = Block(8)\n")
+        .replace("return self.block(x)", "return self.plain(self.block(x))"),
+        [(13, "PTC101")], [13],
+    ),
+    # no site builds ``Model``: a number as the default says ``num_classes`` is not ``None``
+    "a parameter defaulting to a number, never built": (NUMBER_BY_DEFAULT, [], []),
+    "a parameter defaulting to None, never built": (
+        NUMBER_BY_DEFAULT.replace("num_classes=4):", "num_classes=None):"), [(8, "PTC202")], [8],
+    ),
     # ``torch.is_tensor(self.domain)`` with the attribute surely an int: False while tracing
     "type test on an attribute the sites make a number": (TYPE_TEST_ON_AN_ATTRIBUTE, [], []),
     "type test on an attribute the sites make a tensor": (

@@ -43,6 +43,10 @@ CASES = [
     ("x * int(np.ceil(x.shape[0] / 3) * np.sqrt(2.0))", False),
     ("x * int(np.ceil(x.shape[0] / 3) + x.sum())", True),
     ("x * int(np.ceil(x.shape[0] / 3) + np.prod(x.shape))", True),
+    # a folded result is a number to the next NumPy call (monai's convutils: np.floor(np.sqrt(40.0 * n)))
+    ("x * int(2 * (3 + np.floor(np.sqrt(40.0 * 3))))", False),
+    ("x * int(np.ceil(np.sqrt(x.shape[0] / 2)))", False),
+    ("x * int(np.floor(np.sqrt(x.sum().numpy())))", True),
 ]
 
 

@@ -247,32 +247,63 @@ def _branch_subject(test: cst.BaseExpression) -> Optional[Tuple[tuple, bool]]:
     return None
 
 
-def _built_by_other_classes(modules) -> set:
-    """The module classes whose constructor is called in a method of another class of the module.
+def _built_by_other_classes(modules, module: Optional[cst.Module] = None) -> set:
+    """The module classes whose constructor is called in a method of another class of the module,
+    or whose instance the module's code passes to another module class's constructor
+    (``Net(Head())``, ``Net(head=Head())``, ``Net([Block(), Block()])``, ``head = Head(...)``
+    then ``Net(task_heads=head)``: in a factory function or a ``__main__`` demo alike).
 
     Such a class is somebody's submodule even where the analysis found the constructing
     branch dead (``Bias(cfg) if cfg.use_bias else None`` with the config field's class
     default read as the value): the branch is taken for other configurations, so the
     class's ``forward`` is called from its parent's compiled code, never with tensors the
-    user chose.  A class built only by itself (recursion) or nowhere stays a root.
+    user chose.  An instance handed to a parent's constructor (dependency injection) is
+    called from that parent's ``forward`` the same way.  A class built only by itself
+    (recursion) or nowhere stays a root.
 
     Args:
         modules: the :class:`~pt2lint.analysis.index.ClassInfo` of the module's ``nn.Module`` classes.
+        module: the module's tree (for the instances passed to constructors), if known.
 
     Returns:
-        The subset of ``modules`` constructed by name (``Cls(...)``) in another class's methods.
+        The subset of ``modules`` so constructed.
     """
     by_name = {c.name: c for c in modules}
     out: set = set()
+
+    def built_in(node):
+        return by_name.get(node.func.value) if type(node) is cst.Call and type(node.func) is cst.Name else None
+
     for owner in modules:
         for fn in owner.methods.values():
             if fn.node is None:
                 continue
             for node in walk(fn.node):
-                if type(node) is cst.Call and type(node.func) is cst.Name:  # final classes: no ABC check per node
-                    cls = by_name.get(node.func.value)
-                    if cls is not None and cls is not owner:
-                        out.add(cls)
+                cls = built_in(node)  # final classes: no ABC check per node
+                if cls is not None and cls is not owner:
+                    out.add(cls)
+    if module is None:
+        return out
+    if len(by_name) < 2:
+        return out
+    calls = []
+    instances: Dict[str, set] = {}  # a name assigned a module class's instance anywhere in the module
+    for node in walk(module):
+        kind = type(node)
+        if kind is cst.Call:
+            if type(node.func) is cst.Name and node.func.value in by_name and node.args:
+                calls.append(node)
+        elif kind is cst.Assign and len(node.targets) == 1 and type(node.targets[0].target) is cst.Name:
+            cls = built_in(node.value)
+            if cls is not None:
+                instances.setdefault(node.targets[0].target.value, set()).add(cls)
+    for call in calls:
+        outer = built_in(call)
+        for arg in call.args:
+            values = [e.value for e in arg.value.elements] if isinstance(arg.value, (cst.List, cst.Tuple)) else [arg.value]
+            for v in values:
+                found = {built_in(v)} if built_in(v) is not None else instances.get(v.value, set()) if type(v) is cst.Name else set()
+                out |= {c for c in found if c is not outer}
     return out
 
 
@@ -841,9 +872,13 @@ class Interpreter:
         # A module class that no analysed code reached (built by a factory, stored
         # in a dict, passed as an argument, ...) is still compiled as somebody's
         # submodule: analyse it alone, with what its unseen callers pass unknown.
+        # A class whose forward the analysis of the file building it followed is not run
+        # again here with its arguments and constructor values unknown: that analysis
+        # reports what its code does in the parent's graph (engine.judge_submodules).
+        reached = getattr(self._base_settings, "reached_elsewhere", ())
         for cls in subs:
             fwd = cls.lookup_method("forward")
-            if fwd is not None and id(fwd) not in self.analysed:
+            if fwd is not None and id(fwd) not in self.analysed and cls.name not in reached:
                 self._run_module_entry(cls, unseen_callers=True)
         # Compiled functions last: one called from the compiled code above was
         # analysed there, with the kinds its callers pass.
@@ -920,7 +955,7 @@ class Interpreter:
         modules = self.entry.module_classes()
         for cls in modules:
             self.class_attrs(cls)
-        built = self.instantiated | _built_by_other_classes(modules)
+        built = self.instantiated | _built_by_other_classes(modules, self.entry.module)
         elsewhere = getattr(self._base_settings, "built_elsewhere", ())
         if elsewhere:  # built by a class of another linted file (pt2lint.engine.lint_paths)
             built |= {c for c in modules if c.name in elsewhere}
@@ -1523,7 +1558,10 @@ class Interpreter:
             if v is not None and v.kind is Kind.UNKNOWN and v.ref is None:
                 guess = self._param_value(p)
                 if guess.kind is Kind.TENSOR:
-                    bound[identifier(p.name.value)] = replace(guess, weak=True, alias_of=v.alias_of)
+                    guess = replace(guess, weak=True, alias_of=v.alias_of)
+                    if v.not_none:  # what the caller passes is surely not ``None``, whatever the default
+                        guess = replace(guess, maybe_none=False, not_none=True)
+                    bound[identifier(p.name.value)] = guess
         if params.star_kwarg is not None:
             names = {p.name.value for p in plist} | {p.name.value for p in params.kwonly_params}
             rest = {k: v for k, v in kwargs.items() if k not in names}
@@ -2618,6 +2656,12 @@ class Interpreter:
                 right = self._eval_narrowed(expr.right, mode[0] if isinstance(expr.operator, cst.And) else mode[1], test=construct)
             else:
                 right = self.eval_test(expr.right, construct)
+            # ``x and not torch.compiler.is_compiling()`` is falsy whatever ``x`` is: a guard that
+            # is constant while tracing decides the test (a value known only from a default,
+            # ``self.layerdrop > 0.0`` with a config's 0.0, does not: it joins as before)
+            decided = self.static_truth(expr.right) if not isinstance(expr.right, cst.BooleanOperation) else None
+            if decided is not None and decided == isinstance(expr.operator, cst.Or):
+                return const(decided)
             return join(left, right)
         if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Not):
             v = self.eval_test(expr.expression, construct)
@@ -3005,8 +3049,15 @@ class Interpreter:
                     env[name] = old
 
     def eval_BooleanOperation(self, node: cst.BooleanOperation) -> Value:
-        # Outside a test, only the left operand's truthiness is taken (to short-circuit).
+        # Outside a test, only the left operand's truthiness is taken (to short-circuit): a left
+        # operand decided while tracing (``... and not is_compiling()``) leaves the right one
+        # unevaluated, as it is in Python (``non_blocking = ... and not t.is_pinned()``).
         left = self.eval_test(node.left, "and" if isinstance(node.operator, cst.And) else "or")
+        known = _known_truth(left)
+        if known is None and not isinstance(node.left, cst.BooleanOperation):
+            known = self.static_truth(node.left)
+        if known is not None and known == isinstance(node.operator, cst.Or):
+            return left if _known_truth(left) is not None else const(known)
         right = self.eval(node.right)
         return join(left, right)
 
@@ -3497,6 +3548,11 @@ class Interpreter:
         """:meth:`class_attrs` of a class defined in another module: replayed from this process's
         summary when one matches, else collected in isolation and summarised."""
         key = foreign.store_key(cls, self.project, self.settings)
+        init = cls.methods.get("__init__")
+        decided = self.site_parameters(cls, init) if init is not None and init.node is not None else {}
+        if key is not None and decided:
+            # what the entry's construction sites pass decides attributes: part of the key
+            key = key + (tuple(sorted((name, _value_key(v)) for name, v in decided.items())),)
         if key is not None:
             hit = foreign.lookup(key, cls)
             if hit is not None and self._replay_summary(hit):
@@ -3510,7 +3566,7 @@ class Interpreter:
         self.project.lookup_log = rec.loads
         self._recording = rec
         try:
-            result = self._collect_class_attrs(cls)
+            result = self._collect_class_attrs(cls, decided)
         finally:
             self._recording = outer
             self.project.lookup_log = log
@@ -3607,8 +3663,9 @@ class Interpreter:
         self.instantiated.update(made)
         return True
 
-    def _collect_class_attrs(self, cls: ClassInfo) -> Dict[str, Value]:
-        """Interpret the class's attribute-setting methods (see :meth:`class_attrs`)."""
+    def _collect_class_attrs(self, cls: ClassInfo, sites: Optional[Dict[str, Value]] = None) -> Dict[str, Value]:
+        """Interpret the class's attribute-setting methods (see :meth:`class_attrs`); ``sites`` is
+        :meth:`site_parameters` of its ``__init__`` when the caller has it already."""
         if self._recording is not None:
             self._recording.touch(cls)
         cls.attrs_done = True
@@ -3639,9 +3696,12 @@ class Interpreter:
                 params = {p.name.value: self._attr_param_value(p) for p in list(fn.node.params.params)[1:]}
                 params.update((p.name.value, self._attr_param_value(p)) for p in fn.node.params.kwonly_params)
                 if name == "__init__":
-                    for pname, v in self.site_parameters(cls, fn).items():
-                        if params.get(pname) == UNKNOWN:
-                            params[pname] = v
+                    # what every construction site passes is what the model holds: more than an
+                    # annotation says (``causal: bool = False`` with ``Unit(causal=False)``)
+                    params.update(sites if sites is not None else self.site_parameters(cls, fn))
+                for p in list(fn.node.params.params)[1:] + list(fn.node.params.kwonly_params):
+                    if params.get(p.name.value) == UNKNOWN and p.annotation is None and _scalar_literal(p.default):
+                        params[p.name.value] = replace(UNKNOWN, not_none=True)
                 self._constructing += 1
                 try:
                     self.call_function(fn, self_value, params, {}, ())
@@ -3667,27 +3727,36 @@ class Interpreter:
         (``"LSTM"``, ``0.1``, ``False``, ``None``), an instance of a class of the module
         (``Decoder(STFT())``), such a class (``Block(norm=LayerNorm)``), or a tensor made by torch
         (``nn.Parameter(...)``, ``torch.ones(...)``); the values of several sites are joined (two
-        classes are "one of these").  Nothing is known for a class of another module (its module
-        is read one definition at a time), for a class the module never builds, or when a site
-        passes ``*args``/``**kwargs``: the parameters stay of unknown value.  Dynamo sees the
-        values the model was built with; the sites are how the project builds it.
+        classes are "one of these").  For a class of another project module the sites are the
+        entry's calls of the names it imports the class under, when no other code the analysis
+        read names the class (:meth:`_entry_sites_of_foreign_class`).  Nothing is known for a
+        class nothing builds so, or when a site passes ``*args``/``**kwargs``: the parameters
+        stay of unknown value.  Dynamo sees the values the model was built with; the sites are
+        how the project builds it.
 
         Args:
-            cls: a class of the entry module.
+            cls: a class of the entry module, or of another project module.
             init: its own ``__init__``.
 
         Returns:
             parameter name -> value, for the parameters every site decides; empty when none.
         """
         index = cls.module
-        if index is None or index is not self.entry or index.base is not None:
+        if index is None:
             return {}
-        text = index.full_source or index.source
-        if text and f"{cls.name}(" not in text:
-            return {}  # never called by its name: no walk of the module needed
-        found = callers.calls_named(index.module, cls.name)
-        if not found or index.classes.get(cls.name) is not cls:
-            return {}
+        if index is self.entry and index.base is None:
+            text = index.full_source or index.source
+            if text and f"{cls.name}(" not in text:
+                return {}  # never called by its name: no walk of the module needed
+            found = callers.calls_named(index.module, cls.name)
+            if not found or index.classes.get(cls.name) is not cls:
+                return {}
+            index_of_site = index
+        else:
+            found = self._entry_sites_of_foreign_class(cls)
+            if not found:
+                return {}
+            index_of_site = self.entry
         params = init.node.params
         defaults = {p.name.value: p.default for p in list(params.params) + list(params.kwonly_params)}
         joined: Dict[str, Value] = {}
@@ -3697,7 +3766,7 @@ class Interpreter:
             if enclosing is None:
                 continue  # a script or demo at module level: one way to build a public class, not the only one
             local = sites.bound_in(enclosing)
-            if cls.name in local:
+            if cls.name in local or dotted_name(call.func) in local:
                 continue  # a local of that name, not the class
             bound = sites.bind_call(call, params, skip_first=True)
             if bound is None:
@@ -3707,19 +3776,62 @@ class Interpreter:
                 if pname in unknown:
                     continue
                 if expr is None:
-                    expr, local_names = defaults.get(pname), frozenset()
+                    # an omitted argument: the default, an expression of the class's module
+                    expr, where, local_names = defaults.get(pname), index, frozenset()
                     if expr is None:
                         unknown.add(pname)  # a required parameter not passed: not a call that runs
                         continue
                 else:
-                    local_names = local
-                v = self._site_value(index, expr, local_names)
+                    where, local_names = index_of_site, local
+                v = self._site_value(where, expr, local_names)
                 if v is None:
                     unknown.add(pname)
                     joined.pop(pname, None)
                     continue
                 joined[pname] = join(joined[pname], v) if pname in joined else v
         return joined if counted else {}
+
+    def _entry_sites_of_foreign_class(self, cls: ClassInfo) -> List[Tuple[cst.Call, Optional[cst.FunctionDef]]]:
+        """The ``Cls(...)`` calls of the entry module that build ``cls``, a class of another project
+        module, under a name the entry imports it as; empty when other code the analysis has
+        read may build it too (so the entry's sites are not all the sites that matter).
+
+        The entry is parsed whole; other modules are read one definition at a time, and a
+        definition read so far (or a module read whole) that names the class, other than the
+        class itself, may build it with other arguments: then nothing is known.  The entry may
+        also build it in a way not read as a call of an imported name (``layers.Block(...)``).
+        """
+        entry = self.entry
+        project = self.project
+        if entry is None or project is None or entry.module is None or cls.node is None:
+            return []
+        text = entry.full_source or entry.source or ""
+        if not text or re.search(rf"\.\s*{re.escape(cls.name)}\s*\(", text):
+            return []
+        aliases = []
+        for local, qualified in entry.imports.names.items():
+            if f"{local}(" not in text:
+                continue
+            if project.resolve(entry, qualified) is cls:
+                aliases.append(local)
+        if not aliases:
+            return []
+        word = re.compile(rf"\b{re.escape(cls.name)}\b")
+        own = getattr(cls.module, "base", None) or cls.module
+        for other in project.loaded_indexes():
+            if other is entry or other is cls.module:
+                continue
+            if other is own and not getattr(other, "base", None) and other.module is not None:
+                # the defining file read whole: a function or method of it that builds the class
+                if any(enclosing is not None for _call, enclosing in callers.calls_named(other.module, cls.name)):
+                    return []
+                continue
+            if word.search(getattr(other, "source", "") or ""):
+                return []
+        found: List[Tuple[cst.Call, Optional[cst.FunctionDef]]] = []
+        for alias in aliases:
+            found.extend(callers.calls_named(entry.module, alias))
+        return found
 
     def _site_value(self, index: ModuleIndex, expr: cst.BaseExpression, local: frozenset) -> Optional[Value]:
         """The value of a construction site's argument when it is known without running code
@@ -3745,7 +3857,7 @@ class Interpreter:
             name = expr.func.value
             if name in local or any(a.star for a in expr.args):
                 return None
-            return Value(Kind.MODULE, ref=index.classes[name])
+            return Value(Kind.MODULE, ref=index.classes[name], not_none=True)
         if isinstance(expr, cst.Call):
             head = dotted_name(expr.func)
             if head is None or head.split(".", 1)[0] in local:
@@ -3753,6 +3865,13 @@ class Interpreter:
             q = index.imports.qualify(expr.func)
             if q in ("torch.nn.Parameter", "torch.nn.parameter.Parameter", "torch.nn.Buffer") or (q is not None and api.is_tensor_function(q)):
                 return TENSOR  # ``Layer(domain=nn.Parameter(torch.ones(())))``: a tensor, whatever its values
+            if q is not None and _is_nn_module_class(q) and not any(a.star for a in expr.args):
+                last = q.rsplit(".", 1)[-1]
+                if last in api.INPLACE_MODULE_POS and expr.args:
+                    return None  # ``nn.ReLU(True)``: whether it writes in place depends on the argument
+                if last in _NN_CONTAINERS:
+                    return None  # what it holds is not known without running code
+                return Value(Kind.MODULE, ref=q, not_none=True)  # ``Block(norm=nn.LayerNorm(dim))``: a torch module
         return None
 
     def class_level_values(self, cls: ClassInfo) -> Dict[str, Value]:
@@ -4801,8 +4920,8 @@ class Interpreter:
         return rebinding.straight_line_parameter(getattr(frame.func, "node", None), expr.value, frame.loop_depth)
 
     def _surely_not_none_here(self, expr: cst.BaseExpression, value: Value, right_node: cst.BaseExpression, right: Value) -> bool:
-        """``expr is None`` is False while tracing: ``expr`` is a name of this frame that surely
-        does not hold ``None`` (:func:`~pt2lint.analysis.kinds.surely_not_none`: a literal, a
+        """``expr is None`` is False while tracing: ``expr`` is a name of this frame (or an attribute
+        of ``self`` that the compiled region does not store to) that surely does not hold ``None`` (:func:`~pt2lint.analysis.kinds.surely_not_none`: a literal, a
         number read out of tensor data, an ``int``-annotated constructor argument, a name an
         ``is not None`` test narrowed, a join of such values) and no enclosing loop rebinds it, so
         its value here is the same on every iteration.  Dynamo specialises on ``None`` and traces
@@ -4810,6 +4929,13 @@ class Interpreter:
         if not (isinstance(right_node, cst.Name) and right_node.value == "None" and right.kind is Kind.NONE):
             return False
         frame = self.frame
+        if self._attribute_of_self(expr) and frame.self_value is not None:
+            # ``self.norm is None`` with every store to ``self.norm`` outside the compiled region
+            # surely not ``None`` (``Block(norm=nn.LayerNorm(d))`` at each construction site)
+            attr = expr.attr.value
+            if _self_slot(attr) in frame.env or (id(frame.self_value.ref), attr) in self._region_writes:
+                return False
+            return surely_not_none(value)
         if not isinstance(expr, cst.Name) or frame is None:
             return False
         name = identifier(expr.value)
@@ -5156,7 +5282,7 @@ class Interpreter:
             if fnv.kind is Kind.MODULE:
                 return self._call_module(fnv, list(args[1:]), {}, chain)
             return UNKNOWN
-        if qual.startswith("torch.nn.") and qual.rsplit(".", 1)[-1][:1].isupper():
+        if _is_nn_module_class(qual):
             return self._nn_module_value(qual, args, kwargs)
         if qual in ("torch.argmax", "torch.argmin", "torch.count_nonzero") and len(args) == 1 and not kwargs and args[0].kind is Kind.TENSOR:
             return Value(Kind.TENSOR, ref=INT_SCALAR_TENSOR)  # a 0-d int64 tensor
@@ -5248,7 +5374,7 @@ class Interpreter:
                 flag = args[pos]
             if flag is not None and flag.kind is Kind.CONST and flag.const is True:
                 return Value(Kind.MODULE, ref=qual, const="inplace")
-        if last in ("ModuleList", "Sequential", "ModuleDict", "ParameterList", "ParameterDict"):
+        if last in _NN_CONTAINERS:
             if last == "Sequential":
                 if len(args) == 1 and args[0].kind is Kind.CONTAINER:
                     return Value(Kind.MODULE, ref=qual, elt=args[0].element())
@@ -5412,6 +5538,43 @@ def _template_parts(template: cst.SimpleString, placeholder: str) -> List[Option
             parts.append(None)
         parts.append(piece)
     return parts
+
+
+#: ``torch.nn`` classes that hold other modules or parameters (what they hold is their value).
+_NN_CONTAINERS = frozenset({"ModuleList", "Sequential", "ModuleDict", "ParameterList", "ParameterDict"})
+
+
+def _is_nn_module_class(qual: str) -> bool:
+    """``qual`` names a class of ``torch.nn`` (``torch.nn.LayerNorm``): a capitalised last part."""
+    return qual.startswith("torch.nn.") and qual.rsplit(".", 1)[-1][:1].isupper()
+
+
+def _value_key(v: Value) -> tuple:
+    """A hashable, process-stable fingerprint of a construction-site value (:meth:`Interpreter._site_value`)."""
+    ref = v.ref
+    if isinstance(ref, ClassInfo):
+        ref = (getattr(ref.module, "path", ""), ref.name)
+    elif ref is not None and not isinstance(ref, str):
+        ref = repr(type(ref))
+    return (v.kind.value, repr(v.const), ref, v.maybe_none, v.not_none)
+
+
+def _scalar_literal(expr: Optional[cst.BaseExpression]) -> bool:
+    """``expr`` is a non-``None`` scalar literal (``4``, ``-0.1``, ``"gelu"``, ``True``).
+
+    An unannotated parameter with such a default (``def __init__(self, num_classes=3)``) that no
+    construction site decides is taken to hold a scalar of that type, surely not ``None``: its
+    value stays unknown (a ``bool`` default still leaves both sides of ``if self.flag:``), but
+    ``if num_classes is None:`` in a helper it is passed to is decided.  Passing ``None`` where
+    the signature defaults to a number is what a type checker would reject.
+    """
+    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, (cst.Minus, cst.Plus)):
+        expr = expr.expression
+    if isinstance(expr, (cst.Integer, cst.Float)):
+        return True
+    if isinstance(expr, cst.Name):
+        return expr.value in ("True", "False")
+    return _literal_string(expr) is not None
 
 
 def _literal_string(expr: cst.BaseExpression) -> Optional[str]:
@@ -5588,8 +5751,9 @@ def _numpy_float_scalar(qual: str, args, kwargs) -> Optional[Value]:
     does not break on torch 2.13, while ``np.prod(x.shape)`` (a tuple) or ``np.maximum(n, 2)``
     (an int result) does.
 
-    Every argument must be a number known to be a scalar: a float (see :func:`_is_python_float`)
-    or a constant int; a bare size may be a whole shape tuple, so it does not count. The
+    Every argument must be a number known to be a scalar: a float (see :func:`_is_python_float`),
+    a constant int, or such a folded result itself; a bare size may be a whole shape tuple, so
+    it does not count. The
     function must be in ``torch_api.NUMPY_FLOAT_OF_FLOAT``, and, when no argument is a float,
     in ``torch_api.NUMPY_FLOAT_OF_INT``. Keyword arguments (``dtype=``) are not modelled.
 
@@ -5607,6 +5771,8 @@ def _numpy_float_scalar(qual: str, args, kwargs) -> Optional[Value]:
     for a in args:
         if a.kind is Kind.UNKNOWN and a.py_float:
             guessed = True
+        elif a.kind is Kind.TENSOR and a.py_float:
+            guessed = guessed or a.weak  # a folded NumPy float scalar (``np.floor(np.sqrt(40.0 * n))``)
         elif not (_is_python_float(a) or _one_number(a)):
             return None
     if not (any(a.py_float or isinstance(a.const, float) for a in args) or name in api.NUMPY_FLOAT_OF_INT):
