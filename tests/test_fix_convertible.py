@@ -267,6 +267,7 @@ def test_a_computed_number_read_by_several_tests_binds_the_tensor():
     exec(compile(src, "a.py", "exec"), ns)
     ns2: dict = {}
     exec(compile(out, "b.py", "exec"), ns2)
+    torch.manual_seed(0)  # the weights decide which branches the scales below take
     m1 = ns["M"]()
     m2 = ns2["M"]()
     m2.load_state_dict(m1.state_dict())
