@@ -191,7 +191,27 @@ class Model(nn.Module):
 """
 
 # (source, findings expected, lines Dynamo breaks at when ``Model()`` is compiled)
+# the flag reaches ``Block`` through ``Stage``'s own parameter: ``Stage``'s sites decide it
+FLAG_FORWARDED = FLAG_AT_ITS_DEFAULT.replace(
+    "class Model(nn.Module):",
+    "class Stage(nn.Module):\n"
+    "    def __init__(self, dim, verbose=True):\n"
+    "        super().__init__()\n"
+    "        self.block = Block(dim, verbose=verbose)\n\n"
+    "    def forward(self, x):\n"
+    "        return self.block(x)\n\n\n"
+    "class Model(nn.Module):",
+).replace("        self.a = Block(8)\n        self.b = Block(8, verbose=False)\n", "        self.a = Stage(8, verbose=False)\n        self.b = nn.Identity()\n")
+
 CASES = {
+    "flag forwarded through another constructor": (FLAG_FORWARDED, [], []),
+    "flag forwarded, turned on at the outer site": (FLAG_FORWARDED.replace("Stage(8, verbose=False)", "Stage(8, verbose=True)"), [(13, "PTC301")], [13]),
+    "flag forwarded, left at the outer default": (FLAG_FORWARDED.replace("Stage(8, verbose=False)", "Stage(8)"), [(13, "PTC301")], [13]),
+    # rebound before it is passed on: not the value the sites give
+    "flag rebound before it is forwarded": (
+        FLAG_FORWARDED.replace("        self.block = Block(dim, verbose=verbose)", "        verbose = not verbose\n        self.block = Block(dim, verbose=verbose)"),
+        [(13, "PTC301")], [13],
+    ),
     "rnn class chosen by a literal name": (RNN_BY_NAME, [(11, "PTC311")], [11]),
     "component built by the parent": (INJECTED_COMPONENT, [(12, "PTC104")], [12]),
     "flag left at its default everywhere": (FLAG_AT_ITS_DEFAULT, [], []),
@@ -277,3 +297,33 @@ def test_dynamo_agrees(name):
     src, _, breaks = CASES[name]
     shape = "(2, 5, 4)" if "SingleRNN" in src else "(2, 8)"
     assert dynamo_break_lines(src, f'torch.compile(Model().eval(), backend="eager")(torch.randn{shape})') == breaks
+
+
+def test_a_cycle_of_forwarding_constructors_decides_nothing():
+    # each builds the other with its own flag (under a depth test): no site outside the cycle
+    # says what the flag is, so it stays unknown and the print is analysed
+    src = '''\
+from torch import nn
+
+
+class A(nn.Module):
+    def __init__(self, depth, verbose=False):
+        super().__init__()
+        self.verbose = verbose
+        self.inner = B(depth - 1, verbose=verbose) if depth else None
+
+    def forward(self, x):
+        if self.verbose:
+            print("a")
+        return x if self.inner is None else self.inner(x)
+
+
+class B(nn.Module):
+    def __init__(self, depth, verbose=False):
+        super().__init__()
+        self.inner = A(depth - 1, verbose=verbose) if depth else None
+
+    def forward(self, x):
+        return x if self.inner is None else self.inner(x)
+'''
+    assert found(src) == [(12, "PTC301")]

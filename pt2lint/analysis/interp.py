@@ -44,7 +44,7 @@ from pt2lint.analysis.events import (
     WriteEvent,
 )
 from pt2lint.analysis.imports import dotted_name
-from pt2lint.analysis.names import target_names
+from pt2lint.analysis.names import bound_names, target_names
 from pt2lint.analysis.walk import iter_children, walk
 from pt2lint.analysis.index import ClassInfo, FunctionInfo, ModuleIndex, decorator_name, identifier, lambda_function
 from pt2lint.analysis.project import load_outcome
@@ -849,6 +849,8 @@ class Interpreter:
         # id(dataclass) -> (its class-body values, the config sites, the values joined with the sites)
         self._site_values: Dict[int, tuple] = {}
         self._slice_bounds: list = []  # tensor-valued slice bounds of the subscript being evaluated
+        self._slice_parts: Optional[tuple] = None  # (lower, upper, step) of its lone slice: see :meth:`_eval_slices`
+        self._forwarding_sites: set = set()  # id() of the classes whose sites decide a forwarded argument now
         self.frames: List[Frame] = []  # the call stack of frames being analysed
         self.gb_events = 0  # graph breaks seen so far (recorded or not)
         self._last_break: Optional[Tuple[str, cst.CSTNode]] = None  # (code, node) of the last one reported
@@ -3237,19 +3239,32 @@ class Interpreter:
         return result or UNKNOWN
 
     def _eval_slices(self, node: cst.Subscript) -> Value:
+        """The value of ``node``'s index (a container of them for ``a[i, j]``; ``CONST`` for a
+        slice).  Sets ``_slice_bounds`` to the tensor bounds of its slices and ``_slice_parts`` to
+        ``(lower, upper, step)`` of a lone slice (``None`` where absent, the ``int`` where known,
+        ``_UNKNOWN_BOUND`` otherwise; ``None`` for no lone slice)."""
         vals = []
-        self._slice_bounds = []
+        bounds: list = []
+        parts: Optional[tuple] = None
         for el in node.slice:
             s = el.slice
             if isinstance(s, cst.Index):
                 vals.append(self.eval(s.value))
             else:
+                known: list = []
                 for part in (s.lower, s.upper, s.step):
-                    if part is not None:
-                        v = self.eval(part)
-                        if (v.kind is Kind.TENSOR and not v.weak) or v == RANDOM_DRAW:
-                            self._slice_bounds.append((part, v))
+                    if part is None:
+                        known.append(None)
+                        continue
+                    v = self.eval(part)
+                    if (v.kind is Kind.TENSOR and not v.weak) or v == RANDOM_DRAW:
+                        bounds.append((part, v))
+                    plain = v.kind is Kind.CONST and type(v.const) is int and not v.weak
+                    known.append(v.const if plain else _UNKNOWN_BOUND)
+                if len(node.slice) == 1:
+                    parts = tuple(known)
                 vals.append(CONST)
+        self._slice_bounds, self._slice_parts = bounds, parts
         if len(vals) == 1:
             return vals[0]
         return container(elts=vals)
@@ -3336,6 +3351,19 @@ class Interpreter:
                 # ``self.heads[i]`` with ``i`` a tensor: the container's ``__getitem__`` reads it as an
                 # int (measured on torch 2.13: GB0124, ``Tensor.item()`` inside ``container.py``)
                 self.emit("on_sequence_index", IndexEvent(node, base, index, index_node))
+            if listed and self._slice_parts is not None:
+                # ``self.layers[: self.depth]``: a slice of an ``nn.ModuleList``/``nn.Sequential``
+                # is a container of the same class holding those submodules (``__getitem__`` with a
+                # slice, torch/nn/modules/container.py); where the bounds or the elements are not
+                # known, the container stands for it (it holds every class the slice can)
+                lower, upper, step = self._slice_parts
+                if base.elts is not None and _UNKNOWN_BOUND not in (lower, upper, step) and step != 0:
+                    picked = tuple(base.elts[lower:upper:step])
+                    return replace(base, elts=picked, elt=_join_all(list(picked)) if picked else None)
+                return base
+            if listed and base.elts is not None and index.kind is Kind.CONST and type(index.const) is int and not index.weak:
+                if -len(base.elts) <= index.const < len(base.elts):
+                    return base.elts[index.const]  # ``self.blocks[0]``: the submodule at that position
             return base.element()
         masked = self._mask_of_unknown(node, base, index, index_node)
         if masked is not None:
@@ -3586,7 +3614,7 @@ class Interpreter:
         "memo", "memo_breaks", "signatures", "_seen_params", "_widenings", "budget", "globals", "_globals_busy", "instantiated", "built",
         "active", "_active_params", "_rewidened", "_reentering", "frames", "_lambdas", "_lambda_keep",
         "fill_guards", "_run_in_loop", "_via_candidates", "_call_node", "_slice_bounds", "_id_keys",
-        "_region_writes", "_init_builds",
+        "_region_writes", "_init_builds", "_slice_parts",
     )
 
     def _isolate(self) -> tuple:
@@ -3599,6 +3627,7 @@ class Interpreter:
         self._run_in_loop, self._via_candidates, self._call_node, self._slice_bounds, self._id_keys = False, None, None, [], {}
         self._region_writes = {}
         self._init_builds = []
+        self._slice_parts = None
         return saved
 
     def _restore_isolated(self, saved: tuple) -> None:
@@ -3784,6 +3813,8 @@ class Interpreter:
                 else:
                     where, local_names = index_of_site, local
                 v = self._site_value(where, expr, local_names)
+                if v is None and isinstance(expr, cst.Name) and expr.value in local:
+                    v = self._forwarded_site_value(index_of_site, enclosing, expr.value)
                 if v is None:
                     unknown.add(pname)
                     joined.pop(pname, None)
@@ -3832,6 +3863,29 @@ class Interpreter:
         for alias in aliases:
             found.extend(callers.calls_named(entry.module, alias))
         return found
+
+    def _forwarded_site_value(self, index: ModuleIndex, enclosing: cst.FunctionDef, name: str) -> Optional[Value]:
+        """The value of ``name``, a parameter of ``enclosing`` passed on unchanged, when
+        ``enclosing`` is the ``__init__`` of a class of ``index`` whose own construction sites
+        all decide it (``Block(causal=False)`` whose ``__init__`` builds ``Attn(causal=causal)``:
+        the attention is built with ``False``), else ``None``.  A parameter the body rebinds is
+        not passed on unchanged; a cycle of constructors decides nothing."""
+        if enclosing.name.value != "__init__":
+            return None
+        params = enclosing.params
+        if name not in {p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)}:
+            return None
+        body = enclosing.body.body if isinstance(enclosing.body, cst.IndentedBlock) else ()
+        if name in bound_names(list(body)):
+            return None  # ``causal = causal and not cfg.bidirectional`` before the call
+        owner = next((c for c in index.classes.values() if getattr(c.methods.get("__init__"), "node", None) is enclosing), None)
+        if owner is None or id(owner) in self._forwarding_sites:
+            return None
+        self._forwarding_sites.add(id(owner))
+        try:
+            return self.site_parameters(owner, owner.methods["__init__"]).get(name)
+        finally:
+            self._forwarding_sites.discard(id(owner))
 
     def _site_value(self, index: ModuleIndex, expr: cst.BaseExpression, local: frozenset) -> Optional[Value]:
         """The value of a construction site's argument when it is known without running code
@@ -4244,6 +4298,16 @@ class Interpreter:
                     self._region_writes[key] = forgotten
                     if _self_slot(key[1]) in frame.env:
                         frame.assign(_self_slot(key[1]), forgotten)
+            return
+        if (
+            method in _CONTAINER_MUTATORS and isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)
+            and frame.is_bound(func.value.value) and receiver is not None and receiver.kind is Kind.MODULE
+            and receiver.elts is not None
+        ):
+            # ``blocks = nn.ModuleList([A()]); blocks.append(B())``: the positions are no longer known
+            added = _added_by(method, args)
+            elt = _join_all([receiver.elt, *added] if receiver.elt is not None else added)
+            frame.assign(func.value.value, replace(receiver, elts=None, elt=elt))
             return
         if qual is not None and qual.startswith(("torch.", "builtins.", "math.", "numpy.")):
             return  # torch and the builtins do not grow a list they are given
@@ -5384,6 +5448,10 @@ class Interpreter:
                 elt = a.element() if a.kind is Kind.CONTAINER else None
                 if last.startswith("Parameter"):
                     elt = TENSOR
+                if last == "ModuleList" and _sized_list(a) and a.elts:
+                    # ``nn.ModuleList([Stem(), Block(), Block()])``: which submodule each position holds
+                    # (``self.blocks[1:]``, ``self.blocks[0]`` pick among them)
+                    return Value(Kind.MODULE, ref=qual, elts=tuple(a.elts), elt=_join_all(list(a.elts)))
                 return Value(Kind.MODULE, ref=qual, elt=elt)
             return Value(Kind.MODULE, ref=qual, elt=TENSOR if last.startswith("Parameter") else None)
         return Value(Kind.MODULE, ref=qual)
@@ -6469,6 +6537,9 @@ _CLASS_DESCRIPTOR = "class-attribute tensor method"
 
 #: ``const`` of a class-body value wrapped in ``staticmethod(...)``, stripped when it is looked up
 _STATIC = "builtins.staticmethod"
+
+#: a slice bound whose value is no known ``int`` (see :meth:`Interpreter._eval_slices`)
+_UNKNOWN_BOUND = "<unknown slice bound>"
 
 #: ``const`` of ``A.__dict__`` / ``vars(A)`` for a class ``A`` of the project (its ``ClassInfo`` is ``ref``)
 _CLASS_DICT = "class __dict__"
