@@ -46,7 +46,7 @@ CASES = [
     # a folded result is a number to the next NumPy call (monai's convutils: np.floor(np.sqrt(40.0 * n)))
     ("x * int(2 * (3 + np.floor(np.sqrt(40.0 * 3))))", False),
     ("x * int(np.ceil(np.sqrt(x.shape[0] / 2)))", False),
-    ("x * int(np.floor(np.sqrt(x.sum().numpy())))", True),
+    ("x * int(np.floor(np.sqrt(x.abs().sum().numpy())))", True),
 ]
 
 
