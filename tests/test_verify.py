@@ -185,6 +185,47 @@ class Net(nn.Module):
 """
 
 
+#: A file whose branch also counts its calls in a module global, and a hand-made ``cond`` rewrite
+#: that computes the same outputs but drops the count (``torch.cond`` branches cannot write it).
+COUNTED = """
+CALLS = [0]
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(4, 4)
+
+    def forward(self, x):
+        h = self.lin(x)
+        if h.sum() > 0:
+            CALLS[0] += 1
+            y = h * 2
+        else:
+            y = h - 1
+        return y
+"""
+
+COUNTED_FIXED = """
+CALLS = [0]
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(4, 4)
+
+    def forward(self, x):
+        h = self.lin(x)
+        def _true_fn(h):
+            return h * 2
+        def _false_fn(h):
+            return h - 1
+        y = torch.cond(h.sum() > 0, _true_fn, _false_fn, (h,))
+        return y
+"""
+
+
 def _validation_fixed(message: str, eager_message: str = "inputs must be non-negative") -> str:
     """A hand-made check-op fix of "validation" whose op raises ``message`` and whose eager `raise`
     says ``eager_message`` (the codemod writes the original message in both)."""
@@ -223,6 +264,9 @@ def measured(tmp_path_factory):
     wrong = base / "wrong.py"
     wrong.write_text(HEAD + CASES["correct"].lstrip("\n") + FACTORY)
     files["wrong"] = (wrong, wrong.read_text(), HEAD + WRONG_FIXED.lstrip("\n") + FACTORY)
+    counted = base / "counted.py"
+    counted.write_text(HEAD + COUNTED.lstrip("\n") + FACTORY)
+    files["counted"] = (counted, counted.read_text(), HEAD + COUNTED_FIXED.lstrip("\n") + FACTORY)
     for name, fixed in (
         ("op_message", _validation_fixed("inputs must be positive")),
         ("eager_message", _validation_fixed("inputs must be non-negative", "inputs must be positive")),
@@ -264,6 +308,41 @@ def test_a_wrong_rewrite_is_rejected_with_evidence(measured):
     assert v.status == vf.REJECTED, v
     # the evidence names the input, the tensor and the difference
     assert "input '" in v.reason and "output" in v.reason and "max abs diff" in v.reason, v.reason
+
+
+def test_a_rewrite_that_drops_a_global_write_is_rejected(measured):
+    # equal outputs and gradients, but the caller's module-level counter is no longer updated
+    v = _one(measured, "counted")
+    assert v.status == vf.REJECTED, v
+    assert "module global CALLS was written by the original call and not by the fixed" in v.reason, v.reason
+
+
+def test_global_state_differences_are_told():
+    pytest.importorskip("torch")
+    import types
+
+    import torch
+
+    def run(before, after):
+        r = vf._Run()
+        r.globals_before, r.globals_after = before, after
+        return r
+
+    same = {"N": 1, "T": torch.zeros(2)}
+    # both calls increment the counter from the same value: no difference
+    assert vf._compare_globals("x", run(same, {**same, "N": 2}), run(same, {**same, "N": 2})) == []
+    # one increments by two
+    assert vf._compare_globals("x", run(same, {**same, "N": 2}), run(same, {**same, "N": 3})) == ["x: module global N after the call: 2 in the original, 3 in the fixed"]
+    # a tensor written in place by the original only
+    assert vf._compare_globals("x", run(same, {**same, "T": torch.ones(2)}), run(same, same)) == ["x: module global T was written by the original call and not by the fixed"]
+    # the fixed module started elsewhere (building the model ran the original's code): both wrote it
+    assert vf._compare_globals("x", run(same, {**same, "N": 2}), run({**same, "N": 0}, {**same, "N": 1})) == []
+    # a global the fixed call creates
+    assert vf._compare_globals("x", run(same, same), run(same, {**same, "NEW": [1]})) == ["x: module global NEW was written by the fixed call and not by the original"]
+    # the snapshot keeps plain data, not functions, classes, modules or dunder names
+    mod = types.ModuleType("m")
+    mod.CACHE, mod.f, mod.torch, mod._pt2lint_check_x = {"a": 1}, (lambda: 0), torch, object()
+    assert vf.global_state_snapshot(mod) == {"CACHE": ("dict", 1, repr(sorted([repr(("a", 1))])))}
 
 
 def test_none_and_zero_gradients_are_told_apart(measured):

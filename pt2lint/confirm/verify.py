@@ -37,7 +37,9 @@ statements record which branch it took. For every input, outputs (every tensor
 leaf, ``torch.testing.assert_close`` with its dtype-based tolerances), the
 gradients of the parameters after ``backward`` of a fixed random projection of
 the outputs (``None`` and zeros reported distinctly), the buffers after the
-call (running statistics) and raised exceptions (type) must agree. Finally the
+call (running statistics), the input tensors (in-place writes), the modules'
+Python attributes, the file's module globals (a counter or registry a call
+updates; :func:`global_state_snapshot`) and raised exceptions (type) must agree. Finally the
 fixed module is compiled (:func:`pt2lint.confirm.dynamo.graph_breaks`): a graph
 break left on a line the fix wrote, or a compile error the original does not
 have, rejects the fix (a break elsewhere in the function, at a finding the fix
@@ -768,6 +770,8 @@ class _Run:
     buffers: Dict[str, Any] = field(default_factory=dict)
     inputs: List[Tuple[str, Any]] = field(default_factory=list)
     state: Dict[str, Any] = field(default_factory=dict)
+    globals_before: Dict[str, Any] = field(default_factory=dict)
+    globals_after: Dict[str, Any] = field(default_factory=dict)
     lines: Set[int] = field(default_factory=set)
     outcomes: Dict[int, Set[bool]] = field(default_factory=dict)
     raised_here: bool = False
@@ -797,11 +801,16 @@ def _projection(output: Any) -> Any:
     return total
 
 
-def _run_model(model: Any, args: tuple, kwargs: Dict[str, Any], tracer: _Tracer) -> _Run:
+def _run_model(model: Any, args: tuple, kwargs: Dict[str, Any], tracer: _Tracer, module: Any = None) -> _Run:
+    """Call ``model`` once (seeded), then ``backward`` of a fixed projection of its outputs; what
+    the caller can see afterwards is recorded, the globals of ``module`` (the file's module
+    object whose code the call runs) included."""
     from pt2lint.confirm.child import seed_all
 
     run = _Run()
     model.zero_grad(set_to_none=True)
+    if module is not None:
+        run.globals_before = global_state_snapshot(module)
     seed_all(1234)
     try:
         with tracer:
@@ -809,6 +818,8 @@ def _run_model(model: Any, args: tuple, kwargs: Dict[str, Any], tracer: _Tracer)
     except Exception as exc:
         run.error = exc
         run.raised_here = _raised_in(exc, tracer.path)
+    if module is not None:
+        run.globals_after = global_state_snapshot(module)
     run.lines, run.outcomes = tracer.lines, tracer.outcomes
     if run.error is None:
         loss = _projection(run.output)
@@ -842,23 +853,92 @@ def module_state_snapshot(model: Any) -> Dict[str, Any]:
     copy), a Python scalar (its value) or a list/tuple/dict/set (its length and, when every element
     is a Python scalar, its contents).  A counter, a cached tensor or an appended history that the
     fixed code updates differently from the original shows here."""
-    import torch
-
     out: Dict[str, Any] = {}
     for mod_name, mod in model.named_modules():
         for key, value in vars(mod).items():
             if key.startswith("_") or key == "training":
                 continue
-            where = f"{mod_name}.{key}" if mod_name else key
-            if isinstance(value, torch.Tensor):
-                out[where] = value.detach().clone()
-            elif isinstance(value, _STATE_SCALARS):
-                out[where] = value
-            elif isinstance(value, (list, tuple, dict, set, frozenset)):
-                items = list(value.items()) if isinstance(value, dict) else list(value)
-                flat = all(isinstance(i, _STATE_SCALARS) or (isinstance(i, tuple) and all(isinstance(j, _STATE_SCALARS) for j in i)) for i in items)
-                out[where] = (type(value).__name__, len(value), repr(sorted(map(repr, items))) if flat else None)
+            kept = _state_value(value)
+            if kept is not _UNKEPT:
+                out[f"{mod_name}.{key}" if mod_name else key] = kept
     return out
+
+
+_UNKEPT = object()
+
+
+def _state_value(value: Any) -> Any:
+    """What a state snapshot keeps of ``value``: a tensor's copy, a Python scalar itself, a
+    list/tuple/dict/set as ``(type name, length, contents when every element is a Python
+    scalar)``; ``_UNKEPT`` for anything else (modules, functions, classes, other objects)."""
+    import torch
+
+    if isinstance(value, torch.Tensor):
+        return value.detach().clone()
+    if isinstance(value, _STATE_SCALARS):
+        return value
+    if isinstance(value, (list, tuple, dict, set, frozenset)):
+        items = list(value.items()) if isinstance(value, dict) else list(value)
+        flat = all(isinstance(i, _STATE_SCALARS) or (isinstance(i, tuple) and all(isinstance(j, _STATE_SCALARS) for j in i)) for i in items)
+        return (type(value).__name__, len(value), repr(sorted(map(repr, items))) if flat else None)
+    return _UNKEPT
+
+
+def global_state_snapshot(module: Any) -> Dict[str, Any]:
+    """The globals of the file's ``module`` object as :func:`_state_value` keeps them (not the
+    dunder names, nor the check ops a fix generates).  A counter, a registry or a cache at module
+    level that a call updates shows here: a fix that drops such a write (``CALLS[0] += 1`` in a
+    branch a ``torch.cond`` rewrite left out) changes what the caller sees."""
+    out: Dict[str, Any] = {}
+    for key, value in list(vars(module).items()):
+        if (key.startswith("__") and key.endswith("__")) or key.startswith("_pt2lint"):
+            continue
+        kept = _state_value(value)
+        if kept is not _UNKEPT:
+            out[key] = kept
+    return out
+
+
+def _same_state(a: Any, b: Any) -> bool:
+    """Two :func:`_state_value` results are equal (tensors: same dtype, shape and values, NaN equal to NaN)."""
+    import torch
+
+    if isinstance(a, torch.Tensor) or isinstance(b, torch.Tensor):
+        return (
+            isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor) and a.shape == b.shape and a.dtype == b.dtype
+            and bool(torch.equal(a, b) or (a.is_floating_point() and torch.equal(a.nan_to_num(0.0), b.nan_to_num(0.0)) and torch.equal(a.isnan(), b.isnan())))
+        )
+    return a == b or (isinstance(a, float) and isinstance(b, float) and a != a and b != b)
+
+
+def _compare_globals(label: str, orig: "_Run", fixed: "_Run") -> List[str]:
+    """Differences in what a call did to the module globals: a global one call changed and the
+    other did not, or both changed from the same value to different ones.  (The fixed module is a
+    second copy of the file, so it may start from other values: building the model ran the
+    original's code only.)"""
+    out: List[str] = []
+    missing = object()
+    for key in sorted(set(orig.globals_after) | set(fixed.globals_after)):
+        ob, oa = orig.globals_before.get(key, missing), orig.globals_after.get(key, missing)
+        fb, fa = fixed.globals_before.get(key, missing), fixed.globals_after.get(key, missing)
+        o_changed = (ob is missing) != (oa is missing) or (ob is not missing and oa is not missing and not _same_state(ob, oa))
+        f_changed = (fb is missing) != (fa is missing) or (fb is not missing and fa is not missing and not _same_state(fb, fa))
+        if o_changed != f_changed:
+            who, other = ("the original", "the fixed") if o_changed else ("the fixed", "the original")
+            out.append(f"{label}: module global {key} was written by {who} call and not by {other}")
+        elif o_changed and ob is not missing and fb is not missing and _same_state(ob, fb) and (oa is missing) == (fa is missing) and oa is not missing and not _same_state(oa, fa):
+            out.append(f"{label}: module global {key} after the call: {_state_text(oa)} in the original, {_state_text(fa)} in the fixed")
+    return out
+
+
+def _state_text(value: Any) -> str:
+    import torch
+
+    if isinstance(value, torch.Tensor):
+        return f"a {str(value.dtype).replace('torch.', '')}{list(value.shape)} tensor"
+    if isinstance(value, tuple) and len(value) == 3 and isinstance(value[0], str):
+        return f"a {value[0]} of {value[1]}" + (f" {value[2]}" if value[2] is not None else "")
+    return repr(value)
 
 
 def _compare_inputs_and_state(label: str, orig: "_Run", fixed: "_Run") -> List[str]:
@@ -941,6 +1021,7 @@ def compare_runs(label: str, orig: _Run, fixed: _Run) -> List[str]:
         if why:
             out.append(why)
     out += _compare_inputs_and_state(label, orig, fixed)
+    out += _compare_globals(label, orig, fixed)
     _ = torch
     return out
 
@@ -1185,7 +1266,7 @@ def run_verify_job(job: VerifyJob, report: Callable[[str, Any], None] = lambda k
             if kind.startswith(PARAM_KIND) and not perturb_parameters(o_model, kind):
                 continue
             tried += 1
-            o_run = _run_model(o_model, *copy.deepcopy(made), _Tracer(job.path, all_tests))
+            o_run = _run_model(o_model, *copy.deepcopy(made), _Tracer(job.path, all_tests), original)
             if o_run.error is None and first_ok is None and not kind.startswith(PARAM_KIND):
                 first_ok, first_ok_run = made, o_run
             if o_run.error is not None and not kind.startswith(PARAM_KIND) and len(raising) < MAX_RAISING:
@@ -1203,7 +1284,7 @@ def run_verify_job(job: VerifyJob, report: Callable[[str, Any], None] = lambda k
                 f_model = copy.deepcopy(fixed_models[unit.qualname])
                 if kind.startswith(PARAM_KIND):
                     perturb_parameters(f_model, kind)
-                f_run = _run_model(f_model, *copy.deepcopy(made), _Tracer(f_path))
+                f_run = _run_model(f_model, *copy.deepcopy(made), _Tracer(f_path), fixed_mods[unit.qualname][0])
                 f_lo, f_hi = unit.fixed_span
                 f_reached = any(f_lo <= ln <= f_hi for ln in f_run.lines)
                 rec["executed"] = rec["executed"] or reached
