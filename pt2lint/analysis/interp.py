@@ -3409,6 +3409,12 @@ class Interpreter:
         q = self.qualname(node)
         if q is not None and not (isinstance(node.value, cst.Name) and self.frame.is_bound(node.value.value)):
             pv = self._project_qualified(node, q)
+            if pv is None and isinstance(node.value, (cst.Name, cst.Attribute)):
+                # ``Mode.FAST``, ``Utils.helper`` with the class imported from another project module:
+                # looked up on the class as for a class of this file
+                owner = self._project_qualified(node.value, q.rpartition(".")[0])
+                if owner is not None and owner.kind is Kind.CLASS and isinstance(owner.ref, ClassInfo):
+                    return self.attribute(owner, identifier(node.attr.value), node)
             return pv if pv is not None else _qualified_value(q)
         base = self.eval(node.value)
         value = self.attribute(base, identifier(node.attr.value), node)
@@ -3489,6 +3495,9 @@ class Interpreter:
             for c in base.ref.mro():
                 v = self.class_level_values(c).get(name)
                 if v is not None:
+                    if not name.startswith("_") and v.kind is not Kind.FUNCTION and _is_enum_class(c):
+                        # ``Mode.A``: the member, a constant Dynamo specialises on
+                        return const(_EnumMember((f"{getattr(c.module, 'path', '') or ''}:{c.name}", name)))
                     return _class_view(v)
             return UNKNOWN
         if k is Kind.CONTAINER and isinstance(base.ref, _Fields) and name in base.ref:
@@ -5681,6 +5690,36 @@ class _Fields(tuple):
     """The field names of a ``torch.return_types`` named tuple: the ``ref`` of its container value."""
 
 
+class _EnumMember(tuple):
+    """A member of an ``enum.Enum`` subclass of the project, as a constant's ``const``:
+    ``(owner, name)``, ``owner`` the class's file and name.  Members are singletons, so two of
+    them are the same object (``is``, ``==``) exactly when owner and name agree; Dynamo guards on
+    the member an attribute holds and folds such tests (``if self.mode is Mode.A:`` traces one
+    branch).  A member is compared with nothing else here (an ``IntEnum``/``StrEnum`` member
+    equals its value)."""
+
+
+#: the bases that make a class an enumeration (members are the names its body assigns)
+_ENUM_BASES = frozenset({"enum.Enum", "enum.IntEnum", "enum.Flag", "enum.IntFlag", "enum.StrEnum", "enum.ReprEnum"})
+
+
+def _is_enum_class(cls: ClassInfo) -> bool:
+    """``cls`` derives from ``enum.Enum`` (directly or through project classes)."""
+    seen: set = set()
+    todo = [cls]
+    while todo:
+        c = todo.pop()
+        if id(c) in seen:
+            continue
+        seen.add(id(c))
+        for b in c.bases:
+            if isinstance(b, ClassInfo):
+                todo.append(b)
+            elif isinstance(b, str) and b in _ENUM_BASES:
+                return True
+    return False
+
+
 @functools.lru_cache(maxsize=None)
 def _fields_of(op: str) -> Optional[_Fields]:
     fields = dynamo_facts.return_fields(op)
@@ -6151,7 +6190,7 @@ def _short_string_value(literal: str) -> Optional[str]:
     return body[1:-1]
 
 
-_FOLDABLE = (bool, int, float, str)
+_FOLDABLE = (bool, int, float, str, _EnumMember)
 # builtin types whose instances are Python constants to Dynamo (specialised, never in the graph)
 _PY_SCALAR_TYPES = frozenset({"int", "float", "bool", "str", "complex"})
 #: ``torch.nn`` container classes (the measured ``nn_modules`` facts list the others): no tensors
@@ -6198,17 +6237,29 @@ _NOT_TENSOR_KINDS = frozenset({Kind.CONST, Kind.NONE, Kind.SHAPE, Kind.DATA, Kin
 
 
 def _fold_comparison(left: Value, op, right: Value) -> Optional[bool]:
-    """``left op right`` when both are constants whose values are known (strings, numbers), else ``None``."""
+    """``left op right`` when both are constants whose values are known (strings, numbers, members
+    of a project enum: see :class:`_EnumMember`), else ``None``."""
     if left.kind is not Kind.CONST or left.maybe_none or not isinstance(left.const, _FOLDABLE):
         return None
+    member = isinstance(left.const, _EnumMember)
     if right.kind is Kind.CONTAINER and isinstance(op, (cst.In, cst.NotIn)) and right.elts is not None and right.keys is None:
         if not all(e.kind is Kind.CONST and not e.maybe_none and isinstance(e.const, _FOLDABLE) for e in right.elts):
             return None
+        if any(isinstance(e.const, _EnumMember) != member for e in right.elts):
+            return None  # a member among other values: an ``IntEnum`` member equals its number
         inside = any(left.const == e.const for e in right.elts)
         return inside if isinstance(op, cst.In) else not inside
     if right.kind is not Kind.CONST or right.maybe_none or not isinstance(right.const, _FOLDABLE):
         return None
     a, b = left.const, right.const
+    if member or isinstance(b, _EnumMember):
+        if not (member and isinstance(b, _EnumMember)):
+            return None
+        if isinstance(op, (cst.Equal, cst.Is)):
+            return a == b
+        if isinstance(op, (cst.NotEqual, cst.IsNot)):
+            return a != b
+        return None  # an order between members: a TypeError, or an ``IntEnum``'s numbers
     if isinstance(op, cst.Equal):
         return a == b
     if isinstance(op, cst.NotEqual):
