@@ -4740,6 +4740,13 @@ class Interpreter:
         finding reached through one names the candidates; the result is the join of
         theirs (instances of different classes stay "one of these").
         """
+        viable = tuple(c for c in callee_value.elts if not _cannot_take(c, node))
+        if viable and len(viable) < len(callee_value.elts):
+            # ``default(experts, lambda: Experts(dim))`` called with an argument: the lambda, which
+            # takes none, is not what the call runs (it would raise TypeError)
+            if len(viable) == 1:
+                return self._call_result(node, qual, method, receiver, viable[0], args, kwargs)[0]
+            callee_value = replace(callee_value, elts=viable)
         results = []
         saved = self._via_candidates
         names = objects.candidate_names(callee_value)
@@ -6234,6 +6241,29 @@ def _never_a_tensor_class(cls: ClassInfo) -> bool:
 
 # kinds of values that are never a torch.Tensor
 _NOT_TENSOR_KINDS = frozenset({Kind.CONST, Kind.NONE, Kind.SHAPE, Kind.DATA, Kind.CONTAINER, Kind.MODULE, Kind.FUNCTION, Kind.CLASS})
+
+
+def _cannot_take(callee: Value, call: cst.Call) -> bool:
+    """``callee`` is a plain function or lambda of the project (no method, whose first parameter a
+    call may bind) that ``call``'s arguments cannot bind: too many positional arguments, a keyword
+    it does not name, or a required parameter left out; calling it raises ``TypeError``.  False
+    when unsure (a ``*``/``**`` argument at the call, anything else)."""
+    fn = callee.ref
+    if callee.kind is not Kind.FUNCTION or not isinstance(fn, FunctionInfo) or fn.cls is not None or callee.elt is not None:
+        return False
+    params = getattr(fn.node, "params", None)
+    if not isinstance(params, cst.Parameters) or any(a.star for a in call.args):
+        return False
+    positional = list(params.posonly_params) + list(params.params)
+    given = sum(1 for a in call.args if a.keyword is None)
+    keywords = [a.keyword.value for a in call.args if a.keyword is not None]
+    if given > len(positional) and not isinstance(params.star_arg, cst.Param):
+        return True
+    named = {p.name.value for p in list(params.params) + list(params.kwonly_params)}
+    if params.star_kwarg is None and any(k not in named for k in keywords):
+        return True
+    filled = {p.name.value for p in positional[:given]} | set(keywords)
+    return any(p.default is None and p.name.value not in filled for p in positional + list(params.kwonly_params))
 
 
 def _fold_comparison(left: Value, op, right: Value) -> Optional[bool]:
