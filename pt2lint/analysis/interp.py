@@ -839,6 +839,7 @@ class Interpreter:
         self._region_writes: Dict[Tuple[int, str], Value] = {}
         self._via_candidates: Optional[str] = None  # the candidates of the "one of these" call being made
         self._hooks: Dict[int, List[Value]] = {}  # id(ClassInfo) -> forward hooks its __init__ registers
+        self._hook_protocol: Dict[int, Tuple[bool, bool]] = {}  # id(hook FunctionInfo) -> (pre-hook, with_kwargs)
         self._call_node: Optional[cst.Call] = None  # the module call being evaluated (for write events)
         # > 0 while the methods that build ``self`` state (``__init__``) are interpreted: code that
         # runs before (outside) any compiled region
@@ -946,7 +947,7 @@ class Interpreter:
             if fn.cls is not None and bound is None:
                 continue
             self._use_region(f"{cls.name}.{fn.name}")
-            self.call_function(fn, bound, self._entry_params(fn), {}, chain=(), entry_symbol=f"{cls.name}.{fn.name}")
+            self.call_function(fn, bound, self._hook_params(fn, bound is not None), {}, chain=(), entry_symbol=f"{cls.name}.{fn.name}")
 
     def _root_module_classes(self):
         """Split module classes into roots (nobody builds them) and submodules (built in some ``__init__``).
@@ -982,6 +983,30 @@ class Interpreter:
         if params.star_kwarg is not None:
             out[params.star_kwarg.name.value] = Value(Kind.CONTAINER, elt=UNKNOWN)
         return out
+
+    def _hook_params(self, fn: FunctionInfo, bound: bool) -> Dict[str, Value]:
+        """Kinds of a forward hook's parameters as ``nn.Module.__call__`` passes them
+        (torch/nn/modules/module.py, ``_call_impl``): the module, the tuple of positional inputs
+        (each the caller's tensor: ``args[0].sub_(1)`` writes the forward input), the dict of
+        keyword inputs for a hook registered ``with_kwargs=True`` (a dict, not a tensor: storing
+        a key into it writes no tensor), and, for a forward hook, the module's output."""
+        params = self._entry_params(fn)
+        pre, with_kwargs = self._hook_protocol.get(id(fn), (False, False))
+        plist = list(fn.node.params.posonly_params) + list(fn.node.params.params)
+        if bound or (fn.cls is not None and fn.kind == "method"):
+            plist = plist[1:]
+        roles = ["module", "args"] + (["kwargs"] if with_kwargs else []) + ([] if pre else ["output"])
+        for p, role in zip(plist, roles):
+            name = identifier(p.name.value)
+            if p.annotation is not None or name not in params:
+                continue
+            if role == "module":
+                params[name] = Value(Kind.MODULE, not_none=True)
+            elif role == "args":
+                params[name] = container(elt=Value(Kind.TENSOR, weak=True, alias_of=p.name.value))
+            elif role == "kwargs":
+                params[name] = Value(Kind.CONTAINER, elt=UNKNOWN)
+        return params
 
     def _unseen_caller_params(self, fn: FunctionInfo, params: Dict[str, Value]) -> Dict[str, Value]:
         """Entry kinds of a submodule's ``forward`` that no analysed caller reached.
@@ -4338,7 +4363,7 @@ class Interpreter:
         if self.silent == 0 and self.frame is not None:
             self.emit("on_hook_handle", HookHandleEvent(node, use))
 
-    def _record_hook(self, hook: Value) -> None:
+    def _record_hook(self, hook: Value, pre: bool = False, with_kwargs: bool = False) -> None:
         """Remember a function the class being built registers with ``register_forward_hook`` or
         ``register_forward_pre_hook`` (on ``self`` or a submodule): a bound method (``self._hook``),
         a nested ``def``, or one a factory method returns (``self._make_hook(name)``).
@@ -4358,6 +4383,7 @@ class Interpreter:
         hooks = self._hooks.setdefault(id(owner.ref), [])
         if all(h.ref is not hook.ref for h in hooks):
             hooks.append(hook)
+            self._hook_protocol[id(hook.ref)] = (pre, with_kwargs)
 
     def _map_function(self, node: cst.Call, qual: str, args: List[Value], result: Value) -> Value:
         """``map(f, xs)`` / ``filter(f, xs)`` with ``f`` a function, lambda or module of the project:
@@ -4615,7 +4641,11 @@ class Interpreter:
         """While collecting ``self`` attributes: ``register_buffer``/``register_parameter``/``add_module``,
         ``self.layers.append(Block())`` (a ModuleList filled in a loop), and forward hooks."""
         if method in ("register_forward_hook", "register_forward_pre_hook") and args:
-            self._record_hook(args[0])
+            with_kwargs = any(
+                a.keyword is not None and a.keyword.value == "with_kwargs" and isinstance(a.value, cst.Name) and a.value.value == "True"
+                for a in node.args
+            )
+            self._record_hook(args[0], method == "register_forward_pre_hook", with_kwargs)
         if receiver.kind is Kind.SELF and isinstance(receiver.ref, ClassInfo) and len(args) >= 2:
             first = node.args[0].value
             if isinstance(first, cst.SimpleString) and method in ("register_buffer", "register_parameter", "add_module"):
