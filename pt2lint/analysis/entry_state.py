@@ -129,9 +129,10 @@ class Verdict:
 
 
 class _Analysis:
-    def __init__(self, attr: str, cls) -> None:
+    def __init__(self, attr: str, cls, written_by: Optional[str] = None) -> None:
         self.attr = attr
         self.cls = cls
+        self.written_by = written_by  # a submodule attribute whose calls write it ("*": any submodule)
         self.v = Verdict()
         self.returns: Optional[List[_St]] = None
         self.loops: List[Tuple[List[_St], List[_St]]] = []
@@ -423,6 +424,10 @@ class _Analysis:
             method = self._method(name)
             if method is not None:
                 return self._inline(method, st)
+            if self.written_by in ("*", name):
+                # a hook of the submodule writes the attribute in place while it runs
+                self._read(st)
+                return _St(frozenset({OTHER}), st.escaped)
             return st  # a submodule or a callable attribute: another object
         if isinstance(fn, cst.Attribute) and _is_super(fn.value):
             owner = self.owner[-1] if self.owner else None
@@ -442,12 +447,14 @@ def _torch_function(fn) -> bool:
     return isinstance(fn, cst.Name) and fn.value == "torch"
 
 
-def analyse(fn_info, attr: str, cls) -> Verdict:
+def analyse(fn_info, attr: str, cls, written_by: Optional[str] = None) -> Verdict:
     """Follow ``fn_info`` (a method of ``cls``, the class of the object it runs on) for the
     attribute ``self.<attr>``: whether a path reads the value the call found, and the states
     the paths out of the method leave it in.  The facts it encodes are the torch 2.13
-    measurements in this module's docstring (rules/PTC501-module-state-mutation.toml)."""
-    a = _Analysis(attr, cls)
+    measurements in this module's docstring (rules/PTC501-module-state-mutation.toml).
+    ``written_by``: the ``self`` attribute of a submodule each call of which (``self.enc(x)``)
+    changes the attribute in place (a hook registered on it writes it); ``"*"`` for any submodule."""
+    a = _Analysis(attr, cls, written_by)
     a.function(fn_info, _St(frozenset({ENTRY})), root=True)
     return a.v
 
@@ -489,3 +496,17 @@ def state_stable(memo: Dict, fn_info, cls, attr: str, node) -> bool:
         memo[key] = hit
     verdict, init = hit[2], hit[3]
     return id(node) in verdict.seen and verdict.stable(init)
+
+
+def state_stable_through_submodules(memo: Dict, fn_info, cls, attr: str, written_by: str = "*") -> bool:
+    """Whether ``fn_info`` (a ``forward``) leaves ``self.<attr>`` in the state every call finds it
+    in when the attribute is written by a hook of the submodule ``self.<written_by>`` (``"*"``: of
+    any submodule), that is in place at each call of it (``self.captured[name] = out`` in a forward hook of ``self.enc``, with
+    ``self.captured.clear()`` before ``forward`` returns: no recompile, measured on torch 2.13);
+    ``memo`` caches one verdict per (method, class, attribute)."""
+    key = (id(fn_info), id(cls), attr, "written by", written_by)
+    hit = memo.get(key)
+    if hit is None:
+        hit = (fn_info, cls, analyse(fn_info, attr, cls, written_by=written_by), init_token(cls, attr))
+        memo[key] = hit
+    return hit[2].stable(hit[3])

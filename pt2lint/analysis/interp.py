@@ -839,7 +839,12 @@ class Interpreter:
         self._region_writes: Dict[Tuple[int, str], Value] = {}
         self._via_candidates: Optional[str] = None  # the candidates of the "one of these" call being made
         self._hooks: Dict[int, List[Value]] = {}  # id(ClassInfo) -> forward hooks its __init__ registers
-        self._hook_protocol: Dict[int, Tuple[bool, bool]] = {}  # id(hook FunctionInfo) -> (pre-hook, with_kwargs)
+        # id(hook FunctionInfo) -> (pre-hook, with_kwargs, the ``self`` attribute holding the submodule it
+        # is registered on: None for the module itself, "*" for a submodule reached another way)
+        self._hook_protocol: Dict[int, Tuple[bool, bool, Optional[str]]] = {}
+        # ``(forward, submodule attribute)`` of the submodule hook being analysed: it runs inside
+        # forward's calls of that submodule (see rules.recompile.same_state_every_call)
+        self.hook_host: Optional[Tuple[FunctionInfo, str]] = None
         self._call_node: Optional[cst.Call] = None  # the module call being evaluated (for write events)
         # > 0 while the methods that build ``self`` state (``__init__``) are interpreted: code that
         # runs before (outside) any compiled region
@@ -947,7 +952,13 @@ class Interpreter:
             if fn.cls is not None and bound is None:
                 continue
             self._use_region(f"{cls.name}.{fn.name}")
-            self.call_function(fn, bound, self._hook_params(fn, bound is not None), {}, chain=(), entry_symbol=f"{cls.name}.{fn.name}")
+            # a hook of a submodule runs inside ``forward``'s call of that submodule
+            where = self._hook_protocol.get(id(fn), (False, False, None))[2]
+            self.hook_host = (fwd, where) if where is not None else None
+            try:
+                self.call_function(fn, bound, self._hook_params(fn, bound is not None), {}, chain=(), entry_symbol=f"{cls.name}.{fn.name}")
+            finally:
+                self.hook_host = None
 
     def _root_module_classes(self):
         """Split module classes into roots (nobody builds them) and submodules (built in some ``__init__``).
@@ -991,7 +1002,7 @@ class Interpreter:
         keyword inputs for a hook registered ``with_kwargs=True`` (a dict, not a tensor: storing
         a key into it writes no tensor), and, for a forward hook, the module's output."""
         params = self._entry_params(fn)
-        pre, with_kwargs = self._hook_protocol.get(id(fn), (False, False))
+        pre, with_kwargs, _where = self._hook_protocol.get(id(fn), (False, False, None))
         plist = list(fn.node.params.posonly_params) + list(fn.node.params.params)
         if bound or (fn.cls is not None and fn.kind == "method"):
             plist = plist[1:]
@@ -4363,7 +4374,7 @@ class Interpreter:
         if self.silent == 0 and self.frame is not None:
             self.emit("on_hook_handle", HookHandleEvent(node, use))
 
-    def _record_hook(self, hook: Value, pre: bool = False, with_kwargs: bool = False) -> None:
+    def _record_hook(self, hook: Value, pre: bool = False, with_kwargs: bool = False, where: Optional[str] = None) -> None:
         """Remember a function the class being built registers with ``register_forward_hook`` or
         ``register_forward_pre_hook`` (on ``self`` or a submodule): a bound method (``self._hook``),
         a nested ``def``, or one a factory method returns (``self._make_hook(name)``).
@@ -4383,7 +4394,7 @@ class Interpreter:
         hooks = self._hooks.setdefault(id(owner.ref), [])
         if all(h.ref is not hook.ref for h in hooks):
             hooks.append(hook)
-            self._hook_protocol[id(hook.ref)] = (pre, with_kwargs)
+            self._hook_protocol[id(hook.ref)] = (pre, with_kwargs, where)
 
     def _map_function(self, node: cst.Call, qual: str, args: List[Value], result: Value) -> Value:
         """``map(f, xs)`` / ``filter(f, xs)`` with ``f`` a function, lambda or module of the project:
@@ -4645,7 +4656,14 @@ class Interpreter:
                 a.keyword is not None and a.keyword.value == "with_kwargs" and isinstance(a.value, cst.Name) and a.value.value == "True"
                 for a in node.args
             )
-            self._record_hook(args[0], method == "register_forward_pre_hook", with_kwargs)
+            func = node.func
+            if receiver.kind is Kind.SELF:
+                where = None  # on the module itself: it runs after forward, in __call__
+            elif isinstance(func, cst.Attribute) and isinstance(func.value, cst.Attribute) and self._is_self_attr(func.value):
+                where = func.value.attr.value  # ``self.enc.register_forward_hook(...)``
+            else:
+                where = "*"  # a submodule reached another way
+            self._record_hook(args[0], method == "register_forward_pre_hook", with_kwargs, where)
         if receiver.kind is Kind.SELF and isinstance(receiver.ref, ClassInfo) and len(args) >= 2:
             first = node.args[0].value
             if isinstance(first, cst.SimpleString) and method in ("register_buffer", "register_parameter", "add_module"):

@@ -272,7 +272,7 @@ def same_state_every_call(interp, memo: dict, attr: str, node) -> bool:
     state: it assigns the attribute before reading it, or leaves it as ``__init__`` set it on
     every way out (``self.hidden.clear()`` at the end), so a guard on it never fails (measured on
     torch 2.13, see :mod:`pt2lint.analysis.entry_state`).  ``memo`` is the calling rule's cache."""
-    from pt2lint.analysis.entry_state import state_stable
+    from pt2lint.analysis.entry_state import state_stable, state_stable_through_submodules
     from pt2lint.analysis.index import ClassInfo
 
     cur = interp.frame
@@ -283,7 +283,28 @@ def same_state_every_call(interp, memo: dict, attr: str, node) -> bool:
         (f for f in interp.frames if f.self_value is not None and f.self_value.kind is Kind.SELF and f.self_value.ref is sv.ref),
         cur,
     )
+    hooked = _hook_of_submodule(interp, sv.ref)
+    if hooked is not None:
+        # a write in a hook of a submodule: it happens while ``forward`` runs, inside its calls of
+        # that submodule (``self.captured[k] = out``, cleared by forward before it returns)
+        return state_stable_through_submodules(memo, hooked[0], sv.ref, attr, hooked[1])
     return state_stable(memo, outer.func, sv.ref, attr, node)
+
+
+def _hook_of_submodule(interp, cls):
+    """``(forward, submodule attribute or "*")`` when the code running is a hook that ``cls``
+    registers on one of its submodules (called from ``forward``, directly or as the analysis
+    follows the submodule's call), else ``None``."""
+    for f in reversed(interp.frames):
+        fn = f.func
+        where = interp._hook_protocol.get(id(fn), (False, False, None))[2] if fn is not None else None
+        if where is None:
+            continue
+        fwd = cls.lookup_method("forward") if hasattr(cls, "lookup_method") else None
+        if fwd is None or getattr(fn, "cls", None) is None or fn.cls not in cls.mro():
+            return None
+        return fwd, where
+    return None
 
 
 class GrowingContainerLen(Rule):
