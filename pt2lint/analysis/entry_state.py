@@ -93,8 +93,9 @@ def literal_token(node: Optional[cst.BaseExpression]) -> Optional[str]:
     if isinstance(node, cst.Call):
         fn = node.func
         name = fn.value if isinstance(fn, cst.Name) else fn.attr.value if isinstance(fn, cst.Attribute) else None
-        if name in _EMPTY_FACTORIES and (not node.args or (name == "defaultdict" and len(node.args) == 1)):
-            return f"empty:{name}"
+        maxlen_only = name == "deque" and all(a.keyword is not None and a.keyword.value == "maxlen" for a in node.args)
+        if name in _EMPTY_FACTORIES and (not node.args or maxlen_only or (name == "defaultdict" and len(node.args) == 1)):
+            return f"empty:{name}"  # (``deque(maxlen=4)``: an empty deque)
     return None
 
 

@@ -5358,6 +5358,11 @@ class Interpreter:
             return RANDOM_DRAW
         if qual.startswith("builtins."):
             return self._builtin_result(qual[9:], args, kwargs, chain)
+        if qual == "collections.OrderedDict":
+            return self._builtin_result("dict", args, kwargs, chain)
+        if qual == "collections.deque":
+            # a list-like container of unknown length (``maxlen`` drops the oldest entries)
+            return container(elt=args[0].element() if args and args[0].kind is Kind.CONTAINER else UNKNOWN)
         if qual in _ENVIRONMENT_READS:
             # Dynamo reads the process environment while tracing and guards on nothing: the
             # value is a constant of the run.  A switch such as ``os.environ.get("PROFILE", "0")``
