@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import textwrap
 
+import pytest
+
 from pt2lint.engine import lint_source
 from pt2lint.settings import LintSettings, resolve_selection
 
@@ -403,3 +405,38 @@ def test_a_container_that_may_escape_or_meet_code_not_followed_is_still_flagged(
                 return x
         """
     ) == [(12, "PTC501"), (14, "PTC501"), (16, "PTC501")]
+
+
+LAZY_COUNTER = """
+    import torch
+    from torch import nn
+    class M(nn.Module):
+        def forward(self, x):
+            self.calls = getattr(self, "{read}", 0) + 1
+            return x * 2
+    """
+
+
+def test_a_counter_read_through_getattr_with_a_default_is_flagged():
+    # ``getattr(self, "calls", 0)`` reads the attribute the statement then stores: a counter
+    # created lazily, which Dynamo guards on by value (one recompile per call, measured below);
+    # the near miss reads another attribute, and every call stores the same value
+    assert found(LAZY_COUNTER.format(read="calls")) == [(5, "PTC501")]
+    assert found(LAZY_COUNTER.format(read="other")) == []
+
+
+def test_a_lazy_counter_recompiles():
+    torch = pytest.importorskip("torch")
+    from torch._dynamo.testing import CompileCounter
+
+    frames = {}
+    for read in ("calls", "other"):
+        ns: dict = {}
+        exec(compile(textwrap.dedent(LAZY_COUNTER.format(read=read)), "m.py", "exec"), ns)
+        torch._dynamo.reset()
+        counter = CompileCounter()
+        model = torch.compile(ns["M"](), backend=counter)
+        for _ in range(3):
+            model(torch.randn(2, 4))
+        frames[read] = counter.frame_count
+    assert frames["calls"] > 1 and frames["other"] == 1

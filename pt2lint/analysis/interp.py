@@ -6631,12 +6631,19 @@ def _scan_self_state(fn: cst.FunctionDef) -> bool:
 
 
 def _reads_self_attr(stmt: cst.CSTNode, name: str) -> bool:
-    """True when the statement's value reads ``self.<name>`` (``self.n = self.n + 1``)."""
+    """True when the statement's value reads ``self.<name>`` (``self.n = self.n + 1``, or
+    ``self.n = getattr(self, "n", 0) + 1``)."""
     value = getattr(stmt, "value", None)
     if value is None:
         return False
     for node in walk(value):
         if isinstance(node, cst.Attribute) and node.attr.value == name and isinstance(node.value, cst.Name) and node.value.value == "self":
+            return True
+        if (
+            isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "getattr" and len(node.args) >= 2
+            and isinstance(node.args[0].value, cst.Name) and node.args[0].value.value == "self"
+            and isinstance(node.args[1].value, cst.SimpleString) and node.args[1].value.evaluated_value == name
+        ):
             return True
     return False
 
