@@ -1102,6 +1102,8 @@ SHAPE_FORMS: Tuple[Tuple[str, ...], ...] = (
     ("n4",), ("x", "n4"), ("x", "n4", "-1"), ("x", "0", "0", "n4"),
     # ... in a later position (``x.view(-1, n)``, ``x.reshape(1, n)``, ``x.repeat(1, n)``)
     ("x", "-1", "n4"), ("x", "1", "n4"), ("x", "1", "n4", "-1"),
+    # ... after an integer tensor (``F.one_hot(i, n)``: a class count read from the data)
+    ("i", "n4"),
     # ... among the sizes of a factory (``torch.zeros(n, 3)``, ``torch.ones(3, n)``)
     ("n4", "3"), ("3", "n4"),
 )
@@ -1453,7 +1455,11 @@ CONTEXT_MODULES = (
 #: (their no-argument calls have no lasting effect).
 CONTEXT_FACTORY_MODULES = ("threading",)
 #: Argument lists tried, in order, to build one context manager in eager Python.
-CONTEXT_FORMS = ("", "'x'", "False", "'cpu'", "ValueError", "torch.nn.attention.SDPBackend.MATH")
+CONTEXT_FORMS = (
+    "", "'x'", "False", "'cpu'", "ValueError", "torch.nn.attention.SDPBackend.MATH",
+    # a pair of callables (``torch.autograd.graph.saved_tensors_hooks(pack, unpack)``)
+    "lambda t: t, lambda t: t",
+)
 
 
 def _is_contextmanager_function(obj: Any) -> bool:
