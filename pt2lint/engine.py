@@ -686,7 +686,7 @@ def judge_submodules(
         order = sorted(again)
         redone = lint(
             [everything[i].filename for i in order],
-            [replace(settings, built_elsewhere=again[i], reached_elsewhere=_reached_by_others(everything, i) & again[i]) for i in order],
+            [replace(settings, built_elsewhere=again[i], reached_elsewhere=_reached_by_others(everything, i)) for i in order],
             [rel_all[i] for i in order],
         )
         for i, r in zip(order, redone):

@@ -174,10 +174,12 @@ class LintSettings:
             a top-level model: its ``forward`` is called from the parent's compiled code
             with the arguments the parent passes, so its own analysis takes untyped
             parameters as unknown, not as tensors (as for a class its own file builds).
-        reached_elsewhere: names of those classes whose ``forward`` the analysis of the file
-            that builds them followed, with the arguments and constructor values it passes
-            (set with :attr:`built_elsewhere`).  That analysis reports what their code does
-            there; the file's own analysis does not run them again with those unknown.
+        reached_elsewhere: names of the linted file's ``nn.Module`` classes whose ``forward``
+            the analysis of another linted file followed, with the arguments and constructor
+            values it passes (set with :attr:`built_elsewhere`): a class that file builds, or
+            a submodule of one (``Attention`` built in ``Block.__init__``, ``Block`` built in
+            ``model.py``).  That analysis reports what their code does there; the file's own
+            analysis does not run a submodule among them again with those unknown.
     """
 
     enabled: FrozenSet[str] = field(default_factory=lambda: resolve_selection())

@@ -1529,3 +1529,87 @@ def test_each_file_alone_gets_what_the_whole_package_reports_in_it(tmp_path, lay
     for rel in ("pkg/layers.py", "pkg/utils.py"):
         alone = found(lint_tree(tmp_path, [rel]))
         assert alone == [f for f in whole if f[0] == rel], rel
+
+
+FORWARDED_FLAG = {
+    **PYPROJECT,
+    "pkg/__init__.py": "",
+    "pkg/layers.py": """
+        import torch
+        from torch import nn
+
+
+        class Attention(nn.Module):
+            def __init__(self, dim, verbose=True):
+                super().__init__()
+                self.proj = nn.Linear(dim, dim)
+                self.verbose = verbose
+
+            def forward(self, x):
+                if self.verbose:
+                    print("attention", x.shape)
+                return self.proj(x)
+
+
+        class Block(nn.Module):
+            def __init__(self, dim, verbose=True):
+                super().__init__()
+                self.attn = Attention(dim, verbose=verbose)
+
+            def forward(self, x):
+                return x + self.attn(x)
+    """,
+    "pkg/model.py": """
+        from torch import nn
+
+        from .layers import Block
+
+
+        class Net(nn.Module):
+            def __init__(self, dim=8):
+                super().__init__()
+                self.blocks = nn.ModuleList([Block(dim, verbose={flag}) for _ in range(2)])
+
+            def forward(self, x):
+                for block in self.blocks:
+                    x = block(x)
+                return x
+    """,
+}
+
+
+def _forwarded(flag: str) -> Dict[str, str]:
+    return {k: v.replace("{flag}", flag) for k, v in FORWARDED_FLAG.items()}
+
+
+@pytest.mark.parametrize("paths", [["pkg"], ["pkg/model.py"], ["pkg/layers.py"]])
+@pytest.mark.parametrize("flag,expected", [("False", []), ("True", [("pkg/layers.py", 13, "PTC301")])])
+def test_a_flag_forwarded_by_a_constructor_of_another_module(tmp_path, paths, flag, expected):
+    # model.py builds Block(verbose=...), whose __init__ in layers.py builds Attention(verbose=verbose):
+    # the attention holds the flag model.py passes, whichever file is checked
+    write(tmp_path, _forwarded(flag))
+    assert found(lint_tree(tmp_path, paths)) == expected
+
+
+def test_a_flag_forwarded_by_a_constructor_of_another_module_dynamo_agrees(tmp_path):
+    torch = pytest.importorskip("torch")
+    import importlib
+    import sys
+
+    breaks = {}
+    for flag in ("False", "True"):
+        root = tmp_path / flag
+        write(root, _forwarded(flag))
+        sys.path.insert(0, str(root))
+        try:
+            for name in [m for m in sys.modules if m == "pkg" or m.startswith("pkg.")]:
+                del sys.modules[name]
+            model = importlib.import_module("pkg.model")
+            torch._dynamo.reset()
+            explained = torch._dynamo.explain(model.Net())(torch.randn(2, 8))
+            breaks[flag] = explained.graph_break_count > 0
+        finally:
+            sys.path.remove(str(root))
+            for name in [m for m in sys.modules if m == "pkg" or m.startswith("pkg.")]:
+                del sys.modules[name]
+    assert breaks == {"False": False, "True": True}

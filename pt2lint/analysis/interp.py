@@ -3822,21 +3822,19 @@ class Interpreter:
             text = index.full_source or index.source
             if text and f"{cls.name}(" not in text:
                 return {}  # never called by its name: no walk of the module needed
-            found = callers.calls_named(index.module, cls.name)
+            found = [(call, enclosing, index) for call, enclosing in callers.calls_named(index.module, cls.name)]
             if not found or index.classes.get(cls.name) is not cls:
                 return {}
-            index_of_site = index
         else:
             found = self._entry_sites_of_foreign_class(cls)
             if not found:
                 return {}
-            index_of_site = self.entry
         params = init.node.params
         defaults = {p.name.value: p.default for p in list(params.params) + list(params.kwonly_params)}
         joined: Dict[str, Value] = {}
         unknown: set = set()
         counted = 0
-        for call, enclosing in found:
+        for call, enclosing, index_of_site in found:
             if enclosing is None:
                 continue  # a script or demo at module level: one way to build a public class, not the only one
             local = sites.bound_in(enclosing)
@@ -3867,15 +3865,20 @@ class Interpreter:
                 joined[pname] = join(joined[pname], v) if pname in joined else v
         return joined if counted else {}
 
-    def _entry_sites_of_foreign_class(self, cls: ClassInfo) -> List[Tuple[cst.Call, Optional[cst.FunctionDef]]]:
-        """The ``Cls(...)`` calls of the entry module that build ``cls``, a class of another project
-        module, under a name the entry imports it as; empty when other code the analysis has
-        read may build it too (so the entry's sites are not all the sites that matter).
+    def _entry_sites_of_foreign_class(self, cls: ClassInfo) -> List[Tuple[cst.Call, Optional[cst.FunctionDef], ModuleIndex]]:
+        """The construction sites of ``cls``, a class of another project module, with the module
+        index each is in: the entry module's ``Cls(...)`` calls under a name it imports the class
+        as, and the calls in the ``__init__`` of another class of the class's own file
+        (``self.attn = Attention(dim, verbose=verbose)`` in ``Block.__init__``, whose own
+        parameters take what ``Block``'s sites give, :meth:`_forwarded_site_value`).  Empty when
+        other code may build it too (so those sites are not all the sites that matter).
 
         The entry is parsed whole; other modules are read one definition at a time, and a
         definition read so far (or a module read whole) that names the class, other than the
-        class itself, may build it with other arguments: then nothing is known.  The entry may
-        also build it in a way not read as a call of an imported name (``layers.Block(...)``).
+        class itself, may build it with other arguments: then nothing is known.  In the class's
+        own file, every call of its name must be one of the sites found (a function, or a
+        definition not read, that builds it makes the sites partial).  The entry may also
+        build it in a way not read as a call of an imported name (``layers.Block(...)``).
         """
         entry = self.entry
         project = self.project
@@ -3890,23 +3893,35 @@ class Interpreter:
                 continue
             if project.resolve(entry, qualified) is cls:
                 aliases.append(local)
-        if not aliases:
-            return []
         word = re.compile(rf"\b{re.escape(cls.name)}\b")
         own = getattr(cls.module, "base", None) or cls.module
+        same_file: List[Tuple[cst.Call, Optional[cst.FunctionDef], ModuleIndex]] = []
         for other in project.loaded_indexes():
             if other is entry or other is cls.module:
                 continue
-            if other is own and not getattr(other, "base", None) and other.module is not None:
-                # the defining file read whole: a function or method of it that builds the class
-                if any(enclosing is not None for _call, enclosing in callers.calls_named(other.module, cls.name)):
-                    return []
+            if (getattr(other, "base", None) or other) is own and other.module is not None:
+                # the defining file, read whole or by definitions: a site in another class's
+                # ``__init__`` is one; a function or another method that builds the class is not known
+                for call, enclosing in callers.calls_named(other.module, cls.name):
+                    if enclosing is None:
+                        continue  # module-level code (a demo): one way among others, as in the entry
+                    builder = next((c for c in other.classes.values() if getattr(c.methods.get("__init__"), "node", None) is enclosing), None)
+                    if builder is None or builder is cls:
+                        return []
+                    same_file.append((call, enclosing, other))
                 continue
             if word.search(getattr(other, "source", "") or ""):
                 return []
-        found: List[Tuple[cst.Call, Optional[cst.FunctionDef]]] = []
+        if same_file:
+            whole = own.full_source or own.source or ""
+            calls = len(re.findall(rf"(?<!class )\b{re.escape(cls.name)}\s*\(", whole))
+            if calls != len(same_file):
+                return []  # the file builds it somewhere not read here
+        if not aliases and not same_file:
+            return []
+        found: List[Tuple[cst.Call, Optional[cst.FunctionDef], ModuleIndex]] = list(same_file)
         for alias in aliases:
-            found.extend(callers.calls_named(entry.module, alias))
+            found.extend((call, enclosing, entry) for call, enclosing in callers.calls_named(entry.module, alias))
         return found
 
     def _forwarded_site_value(self, index: ModuleIndex, enclosing: cst.FunctionDef, name: str) -> Optional[Value]:
