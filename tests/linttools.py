@@ -124,6 +124,45 @@ def dynamo_break_lines_many(cases: List[Tuple[str, str]], timeout: int = 600) ->
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
+_FRAME_COUNT_PROBE = r"""
+import json, sys
+import torch
+from torch._dynamo.testing import CompileCounter
+torch.set_num_threads(1)
+counts = []
+for source, build, make_input, calls in json.loads(sys.stdin.read()):
+    ns = {}
+    exec(compile(source, "m.py", "exec"), ns)
+    torch._dynamo.reset()
+    counter = CompileCounter()
+    model = torch.compile(eval(build, ns), backend=counter)
+    for _ in range(calls):
+        model(eval(make_input, ns))
+    counts.append(counter.frame_count)
+print(json.dumps(counts))
+"""
+
+
+def dynamo_frame_counts(cases: List[Tuple[str, str, str]], calls: int = 3, timeout: int = 600) -> List[int]:
+    """How many frames Dynamo compiles for each ``(source, build, make_input)``: the module text
+    (compiled as ``m.py``), an expression that builds the model in its namespace (``"Net()"``) and
+    one that makes an input (``"torch.randn(2, 4)"``); the compiled model is called ``calls``
+    times, each on a fresh input, in a child process with torch (``backend=CompileCounter``).
+    More than one frame means Dynamo recompiled.
+
+    Raises:
+        AssertionError: the child failed (its stderr's tail is the message).
+    """
+    import json
+    import subprocess
+    import sys
+
+    payload = json.dumps([[src, build, make_input, calls] for src, build, make_input in cases])
+    proc = subprocess.run([sys.executable, "-c", _FRAME_COUNT_PROBE], input=payload, capture_output=True, text=True, timeout=timeout)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
 def watched_mutations(tmp_path, name: str, source: str, make_args):
     """The input mutations the dispatch-mode watcher (:func:`pt2lint.confirm.dynamo.input_mutations`)
     records while ``M()`` of ``source`` runs on ``make_args(torch, module)``: the module is written

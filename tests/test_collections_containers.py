@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from linttools import found
+from linttools import dynamo_frame_counts, found
 
 SOURCE = """\
 import collections
@@ -49,17 +49,7 @@ def test_collections_containers(name):
 
 
 def test_recompiles_are_what_dynamo_does():
-    torch = pytest.importorskip("torch")
-    from torch._dynamo.testing import CompileCounter
-
-    recompiled = {}
-    for name, (factory, body, _) in CASES.items():
-        ns: dict = {}
-        exec(compile(_source(factory, body), "m.py", "exec"), ns)
-        torch._dynamo.reset()
-        counter = CompileCounter()
-        model = torch.compile(ns["Net"](), backend=counter)
-        for _ in range(3):
-            model(torch.randn(2, 4))
-        recompiled[name] = counter.frame_count > 1
-    assert recompiled == {name: bool(expected) for name, (_, _, expected) in CASES.items()}
+    pytest.importorskip("torch")
+    cases = [(_source(factory, body), "Net()", "torch.randn(2, 4)") for factory, body, _ in CASES.values()]
+    recompiled = [count > 1 for count in dynamo_frame_counts(cases)]
+    assert recompiled == [bool(expected) for _, _, expected in CASES.values()]
