@@ -3532,8 +3532,16 @@ class Interpreter:
                 v = self.class_level_values(c).get(name)
                 if v is not None:
                     if not name.startswith("_") and v.kind is not Kind.FUNCTION and _is_enum_class(c):
-                        # ``Mode.A``: the member, a constant Dynamo specialises on
-                        return const(_EnumMember((f"{getattr(c.module, 'path', '') or ''}:{c.name}", name)))
+                        # ``Mode.A``: the member, a constant Dynamo specialises on; a name whose value
+                        # an earlier name already has is an alias of that member (``B = 1`` after ``A = 1``)
+                        if v.kind is not Kind.CONST or v.const is None:
+                            return UNKNOWN  # (``auto()``, a tuple: which member it aliases is not known)
+                        first = next(
+                            (n for n, w in self.class_level_values(c).items()
+                             if not n.startswith("_") and w.kind is Kind.CONST and w.const is not None and w.const == v.const),
+                            name,
+                        )
+                        return const(_EnumMember((f"{getattr(c.module, 'path', '') or ''}:{c.name}", first)))
                     return _class_view(v)
             return UNKNOWN
         if k is Kind.CONTAINER and isinstance(base.ref, _Fields) and name in base.ref:
