@@ -6320,16 +6320,16 @@ _NOT_TENSOR_KINDS = frozenset({Kind.CONST, Kind.NONE, Kind.SHAPE, Kind.DATA, Kin
 
 
 def _cannot_take(callee: Value, call: cst.Call) -> bool:
-    """``callee`` is a plain function or lambda of the project (no method, whose first parameter a
-    call may bind) that ``call``'s arguments cannot bind: too many positional arguments, a keyword
+    """``callee`` is a plain, undecorated function or lambda of the project (no method, whose first
+    parameter a call may bind) that ``call``'s arguments cannot bind: too many positional arguments, a keyword
     it does not name, or a required parameter left out; calling it raises ``TypeError``.  False
     when unsure (a ``*``/``**`` argument at the call, anything else)."""
     fn = callee.ref
     if callee.kind is not Kind.FUNCTION or not isinstance(fn, FunctionInfo) or fn.cls is not None or callee.elt is not None:
         return False
     params = getattr(fn.node, "params", None)
-    if not isinstance(params, cst.Parameters) or any(a.star for a in call.args):
-        return False
+    if not isinstance(params, cst.Parameters) or any(a.star for a in call.args) or getattr(fn.node, "decorators", ()):
+        return False  # (a decorator may call it with other arguments than the call's)
     positional = list(params.posonly_params) + list(params.params)
     given = sum(1 for a in call.args if a.keyword is None)
     keywords = [a.keyword.value for a in call.args if a.keyword is not None]
