@@ -24,9 +24,6 @@ ROOT = Path(__file__).resolve().parent.parent
 NOT_REPORTED = {
     ("calls", "inspect.signature"): "probed on a builtin (`inspect.signature(len)`); on the Python functions and "
     "methods model code passes, Dynamo's InspectSignatureVariable traces it (measured)",
-    ("sequence_searches", "deque.index"): "the analysis does not know the elements of a deque built by a call "
-    "(`collections.deque([...])`), so it cannot tell they are tensors",
-    ("sequence_searches", "deque.remove"): "as deque.index",
     ("skipped_calls", "torch.jit.trace"): "probed without arguments, the call breaks inside on the missing "
     "argument (GB0098, unconfirmed); a module it traces is PTC328 where forward uses it",
     ("skipped_calls", "torch.jit.trace_module"): "as torch.jit.trace",
