@@ -839,12 +839,8 @@ class Interpreter:
         self._region_writes: Dict[Tuple[int, str], Value] = {}
         self._via_candidates: Optional[str] = None  # the candidates of the "one of these" call being made
         self._hooks: Dict[int, List[Value]] = {}  # id(ClassInfo) -> forward hooks its __init__ registers
-        # id(hook FunctionInfo) -> (pre-hook, with_kwargs, the ``self`` attribute holding the submodule it
-        # is registered on: None for the module itself, "*" for a submodule reached another way)
+        # id(hook FunctionInfo) -> its registration: see :meth:`hook_registration`
         self._hook_protocol: Dict[int, Tuple[bool, bool, Optional[str]]] = {}
-        # ``(forward, submodule attribute)`` of the submodule hook being analysed: it runs inside
-        # forward's calls of that submodule (see rules.recompile.same_state_every_call)
-        self.hook_host: Optional[Tuple[FunctionInfo, str]] = None
         self._call_node: Optional[cst.Call] = None  # the module call being evaluated (for write events)
         # > 0 while the methods that build ``self`` state (``__init__``) are interpreted: code that
         # runs before (outside) any compiled region
@@ -952,13 +948,14 @@ class Interpreter:
             if fn.cls is not None and bound is None:
                 continue
             self._use_region(f"{cls.name}.{fn.name}")
-            # a hook of a submodule runs inside ``forward``'s call of that submodule
-            where = self._hook_protocol.get(id(fn), (False, False, None))[2]
-            self.hook_host = (fwd, where) if where is not None else None
-            try:
-                self.call_function(fn, bound, self._hook_params(fn, bound is not None), {}, chain=(), entry_symbol=f"{cls.name}.{fn.name}")
-            finally:
-                self.hook_host = None
+            self.call_function(fn, bound, self._hook_params(fn, bound is not None), {}, chain=(), entry_symbol=f"{cls.name}.{fn.name}")
+
+    def hook_registration(self, fn: Optional[FunctionInfo]) -> Tuple[bool, bool, Optional[str]]:
+        """How the forward hook ``fn`` was registered in a constructor: ``(pre-hook, with_kwargs,
+        where)``, ``where`` the ``self`` attribute holding the submodule it is registered on
+        (``"enc"`` for ``self.enc.register_forward_hook(...)``), ``"*"`` for a submodule reached
+        another way, ``None`` for the module itself or for a function registered as no hook."""
+        return self._hook_protocol.get(id(fn), (False, False, None)) if fn is not None else (False, False, None)
 
     def _root_module_classes(self):
         """Split module classes into roots (nobody builds them) and submodules (built in some ``__init__``).
@@ -1002,7 +999,7 @@ class Interpreter:
         keyword inputs for a hook registered ``with_kwargs=True`` (a dict, not a tensor: storing
         a key into it writes no tensor), and, for a forward hook, the module's output."""
         params = self._entry_params(fn)
-        pre, with_kwargs, _where = self._hook_protocol.get(id(fn), (False, False, None))
+        pre, with_kwargs, _where = self.hook_registration(fn)
         plist = list(fn.node.params.posonly_params) + list(fn.node.params.params)
         if bound or (fn.cls is not None and fn.kind == "method"):
             plist = plist[1:]
@@ -3808,10 +3805,13 @@ class Interpreter:
         value only when every site passes a value known without running code: a literal
         (``"LSTM"``, ``0.1``, ``False``, ``None``), an instance of a class of the module
         (``Decoder(STFT())``), such a class (``Block(norm=LayerNorm)``), or a tensor made by torch
-        (``nn.Parameter(...)``, ``torch.ones(...)``); the values of several sites are joined (two
-        classes are "one of these").  For a class of another project module the sites are the
-        entry's calls of the names it imports the class under, when no other code the analysis
-        read names the class (:meth:`_entry_sites_of_foreign_class`).  Nothing is known for a
+        (``nn.Parameter(...)``, ``torch.ones(...)``), or a parameter of the enclosing
+        ``__init__`` passed on unchanged, which takes what that class's own sites give
+        (:meth:`_forwarded_site_value`); the values of several sites are joined (two classes are
+        "one of these").  For a class of another project module the sites are the entry's calls
+        of the names it imports the class under and the calls in the ``__init__`` of another class
+        of its own file, when no other code the analysis read names the class
+        (:meth:`_sites_of_foreign_class`).  Nothing is known for a
         class nothing builds so, or when a site passes ``*args``/``**kwargs``: the parameters
         stay of unknown value.  Dynamo sees the values the model was built with; the sites are
         how the project builds it.
@@ -3834,7 +3834,7 @@ class Interpreter:
             if not found or index.classes.get(cls.name) is not cls:
                 return {}
         else:
-            found = self._entry_sites_of_foreign_class(cls)
+            found = self._sites_of_foreign_class(cls)
             if not found:
                 return {}
         params = init.node.params
@@ -3873,7 +3873,7 @@ class Interpreter:
                 joined[pname] = join(joined[pname], v) if pname in joined else v
         return joined if counted else {}
 
-    def _entry_sites_of_foreign_class(self, cls: ClassInfo) -> List[Tuple[cst.Call, Optional[cst.FunctionDef], ModuleIndex]]:
+    def _sites_of_foreign_class(self, cls: ClassInfo) -> List[Tuple[cst.Call, Optional[cst.FunctionDef], ModuleIndex]]:
         """The construction sites of ``cls``, a class of another project module, with the module
         index each is in: the entry module's ``Cls(...)`` calls under a name it imports the class
         as, and the calls in the ``__init__`` of another class of the class's own file

@@ -297,7 +297,7 @@ def _hook_of_submodule(interp, cls):
     follows the submodule's call), else ``None``."""
     for f in reversed(interp.frames):
         fn = f.func
-        where = interp._hook_protocol.get(id(fn), (False, False, None))[2] if fn is not None else None
+        where = interp.hook_registration(fn)[2]
         if where is None:
             continue
         fwd = cls.lookup_method("forward") if hasattr(cls, "lookup_method") else None
