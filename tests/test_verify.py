@@ -187,43 +187,8 @@ class Net(nn.Module):
 
 #: A file whose branch also counts its calls in a module global, and a hand-made ``cond`` rewrite
 #: that computes the same outputs but drops the count (``torch.cond`` branches cannot write it).
-COUNTED = """
-CALLS = [0]
-
-
-class Net(nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.lin = nn.Linear(4, 4)
-
-    def forward(self, x):
-        h = self.lin(x)
-        if h.sum() > 0:
-            CALLS[0] += 1
-            y = h * 2
-        else:
-            y = h - 1
-        return y
-"""
-
-COUNTED_FIXED = """
-CALLS = [0]
-
-
-class Net(nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.lin = nn.Linear(4, 4)
-
-    def forward(self, x):
-        h = self.lin(x)
-        def _true_fn(h):
-            return h * 2
-        def _false_fn(h):
-            return h - 1
-        y = torch.cond(h.sum() > 0, _true_fn, _false_fn, (h,))
-        return y
-"""
+COUNTED = "\nCALLS = [0]\n\n" + CASES["correct"].replace("            y = h * 2\n", "            CALLS[0] += 1\n            y = h * 2\n")
+COUNTED_FIXED = "\nCALLS = [0]\n\n" + WRONG_FIXED.replace("return h - 2", "return h - 1")
 
 
 def _validation_fixed(message: str, eager_message: str = "inputs must be non-negative") -> str:
