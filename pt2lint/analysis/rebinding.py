@@ -68,3 +68,56 @@ def straight_line_parameter(fn_node, name: str, loop_depth: int) -> bool:
         return False
     names = {p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)}
     return name in names and name not in loop_rebound_names(fn_node)
+
+
+def straight_line_local(fn_node, name: str, loop_depth: int) -> bool:
+    """``name`` is bound in ``fn_node`` and no loop (nor a nested function's ``nonlocal``) rebinds
+    it, read outside any loop: the interpreter's current value of it is the value it has on every
+    run through this point (branches that rebind it were joined into that value)."""
+    if loop_depth > 0 or not isinstance(getattr(fn_node, "body", None), cst.BaseSuite):
+        return False
+    return name not in loop_rebound_names(fn_node)
+
+
+_READ_ONLY: Dict[Tuple[int, str], Tuple[cst.FunctionDef, bool]] = {}
+
+
+def only_fields_read(fn_node, name: str) -> bool:
+    """Every use of ``name`` in ``fn_node`` (nested functions included) other than binding it is a
+    field read ``name.attr`` that is not called, stored to or deleted: no code of the function can
+    change the object's fields after it is built (a method call, ``setattr``, or passing the object
+    on could).  Memoised per node and name."""
+    key = (id(fn_node), name)
+    hit = _READ_ONLY.get(key)
+    if hit is not None and hit[0] is fn_node:
+        return hit[1]
+    allowed = set()  # ids of Name nodes that are a binding or a plain field read
+    for n in walk(fn_node):
+        if isinstance(n, cst.AssignTarget) and isinstance(n.target, cst.Name) and n.target.value == name:
+            allowed.add(id(n.target))
+        elif isinstance(n, cst.Attribute) and isinstance(n.value, cst.Name) and n.value.value == name:
+            allowed.add(id(n.value))
+    stored, called = set(), set()
+    for n in walk(fn_node):
+        if isinstance(n, cst.Call):
+            called.add(id(n.func))
+        elif isinstance(n, cst.AssignTarget):
+            stored.add(id(n.target))
+        elif isinstance(n, (cst.AugAssign, cst.AnnAssign)):
+            stored.add(id(n.target))
+        elif isinstance(n, cst.Del):
+            stored.update(id(t) for t in walk(n.target))
+    ok = True
+    for n in walk(fn_node):
+        if isinstance(n, cst.Attribute) and id(n.value) in allowed and (id(n) in called or id(n) in stored):
+            ok = False
+            break
+        if isinstance(n, cst.Name) and n.value == name and id(n) not in allowed:
+            if isinstance(fn_node, cst.FunctionDef) and n is fn_node.name:
+                continue
+            ok = False
+            break
+    if len(_READ_ONLY) >= _MEMO_MAX:
+        _READ_ONLY.clear()
+    _READ_ONLY[key] = (fn_node, ok)
+    return ok
