@@ -8,8 +8,10 @@ breaks with GB0124 (``__index__``, the slice-bound case); the store ``y[i] = v``
 as the read does, while ``y[k] = v`` with a 1-element ``k``, ``y[2] = v`` and ``y[mask] = v`` trace.  Traced without a break:
 ``x[idx]`` with a 1-d index tensor, ``x[i]`` with ``i = t.argmax(dim=0, keepdim=True)``
 (a 1-element tensor), ``x[2]``, ``x[x.shape[0] - 1]`` and ``torch.index_select(x, 0, i.view(1))``.
-Not flagged: ``x[i]`` with ``i = idx.sum()`` of an input whose dtype is unknown (it is an
-integer only if the input is).  The last test runs every case through Dynamo and compares.
+``x[i]`` with ``i = idx.sum()`` of an input whose dtype is unknown is flagged too: a floating 0-d
+index raises ``IndexError`` in eager mode, so in working code it is an integer or bool one, and
+both are read into Python (``tests/test_zero_d_index.py`` measures it with an integer input).
+The last test runs every case through Dynamo and compares.
 """
 
 from __future__ import annotations
@@ -107,7 +109,7 @@ def test_each_form_is_reported_at_its_index():
     assert len([d for d in result.diagnostics if d.code == "PTC103" and d.start.line == line]) == 3
 
 
-def test_an_input_of_unknown_dtype_is_not_an_integer_index():
+def test_a_reduction_of_an_input_of_unknown_dtype_is_a_0d_index():
     code = textwrap.dedent('''
     from torch import nn
 
@@ -117,7 +119,7 @@ def test_an_input_of_unknown_dtype_is_not_an_integer_index():
             i = idx.sum()
             return x[i]
     ''').lstrip("\n")
-    assert flagged(lint_source(code, "m.py", SETTINGS)) == []
+    assert flagged(lint_source(code, "m.py", SETTINGS)) == [7]
 
 
 def test_every_case_matches_dynamo(tmp_path):

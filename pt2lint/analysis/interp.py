@@ -48,7 +48,7 @@ from pt2lint.analysis.names import bound_names, target_names
 from pt2lint.analysis.walk import iter_children, walk
 from pt2lint.analysis.index import ClassInfo, FunctionInfo, ModuleIndex, decorator_name, identifier, lambda_function
 from pt2lint.analysis.project import load_outcome
-from pt2lint.analysis import callers, dicts, foreign, objects, rebinding, sites, sourceless
+from pt2lint.analysis import callers, dicts, foreign, objects, rank0, rebinding, sites, sourceless
 from pt2lint.analysis.kinds import INT_SCALAR_TENSOR, ONE_D_FLOAT_TENSOR, ONE_D_INT_TENSOR
 from pt2lint.analysis.kinds import (
     CONST,
@@ -305,18 +305,6 @@ def _built_by_other_classes(modules, module: Optional[cst.Module] = None) -> set
                 found = {built_in(v)} if built_in(v) is not None else instances.get(v.value, set()) if type(v) is cst.Name else set()
                 out |= {c for c in found if c is not outer}
     return out
-
-
-def _int_scalar_arith(a: Value, b: Value) -> bool:
-    """One operand is a 0-d integer tensor and the other one too, or a Python int or SymInt."""
-
-    def int_scalar(v: Value) -> bool:
-        return v.kind is Kind.TENSOR and v.ref == INT_SCALAR_TENSOR
-
-    def py_int(v: Value) -> bool:
-        return v.kind is Kind.SHAPE or (v.kind is Kind.CONST and isinstance(v.const, int) and not isinstance(v.const, bool))
-
-    return (int_scalar(a) and (int_scalar(b) or py_int(b))) or (int_scalar(b) and py_int(a))
 
 
 def _join_params(a: Dict[str, Value], b: Dict[str, Value]) -> Dict[str, Value]:
@@ -3138,9 +3126,10 @@ class Interpreter:
             weak = (a.kind is not Kind.TENSOR or a.weak) and (b.kind is not Kind.TENSOR or b.weak)
             if a.kind is Kind.TENSOR and b.kind is Kind.TENSOR:
                 weak = a.weak and b.weak
-            if op in ("+", "-", "*", "//", "%") and _int_scalar_arith(a, b):
-                # ``x.argmax() % 3``: still a 0-d integer tensor (an index read as a SymInt)
-                return Value(Kind.TENSOR, weak=weak, ref=INT_SCALAR_TENSOR)
+            zero_d = rank0.binop_result(a, b, op, weak)
+            if zero_d is not None:
+                # ``x.argmax() % 3``, ``(v.mean() * n).long()``: still 0-d (an index read as a SymInt)
+                return zero_d
             return Value(Kind.TENSOR, bool_tensor=is_bool, weak=weak)
         if a.kind is Kind.DATA or b.kind is Kind.DATA:
             return DATA
@@ -3323,6 +3312,9 @@ class Interpreter:
             self.emit("on_index", IndexEvent(node, base, index, index_node, tuple(self._slice_bounds)))
             if base.ref in (ONE_D_INT_TENSOR, ONE_D_FLOAT_TENSOR) and not base.weak and len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Slice):
                 return base  # ``self.timesteps[:-1]``: a slice of a 1-d tensor is 1-d, same dtype
+            element = rank0.element_result(base, index) if len(node.slice) == 1 else None
+            if element is not None:
+                return element  # ``torch.randint(0, n, (1,))[0]``: 0-d
             basic = _is_basic_index(index)
             return Value(
                 Kind.TENSOR,
@@ -4804,7 +4796,12 @@ class Interpreter:
             return UNKNOWN, None
         if qual == "builtins.hasattr" and self._hasattr_truth(node) is True:
             return const(True), None
-        return _one_d_int(qual, args, kwargs, self._qualified_result(qual, args, kwargs, chain)), None
+        result = self._qualified_result(qual, args, kwargs, chain)
+        if result.kind is Kind.TENSOR and result.ref is None and not result.weak:
+            zero_d = rank0.function_result(qual, args, kwargs)
+            if zero_d is not None:
+                return zero_d, None  # ``torch.bucketize(v.mean(), edges)``: 0-d (see rank0)
+        return _one_d_int(qual, args, kwargs, result), None
 
     def _call_candidates(self, node, qual, method, receiver, callee_value: Value, args, kwargs) -> Value:
         """Call each candidate of a "one of these" value (``SOLVERS[method](...)``, ``f if c else g``).
@@ -5368,6 +5365,9 @@ class Interpreter:
             return Value(Kind.TENSOR, weak=weak, ref="dynamic" if method != "nonzero_static" else None)
         if not args and not kwargs and (method in ("argmax", "argmin", "count_nonzero") or (method == "sum" and recv.bool_tensor)):
             return Value(Kind.TENSOR, weak=weak, ref=INT_SCALAR_TENSOR)  # a 0-d int64 tensor
+        zero_d = rank0.method_result(recv, method, args, kwargs, weak)
+        if zero_d is not None:
+            return zero_d  # ``v.sum()``, ``v.mean().long()``: a 0-d tensor (see rank0)
         if method in api.BOOL_RESULT:
             return Value(Kind.TENSOR, bool_tensor=True, weak=weak)
         if method in ("to", "type") and any(_is_bool_dtype(a) for a in list(args) + [kwargs.get("dtype")] if a is not None):

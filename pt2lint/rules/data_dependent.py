@@ -11,6 +11,7 @@ from __future__ import annotations
 import libcst as cst
 
 from pt2lint.analysis import dynamo_facts as facts
+from pt2lint.analysis import rank0
 from pt2lint.analysis.kinds import Kind, is_random_draw
 from pt2lint.rules.base import Rule
 from pt2lint.rules.dynamic_shape import OPTION_KEYWORDS, arg_kind, derived_shape_break, shape_op_callee
@@ -412,11 +413,12 @@ class TensorToPythonScalar(Rule):
                     "draw as a tensor graph input (aten._local_scalar_dense): graph break (draw with "
                     "torch.randint and index with a 1-element tensor, or draw outside the compiled region)",
                 )
-            elif isinstance(el.slice, cst.Index) and _int_scalar_tensor(v):
+            elif isinstance(el.slice, cst.Index) and (_int_scalar_tensor(v) or rank0.is_zero_d(v)):
+                what = "a 0-d integer tensor" if _int_scalar_tensor(v) else "a 0-d tensor (a full reduction, or computed from one)"
                 interp.report(
                     self.code,
                     el.slice.value,
-                    "a 0-d integer tensor used as an integer index is read into Python as a SymInt "
+                    f"{what} used as an index is read into Python as a SymInt "
                     "(aten._local_scalar_dense, GB0033): graph break (index with a 1-element tensor, "
                     "e.g. x[i.view(1)] or torch.index_select, or pass the index as an int)",
                 )
