@@ -83,3 +83,18 @@ def test_a_reduction_of_an_integer_input_breaks():
     assert [code for _, code in found(_source(stmt), codes=None)] == ["PTC103"]
     call = 'torch.compile(Net(), backend="eager")(torch.randn(4, 3), torch.tensor([1, 2]))'
     assert dynamo_break_lines_many([(_source(stmt), call)]) == [[LINE]]
+
+
+def test_a_torch_reduction_of_a_guessed_tensor_is_a_tensor():
+    # ``torch.any(indices == -1)`` of an unannotated input: a tensor whatever the input was, so
+    # ``not`` on it is a truth test on a tensor (measured: "generic_jump TensorVariable()")
+    src = (
+        "import torch\nfrom torch import nn\n\n\nclass Net(nn.Module):\n"
+        "    def forward(self, x, indices):\n"
+        "        assert not torch.any(indices == -1), 'dropped'\n"
+        "        return x\n"
+    )
+    assert found(src, codes=None) == [(7, "PTC104")]
+    pytest.importorskip("torch")
+    call = 'torch.compile(Net(), backend="eager")(torch.randn(4, 3), torch.tensor([1, 2]))'
+    assert dynamo_break_lines_many([(src, call)]) == [[7]]

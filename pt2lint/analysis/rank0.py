@@ -25,6 +25,7 @@ raises ``IndexError`` in eager mode, an integer or bool one is read into Python.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Optional
 
 from pt2lint.analysis.kinds import INT_SCALAR_TENSOR, ONE_D_FLOAT_TENSOR, ONE_D_INT_TENSOR, Kind, Value
@@ -160,7 +161,8 @@ def function_result(qual: str, args, kwargs) -> Optional[Value]:
     if name is None:
         return None
     if name in FULL_REDUCTIONS and len(args) == 1 and (not kwargs or set(kwargs) <= {"dtype"}):
-        return method_result(args[0], name, (), kwargs, weak=args[0].weak)
+        # (a torch function returns a tensor even when its argument was only guessed to be one)
+        return method_result(replace(args[0], weak=False), name, (), kwargs, weak=False)
     if name == "bucketize" and args and is_zero_d(args[0]):
         return Value(Kind.TENSOR, ref=INT_SCALAR_TENSOR)
     if name == "searchsorted":
