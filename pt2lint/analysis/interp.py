@@ -3860,6 +3860,8 @@ class Interpreter:
                 v = self._site_value(where, expr, local_names)
                 if v is None and isinstance(expr, cst.Name) and expr.value in local:
                     v = self._forwarded_site_value(index_of_site, enclosing, expr.value)
+                if v is None and isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and expr.value.value in local:
+                    v = self._forwarded_field_value(index_of_site, enclosing, expr.value.value, expr.attr.value)
                 if v is None:
                     unknown.add(pname)
                     joined.pop(pname, None)
@@ -3948,6 +3950,46 @@ class Interpreter:
             return self.site_parameters(owner, owner.methods["__init__"]).get(name)
         finally:
             self._forwarding_sites.discard(id(owner))
+
+    def _forwarded_field_value(self, index: ModuleIndex, enclosing: cst.FunctionDef, name: str, attr: str) -> Optional[Value]:
+        """The value of ``name.attr`` where ``name`` is a parameter of ``enclosing``, the
+        ``__init__`` of a class of ``index``, that its body does not rebind
+        (``Block(causal=cfg.causal)`` in ``Model.__init__(self, cfg: Config)``): the attribute of
+        the value that ``__init__`` sees for the parameter while the class's attributes are
+        collected (what its construction sites pass, else what its annotation says), so the
+        block gets the value ``self.cfg.causal`` has in ``Model.forward`` (a config dataclass's
+        field default, joined with what the project's own construction sites of the dataclass
+        pass).  ``None`` when that value is unknown, may be ``None``, or only guessed."""
+        if enclosing.name.value != "__init__":
+            return None
+        params = enclosing.params
+        param = next((p for p in (*params.posonly_params, *params.params, *params.kwonly_params) if p.name.value == name), None)
+        if param is None or param is (params.posonly_params or params.params or (None,))[0]:
+            return None  # not a parameter, or ``self``
+        body = enclosing.body.body if isinstance(enclosing.body, cst.IndentedBlock) else ()
+        if name in bound_names(list(body)):
+            return None
+        owner = next((c for c in index.classes.values() if getattr(c.methods.get("__init__"), "node", None) is enclosing), None)
+        if owner is None or id(owner) in self._forwarding_sites:
+            return None
+        self._forwarding_sites.add(id(owner))
+        saved_index = self.index
+        self.index = index
+        self.silent += 1
+        try:
+            base = self.site_parameters(owner, owner.methods["__init__"]).get(name)
+            if base is None:
+                base = self._attr_param_value(param)
+            if base.kind is Kind.UNKNOWN or base.weak or base.maybe_none:
+                return None
+            value = self.attribute(base, identifier(attr), None)
+        finally:
+            self.silent -= 1
+            self.index = saved_index
+            self._forwarding_sites.discard(id(owner))
+        if value is None or value.kind is Kind.UNKNOWN or value.weak:
+            return None
+        return value
 
     def _site_value(self, index: ModuleIndex, expr: cst.BaseExpression, local: frozenset) -> Optional[Value]:
         """The value of a construction site's argument when it is known without running code
