@@ -98,6 +98,8 @@ class Value:
         if self.kind is Kind.TENSOR:
             if self.ref == ONE_D_INT_TENSOR and not self.weak:
                 return Value(Kind.TENSOR, ref=INT_SCALAR_TENSOR)  # ``for t in torch.arange(n)``: 0-d int64
+            if self.ref == ONE_D_FLOAT_TENSOR and not self.weak:
+                return Value(Kind.TENSOR, ref=ZERO_D_TENSOR)  # ``for t in torch.linspace(0, 1, n)``: 0-d
             return Value(Kind.TENSOR, bool_tensor=self.bool_tensor, alias_of=self.alias_of, weak=self.weak)
         if self.kind is Kind.SHAPE:
             return SIZE  # ``for d in x.shape``, ``h, w = x.shape[-2:]``: one size each
@@ -122,6 +124,9 @@ class Value:
 #: ``ref`` of a tensor known to be 0-d with an integer dtype (``t.argmax()``, ``mask.sum()``):
 #: indexing with it reads its value as a SymInt (``aten._local_scalar_dense``, GB0033).
 INT_SCALAR_TENSOR = "int-scalar"
+#: ``ref`` of a tensor known to be 0-d whose dtype is not known to be an integer one (``v.sum()``,
+#: ``v.mean() * 3``; see :mod:`pt2lint.analysis.rank0`).
+ZERO_D_TENSOR = "0d"
 #: ``ref`` of a tensor known to be 1-d with an integer dtype (``torch.arange(n)``,
 #: ``torch.randperm(n)``, ``torch.tensor([0, 2, 5])``): iterating it gives 0-d integer tensors
 #: (:data:`INT_SCALAR_TENSOR`), and indexing a tensor with one of those breaks (measured on torch

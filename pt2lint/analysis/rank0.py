@@ -28,10 +28,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Optional
 
-from pt2lint.analysis.kinds import INT_SCALAR_TENSOR, ONE_D_FLOAT_TENSOR, ONE_D_INT_TENSOR, Kind, Value
-
-#: ``Value.ref`` of a tensor known to be 0-d whose dtype is not known to be an integer one.
-ZERO_D_TENSOR = "0d"
+from pt2lint.analysis.kinds import INT_SCALAR_TENSOR, ONE_D_FLOAT_TENSOR, ONE_D_INT_TENSOR, ZERO_D_TENSOR, Kind, Value
 
 ZERO_D_REFS = frozenset({ZERO_D_TENSOR, INT_SCALAR_TENSOR})
 
