@@ -189,16 +189,21 @@ def _members(v: Value) -> Optional[Value]:
 
 def surely_not_none(v: Value) -> bool:
     """Whether ``v`` is surely not ``None``: marked so (:attr:`Value.not_none`), a literal's
-    constant (a number, string or bool), or a Python number read out of tensor data (``int(t)``,
-    ``t.item()``; a ``random`` draw aside, which joins absorb).  A value that may be ``None``, or
-    of a kind that says nothing either way (Unknown, a guessed tensor, a constant of unknown
-    value such as a ``getattr(obj, name, None)``), is not."""
+    constant (a number, string or bool), a size (``x.size(0)``, an element of ``x.shape``), a
+    tuple, list or dict whose elements are known (a display, ``(n, n)``), or a Python number read
+    out of tensor data (``int(t)``, ``t.item()``; a ``random`` draw aside, which joins absorb).  A
+    value that may be ``None``, or of a kind that says nothing either way (Unknown, a guessed
+    tensor, a constant of unknown value such as a ``getattr(obj, name, None)``), is not."""
     if v.maybe_none or v.kind is Kind.NONE:
         return False
     if v.not_none:
         return True
     if v.kind is Kind.DATA:
         return not is_random_draw(v)
+    if v.kind is Kind.SHAPE:
+        return not v.weak
+    if v.kind is Kind.CONTAINER:
+        return not v.weak and (v.elts is not None or v.keys is not None)
     return v.kind is Kind.CONST and isinstance(v.const, (bool, int, float, complex, str, bytes))
 
 
