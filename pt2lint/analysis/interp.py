@@ -2705,9 +2705,10 @@ class Interpreter:
             if known is not None and known == isinstance(expr.operator, cst.Or):
                 # ``False and ...``, ``True or ...``: the right side is not evaluated
                 return left if _known_truth(left) is not None else const(known)
-            mode = self._narrow_subject(expr.left) if self.frame is not None else None
+            mode = self._narrow(expr.left) if self.frame is not None else None
             if mode is not None:
-                # the right operand runs only where the left one is true (``and``) or false (``or``)
+                # the right operand runs only where the left one is true (``and``) or false (``or``):
+                # ``not isinstance(t, (int, float)) or t != 1`` compares a Python number on the right
                 right = self._eval_narrowed(expr.right, mode[0] if isinstance(expr.operator, cst.And) else mode[1], test=construct)
             else:
                 right = self.eval_test(expr.right, construct)
