@@ -1,0 +1,64 @@
+"""Only public functions of torch's tensor namespaces are taken to return tensors.
+
+``F._Reduction.get_enum(reduction)`` (basicsr's ``reduce_loss``) returns a Python int: a member
+of a class inside ``torch.nn.functional``, not one of its functions.  Before, any name under
+``torch.nn.functional.`` (``torch.fft.``, ``torch.linalg.`` ...) was a tensor function, and the
+``if reduction_enum == 0:`` after it was reported as a tensor branch; Dynamo traces it without a
+break (measured on torch 2.13).  ``F.relu(x)`` and ``torch.ops.<ns>.<op>`` calls stay tensors.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from linttools import dynamo_break_lines_many, found
+from pt2lint.analysis.torch_api import is_tensor_function
+
+SOURCE = """\
+import torch
+from torch import nn
+from torch.nn import functional as F
+
+
+def reduce_loss(loss, reduction):
+    reduction_enum = F._Reduction.get_enum(reduction)
+    if reduction_enum == 0:
+        return loss
+    elif reduction_enum == 1:
+        return loss.mean()
+    return loss.sum()
+
+
+class Model(nn.Module):
+    def forward(self, pred, target):
+        gate = F.relu(pred).sum()
+        if gate > 0:
+            pred = pred * 2
+        return reduce_loss((pred - target).abs(), "mean")
+"""
+
+
+def test_a_class_member_of_a_namespace_is_not_a_tensor_function():
+    assert found(SOURCE, codes=None) == [(18, "PTC104")]
+
+
+@pytest.mark.parametrize(
+    "name, tensor",
+    [
+        ("torch.nn.functional.relu", True),
+        ("torch.linalg.norm", True),
+        ("torch.ops.aten.add.Tensor", True),
+        ("torch.ops.mylib.scale", True),
+        ("torch.nn.functional._Reduction.get_enum", False),
+        ("torch.nn.functional._in_projection_packed", False),
+        ("torch.nn.functional.Linear", False),
+    ],
+)
+def test_is_tensor_function(name, tensor):
+    assert is_tensor_function(name) is tensor
+
+
+def test_dynamo_agrees():
+    pytest.importorskip("torch")
+    call = 'torch.compile(Model(), backend="eager")(torch.ones(2, 3), torch.zeros(2, 3))'
+    assert dynamo_break_lines_many([(SOURCE, call)]) == [[18]]
