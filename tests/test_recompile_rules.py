@@ -432,3 +432,30 @@ def test_a_lazy_counter_recompiles():
     sources = [textwrap.dedent(LAZY_COUNTER.format(read=read)) for read in ("calls", "other")]
     calls, other = dynamo_frame_counts([(src, "M()", "torch.randn(2, 4)") for src in sources])
     assert calls > 1 and other == 1
+
+
+MODULE_MOVED = """\
+import torch
+from torch import nn
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.emb = nn.Embedding(10, 8)
+
+    def forward(self, x):
+        self.emb = {rhs}
+        return self.emb(x)
+"""
+
+
+@pytest.mark.parametrize("rhs", ["self.emb.to(x.device)", "self.emb.cpu()", "self.emb.train(self.training)"])
+def test_a_module_moved_back_onto_itself_is_no_state_change(rhs):
+    # ``nn.Module.to``/``.cpu()``/``.train()`` return the module itself: nothing Dynamo guards on changes
+    from linttools import dynamo_frame_counts
+
+    src = MODULE_MOVED.format(rhs=rhs)
+    assert [code for _, code in found(src) if code == "PTC501"] == []
+    pytest.importorskip("torch")
+    assert dynamo_frame_counts([(src, "Net()", "torch.randint(0, 10, (2, 5))")], calls=3) == [1]
