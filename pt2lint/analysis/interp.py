@@ -1628,7 +1628,7 @@ class Interpreter:
     def emit(self, handler: str, event) -> None:
         if self.silent:
             return
-        if handler == "on_state_write" and self._fresh_self():
+        if handler == "on_state_write" and self.fresh_self():
             return  # an object constructed in this call: no state outlives it, nothing to guard
         for fn in self.dispatch.handlers.get(handler, ()):
             fn(self, event)
@@ -4979,7 +4979,7 @@ class Interpreter:
         finally:
             self.stmt, self.header, self.index = saved
 
-    def _fresh_self(self) -> bool:
+    def fresh_self(self) -> bool:
         """Whether the method being analysed runs on an object constructed inside the compiled region."""
         sv = self.frame.self_value if self.frame is not None else None
         return sv is not None and sv.const == objects.BUILT

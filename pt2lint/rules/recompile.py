@@ -59,8 +59,8 @@ class ModuleStateMutation(Rule):
             and getattr(node.value.value, "value", None) == "self"
         ):
             attr = node.value.attr.value
-            if self._same_every_call(interp, attr, ev.node):
-                return
+            if interp.fresh_self() or self._same_every_call(interp, attr, ev.node):
+                return  # (an object built in this call: no state outlives the call, nothing is guarded)
             interp.report(
                 self.code,
                 ev.node,
@@ -357,6 +357,8 @@ class GrowingContainerLen(Rule):
             isinstance(arg, cst.Attribute) and isinstance(arg.value, cst.Name) and arg.value.value == "self"
             and frame.self_value is not None and isinstance(frame.self_value.ref, ClassInfo)
         ):
+            if interp.fresh_self():
+                return  # a container of an object built in this call: its length is not guarded across calls
             attr = arg.attr.value
             cls = frame.self_value.ref
             methods = [m for c in cls.mro() for name, m in c.methods.items() if name not in ("__init__", "__post_init__")]
