@@ -57,6 +57,7 @@ flag only what a probe saw break.
 from __future__ import annotations
 
 import functools
+import itertools
 import json
 from dataclasses import dataclass
 from typing import Any, Dict, FrozenSet, Mapping, Optional, Tuple
@@ -634,7 +635,9 @@ def shape_op_break(callee: Optional[str], kinds: Tuple[Optional[str], ...], gb_i
     argument kinds broke with an id of ``gb_ids`` and no probe with the same number of
     arguments that could match ``kinds`` traced (or broke unconfirmed): ``torch.where(b)``
     breaks, ``torch.where(b, x, y)`` does not; ``F.one_hot(t)`` breaks (GB0246),
-    ``F.one_hot(t, 3)`` traces.
+    ``F.one_hot(t, 3)`` traces.  An argument of unknown kind may be either: each way it could
+    be must have a probe that broke (``repeat_interleave(x, r, 1)`` with ``r`` unknown is not
+    taken to break when only the tensor-``r`` form was probed).
     """
     forms = shape_op_forms(callee)
     if not forms:
@@ -649,6 +652,15 @@ def shape_op_break(callee: Optional[str], kinds: Tuple[Optional[str], ...], gb_i
     good = [f for f in hits if f.confirmed and f.outcome == "breaks" and f.gb in gb_ids]
     if not good or len(good) != len(hits):
         return None
+    unknown = [i for i, k in enumerate(kinds) if k is None]
+    if unknown:
+        probed = {f.form for f in good}
+        for choice in itertools.product(("T", "py"), repeat=len(unknown)):
+            filled = list(kinds)
+            for i, k in zip(unknown, choice):
+                filled[i] = k
+            if tuple(filled) not in probed:
+                return None
     return good[0]
 
 

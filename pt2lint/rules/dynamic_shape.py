@@ -98,10 +98,11 @@ class DynamicShapeOp(Rule):
         name = None
         fact = None
         q = ev.qualname
-        if q == "torch.repeat_interleave" and len(ev.args) >= 2 and ev.args[1].kind is Kind.TENSOR and "output_size" not in ev.kwargs:
+        # (repeats only guessed to be a tensor -- a helper's unannotated ``times`` -- decide nothing)
+        if q == "torch.repeat_interleave" and len(ev.args) >= 2 and arg_kind(ev.args[1]) == "T" and "output_size" not in ev.kwargs:
             name = "torch.repeat_interleave with tensor repeats"
         elif ev.method == "repeat_interleave" and ev.receiver is not None and ev.receiver.kind is Kind.TENSOR:
-            if ev.args and ev.args[0].kind is Kind.TENSOR and "output_size" not in ev.kwargs:
+            if ev.args and arg_kind(ev.args[0]) == "T" and "output_size" not in ev.kwargs:
                 name = ".repeat_interleave() with tensor repeats"
         else:
             callee = shape_op_callee(ev)
