@@ -45,3 +45,20 @@ def test_dynamo_agrees():
     pytest.importorskip("torch")
     call = 'torch.compile(Model(2, 3), backend="eager")(torch.randn(1, 3, 4, 4))'
     assert dynamo_break_lines_many([(SOURCE, call)]) == [[19]]
+
+
+WHERE = """\
+import torch
+from torch import nn
+
+
+class Pick(nn.Module):
+    def forward(self, batch):
+        return torch.where(batch.ids == 0)[0]
+"""
+
+
+def test_a_position_every_probe_gives_a_tensor_needs_only_that_probe():
+    # ``batch.ids == 0`` of an object of unknown kind: torch.where's condition is a tensor in every
+    # probe, so the one-argument form (a break) is all it can be
+    assert found(WHERE, codes=None) == [(7, "PTC202")]

@@ -637,7 +637,8 @@ def shape_op_break(callee: Optional[str], kinds: Tuple[Optional[str], ...], gb_i
     breaks, ``torch.where(b, x, y)`` does not; ``F.one_hot(t)`` breaks (GB0246),
     ``F.one_hot(t, 3)`` traces.  An argument of unknown kind may be either: each way it could
     be must have a probe that broke (``repeat_interleave(x, r, 1)`` with ``r`` unknown is not
-    taken to break when only the tensor-``r`` form was probed).
+    taken to break when only the tensor-``r`` form was probed); the ways are the kinds some
+    probe passed at that position (every probe gave ``torch.where``'s condition a tensor).
     """
     forms = shape_op_forms(callee)
     if not forms:
@@ -654,8 +655,12 @@ def shape_op_break(callee: Optional[str], kinds: Tuple[Optional[str], ...], gb_i
         return None
     unknown = [i for i, k in enumerate(kinds) if k is None]
     if unknown:
+        # the kinds the op takes at each unknown position: those some probe passed there
+        # (``torch.where``'s condition is a tensor in every probe, ``repeat_interleave``'s
+        # ``repeats`` a tensor in some and a number in others)
+        options = [sorted({f.form[i] for f in forms if len(f.form) > i}) or ["T", "py"] for i in unknown]
         probed = {f.form for f in good}
-        for choice in itertools.product(("T", "py"), repeat=len(unknown)):
+        for choice in itertools.product(*options):
             filled = list(kinds)
             for i, k in zip(unknown, choice):
                 filled[i] = k
