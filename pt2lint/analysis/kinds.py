@@ -271,7 +271,7 @@ def join(a: Value, b: Value) -> Value:
                 elt = ea
             elif ea is not None and eb is not None:
                 elt = join(ea, eb)
-        return Value(
+        out = Value(
             a.kind,
             bool_tensor=a.bool_tensor and b.bool_tensor,
             maybe_none=a.maybe_none or b.maybe_none,
@@ -283,12 +283,14 @@ def join(a: Value, b: Value) -> Value:
             const=a.const if a.const == b.const else None,
             keys=keys if elts is not None else None,
             py_float=a.py_float and b.py_float,
-            not_none=not_none,
             scalar=a.scalar and b.scalar,
         )
+        # the mark only where the kind does not say it already (a size, a tuple of known
+        # elements): one value, one way of writing it
+        return replace(out, not_none=True) if not_none and not surely_not_none(out) else out
     # SymInt and Python constants mix freely (both are fine to branch on).
     if {a.kind, b.kind} <= {Kind.SHAPE, Kind.CONST}:
-        return replace(SHAPE, not_none=True) if not_none else SHAPE
+        return SHAPE  # (a size is never None: see surely_not_none)
     if Kind.TENSOR in (a.kind, b.kind):
         t, other = (a, b) if a.kind is Kind.TENSOR else (b, a)
         # A sure tensor on one path and a Python constant/SymInt on another (``skip = False``
