@@ -48,7 +48,7 @@ from pt2lint.analysis.names import bound_names, target_names
 from pt2lint.analysis.walk import iter_children, walk
 from pt2lint.analysis.index import ClassInfo, FunctionInfo, ModuleIndex, decorator_name, identifier, lambda_function
 from pt2lint.analysis.project import load_outcome
-from pt2lint.analysis import callers, dicts, foreign, objects, rank0, rebinding, sites, sourceless
+from pt2lint.analysis import callers, dicts, docstrings, foreign, objects, rank0, rebinding, sites, sourceless
 from pt2lint.analysis.kinds import INT_SCALAR_TENSOR, ONE_D_FLOAT_TENSOR, ONE_D_INT_TENSOR
 from pt2lint.analysis.kinds import (
     CONST,
@@ -971,9 +971,9 @@ class Interpreter:
         for i, p in enumerate(plist):
             if skip_first and i == 0:
                 continue
-            out[identifier(p.name.value)] = self._param_value(p, fn.module)
+            out[identifier(p.name.value)] = _documented(fn, p, self._param_value(p, fn.module))
         for p in params.kwonly_params:
-            out[identifier(p.name.value)] = self._param_value(p, fn.module)
+            out[identifier(p.name.value)] = _documented(fn, p, self._param_value(p, fn.module))
         if isinstance(params.star_arg, cst.Param):
             out[params.star_arg.name.value] = container(elt=Value(Kind.TENSOR, weak=True, alias_of=params.star_arg.name.value))
         if params.star_kwarg is not None:
@@ -1579,7 +1579,7 @@ class Interpreter:
         for p in list(plist) + list(params.kwonly_params):
             v = bound.get(identifier(p.name.value))
             if v is not None and v.kind is Kind.UNKNOWN and v.ref is None:
-                guess = self._param_value(p)
+                guess = _documented(fn, p, self._param_value(p))
                 if guess.kind is Kind.TENSOR:
                     guess = replace(guess, weak=True, alias_of=v.alias_of)
                     if v.not_none:  # what the caller passes is surely not ``None``, whatever the default
@@ -6775,6 +6775,23 @@ def _module_returned_to_itself(stmt: cst.CSTNode, name: str, value: Value) -> bo
     if not (isinstance(recv, cst.Attribute) and recv.attr.value == name and isinstance(recv.value, cst.Name) and recv.value.value == "self"):
         return False
     return value.kind is Kind.MODULE and not value.weak
+
+
+def _documented(fn: FunctionInfo, p: cst.Param, value: Value) -> Value:
+    """``value``, the guess for an unannotated parameter ``p`` of ``fn`` (a tensor), replaced by a
+    Python constant when ``fn``'s docstring declares the parameter a ``bool``, ``int``, ``float``
+    or ``str`` (:mod:`pt2lint.analysis.docstrings`): ``target_is_real (bool)`` is no tensor, and
+    ``if target_is_real:`` no data-dependent branch."""
+    if p.annotation is not None or value.kind is not Kind.TENSOR:
+        return value
+    node = getattr(fn, "node", None)
+    if node is None:
+        return value
+    found = docstrings.documented_scalars(node).get(p.name.value)
+    if found is None:
+        return value
+    optional = found[1] or value.maybe_none
+    return replace(CONST, maybe_none=True) if optional else replace(CONST, not_none=True)
 
 
 def _reads_self_attr(stmt: cst.CSTNode, name: str) -> bool:

@@ -1,0 +1,117 @@
+"""Parameters whose docstring declares a Python scalar type are not taken for tensors.
+
+``forward(self, input, target_is_real)`` with ``target_is_real (bool): ...`` in the docstring
+(basicsr's GAN loss), ``S : int`` under a NumPy-style ``Arguments`` heading (speechbrain), ``:param
+int n:`` (Sphinx): the analysis took every unannotated ``forward`` parameter for a tensor and
+reported ``if target_is_real:`` as a data-dependent branch; called as documented, Dynamo traces
+it (measured on torch 2.13: one graph).  A type naming a tensor, or a union with one, changes
+nothing: ``if hc.sum() > 0:`` is still reported.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from linttools import dynamo_break_lines_many, found
+from pt2lint.analysis.docstrings import _parse, scalar_type
+
+SOURCE = '''\
+import torch
+from torch import nn
+
+
+class GANLoss(nn.Module):
+    def forward(self, input, target_is_real, weight=None):
+        """
+        Args:
+            input (Tensor): The prediction.
+            target_is_real (bool): Whether the target is real or fake.
+            weight (float, optional): A weight.
+
+        Returns:
+            Tensor: the loss.
+        """
+        if target_is_real:
+            input = -input
+        if weight is not None and weight > 1:
+            input = input * weight
+        return input.mean()
+
+
+class MemLSTM(nn.Module):
+    def forward(self, hc, S):
+        """Memory step.
+
+        Arguments
+        ---------
+        hc : torch.Tensor
+            hidden states, shape: (d, B*S, H)
+        S : int
+            number of chunks
+
+        Returns
+        -------
+        out : torch.Tensor
+        """
+        if S > 1:
+            hc = hc * 2
+        if hc.sum() > 0:
+            hc = hc + 1
+        return hc
+
+
+class Tagged(nn.Module):
+    def forward(self, x, n, m):
+        """Scale.
+
+        :param Tensor x: input
+        :param int n: repeats
+        :type m: bool or Tensor
+        """
+        if n > 2:
+            x = x * 2
+        if m:
+            x = x + 1
+        return x
+'''
+
+
+def test_documented_scalars_are_not_tensors():
+    assert found(SOURCE, codes=None) == [(40, "PTC104"), (55, "PTC104")]
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("bool", ("bool", False)),
+        ("int, optional", ("int", True)),
+        ("Optional[float]", ("float", True)),
+        ("str or None", ("str", True)),
+        ("int | None", ("int", True)),
+        ("int, default 3", ("int", False)),
+        ("Tensor", None),
+        ("bool or Tensor", None),
+        ("int or float", None),
+        ("torch.Tensor", None),
+        ("list of int", None),
+    ],
+)
+def test_scalar_type(text, expected):
+    assert scalar_type(text) == expected
+
+
+def test_sections_end_where_the_next_one_starts():
+    doc = "Run.\n\nArgs:\n    n (int): count\n\nReturns:\n    out (bool): flag\n"
+    assert _parse(doc) == {"n": ("int", False)}
+    numpy_doc = "Run.\n\nParameters\n----------\nn : int\n    count: the number\n\nReturns\n-------\nflag : bool\n"
+    assert _parse(numpy_doc) == {"n": ("int", False)}
+
+
+def test_dynamo_agrees():
+    pytest.importorskip("torch")
+    cases = [
+        (SOURCE, 'torch.compile(GANLoss(), backend="eager")(torch.ones(2, 3), True, 2.0)'),
+        (SOURCE, 'torch.compile(MemLSTM(), backend="eager")(torch.ones(2, 3), 2)'),
+        (SOURCE, 'torch.compile(Tagged(), backend="eager")(torch.ones(2, 3), 3, torch.ones(()))'),
+    ]
+    assert dynamo_break_lines_many(cases) == [[], [40], [55]]
