@@ -115,3 +115,29 @@ def test_dynamo_agrees():
         (SOURCE, 'torch.compile(Tagged(), backend="eager")(torch.ones(2, 3), 3, torch.ones(()))'),
     ]
     assert dynamo_break_lines_many(cases) == [[], [40], [55]]
+
+
+TESTED = '''\
+import torch
+from torch import nn
+
+
+class Jpeg(nn.Module):
+    def forward(self, x, quality):
+        """
+        Args:
+            x (Tensor): image.
+            quality (float): quality factor.
+        """
+        factor = quality
+        if isinstance(factor, (int, float)):
+            return x * factor
+        factor.clamp_(0, 100)
+        return x * factor
+'''
+
+
+def test_a_parameter_whose_type_the_code_tests_keeps_its_guess():
+    # the body checks ``isinstance(factor, (int, float))`` on a copy of ``quality``: it takes a tensor
+    # too, whatever the docstring says, so the in-place write on the other path is still an input write
+    assert found(TESTED, codes=None) == [(15, "PTC401")]

@@ -103,15 +103,47 @@ def _parse(doc: str) -> Dict[str, Tuple[str, bool]]:
     return found
 
 
+def _type_tested(fn_node: cst.FunctionDef) -> set:
+    """Names whose type the function's own code tests (``isinstance(q, (int, float))``,
+    ``torch.is_tensor(q)``, ``type(q)``): it expects more than one type there, whatever its
+    docstring says."""
+    from pt2lint.analysis.walk import walk
+
+    names = set()
+    copies: Dict[str, set] = {}  # ``factor = quality``: factor -> {quality}
+    for n in walk(fn_node.body):
+        if isinstance(n, cst.Call) and n.args and isinstance(n.args[0].value, cst.Name):
+            func = n.func
+            last = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else None
+            if last in ("isinstance", "is_tensor", "type"):
+                names.add(n.args[0].value.value)
+        elif isinstance(n, cst.Assign) and isinstance(n.value, cst.Name):
+            for t in n.targets:
+                if isinstance(t.target, cst.Name):
+                    copies.setdefault(t.target.value, set()).add(n.value.value)
+    todo = list(names)
+    while todo:
+        for source in copies.get(todo.pop(), ()):
+            if source not in names:
+                names.add(source)
+                todo.append(source)
+    return names
+
+
 def documented_scalars(fn_node: cst.CSTNode) -> Dict[str, Tuple[str, bool]]:
     """Parameter name -> ``(Python scalar type, may be None)`` that the docstring of ``fn_node`` (a
-    ``FunctionDef``) declares; empty without a docstring.  Memoised per node."""
+    ``FunctionDef``) declares; empty without a docstring.  A parameter whose type the function
+    tests itself (``isinstance(quality, (int, float))`` before handling a tensor) is left out:
+    the code says it takes other types too.  Memoised per node."""
     key = id(fn_node)
     hit = _MEMO.get(key)
     if hit is not None and hit[0] is fn_node:
         return hit[1]
     doc = fn_node.get_docstring(clean=True) if isinstance(fn_node, cst.FunctionDef) else None
     result = _parse(doc) if doc else {}
+    if result:
+        tested = _type_tested(fn_node)
+        result = {name: kind for name, kind in result.items() if name not in tested}
     if len(_MEMO) >= _MEMO_MAX:
         _MEMO.clear()
     _MEMO[key] = (fn_node, result)
