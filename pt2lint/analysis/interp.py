@@ -5380,6 +5380,9 @@ class Interpreter:
                 if method == "tolist":
                     return container(elt=number)
                 return self._numpy_part(recv)
+            folded = _string_method(recv, method, args, kwargs)
+            if folded is not None:
+                return folded  # ``torch.__version__.split(".")``: a known string's pieces
             if method in ("format", "join", "lower", "upper", "startswith", "endswith", "split", "strip", "replace", "get"):
                 return CONST
             return UNKNOWN
@@ -5467,6 +5470,11 @@ class Interpreter:
         return Value(Kind.TENSOR, alias_of=alias, bool_tensor=bool_t, weak=weak, const="strided" if strided else None)
 
     def _qualified_result(self, qual: str, args, kwargs, chain) -> Value:
+        if qual.startswith("torch.__version__.") and qual.count(".") == 2:
+            # ``torch.__version__.split(".")``: a method of the known version string
+            folded = _string_method(_qualified_value("torch.__version__"), qual.rsplit(".", 1)[-1], args, kwargs)
+            if folded is not None:
+                return folded
         if qual in _TORCHSCRIPT_MODULES and args and args[0].kind is Kind.MODULE:
             # ``torch.jit.script(Block())``: a module run by the TorchScript runtime (or a traced
             # graph), which Dynamo does not trace (see PTC328)
@@ -5671,6 +5679,13 @@ class Interpreter:
                 return replace(SHAPE if first.kind is Kind.SHAPE else CONST, py_float=True)
             if first.kind is Kind.SHAPE:
                 return SHAPE
+            if first.kind is Kind.CONST and name in ("int", "float") and len(args) == 1 and not kwargs and first.ref is None:
+                # ``int(torch.__version__.split(".")[1])``: a known string or number converts as Python does
+                if isinstance(first.const, str) or (isinstance(first.const, (int, float)) and not isinstance(first.const, bool)):
+                    try:
+                        return const(int(first.const) if name == "int" else float(first.const))
+                    except (ValueError, OverflowError):
+                        return CONST
             return CONST if first.kind is Kind.CONST else UNKNOWN
         if name == "vars" and first is not None and len(args) == 1:
             # ``vars(A)`` is ``A.__dict__``
@@ -6298,9 +6313,15 @@ def _eq_answers_bool(v: Value) -> bool:
 
 
 def _qualified_value(q: str) -> Value:
-    """Value of a qualified attribute read (``torch.float32``, ``torch.pi``, ``math.pi``)."""
+    """Value of a qualified attribute read (``torch.float32``, ``torch.pi``, ``math.pi``).
+    ``torch.__version__`` is the target torch's public version (``"2.13.0"``, the version the
+    facts table was generated with, its local part such as ``+cpu`` left out): code that
+    compares it (``int(torch.__version__.split(".")[0]) >= 2``) runs one way on that torch."""
     if q in ("torch.bool",):
         return Value(Kind.CONST, const="torch.bool")
+    if q == "torch.__version__":
+        version = dynamo_facts.torch_version().split("+", 1)[0]
+        return const(version) if version else CONST
     if q.startswith(("torch.", "math.", "numpy.", "np.")):
         return Value(Kind.UNKNOWN, ref=q) if q.rsplit(".", 1)[-1][:1].isupper() or q.count(".") >= 2 else Value(Kind.CONST, ref=q)
     return Value(Kind.UNKNOWN, ref=q)
@@ -6775,6 +6796,32 @@ def _module_returned_to_itself(stmt: cst.CSTNode, name: str, value: Value) -> bo
     if not (isinstance(recv, cst.Attribute) and recv.attr.value == name and isinstance(recv.value, cst.Name) and recv.value.value == "self"):
         return False
     return value.kind is Kind.MODULE and not value.weak
+
+
+#: ``str`` methods evaluated on a known string with known arguments (pure, cheap, no locale).
+_FOLDED_STRING_METHODS = frozenset(
+    "split rsplit strip lstrip rstrip lower upper startswith endswith replace partition rpartition isdigit".split()
+)
+
+
+def _string_method(recv: Value, method: str, args, kwargs) -> Optional[Value]:
+    """``recv.method(*args)`` of a known string (``"2.13.0".split(".")``) as Python computes it:
+    a constant, or a tuple of constants for a list result; ``None`` when the string, the
+    arguments or the method are not known here."""
+    if method not in _FOLDED_STRING_METHODS or kwargs or recv.ref is not None or not isinstance(recv.const, str):
+        return None
+    values = []
+    for a in args:
+        if a.kind is not Kind.CONST or a.ref is not None or not isinstance(a.const, (str, int)) or isinstance(a.const, bool):
+            return None
+        values.append(a.const)
+    try:
+        out = getattr(recv.const, method)(*values)
+    except (TypeError, ValueError):
+        return None
+    if isinstance(out, (list, tuple)):
+        return container(elts=tuple(const(x) for x in out))
+    return const(out)
 
 
 def _documented(fn: FunctionInfo, p: cst.Param, value: Value) -> Value:
