@@ -42,3 +42,19 @@ def repo_pythonpath(repo: str) -> str:
     """
     parts = [repo] + os.environ.get("PYTHONPATH", "").split(os.pathsep)
     return os.pathsep.join(p for p in parts if p)
+
+
+def json_findings(root, *paths) -> list:
+    """The findings of ``pt2lint check --no-cache --output-format json <paths>`` run with ``root`` as
+    the working directory (the JSON list, parsed)."""
+    import json
+
+    from pt2lint.cli import cli
+
+    old = os.getcwd()
+    os.chdir(root)
+    try:
+        out = cli_runner().invoke(cli, ["check", "--no-cache", "--output-format", "json", *paths], catch_exceptions=False)
+    finally:
+        os.chdir(old)
+    return json.loads(out.stdout)

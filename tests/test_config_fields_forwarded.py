@@ -12,15 +12,11 @@ its ``__init__`` decides neither.
 
 from __future__ import annotations
 
-import json
 import os
-import textwrap
 
 import pytest
 
-from pt2lint.cli import cli
-
-from clitools import cli_runner
+from clitools import json_findings
 from linttools import dynamo_break_lines_many
 
 MODEL = """\
@@ -67,13 +63,7 @@ PLAIN_CONFIG = MODEL.replace(
 
 
 def _check(root, *paths):
-    old = os.getcwd()
-    os.chdir(root)
-    try:
-        out = cli_runner().invoke(cli, ["check", "--no-cache", "--output-format", "json", *paths], catch_exceptions=False)
-    finally:
-        os.chdir(old)
-    return sorted((os.path.relpath(d["filename"], root).replace(os.sep, "/"), d["location"]["row"]) for d in json.loads(out.stdout))
+    return sorted((os.path.relpath(d["filename"], root).replace(os.sep, "/"), d["location"]["row"]) for d in json_findings(root, *paths))
 
 
 @pytest.mark.parametrize(

@@ -9,16 +9,14 @@ compiled with ``quantize=True``; with the defaults it compiles to one graph).
 
 from __future__ import annotations
 
-import json
 import os
 import textwrap
 
 import pytest
 
 from pt2lint.analysis.code_config import ConfigSite, annotated_init_classes, class_definitions, scan_source, site_overrides
-from pt2lint.cli import cli
 
-from clitools import cli_runner
+from clitools import json_findings
 
 CONFIG = """
 from dataclasses import dataclass
@@ -77,13 +75,8 @@ def _project(tmp_path, args: str):
 
 
 def _check(tmp_path, *paths):
-    old = os.getcwd()
-    os.chdir(tmp_path)
-    try:
-        out = cli_runner().invoke(cli, ["check", "--no-cache", "--output-format", "json", *paths], catch_exceptions=False)
-    finally:
-        os.chdir(old)
-    return sorted((d["filename"].replace(os.sep, "/").split("pkg/")[-1], d["location"]["row"], d["code"]) for d in json.loads(out.stdout))
+    found = json_findings(tmp_path, *paths)
+    return sorted((d["filename"].replace(os.sep, "/").split("pkg/")[-1], d["location"]["row"], d["code"]) for d in found)
 
 
 @pytest.mark.parametrize(
