@@ -19,6 +19,8 @@ from typing import Dict, Optional, Tuple
 
 import libcst as cst
 
+from pt2lint.analysis.walk import walk
+
 _SCALARS = {"bool": "bool", "boolean": "bool", "int": "int", "integer": "int", "float": "float", "str": "str", "string": "str"}
 
 _GOOGLE_HEADER = re.compile(r"^\s*(Args|Arguments|Parameters|Params|Keyword Args|Keyword Arguments|Other Parameters)\s*:\s*$")
@@ -107,8 +109,6 @@ def _type_tested(fn_node: cst.FunctionDef) -> set:
     """Names whose type the function's own code tests (``isinstance(q, (int, float))``,
     ``torch.is_tensor(q)``, ``type(q)``): it expects more than one type there, whatever its
     docstring says."""
-    from pt2lint.analysis.walk import walk
-
     names = set()
     copies: Dict[str, set] = {}  # ``factor = quality``: factor -> {quality}
     for n in walk(fn_node.body):

@@ -65,6 +65,7 @@ from pt2lint.analysis.kinds import (
     container,
     join,
     keyed_dict,
+    python_number,
     surely_not_none,
 )
 
@@ -2125,11 +2126,9 @@ class Interpreter:
         with ``size = (n, n)`` and with ``size = x.size(0)``).  ``None`` when undecided."""
         if not self._isinstance_of_a_name(test):
             return None
-        types = test.args[1].value
-        elems = [e.value for e in types.elements] if isinstance(types, cst.Tuple) else [types]
-        if not elems or not all(isinstance(e, cst.Name) and e.value in _PY_SCALAR_TYPES and self._is_builtin(e.value) for e in elems):
+        names = self._scalar_types_named(test.args[1].value)
+        if names is None:
             return None
-        names = {e.value for e in elems}
         name = identifier(test.args[0].value.value)
         cur = self.frame.env.get(name)
         if cur is None or cur.weak or cur.maybe_none or name in self.frame.varying:
@@ -2237,10 +2236,17 @@ class Interpreter:
             as_tensor = cur if cur.kind is Kind.TENSOR else Value(Kind.TENSOR, alias_of=cur.alias_of)
             not_tensor = UNKNOWN if cur.kind is Kind.TENSOR else cur
             return {name: replace(as_tensor, maybe_none=False)}, {name: not_tensor}
-        types = test.args[1].value
+        if self._scalar_types_named(test.args[1].value) is not None:
+            return {name: CONST}, {}
+        return None
+
+    def _scalar_types_named(self, types: cst.BaseExpression) -> Optional[set]:
+        """The builtin Python scalar types (``int``, ``float``, ``bool``, ``str``, ``complex``) the
+        second argument of ``isinstance`` names, one or a tuple of them; ``None`` when it names
+        anything else."""
         elems = [e.value for e in types.elements] if isinstance(types, cst.Tuple) else [types]
         if elems and all(isinstance(e, cst.Name) and e.value in _PY_SCALAR_TYPES and self._is_builtin(e.value) for e in elems):
-            return {name: CONST}, {}
+            return {e.value for e in elems}
         return None
 
     def _joined(self, a: Dict[str, Value], b: Dict[str, Value], mark: Optional[int] = None) -> Dict[str, Value]:
@@ -3961,16 +3967,15 @@ class Interpreter:
             found.extend((call, enclosing, entry) for call, enclosing in callers.calls_named(entry.module, alias))
         return found
 
-    def _forwarded_site_value(self, index: ModuleIndex, enclosing: cst.FunctionDef, name: str) -> Optional[Value]:
-        """The value of ``name``, a parameter of ``enclosing`` passed on unchanged, when
-        ``enclosing`` is the ``__init__`` of a class of ``index`` whose own construction sites
-        all decide it (``Block(causal=False)`` whose ``__init__`` builds ``Attn(causal=causal)``:
-        the attention is built with ``False``), else ``None``.  A parameter the body rebinds is
-        not passed on unchanged; a cycle of constructors decides nothing."""
+    def _forwarding_owner(self, index: ModuleIndex, enclosing: cst.FunctionDef, name: str) -> Optional[Tuple[ClassInfo, cst.Param]]:
+        """``(class, parameter)`` when ``name`` is a parameter of ``enclosing``, the ``__init__`` of
+        a class of ``index``, that its body never rebinds and whose class is not already being
+        asked about (a cycle of constructors decides nothing); else ``None``."""
         if enclosing.name.value != "__init__":
             return None
         params = enclosing.params
-        if name not in {p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)}:
+        param = next((p for p in (*params.posonly_params, *params.params, *params.kwonly_params) if p.name.value == name), None)
+        if param is None:
             return None
         body = enclosing.body.body if isinstance(enclosing.body, cst.IndentedBlock) else ()
         if name in bound_names(list(body)):
@@ -3978,6 +3983,18 @@ class Interpreter:
         owner = next((c for c in index.classes.values() if getattr(c.methods.get("__init__"), "node", None) is enclosing), None)
         if owner is None or id(owner) in self._forwarding_sites:
             return None
+        return owner, param
+
+    def _forwarded_site_value(self, index: ModuleIndex, enclosing: cst.FunctionDef, name: str) -> Optional[Value]:
+        """The value of ``name``, a parameter of ``enclosing`` passed on unchanged, when
+        ``enclosing`` is the ``__init__`` of a class of ``index`` whose own construction sites
+        all decide it (``Block(causal=False)`` whose ``__init__`` builds ``Attn(causal=causal)``:
+        the attention is built with ``False``), else ``None``.  A parameter the body rebinds is
+        not passed on unchanged; a cycle of constructors decides nothing."""
+        found = self._forwarding_owner(index, enclosing, name)
+        if found is None:
+            return None
+        owner = found[0]
         self._forwarding_sites.add(id(owner))
         try:
             return self.site_parameters(owner, owner.methods["__init__"]).get(name)
@@ -3993,18 +4010,12 @@ class Interpreter:
         block gets the value ``self.cfg.causal`` has in ``Model.forward`` (a config dataclass's
         field default, joined with what the project's own construction sites of the dataclass
         pass).  ``None`` when that value is unknown, may be ``None``, or only guessed."""
-        if enclosing.name.value != "__init__":
+        found = self._forwarding_owner(index, enclosing, name)
+        if found is None:
             return None
-        params = enclosing.params
-        param = next((p for p in (*params.posonly_params, *params.params, *params.kwonly_params) if p.name.value == name), None)
-        if param is None or param is (params.posonly_params or params.params or (None,))[0]:
-            return None  # not a parameter, or ``self``
-        body = enclosing.body.body if isinstance(enclosing.body, cst.IndentedBlock) else ()
-        if name in bound_names(list(body)):
-            return None
-        owner = next((c for c in index.classes.values() if getattr(c.methods.get("__init__"), "node", None) is enclosing), None)
-        if owner is None or id(owner) in self._forwarding_sites:
-            return None
+        owner, param = found
+        if param is (enclosing.params.posonly_params or enclosing.params.params or (None,))[0]:
+            return None  # ``self``
         self._forwarding_sites.add(id(owner))
         saved_index = self.index
         self.index = index
@@ -6524,15 +6535,6 @@ _LITERAL_INT_FACTORIES = frozenset({"torch.tensor", "torch.as_tensor", "torch.Lo
 _ONE_D_FACTORIES = _ONE_D_INT_FACTORIES | _ONE_D_FLOAT_FACTORIES | _LITERAL_INT_FACTORIES
 
 
-def _python_int(v: Value) -> bool:
-    """A value surely a Python ``int`` (a size, or an integer constant)."""
-    if v.maybe_none:
-        return False
-    if v.kind is Kind.SHAPE:
-        return not v.py_float and v.ref is None
-    return v.kind is Kind.CONST and isinstance(v.const, int) and not isinstance(v.const, bool)
-
-
 def _one_d_int(qual: str, args, kwargs, result: Value) -> Value:
     """``result`` marked :data:`ONE_D_INT_TENSOR` when ``qual(*args, **kwargs)`` surely makes a 1-d
     int64 tensor: ``torch.arange`` of Python ints, ``torch.randperm(n)``, ``torch.tensor`` (and
@@ -6547,11 +6549,11 @@ def _one_d_int(qual: str, args, kwargs, result: Value) -> Value:
         bounds = list(args[:2])
         steps = args[2] if len(args) > 2 else kwargs.get("steps")
         numbers = len(bounds) == 2 and len(args) <= 3 and all(a.kind in (Kind.CONST, Kind.SHAPE) and not a.maybe_none for a in bounds)
-        return replace(result, ref=ONE_D_FLOAT_TENSOR) if numbers and steps is not None and _python_int(steps) else result
+        return replace(result, ref=ONE_D_FLOAT_TENSOR) if numbers and steps is not None and python_number(steps) else result
     if any(k not in ("device", "requires_grad", "pin_memory") for k in kwargs):
         return result
     if qual in _ONE_D_INT_FACTORIES:
-        ok = bool(args) and all(_python_int(a) for a in args) and (qual != "torch.randperm" or len(args) == 1)
+        ok = bool(args) and all(python_number(a) for a in args) and (qual != "torch.randperm" or len(args) == 1)
     else:  # a literal list of ints (_LITERAL_INT_FACTORIES)
         ok = (
             len(args) == 1 and args[0].kind is Kind.CONTAINER and args[0].keys is None and bool(args[0].elts)
@@ -6778,19 +6780,12 @@ def _scan_self_state(fn: cst.FunctionDef) -> bool:
     return False
 
 
-#: ``nn.Module`` methods that return the module itself (their docstrings in
-#: torch/nn/modules/module.py say "Returns: Module: self").
-_MODULE_METHODS_RETURNING_SELF = frozenset(
-    "to cuda cpu xpu ipu mtia type float double half bfloat16 to_empty train eval requires_grad_ apply share_memory".split()
-)
-
-
 def _module_returned_to_itself(stmt: cst.CSTNode, name: str, value: Value) -> bool:
     """``self.<name> = self.<name>.to(x.device)`` (``.cuda()``, ``.eval()`` ...) with a module there:
-    the statement stores back the very object it read (``nn.Module.to`` returns ``self``), so no
+    the statement stores back the very object it read (:data:`_MODULE_SELF_METHODS` return ``self``), so no
     state Dynamo guards on changes (measured on torch 2.13: no recompile over four calls)."""
     call = getattr(stmt, "value", None)
-    if not (isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) and call.func.attr.value in _MODULE_METHODS_RETURNING_SELF):
+    if not (isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) and call.func.attr.value in _MODULE_SELF_METHODS):
         return False
     recv = call.func.value
     if not (isinstance(recv, cst.Attribute) and recv.attr.value == name and isinstance(recv.value, cst.Name) and recv.value.value == "self"):

@@ -187,6 +187,18 @@ def _members(v: Value) -> Optional[Value]:
     return None
 
 
+def python_number(v: Value, integer: bool = True) -> bool:
+    """``v`` is surely a Python number: a size (a SymInt while tracing) or a numeric constant, never
+    ``None``; with ``integer``, surely an ``int`` (not a float read as one, not a bool)."""
+    if v.maybe_none:
+        return False
+    if v.kind is Kind.SHAPE:
+        return v.ref is None and (not integer or not v.py_float)
+    if v.kind is Kind.CONST and not isinstance(v.const, bool):
+        return isinstance(v.const, int) or (not integer and isinstance(v.const, float))
+    return False
+
+
 def surely_not_none(v: Value) -> bool:
     """Whether ``v`` is surely not ``None``: marked so (:attr:`Value.not_none`), a literal's
     constant (a number, string or bool), a size (``x.size(0)``, an element of ``x.shape``), a

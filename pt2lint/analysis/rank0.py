@@ -28,7 +28,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Optional
 
-from pt2lint.analysis.kinds import INT_SCALAR_TENSOR, ONE_D_FLOAT_TENSOR, ONE_D_INT_TENSOR, ZERO_D_TENSOR, Kind, Value
+from pt2lint.analysis.kinds import INT_SCALAR_TENSOR, ONE_D_FLOAT_TENSOR, ONE_D_INT_TENSOR, ZERO_D_TENSOR, Kind, Value, python_number
 
 ZERO_D_REFS = frozenset({ZERO_D_TENSOR, INT_SCALAR_TENSOR})
 
@@ -65,16 +65,6 @@ _FLOAT_DTYPES = frozenset({
 def is_zero_d(v: Optional[Value]) -> bool:
     """``v`` is surely a 0-d tensor computed in the graph (not a guessed tensor)."""
     return v is not None and v.kind is Kind.TENSOR and not v.weak and v.ref in ZERO_D_REFS
-
-
-def _python_number(v: Value, integer: bool) -> bool:
-    if v.maybe_none:
-        return False
-    if v.kind is Kind.SHAPE:
-        return v.ref is None and (not integer or not v.py_float)
-    if v.kind is Kind.CONST and not isinstance(v.const, bool):
-        return isinstance(v.const, int) or (not integer and isinstance(v.const, float))
-    return False
 
 
 def _torch_name(v: Optional[Value]) -> Optional[str]:
@@ -135,11 +125,11 @@ def method_result(recv: Value, method: str, args, kwargs, weak: bool) -> Optiona
         return None
     if method in ELEMENTWISE_KEEPING_DTYPE:
         operands = (*args, *kwargs.values())
-        if not all(_python_number(a, integer=False) or is_zero_d(a) or a.kind is Kind.NONE for a in operands):
+        if not all(python_number(a, integer=False) or is_zero_d(a) or a.kind is Kind.NONE for a in operands):
             return None  # ``s.clamp(min=t)``: broadcast with a tensor of unknown rank
         if method == "squeeze" and args:
             return None
-        if recv.ref == INT_SCALAR_TENSOR and not all(_python_number(a, integer=True) or a.kind is Kind.NONE for a in operands):
+        if recv.ref == INT_SCALAR_TENSOR and not all(python_number(a, integer=True) or a.kind is Kind.NONE for a in operands):
             return Value(Kind.TENSOR, weak=weak, ref=ZERO_D_TENSOR)  # ``i.clamp(0.5)`` may promote
         return Value(Kind.TENSOR, weak=weak, ref=recv.ref, bool_tensor=recv.bool_tensor)
     if method in ELEMENTWISE_FLOATING and not args:
@@ -168,9 +158,9 @@ def function_result(qual: str, args, kwargs) -> Optional[Value]:
             return Value(Kind.TENSOR, ref=INT_SCALAR_TENSOR)
     if name == "randint" and set(kwargs) <= {"device", "generator", "size"}:
         size = kwargs.get("size") if "size" in kwargs else (args[-1] if len(args) in (2, 3) else None)
-        if size is not None and size.kind is Kind.CONTAINER and size.elts == () and all(_python_number(a, integer=True) for a in args[: len(args) - (0 if "size" in kwargs else 1)]):
+        if size is not None and size.kind is Kind.CONTAINER and size.elts == () and all(python_number(a, integer=True) for a in args[: len(args) - (0 if "size" in kwargs else 1)]):
             return Value(Kind.TENSOR, ref=INT_SCALAR_TENSOR)
-        if size is not None and size.kind is Kind.CONTAINER and size.elts is not None and len(size.elts) == 1 and _python_number(size.elts[0], integer=True):
+        if size is not None and size.kind is Kind.CONTAINER and size.elts is not None and len(size.elts) == 1 and python_number(size.elts[0], integer=True):
             return Value(Kind.TENSOR, ref=ONE_D_INT_TENSOR)
     return None
 
@@ -181,12 +171,12 @@ def binop_result(a: Value, b: Value, op: str, weak: bool) -> Optional[Value]:
     if not (a.kind is Kind.TENSOR and a.ref in ZERO_D_REFS) and not (b.kind is Kind.TENSOR and b.ref in ZERO_D_REFS):
         return None
     operands = (a, b)
-    if not all((v.kind is Kind.TENSOR and v.ref in ZERO_D_REFS) or _python_number(v, integer=False) for v in operands):
+    if not all((v.kind is Kind.TENSOR and v.ref in ZERO_D_REFS) or python_number(v, integer=False) for v in operands):
         return None  # a tensor of unknown rank broadcasts
     if op not in ("+", "-", "*", "/", "//", "%", "**"):
         return None
     integer = op in ("+", "-", "*", "//", "%") and all(
-        (v.kind is Kind.TENSOR and v.ref == INT_SCALAR_TENSOR) or _python_number(v, integer=True) for v in operands
+        (v.kind is Kind.TENSOR and v.ref == INT_SCALAR_TENSOR) or python_number(v, integer=True) for v in operands
     )
     return Value(Kind.TENSOR, weak=weak, ref=INT_SCALAR_TENSOR if integer else ZERO_D_TENSOR)
 
@@ -195,6 +185,6 @@ def element_result(base: Value, index: Value) -> Optional[Value]:
     """``base[i]`` with ``base`` a 1-d tensor of known dtype and ``i`` a Python int: 0-d of that dtype."""
     if base.kind is not Kind.TENSOR or base.weak or base.ref not in (ONE_D_INT_TENSOR, ONE_D_FLOAT_TENSOR):
         return None
-    if not _python_number(index, integer=True):
+    if not python_number(index, integer=True):
         return None
     return Value(Kind.TENSOR, ref=INT_SCALAR_TENSOR if base.ref == ONE_D_INT_TENSOR else ZERO_D_TENSOR)

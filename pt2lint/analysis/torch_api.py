@@ -264,11 +264,10 @@ def is_tensor_function(qualname: str) -> bool:
     if qualname in FUNC_TRANSFORMS:
         return False  # ``torch.vmap(f)`` is a function
     if qualname.startswith(TENSOR_NAMESPACES):
+        if qualname.startswith("torch.ops."):
+            return True  # ``torch.ops.<namespace>.<op>[.<overload>]``: an operator at any depth
         # a public function of the namespace (``torch.nn.functional.relu``); not a member of a class
         # in it nor a private helper (``F._Reduction.get_enum`` returns an int)
-        # (``torch.ops.<namespace>.<op>[.<overload>]`` names an operator at any depth)
-        if qualname.startswith("torch.ops."):
-            return True
         rest = qualname[next(len(ns) for ns in TENSOR_NAMESPACES if qualname.startswith(ns)):]
         return bool(rest) and "." not in rest and not rest.startswith("_") and not rest[0].isupper()
     if qualname.startswith("torch.") and qualname.count(".") == 1:
