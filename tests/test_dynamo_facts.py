@@ -353,6 +353,20 @@ def test_context_manager_section_is_a_fresh_measurement(tool):
     assert tool.context_manager_facts() == _shipped()["context_managers"]
 
 
+def test_numpy_object_section_is_a_fresh_measurement(tool):
+    # every public numpy.random callable that builds a generator object, with a method called in forward
+    assert tool.numpy_object_facts() == _shipped()["numpy_objects"]
+
+
+def test_numpy_objects_answer_by_constructor():
+    assert facts.numpy_object_class("numpy.random.default_rng") == "numpy.random.Generator"
+    assert facts.numpy_object_method_break("numpy.random.default_rng") == "GB0156"
+    assert facts.numpy_object_method_break("numpy.random.RandomState") == "GB0156"
+    for array_or_number in ("numpy.random.rand", "numpy.random.randint", "numpy.random.permutation", None):
+        assert facts.numpy_object_class(array_or_number) is None, array_or_number
+        assert facts.numpy_object_method_break(array_or_number) is None
+
+
 def test_context_managers_answer_by_form():
     assert facts.context_manager_break("threading.Lock", "stored") == "GB0142"
     assert facts.context_manager_break("threading.Lock", "any") == "GB0142"

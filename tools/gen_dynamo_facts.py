@@ -1588,6 +1588,96 @@ def context_manager_facts() -> Dict[str, Dict[str, Any]]:
     return out
 
 
+def _plain_value(obj: Any) -> bool:
+    """``obj`` is data (an array, a NumPy scalar, a Python number, string or container): a NumPy
+    callable returning one builds no stateful object."""
+    return obj is None or isinstance(obj, (numpy.ndarray, numpy.generic, int, float, complex, str, bytes, tuple, list, dict))
+
+
+def numpy_object_candidates() -> List[Tuple[str, str, str, str]]:
+    """``(constructor, call, class, method)`` for every public callable of ``numpy.random`` that,
+    called with a seed (``0``) or with no argument, returns an object of a ``numpy.random`` class
+    rather than an array or a number (``default_rng(0)`` -> ``Generator``, ``RandomState(0)``,
+    the bit generators), with the first public method of that class (in name order) that runs
+    with no argument: what a model calls on a generator it built in ``__init__``.  A class with
+    no such method (``SeedSequence``) is left out."""
+    out = []
+    for name in sorted(dir(numpy.random)):
+        ctor = getattr(numpy.random, name)
+        if name.startswith("_") or not callable(ctor) or f"numpy.random.{name}" in _NOT_PROBED_NUMPY:
+            continue
+        for arg in ("0", ""):
+            try:
+                with _quiet():
+                    obj = ctor(*([0] if arg else []))
+            except Exception:  # noqa: BLE001 - this form does not build one
+                continue
+            if _plain_value(obj) or not type(obj).__module__.startswith("numpy.random"):
+                break
+            cls = type(obj)
+            method = None
+            for attr in sorted(dir(cls)):
+                if attr.startswith("_") or isinstance(inspect.getattr_static(cls, attr, None), property):
+                    continue  # a property (``BitGenerator.cffi`` imports cffi when read)
+                if not callable(inspect.getattr_static(cls, attr, None)):
+                    continue
+                try:
+                    with _quiet():
+                        getattr(ctor(*([0] if arg else [])), attr)()
+                except Exception:  # noqa: BLE001 - needs arguments
+                    continue
+                method = attr
+                break
+            if method is not None:
+                out.append((f"numpy.random.{name}", f"numpy.random.{name}({arg})", f"numpy.random.{cls.__name__}", method))
+            break
+    return out
+
+
+_OBJECT_PROBE = """
+class ProbeObject{i}(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.obj = {call}
+
+    def forward(self, x):
+        y = x + 1
+        r = self.obj.{method}()
+        return y * 2
+"""
+
+
+def numpy_object_facts() -> Dict[str, Dict[str, Any]]:
+    """``numpy_objects``: per constructor of :func:`numpy_object_candidates`, what Dynamo does
+    when a compiled ``forward`` calls a method of the object built in ``__init__``
+    (``self.rng = np.random.default_rng(0)`` ... ``self.rng.random()``).  Dynamo wraps such an
+    object as a user-defined object of a C class and cannot trace its methods ("Unsupported method
+    call", GB0156, measured on the probe's method).  ``stored`` is ``breaks``/``traces``/
+    ``inconclusive`` with the registry id of a break at the call line."""
+    cands = numpy_object_candidates()
+    lines = ["import numpy", "import torch"]
+    call_lines: List[int] = []
+    for i, (_ctor, call, _cls, method) in enumerate(cands):
+        base = len(lines) + 1
+        lines += _OBJECT_PROBE.format(i=i, call=call, method=method).split("\n")
+        call_lines.append(base + 8)
+    out: Dict[str, Dict[str, Any]] = {}
+    with tempfile.TemporaryDirectory() as workdir, _quiet():
+        module, path = _import_lines(lines, workdir, "dynamo_object_probes")
+        for i, (ctor, call, cls, method) in enumerate(cands):
+            try:
+                breaks = graph_breaks(getattr(module, f"ProbeObject{i}")(), (torch.randn(4, 4),), backend="eager")
+                result = _classify(breaks, path, call_lines[i])
+            except Exception as exc:  # noqa: BLE001 - the answer is "inconclusive", not a crash
+                result = ProbeResult("inconclusive", None, None, type(exc).__name__)
+            out[ctor] = {
+                "class": cls, "method": method, "probe": f"{call}.{method}()",
+                "stored": result.outcome, "stored_gb": result.gb if result.outcome == "breaks" else None,
+            }
+        sys.modules.pop("dynamo_object_probes", None)
+    return out
+
+
 def derived_section(pairs: Tuple[Tuple[Candidate, Dict[str, Any]], ...]) -> Dict[str, Dict[str, Any]]:
     """The static entries of a derived section, keyed by candidate."""
     return {c.qualname: {"probe": c.call, **entry} for c, entry in pairs}
@@ -1910,6 +2000,7 @@ def generate() -> Dict[str, Any]:
             data[section][cand.qualname] = _confirm(data[section][cand.qualname], result)
     data["nn_modules"] = nn_module_facts()  # measured by running each class (about a minute)
     data["context_managers"] = context_manager_facts()  # two probes per context manager
+    data["numpy_objects"] = numpy_object_facts()  # one probe per NumPy generator class
     data["confirmed_count"] = sum(1 for section, _ in sections for e in data[section].values() if e["confirmed"])
     return data
 

@@ -85,6 +85,8 @@ __all__ = [
     "numpy_scalar_draw",
     "numpy_traced",
     "numpy_unsupported",
+    "numpy_object_class",
+    "numpy_object_method_break",
     "shape_op_break",
     "sequence_search_break",
     "shape_op_forms",
@@ -256,6 +258,30 @@ def context_manager_break(qualname: Optional[str], form: str) -> Optional[str]:
     if any(raw.get(f) != "breaks" for f in forms):
         return None
     return raw.get(f"{forms[-1]}_gb") or "GB0142"  # of a variable: the break at the ``with`` (stored)
+
+
+def numpy_object_class(qualname: Optional[str]) -> Optional[str]:
+    """The ``numpy.random`` class of the object ``qualname`` builds (``"numpy.random.default_rng"``
+    -> ``"numpy.random.Generator"``, ``"numpy.random.RandomState"``), or None when ``qualname`` is not
+    one of the table's ``numpy_objects`` constructors (it returns an array, a number, or was not
+    probed).  Source: ``numpy_objects`` of the table, built by calling each public callable of
+    ``numpy.random`` on the table's NumPy (``tools/gen_dynamo_facts.py``)."""
+    raw = facts().get("numpy_objects", {}).get(qualname) if qualname else None
+    return raw["class"] if raw else None
+
+
+def numpy_object_method_break(qualname: Optional[str]) -> Optional[str]:
+    """The graph-break id when a compiled region calls a method of an object built by the
+    ``numpy.random`` constructor ``qualname`` outside it (``self.rng = np.random.default_rng(0)`` in
+    ``__init__``, ``self.rng.random()`` in ``forward``): Dynamo wraps the object as a user-defined
+    object of a C class and cannot trace its methods ("Unsupported method call", GB0156 on torch
+    2.13).  None when the probe traced or was not run.  Source: the ``numpy_objects`` probe of the
+    table, one method per class (any method of such a class is a C method Dynamo has no handler for).
+    """
+    raw = facts().get("numpy_objects", {}).get(qualname) if qualname else None
+    if not raw or raw.get("stored") != "breaks":
+        return None
+    return raw.get("stored_gb") or "GB0156"
 
 
 def class_construction_break(qualname: Optional[str]) -> Optional[str]:

@@ -5526,6 +5526,10 @@ class Interpreter:
             return DATA
         if _numpy_sized_draw(qual, args, kwargs):
             return Value(Kind.TENSOR)
+        if qual.startswith("numpy.random.") and dynamo_facts.numpy_object_class(qual):
+            # ``np.random.default_rng(0)``: a generator object, not an array; a compiled region
+            # calling its methods breaks there (the rules read ``<constructor>().<method>``)
+            return Value(Kind.UNKNOWN, ref=f"{qual}()")
         if self._constructing and qual.startswith("numpy.") and _python_values_only(list(args) + list(kwargs.values())):
             return NUMPY_ARRAY if _numpy_array_result(qual, args) else NUMPY_VALUE
         folded = _numpy_float_scalar(qual, args, kwargs)

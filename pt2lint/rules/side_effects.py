@@ -159,6 +159,21 @@ class NondeterministicPythonCall(Rule):
         q = ev.qualname
         if not q or not self.covers(q):
             return
+        if "()." in q:
+            # a method of a generator object built outside the region (``self.rng.random()``
+            # with ``self.rng = np.random.default_rng(0)`` in ``__init__``)
+            ctor, _, method = q.partition("().")
+            gb = facts.numpy_object_method_break(ctor)
+            if gb is not None and "." not in method:
+                cls = facts.numpy_object_class(ctor)
+                interp.report(
+                    self.code,
+                    ev.node,
+                    f"`.{method}()` of a NumPy `{cls.rsplit('.', 1)[-1]}` (built by `{ctor}`): Dynamo cannot trace "
+                    f"methods of this object: graph break ({gb}) (draw with torch.rand/torch.randint and a "
+                    f"torch.Generator, or draw outside the compiled region and pass the value in)",
+                )
+            return
         gb = self.break_of(q)
         draw = facts.numpy_scalar_draw(q)
         if draw is not None and ("size" in ev.kwargs or len(ev.args) > draw[1]):
