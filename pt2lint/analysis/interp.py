@@ -3277,6 +3277,7 @@ class Interpreter:
 
     def eval_Comparison(self, node: cst.Comparison) -> Value:
         left = self.eval(node.left)
+        comp_left: cst.BaseExpression = node.left
         result: Optional[Value] = None
         folded: Optional[bool] = True  # all links so far compare known constants (and hold)
         for comp in node.comparisons:
@@ -3308,6 +3309,11 @@ class Interpreter:
                     # ``ids[:, [-1, 0]]``: an index only an array takes
                     or (isinstance(comp.comparator, cst.Subscript) and _array_only_index(comp.comparator))
                 )
+                if sure and (isinstance(left.const, str) or isinstance(comp_left, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString))):
+                    # ``"scale" in t`` raises for a tensor ``t`` ("Tensor.__contains__ only supports
+                    # Tensor or scalar", eager torch 2.13): code that runs has no tensor there (a dict
+                    # the caller's ``dict[str, Tensor]`` annotation took for one of its tensors)
+                    sure = False
                 if sure:
                     # ``v in t`` is ``(t == v).any().item()``: the read happens here, branched on or not
                     # (measured on torch 2.13: GB0124 for ``a = 3 in ids`` and ``if 0 not in ids:``);
@@ -3340,7 +3346,7 @@ class Interpreter:
             else:
                 r = UNKNOWN
             result = r if result is None else (r if r.kind is Kind.TENSOR else join(result, r) if result.kind is not Kind.TENSOR else result)
-            left = right
+            left, comp_left = right, comp.comparator
         if folded is not None:
             return const(bool(folded))  # ``mode == "norm"`` with ``mode`` a known string: Dynamo specialises
         return result or UNKNOWN
