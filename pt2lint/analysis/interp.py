@@ -3547,6 +3547,12 @@ class Interpreter:
         for c in objects.candidates(value) if objects.is_one_of(value) else (value,):
             if c.kind is Kind.MODULE and isinstance(c.ref, str):
                 self.emit("on_submodule_access", SubmoduleAccessEvent(node, c.ref))
+            elif c.kind is Kind.MODULE and isinstance(c.ref, ClassInfo):
+                # a project subclass of a torch module class (``class MyLSTM(nn.LSTM)``): Dynamo
+                # decides on the instance, so a refusal of the torch class holds for it too
+                # (measured on torch 2.13: GB0014 where ``self.enc`` of an ``nn.LSTM`` subclass is read)
+                for base in dict.fromkeys(b for b in c.ref.external_bases() if isinstance(b, str) and b.startswith("torch.")):
+                    self.emit("on_submodule_access", SubmoduleAccessEvent(node, base))
 
     def attribute(self, base: Value, name: str, node: Optional[cst.CSTNode]) -> Value:
         if _is_hook_handle(base):

@@ -26,7 +26,7 @@ from pt2lint.analysis.walk import iter_children, walk
 from pt2lint.rules.base import Rule
 from pt2lint.rules.dynamic_shape import derived_shape_break
 from pt2lint.rules.refused import REFUSED_FUNCTIONS
-from pt2lint.analysis.index import FunctionInfo
+from pt2lint.analysis.index import ClassInfo, FunctionInfo
 
 LOG_METHODS = frozenset(
     """debug info warning warn error exception critical fatal log warning_once info_once warning_advice
@@ -565,6 +565,16 @@ class RnnModuleCall(Rule):
         # a call through ``self.lstm`` was reported where the submodule was read
         if isinstance(ev.callee, str) and ev.callee in self.NAMES and not isinstance(ev.node.func, cst.Attribute):
             self._report(interp, ev.node, ev.callee)
+            return
+        # ``super().forward(x, hx)`` in a project subclass of ``nn.LSTM``: torch's RNN forward, which
+        # Dynamo refuses the same way (measured on torch 2.13: GB0014 at that line, in the frame
+        # Dynamo compiles for the subclass's forward)
+        recv = ev.receiver
+        if ev.method in ("forward", "__call__") and recv is not None and recv.kind is Kind.SUPER and isinstance(recv.ref, ClassInfo):
+            if recv.ref.lookup_method(ev.method, skip_self=True) is None:
+                torch_rnn = [b for b in recv.ref.external_bases() if b in self.NAMES]
+                if torch_rnn:
+                    self._report(interp, ev.node, torch_rnn[0])
 
 
 class TorchScriptModuleCall(Rule):
