@@ -44,6 +44,8 @@ CASES = {
     "return x[(v > 0.5).all()]": True,
     "x[v.sum().long()] = 0\n        return x": True,
     "for t in torch.linspace(0, 2, 3):\n            x = x + x[t.long()]\n        return x": True,
+    "pos = torch.tensor([0, 2], dtype=torch.long)\n        return x[:, pos[-1]]": True,
+    "return x[torch.as_tensor([1, 0], dtype=torch.int32)[0]]": True,
     # near misses
     "return x * v.max()": False,
     "return x[torch.randint(0, 3, (1,))]": False,
@@ -52,6 +54,12 @@ CASES = {
     "return x[v.sum().clamp(min=v).long().clamp(0, 3)]": False,
     "return x[v.sum().to(v).long().clamp(0, 3)]": True,
     "return x[int(3 * 0.5)]": False,
+    "pos = torch.tensor([0, 2], dtype=torch.long)\n        return x[:, pos[-1:]]": False,
+    "return x * torch.tensor([1, 2], dtype=torch.float)[0]": False,
+    "return x[torch.tensor([[0, 2]], dtype=torch.long)[0]]": False,
+    # a one-element tensor of constants: fake tensors keep its value (CONSTANT_NUMEL_LIMIT)
+    "return x[torch.as_tensor([1], dtype=torch.int32)[0]]": False,
+    "return x[torch.tensor([2])[0]]": False,
 }
 
 

@@ -6598,8 +6598,9 @@ _ONE_D_FACTORIES = _ONE_D_INT_FACTORIES | _ONE_D_FLOAT_FACTORIES | _LITERAL_INT_
 def _one_d_int(qual: str, args, kwargs, result: Value) -> Value:
     """``result`` marked :data:`ONE_D_INT_TENSOR` when ``qual(*args, **kwargs)`` surely makes a 1-d
     int64 tensor: ``torch.arange`` of Python ints, ``torch.randperm(n)``, ``torch.tensor`` (and
-    ``as_tensor``, ``LongTensor``) of a literal list of ints; no ``dtype=``, ``out=`` or other
-    keyword but ``device=``/``requires_grad=``.  Marked :data:`ONE_D_FLOAT_TENSOR` for
+    ``as_tensor``, ``LongTensor``) of a literal list of ints; no ``out=`` or other keyword but
+    ``device=``/``requires_grad=``, and ``dtype=`` only for ``torch.tensor``/``as_tensor`` (an
+    integer dtype keeps the mark, a floating one gives :data:`ONE_D_FLOAT_TENSOR`).  Marked :data:`ONE_D_FLOAT_TENSOR` for
     ``torch.linspace``/``logspace`` of Python numbers with an int ``steps``."""
     if qual not in _ONE_D_FACTORIES or result.kind is not Kind.TENSOR or result.ref is not None or result.weak:
         return result  # (the set first: this runs on every call of a qualified name)
@@ -6610,13 +6611,26 @@ def _one_d_int(qual: str, args, kwargs, result: Value) -> Value:
         steps = args[2] if len(args) > 2 else kwargs.get("steps")
         numbers = len(bounds) == 2 and len(args) <= 3 and all(a.kind in (Kind.CONST, Kind.SHAPE) and not a.maybe_none for a in bounds)
         return replace(result, ref=ONE_D_FLOAT_TENSOR) if numbers and steps is not None and python_number(steps) else result
-    if any(k not in ("device", "requires_grad", "pin_memory") for k in kwargs):
+    if any(k not in ("device", "requires_grad", "pin_memory", "dtype") for k in kwargs):
         return result
+    if "dtype" in kwargs:
+        # ``torch.tensor([0, 2], dtype=torch.long)``: the dtype decides the mark (an integer or
+        # floating one; any other, bool or unknown, gives none)
+        mark = rank0.dtype_mark(kwargs["dtype"])
+        if mark is None or qual not in ("torch.tensor", "torch.as_tensor"):
+            return result
+        marked = _one_d_int(qual, args, {k: v for k, v in kwargs.items() if k != "dtype"}, result)
+        if marked.ref != ONE_D_INT_TENSOR:
+            return result
+        return replace(marked, ref=ONE_D_INT_TENSOR if mark == INT_SCALAR_TENSOR else ONE_D_FLOAT_TENSOR)
     if qual in _ONE_D_INT_FACTORIES:
         ok = bool(args) and all(python_number(a) for a in args) and (qual != "torch.randperm" or len(args) == 1)
     else:  # a literal list of ints (_LITERAL_INT_FACTORIES)
+        # of two elements or more: Dynamo's fake tensors keep the value of a tensor of at most
+        # ``CONSTANT_NUMEL_LIMIT`` (1) element built from constants, so ``torch.tensor([2])[0]`` (or a
+        # reduction of it) is a constant and an index with it traces (measured on torch 2.13)
         ok = (
-            len(args) == 1 and args[0].kind is Kind.CONTAINER and args[0].keys is None and bool(args[0].elts)
+            len(args) == 1 and args[0].kind is Kind.CONTAINER and args[0].keys is None and len(args[0].elts or ()) >= 2
             and all(e.kind is Kind.CONST and isinstance(e.const, int) and not isinstance(e.const, bool) for e in args[0].elts)
         )
     return replace(result, ref=ONE_D_INT_TENSOR) if ok else result

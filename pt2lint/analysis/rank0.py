@@ -87,6 +87,13 @@ def _dtype_mark(dtype: Optional[Value]) -> Optional[str]:
     return None
 
 
+def dtype_mark(dtype: Optional[Value]) -> Optional[str]:
+    """:data:`INT_SCALAR_TENSOR` for an integer dtype (``torch.long``, ``torch.int32``...),
+    :data:`ZERO_D_TENSOR` for a floating one, ``None`` for ``torch.bool`` or a dtype not known here."""
+    name = _torch_name(dtype)
+    return INT_SCALAR_TENSOR if name in _INT_DTYPES else ZERO_D_TENSOR if name in _FLOAT_DTYPES else None
+
+
 def method_result(recv: Value, method: str, args, kwargs, weak: bool) -> Optional[Value]:
     """The value of ``recv.method(*args, **kwargs)`` when it is surely 0-d, else ``None``.
 
