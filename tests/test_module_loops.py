@@ -4,8 +4,10 @@
 Before, the analysis joined the state after the loop with the state before it (the loop might
 run zero times), so an in-place ``h += r`` after a stack of blocks was reported as a write to
 the forward input ``x`` (PTC401), which Dynamo's run of the same model (three blocks) does not
-record.  Near misses that stay reported: a loop over a list built from an input, a ``range`` of a
-number the model keeps, and a module loop with a ``break`` (each may leave ``h`` bound to ``x``).
+record.  The same holds through ``enumerate``/``zip`` (beside a list of known elements) and for
+``range(len(self.blocks))``.  Near misses that stay reported: a loop over a list built from an
+input, a ``range`` of a number the model keeps, a module loop with a ``break``, and a ``zip`` with
+an input list (each may leave ``h`` bound to ``x``).
 ``test_watcher_agrees`` runs the models and records their input writes.
 """
 
@@ -46,7 +48,15 @@ class M(nn.Module):
         for head in self.heads.values():
             v = head(v)
         v.sub_(1)
-        return z + y + w + v
+        u = x
+        for i, (blk, d) in enumerate(zip(self.blocks, [1, 2, 3])):
+            u = blk(u) * d
+        u.div_(2)
+        t = x
+        for i in range(len(self.encoders)):
+            t = self.encoders[i](t)
+        t.add_(1)
+        return z + y + w + v + u + t
 """
 
 NEAR_MISSES = """\
@@ -75,7 +85,11 @@ class M(nn.Module):
                 break
             f = blk(f)
         f += 1
-        return h, g, f
+        e = x
+        for blk, y in zip(self.blocks, ys):
+            e = blk(e) + y
+        e += 1
+        return h, g, f, e
 """
 
 
@@ -84,11 +98,11 @@ def test_module_container_loops_bind():
 
 
 def test_loops_that_may_not_bind_stay_reported():
-    assert found(NEAR_MISSES, codes=["PTC401"]) == [(15, "PTC401"), (19, "PTC401"), (25, "PTC401")]
+    assert found(NEAR_MISSES, codes=["PTC401"]) == [(15, "PTC401"), (19, "PTC401"), (25, "PTC401"), (29, "PTC401")]
 
 
 def test_watcher_agrees(tmp_path):
     pytest.importorskip("torch")
     assert watched_mutations(tmp_path, "module_loops", MODULE_LOOPS, lambda torch, m: (torch.randn(2, 4), torch.randn(2, 4))) == []
     writes = watched_mutations(tmp_path, "loop_near_misses", NEAR_MISSES, lambda torch, m: (torch.randn(3, 4), []))
-    assert sorted({w.lineno for w in writes}) == [15, 19, 25]
+    assert sorted({w.lineno for w in writes}) == [15, 19, 25, 29]

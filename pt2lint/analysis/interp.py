@@ -1828,44 +1828,59 @@ class Interpreter:
         """The ``for`` loop's body surely runs before the code after it, so the names it binds are
         not also what they were before the loop.
 
-        True when the loop iterates a module container (``for blk in self.blocks:``, an
-        ``nn.ModuleList``/``nn.Sequential``/``nn.ModuleDict``, also through ``enumerate``,
-        ``reversed``, ``zip`` or ``.values()``/``.items()``) or a tuple or list of known elements,
-        and its body has no ``break`` (which may leave before a binding).  Dynamo unrolls such a loop
-        over the container it is given; a model built with an empty block list runs none of the
-        body, but reading ``h = x; for blk in self.blocks: h = blk(h)`` as "``h`` may still be
-        ``x``" reports an in-place ``h += r`` as a write to the input for every real
+        True when the loop iterates something surely not empty (:meth:`_surely_not_empty`: a
+        module container such as ``self.blocks``, a tuple or list of known elements, ``range`` of
+        a positive constant or of a module container's length, and ``enumerate``/``reversed``/
+        ``zip`` of those) and its body has no ``break`` (which may leave before a binding).  Dynamo
+        unrolls such a loop over the container it is given; a model built with an empty block list
+        runs none of the body, but reading ``h = x; for blk in self.blocks: h = blk(h)`` as "``h``
+        may still be ``x``" reports an in-place ``h += r`` as a write to the input for every real
         configuration (measured on torch 2.13: no input mutation with three blocks).
         """
         if any(isinstance(n, cst.Break) for n in walk(loop.body, into_functions=False)):
             return False
-        if it.kind is Kind.CONTAINER and it.elts:
-            return True
-        return self._module_iteration(loop.iter, it)
+        return self._surely_not_empty(loop.iter, it)
 
-    def _module_iteration(self, node: cst.BaseExpression, it: Value) -> bool:
-        """``node`` (evaluated to ``it``) iterates a module container, directly or through
-        ``enumerate``/``reversed``/``zip``/``.values()``/``.items()``/``.keys()``."""
-        if it.kind is Kind.MODULE:
+    def _surely_not_empty(self, node: cst.BaseExpression, v: Optional[Value] = None, depth: int = 0) -> bool:
+        """``node`` (evaluated to ``v``, evaluated here without events when not given) is an
+        iterable with at least one element: see :meth:`_runs_once_at_least`."""
+        if v is None:
+            self.silent += 1
+            try:
+                v = self.eval(node)
+            finally:
+                self.silent -= 1
+        if v.kind is Kind.MODULE:
             return True
-        if not isinstance(node, cst.Call):
+        if v.kind is Kind.CONTAINER and v.elts:
+            return True
+        if not isinstance(node, cst.Call) or depth > 4:
             return False
         func = node.func
+        args = [a.value for a in node.args if a.keyword is None and not a.star]
         if isinstance(func, cst.Attribute) and func.attr.value in ("values", "items", "keys") and not node.args:
-            inner = [func.value]
-        elif self.qualname(func) in ("builtins.enumerate", "builtins.reversed", "builtins.zip") and node.args:
-            inner = [a.value for a in node.args if a.keyword is None and not a.star]
-            if self.qualname(func) != "builtins.zip":
-                inner = inner[:1]
-        else:
-            return False
-        if not inner:
-            return False
-        self.silent += 1
-        try:
-            return all(self.eval(e).kind is Kind.MODULE for e in inner)
-        finally:
-            self.silent -= 1
+            return self._surely_not_empty(func.value, None, depth + 1) and isinstance(func.value, (cst.Attribute, cst.Name))
+        qual = self.qualname(func)
+        if qual in ("builtins.enumerate", "builtins.reversed") and args:
+            return self._surely_not_empty(args[0], None, depth + 1)
+        if qual == "builtins.zip" and args and len(args) == len(node.args):
+            return all(self._surely_not_empty(a, None, depth + 1) for a in args)
+        if qual == "builtins.range" and len(args) == 1 and len(node.args) == 1:
+            (arg,) = args
+            if isinstance(arg, cst.Call) and self.qualname(arg.func) == "builtins.len" and len(arg.args) == 1:
+                self.silent += 1
+                try:
+                    inner = self.eval(arg.args[0].value)
+                finally:
+                    self.silent -= 1
+                return inner.kind is Kind.MODULE  # ``range(len(self.blocks))``
+            self.silent += 1
+            try:
+                n = self.eval(arg)
+            finally:
+                self.silent -= 1
+            return n.kind is Kind.CONST and isinstance(n.const, int) and not isinstance(n.const, bool) and n.const >= 1
+        return False
 
     def _exec_loop_body(self, body, loop: Optional[cst.CSTNode] = None) -> None:
         frame = self.frame
