@@ -745,6 +745,25 @@ def namespace_attributes() -> Dict[str, List[str]]:
     return json.loads(done.stdout)
 
 
+def torch_function_modules() -> Dict[str, List[str]]:
+    """``torch_function_modules``: the public lower-case functions of the ``torch`` namespace that
+    are written in Python, by the module that defines them (``"torch"`` for ``torch/__init__.py``:
+    ``get_device_module``, ``set_default_dtype``, ``typename``, ``compile``...; ``"torch.functional"``:
+    ``einsum``, ``split``, ``stft``...).  The operators (``torch.add``: C functions of
+    ``torch._C._VariableFunctions``) are not listed.  The analysis reads a call of a function of
+    ``torch/__init__.py`` as returning no tensor: they configure torch or describe its build."""
+    out: Dict[str, List[str]] = {}
+    for name in sorted(dir(torch)):
+        obj = getattr(torch, name, None)
+        if name.startswith("_") or not name[:1].islower() or not callable(obj):
+            continue
+        fn = inspect.unwrap(obj)  # ``get_device_module`` is an ``lru_cache`` wrapper
+        if not inspect.isfunction(fn):
+            continue
+        out.setdefault(fn.__module__, []).append(name)
+    return out
+
+
 def _named_tensor_returns(packet: Any, count: int) -> Optional[List[str]]:
     """The return names of the first overload of an aten op packet that returns ``count``
     named tensors (``aten.max.dim``: ``values, indices``), or ``None``."""
@@ -1075,6 +1094,7 @@ def derive_static(derived: bool = True) -> Dict[str, Any]:
         "sized_calls": {c.qualname: {"probe": c.call, **_fact("torch._numpy", "traces")} for c in SIZED_CALLS},
         "math": {"constant_fold": math_names()},
         "numpy": numpy_names(),
+        "torch_function_modules": torch_function_modules(),
         "skip_modules": skip_modules(),
         "graph_breaks": registry_subset(),
         "tensor": {"attributes": tensor_attributes()},

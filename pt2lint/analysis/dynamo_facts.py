@@ -86,6 +86,7 @@ __all__ = [
     "numpy_traced",
     "numpy_unsupported",
     "numpy_object_class",
+    "torch_init_function",
     "numpy_object_method_break",
     "shape_op_break",
     "sequence_search_break",
@@ -258,6 +259,21 @@ def context_manager_break(qualname: Optional[str], form: str) -> Optional[str]:
     if any(raw.get(f) != "breaks" for f in forms):
         return None
     return raw.get(f"{forms[-1]}_gb") or "GB0142"  # of a variable: the break at the ``with`` (stored)
+
+
+@functools.lru_cache(maxsize=1)
+def _torch_init_functions() -> FrozenSet[str]:
+    return frozenset(facts().get("torch_function_modules", {}).get("torch", ()))
+
+
+def torch_init_function(qualname: Optional[str]) -> bool:
+    """``qualname`` is ``torch.<name>`` for a function written in ``torch/__init__.py``
+    (``torch.get_device_module``, ``torch.set_default_dtype``, ``torch.typename``,
+    ``torch.compile``...): a function that configures torch or describes its build, not an
+    operator, so its result is not a tensor (``torch.cond`` aside, which the analysis handles
+    first).  Source: ``torch_function_modules`` of the table (each public function's
+    ``__module__`` on the table's torch)."""
+    return bool(qualname) and qualname.startswith("torch.") and qualname.count(".") == 1 and qualname[6:] in _torch_init_functions()
 
 
 def numpy_object_class(qualname: Optional[str]) -> Optional[str]:

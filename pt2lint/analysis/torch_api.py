@@ -271,6 +271,10 @@ def is_tensor_function(qualname: str) -> bool:
         rest = qualname[next(len(ns) for ns in TENSOR_NAMESPACES if qualname.startswith(ns)):]
         return bool(rest) and "." not in rest and not rest.startswith("_") and not rest[0].isupper()
     if qualname.startswith("torch.") and qualname.count(".") == 1:
+        from pt2lint.analysis.dynamo_facts import torch_init_function
+
+        if torch_init_function(qualname):
+            return False  # ``torch.get_device_module("cuda")``: a module, not a tensor
         name = qualname[6:]
         # the typed tensor classes build tensors (``torch.LongTensor([3, 2])``: traced on torch 2.13)
         return bool(name) and (not name[0].isupper() or qualname in TENSOR_TYPES)
