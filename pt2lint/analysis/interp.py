@@ -1735,8 +1735,17 @@ class Interpreter:
                 self._exec_loop_body(stmt.body, stmt)
                 if self.frame.env == entry:
                     break  # a fixed point: another pass would see the same values
-            if not self._runs_once_at_least(stmt, it):
-                self._merge_env(before, mark)
+            after = self.frame.env
+            self._merge_env(before, mark)
+            if self._runs_once_at_least(stmt, it):
+                # the body ran: a tensor it bound is not also what the name held before the loop
+                # (its storage, whether it may be None); only these fields are taken, so the loop
+                # values the fixed point compares stay those of the join
+                env = self.frame.env
+                for name in _loop_bound_names(stmt):
+                    a, j = after.get(name), env.get(name)
+                    if a is not None and j is not None and a.kind is Kind.TENSOR and j.kind is Kind.TENSOR:
+                        env[name] = replace(j, alias_of=a.alias_of, maybe_none=a.maybe_none, not_none=a.not_none)
             if stmt.orelse is not None:
                 self._exec_branch(stmt.orelse.body)
         elif isinstance(stmt, cst.While):
@@ -1831,14 +1840,15 @@ class Interpreter:
         True when the loop iterates something surely not empty (:meth:`_surely_not_empty`: a
         module container such as ``self.blocks``, a tuple or list of known elements, ``range`` of
         a positive constant or of a module container's length, and ``enumerate``/``reversed``/
-        ``zip`` of those) and its body has no ``break`` (which may leave before a binding).  Dynamo
+        ``zip`` of those) and its body has no ``break`` or ``continue`` (which may leave before a
+        binding).  Dynamo
         unrolls such a loop over the container it is given; a model built with an empty block list
         runs none of the body, but reading ``h = x; for blk in self.blocks: h = blk(h)`` as "``h``
         may still be ``x``" reports an in-place ``h += r`` as a write to the input for every real
         configuration (measured on torch 2.13: no input mutation with three blocks).
         """
-        if any(isinstance(n, cst.Break) for n in walk(loop.body, into_functions=False)):
-            return False
+        if any(isinstance(n, (cst.Break, cst.Continue)) for n in walk(loop.body, into_functions=False)):
+            return False  # (a ``continue`` may skip the binding on every iteration)
         return self._surely_not_empty(loop.iter, it)
 
     def _surely_not_empty(self, node: cst.BaseExpression, v: Optional[Value] = None, depth: int = 0) -> bool:
