@@ -1833,6 +1833,14 @@ class Interpreter:
                 arms.close()
             self.frame.env = merged if merged is not None else before
 
+    def _quiet_eval(self, node: cst.BaseExpression) -> Value:
+        """The value of ``node``, evaluated without events (nothing is reported or recorded)."""
+        self.silent += 1
+        try:
+            return self.eval(node)
+        finally:
+            self.silent -= 1
+
     def _runs_once_at_least(self, loop: cst.For, it: Value) -> bool:
         """The ``for`` loop's body surely runs before the code after it, so the names it binds are
         not also what they were before the loop.
@@ -1855,11 +1863,7 @@ class Interpreter:
         """``node`` (evaluated to ``v``, evaluated here without events when not given) is an
         iterable with at least one element: see :meth:`_runs_once_at_least`."""
         if v is None:
-            self.silent += 1
-            try:
-                v = self.eval(node)
-            finally:
-                self.silent -= 1
+            v = self._quiet_eval(node)
         if v.kind is Kind.MODULE:
             return True
         if v.kind is Kind.CONTAINER and v.elts:
@@ -1869,7 +1873,7 @@ class Interpreter:
         func = node.func
         args = [a.value for a in node.args if a.keyword is None and not a.star]
         if isinstance(func, cst.Attribute) and func.attr.value in ("values", "items", "keys") and not node.args:
-            return self._surely_not_empty(func.value, None, depth + 1) and isinstance(func.value, (cst.Attribute, cst.Name))
+            return isinstance(func.value, (cst.Attribute, cst.Name)) and self._surely_not_empty(func.value, None, depth + 1)
         qual = self.qualname(func)
         if qual in ("builtins.enumerate", "builtins.reversed") and args:
             return self._surely_not_empty(args[0], None, depth + 1)
@@ -1878,17 +1882,8 @@ class Interpreter:
         if qual == "builtins.range" and len(args) == 1 and len(node.args) == 1:
             (arg,) = args
             if isinstance(arg, cst.Call) and self.qualname(arg.func) == "builtins.len" and len(arg.args) == 1:
-                self.silent += 1
-                try:
-                    inner = self.eval(arg.args[0].value)
-                finally:
-                    self.silent -= 1
-                return inner.kind is Kind.MODULE  # ``range(len(self.blocks))``
-            self.silent += 1
-            try:
-                n = self.eval(arg)
-            finally:
-                self.silent -= 1
+                return self._quiet_eval(arg.args[0].value).kind is Kind.MODULE  # ``range(len(self.blocks))``
+            n = self._quiet_eval(arg)
             return n.kind is Kind.CONST and isinstance(n.const, int) and not isinstance(n.const, bool) and n.const >= 1
         return False
 
@@ -2240,11 +2235,7 @@ class Interpreter:
         (``self.domain = domain`` given ``2`` by every construction site): the test is False while
         Dynamo traces, which specialises on the type (the same test on a name is
         :meth:`_isinstance_truth`'s)."""
-        self.silent += 1
-        try:
-            v = self.eval(subject)
-        finally:
-            self.silent -= 1
+        v = self._quiet_eval(subject)
         return not v.maybe_none and v.kind in _NOT_TENSOR_KINDS and v.kind is not Kind.CONTAINER
 
     def _tensor_is_no_instance(self, test: cst.Call) -> bool:
@@ -2280,11 +2271,7 @@ class Interpreter:
             elems = [types]
         if not all(isinstance(e, (cst.Name, cst.Attribute)) for e in elems):
             return None
-        self.silent += 1
-        try:
-            return [(e, self.eval(e)) for e in elems]
-        finally:
-            self.silent -= 1
+        return [(e, self._quiet_eval(e)) for e in elems]
 
     def _narrow_isinstance(self, test: cst.Call):
         """``isinstance(x, torch.Tensor)``: ``x`` is a tensor in the if-branch and not one in the
@@ -4720,11 +4707,7 @@ class Interpreter:
         pattern = _name_pattern(node.args[1].value)
         if pattern is None:
             return None
-        self.silent += 1
-        try:
-            owner = self.eval(node.args[0].value)
-        finally:
-            self.silent -= 1
+        owner = self._quiet_eval(node.args[0].value)
         if owner.kind not in (Kind.SELF, Kind.MODULE) or not isinstance(owner.ref, ClassInfo) or owner.maybe_none:
             return None
         self.eval(node.args[1].value)  # the name's own expression runs (its calls, its reads)

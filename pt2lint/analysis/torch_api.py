@@ -7,6 +7,8 @@ convention (a trailing underscore, "In-place semantics" in the torch docs).
 
 from __future__ import annotations
 
+from pt2lint.analysis.dynamo_facts import torch_init_function
+
 # Tensor methods whose result shares storage with the receiver ("Tensor Views"
 # in the torch docs).  ``float``/``to``/``type_as``/``contiguous``/``reshape`` are
 # views when they are no-ops (a float32 tensor's ``.float()``), which is the
@@ -271,8 +273,6 @@ def is_tensor_function(qualname: str) -> bool:
         rest = qualname[next(len(ns) for ns in TENSOR_NAMESPACES if qualname.startswith(ns)):]
         return bool(rest) and "." not in rest and not rest.startswith("_") and not rest[0].isupper()
     if qualname.startswith("torch.") and qualname.count(".") == 1:
-        from pt2lint.analysis.dynamo_facts import torch_init_function
-
         if torch_init_function(qualname):
             return False  # ``torch.get_device_module("cuda")``: a module, not a tensor
         name = qualname[6:]
