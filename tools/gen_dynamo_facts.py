@@ -1126,6 +1126,9 @@ SHAPE_FORMS: Tuple[Tuple[str, ...], ...] = (
     ("i", "n4"),
     # ... among the sizes of a factory (``torch.zeros(n, 3)``, ``torch.ones(3, n)``)
     ("n4", "3"), ("3", "n4"),
+    # ... beside a tuple of sizes (``torch.randint(n, (3,))``, ``torch.randint(0, n, (3,))``, a fill
+    # value: ``x.new_full((2, 2), n)``, ``torch.full((2, 2), n)``) or inside one (``F.pad(x, (0, n))``)
+    ("n4", "(3,)"), ("0", "n4", "(3,)"), ("x", "(2, 2)", "n4"), ("(2, 2)", "n4"), ("x", "(0, n4)"),
 )
 NUMPY_FORMS: Tuple[Tuple[str, ...], ...] = (
     ("a",), ("ab",), ("ai",), ("ab", "a", "a"), ("ai", "ai"), ("a", "0"), ("ai", "3"),
@@ -1141,6 +1144,11 @@ SCAN_SKIP = (
 
 def _is_py(arg: str) -> bool:
     return arg.lstrip("-").isdigit()
+
+
+def _is_seq(arg: str) -> bool:
+    """A tuple literal of a probe argument list: ``"(3,)"``, ``"(0, n4)"``."""
+    return arg.startswith("(")
 
 
 def _scan_env() -> Dict[str, Any]:
@@ -1170,9 +1178,9 @@ def _tagged_ops(fn: Any, form: Tuple[str, ...], wrap: Any = None) -> Optional[Li
             return func(*args, **(kwargs or {}))
 
     env = _scan_env()
-    args = [int(a) if _is_py(a) else env[a] for a in form]
+    args = [int(a) if _is_py(a) else eval(a, {}, env) if _is_seq(a) else env[a] for a in form]  # noqa: S307
     if wrap is not None:
-        args = [a if _is_py(f) else wrap(a) for a, f in zip(args, form)]
+        args = [a if _is_py(f) or _is_seq(f) else wrap(a) for a, f in zip(args, form)]
     record = _Record()
     try:
         with _quiet(), torch.no_grad(), record:
@@ -1230,7 +1238,17 @@ def _probe_call(qualname: str, form: Tuple[str, ...]) -> str:
 
 
 def _kinds(form: Tuple[str, ...]) -> List[str]:
-    return ["py" if _is_py(a) else "T" for a in form]
+    """The kind of each argument, as the linter matches it: ``"py"`` (a Python int), ``"T"`` (a
+    tensor), ``"S"`` (a tuple of Python ints) or ``"S[T]"`` (a tuple holding a 0-d tensor)."""
+    return [_arg_kind(a) for a in form]
+
+
+def _arg_kind(arg: str) -> str:
+    if _is_py(arg):
+        return "py"
+    if _is_seq(arg):
+        return "S[T]" if _names(arg) & set(PROBE_VARS) else "S"
+    return "T"
 
 
 @functools.lru_cache(maxsize=None)
@@ -1244,7 +1262,7 @@ def shape_op_candidates(only: Optional[frozenset] = None) -> Tuple[Tuple[Candida
             continue
         forms = NUMPY_FORMS if wrap is not None else SHAPE_FORMS
         if qualname.startswith("torch.Tensor."):
-            forms = tuple(f for f in forms if not _is_py(f[0]))
+            forms = tuple(f for f in forms if not _is_py(f[0]) and not _is_seq(f[0]))
         ran = [(form, _tagged_ops(fn, form, wrap)) for form in forms]
         ran = [(form, hit) for form, hit in ran if hit is not None and not _operand_position(fn, form, wrap)]
         if not any(hit for _, hit in ran):

@@ -716,8 +716,9 @@ def local_scalar_read(callee: Optional[str], kinds: Tuple[Optional[str], ...]) -
     argument as a Python number -- ``torch.arange(n)``, ``x.view(n, -1)``, ``x.new_zeros(n)``
     with ``n`` a 0-d tensor -- or None.
 
-    ``kinds`` are ``"T"`` (a sure tensor), ``"py"`` (a Python number or size) or ``None`` (not
-    known), matched exactly: an argument of unknown kind matches no form, so only a sure tensor
+    ``kinds`` are ``"T"`` (a sure tensor), ``"py"`` (a Python number or size), ``"S"`` (a tuple or
+    list of Python numbers), ``"S[T]"`` (one holding a sure tensor among Python numbers:
+    ``F.pad(x, (0, n))``) or ``None`` (not known), matched exactly: an argument of unknown kind matches no form, so only a sure tensor
     where a form had the probe's 0-d integer tensor counts.  Every probed form with those kinds
     must have broken with "Data dependent operator" (GB0033) and run no data-dependent op but
     ``aten::_local_scalar_dense``, which a confirmed one ran (``x.tensor_split(n)`` ran it;

@@ -36,7 +36,25 @@ def _number_read_kind(v):
     be (measured on torch 2.13: ``torch.roll(x, r, 0)``, ``torch.arange(r)``,
     ``x.narrow(0, 0, r)``, ``x.topk(r)``, ``x.repeat(r, 1)``, ``x.view(r, -1)``: "Data dependent
     operator", GB0033; ``x[:r]``, ``x[r]``, ``range(r)``: a break as well; ``x * r`` traced)."""
-    return "T" if is_random_draw(v) else arg_kind(v)
+    if is_random_draw(v):
+        return "T"
+    return _sequence_kind(v) or arg_kind(v)
+
+
+def _sequence_kind(v):
+    """The kind the facts table gives a tuple or list of sizes: ``"S"`` when each element is a
+    Python number (``(3,)``, ``(b, 2)``), ``"S[T]"`` when a tensor (or a value drawn by
+    ``random``) stands among them (``(0, n)`` with ``n`` a 0-d tensor), None when the value is
+    no sequence of known elements or holds anything else.  Source: the ``shape_ops`` probes with
+    a tuple argument (``torch.randint(0, n4, (3,))``, ``torch.nn.functional.pad(x, (0, n4))``)."""
+    if v.kind is Kind.CONST and isinstance(v.const, tuple):
+        return "S" if all(isinstance(e, int) and not isinstance(e, bool) for e in v.const) else None
+    if v.kind is not Kind.CONTAINER or v.elts is None or not v.elts or v.keys is not None:
+        return None
+    kinds = [_number_read_kind(e) if e.kind is not Kind.CONTAINER else None for e in v.elts]
+    if any(k not in ("py", "T") for k in kinds):
+        return None
+    return "S[T]" if "T" in kinds else "S"
 
 
 def _numpy_test() -> str:
