@@ -134,6 +134,7 @@ DERIVED_SAMPLE = (
     ("skipped_calls", "torch.jit.isinstance"),
     ("torch_queries", "torch._C._is_tracing"),
     ("torch_queries", "torch.is_grad_enabled"),
+    ("torch_queries", "torch.cuda.memory_allocated"),
     ("iterator_calls", "math.prod:generator"),
     ("iterator_calls", "math.fsum:map"),
 )

@@ -1791,7 +1791,14 @@ def _traced_functions(spaces: Tuple[str, ...], keep: Callable[[str, str], bool])
 #: ``torch._C`` function it calls with no argument: queries of global state (``_is_tracing``,
 #: ``_get_tracing_state``, ``_has_distributed``).  Other private bindings are not called: many
 #: change process state (``_enter_dual_level``, ``_valgrind_toggle``) or abort.
-QUERY_SCAN_SPACES = ("torch", "torch._C")
+QUERY_SCAN_SPACES = (
+    "torch", "torch._C",
+    # the device and backend modules: memory statistics, device counts, backend switches
+    # (``torch.cuda.memory_allocated()``, ``torch.backends.cuda.flash_sdp_enabled()``); a function
+    # that raises without a device here (``torch.cuda.current_device()``) is no candidate
+    "torch.cuda", "torch.cuda.memory", "torch.xpu", "torch.mps", "torch.cpu", "torch.accelerator",
+    "torch.backends.cuda", "torch.backends.cudnn", "torch.backends.mps",
+)
 PRIVATE_QUERY_PREFIXES = ("_is_", "_get_", "_has_", "_are_", "_len_", "_current_", "_jit_get_", "_jit_can_")
 
 
