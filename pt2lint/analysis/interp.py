@@ -2499,15 +2499,18 @@ class Interpreter:
     def _unpack(self, elements, value: Value, stmt) -> None:
         n = len(elements)
         star = next((i for i, e in enumerate(elements) if isinstance(e.value, cst.StarredElement)), None)
+        # unpacking a NumPy array iterates it: each name is a part of it (``a, b = self.strides``
+        # in forward binds 0-d tensors traced from the array, see NUMPY_ELEMENT)
+        part = self._numpy_part(value)
         for i, el in enumerate(elements):
             t = el.value
             if value.elts is not None and len(value.elts) == n and star is None:
                 v = value.elts[i]
             elif isinstance(t, cst.StarredElement):
-                self.store(t.value, container(elt=value.element()), stmt)
+                self.store(t.value, container(elt=part or value.element()), stmt)
                 continue
             else:
-                v = value.element()
+                v = part or value.element()
             self.store(t, v, stmt)
 
     def bind(self, target: cst.BaseExpression, value: Value) -> None:
