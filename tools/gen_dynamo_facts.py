@@ -764,6 +764,33 @@ def torch_function_modules() -> Dict[str, List[str]]:
     return out
 
 
+#: Schema types of an argument that is a Python value, never a tensor or a number that a 0-d
+#: tensor could stand for (``Optional[...]`` and ``List[...]`` of them count the same).
+NON_TENSOR_SCHEMA_TYPES = frozenset({"int", "SymInt", "bool", "ScalarType", "Device", "Layout", "MemoryFormat", "str"})
+#: How many ATen arguments must bear a name before the name counts as a convention.
+PARAMETER_NAME_MIN_USES = 10
+
+
+def non_tensor_parameter_names() -> List[str]:
+    """``parameter_names.non_tensor``: the argument names that ATen's operator schemas give at
+    least :data:`PARAMETER_NAME_MIN_USES` times, and only to Python values of
+    :data:`NON_TENSOR_SCHEMA_TYPES` (``dim``, ``dims``, ``axis``, ``kernel_size``, ``stride``,
+    ``groups``, ``is_causal``, ``training``, ``dtype``, ``device``...).  A name ATen also gives to a
+    tensor or to a float/number (``n``, ``k``, ``index``, ``scale``, ``size``, ``padding``) is not
+    listed.  The analysis does not take an unannotated parameter of such a name for a sure
+    tensor.  Source: ``torch._C._jit_get_all_schemas()``, the ``aten::`` operators."""
+    uses: Dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
+    for schema in torch._C._jit_get_all_schemas():
+        if not schema.name.startswith("aten::"):
+            continue
+        for arg in schema.arguments:
+            uses[arg.name][str(arg.type).replace("Optional[", "").replace("List[", "").replace("]", "")] += 1
+    return sorted(
+        name for name, types in uses.items()
+        if sum(types.values()) >= PARAMETER_NAME_MIN_USES and set(types) <= NON_TENSOR_SCHEMA_TYPES
+    )
+
+
 def _named_tensor_returns(packet: Any, count: int) -> Optional[List[str]]:
     """The return names of the first overload of an aten op packet that returns ``count``
     named tensors (``aten.max.dim``: ``values, indices``), or ``None``."""
@@ -1095,6 +1122,7 @@ def derive_static(derived: bool = True) -> Dict[str, Any]:
         "math": {"constant_fold": math_names()},
         "numpy": numpy_names(),
         "torch_function_modules": torch_function_modules(),
+        "parameter_names": {"non_tensor": non_tensor_parameter_names()},
         "skip_modules": skip_modules(),
         "graph_breaks": registry_subset(),
         "tensor": {"attributes": tensor_attributes()},

@@ -276,6 +276,20 @@ def torch_init_function(qualname: Optional[str]) -> bool:
     return bool(qualname) and qualname.startswith("torch.") and qualname.count(".") == 1 and qualname[6:] in _torch_init_functions()
 
 
+@functools.lru_cache(maxsize=1)
+def _non_tensor_parameter_names() -> frozenset:
+    return frozenset(facts().get("parameter_names", {}).get("non_tensor", ()))
+
+
+def non_tensor_parameter_name(name: str) -> bool:
+    """``name`` is one that ATen's operator schemas give only to Python values (``dim``, ``axis``,
+    ``kernel_size``, ``stride``, ``groups``, ``is_causal``, ``training``, ``dtype``...; at least ten
+    arguments each, never a tensor or a float): an unannotated parameter so named is not taken
+    for a sure tensor.  Source: ``parameter_names`` of the table (``torch._C._jit_get_all_schemas()``
+    on the table's torch)."""
+    return name in _non_tensor_parameter_names()
+
+
 def numpy_object_class(qualname: Optional[str]) -> Optional[str]:
     """The ``numpy.random`` class of the object ``qualname`` builds (``"numpy.random.default_rng"``
     -> ``"numpy.random.Generator"``, ``"numpy.random.RandomState"``), or None when ``qualname`` is not

@@ -1113,6 +1113,10 @@ class Interpreter:
             if isinstance(default, cst.UnaryOperation):
                 return CONST
             return UNKNOWN
+        if dynamo_facts.non_tensor_parameter_name(name):
+            # ``forward(self, x, dim)``: a name ATen gives only to Python values is no evidence of a
+            # tensor; a guess (weak), a tensor where the code uses it as one (``dim.sum()``)
+            return Value(Kind.TENSOR, weak=True, alias_of=alias)
         return Value(Kind.TENSOR, alias_of=alias, bool_tensor=_MASK_NAME.search(name) is not None)
 
     def _dataclass_record(self, annotation, alias: str, module, depth: int) -> Optional[Value]:
