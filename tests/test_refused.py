@@ -33,6 +33,22 @@ def test_refused_calls_are_flagged_at_their_line():
     ]
 
 
+def test_a_sparse_factory_is_one_finding():
+    # ``torch.sparse_coo_tensor`` is also in Dynamo's skip table; the break is reported once,
+    # as the refusal, not again as a skipped function (PTC307)
+    code = """
+    import torch
+    from torch import nn
+
+
+    class M(nn.Module):
+        def forward(self, x):
+            f = torch.sparse_coo_tensor(torch.tensor([[0, 1], [1, 0]]), x[0, :2], (2, 2))
+            return f
+    """
+    assert [f for f in found(code, codes=None) if f[1] != "PTC702"] == [(7, "PTC327")]
+
+
 def test_near_misses_are_not_flagged():
     # traced by Dynamo: uniform_ with positional or `to=` bounds, randint, to_dense, a `.grad`
     # store; outside the region: __init__; and methods of values not known to be tensors

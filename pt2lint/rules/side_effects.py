@@ -25,7 +25,7 @@ from pt2lint.analysis.kinds import Kind
 from pt2lint.analysis.walk import iter_children, walk
 from pt2lint.rules.base import Rule
 from pt2lint.rules.dynamic_shape import derived_shape_break
-from pt2lint.rules.refused import REFUSED_FUNCTIONS
+from pt2lint.rules.refused import REFUSED_FUNCTIONS, SPARSE_FACTORIES
 from pt2lint.analysis.index import ClassInfo, FunctionInfo
 
 LOG_METHODS = frozenset(
@@ -270,6 +270,8 @@ class UntraceableCFunction(Rule):
                     f"torch.compiler.is_compiling())",
                 )
                 return
+        if q in SPARSE_FACTORIES:
+            return  # refused on every call (``torch.sparse_coo_tensor`` is also skipped): PTC327's
         gb = facts.skipped_function(q) or facts.skipped_package_call(q)
         if gb is None and not q.startswith(("torch.", "builtins.", ".")):
             gb = _extension_call(q)
