@@ -26,7 +26,7 @@ SECTIONS = ("calls", "tensor_calls", "shape_calls", "sized_calls")
 # the NumPy functions torch._numpy lacks), and the static keys of their entries.
 DERIVED = (
     "shape_ops", "inplace_view", "numpy_calls", "tensor_queries", "sequence_searches", "classes", "skipped_calls", "torch_queries",
-    "iterator_calls",
+    "iterator_calls", "utility_calls",
 )
 DERIVED_KEYS = ("probe", "source", "expect", "expect_gb", "callee", "form", "aten", "method", "receiver", "result", "type", "c_implemented")
 ALL_SECTIONS = SECTIONS + DERIVED
@@ -103,6 +103,7 @@ def test_derived_sections_match_installed_torch(tool, derived):
         "skipped_calls": tool.derived_section(tool.skipped_call_candidates()),
         "torch_queries": tool.derived_section(tool.torch_query_candidates()),
         "iterator_calls": tool.derived_section(tool.iterator_call_candidates()),
+        "utility_calls": tool.derived_section(tool.utility_call_candidates()),
         "shape_ops": tool.derived_section(tool.shape_op_candidates(callees)),
     }
     for section, entries in again.items():
@@ -137,6 +138,8 @@ DERIVED_SAMPLE = (
     ("torch_queries", "torch.cuda.memory_allocated"),
     ("iterator_calls", "math.prod:generator"),
     ("iterator_calls", "math.fsum:map"),
+    ("utility_calls", "torch.nn.utils.rnn.pack_sequence"),
+    ("utility_calls", "torch.nn.utils.rnn.pad_sequence"),
 )
 
 

@@ -146,6 +146,7 @@ import inspect
 import io
 import json
 import os
+import re
 import sys
 import tempfile
 import textwrap
@@ -1795,6 +1796,68 @@ def skipped_call_candidates() -> Tuple[Tuple[Candidate, Dict[str, Any]], ...]:
     return tuple(out)
 
 
+#: Modules of torch, written in Python, whose public functions model code calls from ``forward``
+#: (``torch.nn.utils.rnn.pack_sequence``, ``torch.nn.utils.fusion.fuse_conv_bn_eval``,
+#: ``torch.nn.utils.skip_init``): ``utility_calls`` probes each one Dynamo inlines.
+UTILITY_SCAN_SPACES = (
+    "torch.nn.utils", "torch.nn.utils.rnn", "torch.nn.utils.fusion", "torch.nn.utils.stateless",
+    "torch.nn.utils.parametrize", "torch.nn.utils.parametrizations", "torch.nn.init",
+)
+#: Objects a ``utility_calls`` probe may be given, built at the top level of the probe module and
+#: afresh for each probe (a module built inside the compiled function breaks by itself, and a
+#: utility may change the module it is given: ``weight_norm(LIN)``).
+UTILITY_OBJECTS: Dict[str, str] = {
+    "LIN": "torch.nn.Linear(4, 4)",
+    "CONV": "torch.nn.Conv2d(1, 1, 1).eval()",
+    "BN": "torch.nn.BatchNorm2d(1).eval()",
+}
+#: Argument lists tried, in order, on each utility (``y`` is the probe's ``x + 1``: a (4, 4) float
+#: tensor computed in the region, not a graph input, which an in-place utility would write); the
+#: first that runs in eager mode is probed.
+UTILITY_FORMS = (
+    "y", "[y[0], y[1, :2]]", "LIN", "LIN.parameters()", "LIN.parameters(), 1.0", "LIN, {}, (y,)",
+    "CONV, BN", "torch.nn.Linear, 4, 4", "torch.zeros(20), LIN.parameters()", "y, torch.tensor([4, 3, 2, 1])",
+    "LIN, 'weight'",
+)
+
+
+def _utility_env() -> Dict[str, Any]:
+    x = torch.randn(4, 4)
+    env: Dict[str, Any] = {"x": x, "y": x + 1, "torch": torch}
+    for name, expr in UTILITY_OBJECTS.items():
+        env[name] = eval(expr, {"torch": torch})  # noqa: S307 - our own constant expressions
+    return env
+
+
+def utility_call_candidates() -> Tuple[Tuple[Candidate, Dict[str, Any]], ...]:
+    """``<qualname>(<args>)`` for every public function of :data:`UTILITY_SCAN_SPACES` defined in
+    torch that ``trace_rules.lookup`` lets Dynamo inline (``UserFunctionVariable``: neither skipped
+    nor put in the graph), with the first argument list of :data:`UTILITY_FORMS` that runs in
+    eager mode.  torch's tables say only that Dynamo traces the body, so the entry expects a
+    trace; the probe finds what the body meets (``pack_sequence`` calls the skipped
+    ``pack_padded_sequence``, ``fuse_conv_bn_eval`` deep-copies a module, ``skip_init`` builds
+    ``nn.Parameter``s, ``stateless.functional_call`` warns)."""
+    out: List[Tuple[Candidate, Dict[str, Any]]] = []
+    for space, name, obj, rule in _traced_functions(UTILITY_SCAN_SPACES, lambda space, name: not name.startswith("_")):
+        # (a function re-exported by a parent module is probed under each name code may use:
+        # ``torch.nn.utils.fuse_conv_bn_eval`` and ``torch.nn.utils.fusion.fuse_conv_bn_eval``)
+        if not str(getattr(obj, "__module__", "") or "").startswith("torch") or rule != "UserFunctionVariable":
+            continue
+        for form in UTILITY_FORMS:
+            env = _utility_env()
+            env["fn"] = obj
+            try:
+                with _quiet():
+                    eval(f"fn({form})", {}, env)  # noqa: S307 - our own constant expressions
+            except Exception:  # noqa: BLE001 - not this argument list
+                continue
+            qualname = f"{space}.{name}"
+            call = f"{qualname}({form})"
+            out.append((Candidate(qualname, call), {"callee": qualname, **_fact("inlined", "traces")}))
+            break
+    return tuple(out)
+
+
 def _traced_functions(spaces: Tuple[str, ...], keep: Callable[[str, str], bool]) -> Iterator[Tuple[str, str, Any, str]]:
     """``(namespace, name, function, trace rule)`` for every function (no class, no module) of
     ``spaces`` whose name ``keep(namespace, name)`` accepts, with the name of the variable class
@@ -1918,11 +1981,16 @@ def _probe_module(candidates: List[Candidate], workdir: str) -> Tuple[types.Modu
     call_lines = []
     for i, cand in enumerate(candidates):
         used = _names(cand.call)
-        lines += ["", "", f"def probe_{i}(x):", "    y = x + 1"]
+        call = cand.call
+        objects = [name for name in UTILITY_OBJECTS if name in used]
+        lines += [""] + [f"{name}_{i} = {UTILITY_OBJECTS[name]}" for name in objects]
+        for name in objects:  # this probe's own object, built outside the compiled function
+            call = re.sub(rf"\b{name}\b", f"{name}_{i}", call)
+        lines += ["", f"def probe_{i}(x):", "    y = x + 1"]
         for var, expr in PROBE_VARS.items():
             if var in used:
                 lines.append(f"    {var} = {expr}")
-        lines.append(f"    r = {cand.call}")
+        lines.append(f"    r = {call}")
         call_lines.append(len(lines))
         lines.append("    return y * 2")
     module, path = _import_lines(lines, workdir, "dynamo_fact_probes")
@@ -2051,6 +2119,7 @@ DERIVED_SECTIONS = (
     ("skipped_calls", skipped_call_candidates),
     ("torch_queries", torch_query_candidates),
     ("iterator_calls", iterator_call_candidates),
+    ("utility_calls", utility_call_candidates),
 )
 #: Sections whose probes may raise after the break they look for.
 TOLERANT_SECTIONS = frozenset({"numpy_calls", "skipped_calls"})

@@ -166,7 +166,7 @@ def confirmed_count() -> int:
 def _fact(section: str, qualname: Optional[str]) -> Optional[CallFact]:
     if not qualname:
         return None
-    raw = facts()[section].get(qualname)
+    raw = facts().get(section, {}).get(qualname)
     if raw is None:
         return None
     return CallFact(
@@ -218,8 +218,9 @@ def inlined_break(qualname: Optional[str], section: str = "calls") -> Optional[s
     ``trace_rules.lookup`` says only that Dynamo traces the body (``UserFunctionVariable``), so
     torch's tables predict nothing about what it meets there: the probe is the only source, and
     such an entry is never "confirmed" when it breaks.  Pass ``section="tensor_calls"`` for the
-    probe whose argument is a tensor (``copy.deepcopy(x)``: GB4198).  An inconclusive probe (a
-    break elsewhere) answers None.
+    probe whose argument is a tensor (``copy.deepcopy(x)``: GB4198), ``section="utility_calls"``
+    for a Python utility of torch (``torch.nn.utils.rnn.pack_sequence``: it calls the skipped
+    ``pack_padded_sequence``, GB0007).  An inconclusive probe (a break elsewhere) answers None.
     """
     fact = _fact(section, qualname)
     if fact is None or fact.source != "inlined" or fact.outcome != "breaks" or fact.where not in ("call", "callee"):
@@ -732,8 +733,8 @@ def local_scalar_read(callee: Optional[str], kinds: Tuple[Optional[str], ...]) -
 
     ``kinds`` are ``"T"`` (a sure tensor), ``"py"`` (a Python number or size), ``"S"`` (a tuple or
     list of Python numbers), ``"S[T]"`` (one holding a sure tensor among Python numbers:
-    ``F.pad(x, (0, n))``) or ``None`` (not known), matched exactly: an argument of unknown kind matches no form, so only a sure tensor
-    where a form had the probe's 0-d integer tensor counts.  Every probed form with those kinds
+    ``F.pad(x, (0, n))``) or ``None`` (not known), matched exactly: an argument of unknown kind
+    matches no form, so only a sure tensor where a form had the probe's 0-d integer tensor counts.  Every probed form with those kinds
     must have broken with "Data dependent operator" (GB0033) and run no data-dependent op but
     ``aten::_local_scalar_dense``, which a confirmed one ran (``x.tensor_split(n)`` ran it;
     ``x.tensor_split(idx)`` with a 1-d index tensor ran no tagged op in eager and broke the same
@@ -741,7 +742,7 @@ def local_scalar_read(callee: Optional[str], kinds: Tuple[Optional[str], ...]) -
     For an argument list no probe tried, see :func:`_size_list_read`.
     Source: the ``shape_ops`` scan's argument lists holding ``n4``, probed on torch 2.13.
     """
-    if not callee or "T" not in kinds:
+    if not callee or not any(k in ("T", "S[T]") for k in kinds):
         return None
     forms = shape_op_forms(callee)
     hits = [f for f in forms if f.form == tuple(kinds)]

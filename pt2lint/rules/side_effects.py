@@ -290,6 +290,10 @@ class UntraceableCFunction(Rule):
         gb = facts.inlined_break(q)
         if gb is None and any(a.kind is Kind.TENSOR and not a.weak for a in ev.args):
             gb = facts.inlined_break(q, "tensor_calls")
+        if gb is None and q.startswith("torch."):
+            # a torch utility written in Python (``torch.nn.utils.rnn.pack_sequence``,
+            # ``torch.nn.utils.fusion.fuse_conv_bn_eval``): the ``utility_calls`` probes
+            gb = facts.inlined_break(q, "utility_calls")
         if gb:
             interp.report(
                 self.code,
