@@ -734,11 +734,12 @@ def local_scalar_read(callee: Optional[str], kinds: Tuple[Optional[str], ...]) -
     ``kinds`` are ``"T"`` (a sure tensor), ``"py"`` (a Python number or size), ``"S"`` (a tuple or
     list of Python numbers), ``"S[T]"`` (one holding a sure tensor among Python numbers:
     ``F.pad(x, (0, n))``) or ``None`` (not known), matched exactly: an argument of unknown kind
-    matches no form, so only a sure tensor where a form had the probe's 0-d integer tensor counts.  Every probed form with those kinds
-    must have broken with "Data dependent operator" (GB0033) and run no data-dependent op but
-    ``aten::_local_scalar_dense``, which a confirmed one ran (``x.tensor_split(n)`` ran it;
-    ``x.tensor_split(idx)`` with a 1-d index tensor ran no tagged op in eager and broke the same
-    way); a form without a tensor argument (``x.item()``, owned by PTC101) is never the answer.
+    matches no form, so only a sure tensor where a form had the probe's 0-d integer tensor
+    counts.  Every probed form with those kinds must have broken with "Data dependent operator"
+    (GB0033) and run no data-dependent op but ``aten::_local_scalar_dense``, which a confirmed
+    one ran (``x.tensor_split(n)`` ran it; ``x.tensor_split(idx)`` with a 1-d index tensor ran no
+    tagged op in eager and broke the same way); a form without a tensor argument (``x.item()``,
+    owned by PTC101) is never the answer.
     For an argument list no probe tried, see :func:`_size_list_read`.
     Source: the ``shape_ops`` scan's argument lists holding ``n4``, probed on torch 2.13.
     """
