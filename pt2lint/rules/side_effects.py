@@ -25,7 +25,7 @@ from pt2lint.analysis.kinds import Kind
 from pt2lint.analysis.walk import iter_children, walk
 from pt2lint.rules.base import Rule
 from pt2lint.rules.dynamic_shape import derived_shape_break
-from pt2lint.rules.refused import REFUSED_FUNCTIONS, SPARSE_FACTORIES
+from pt2lint.rules.refused import refused_call
 from pt2lint.analysis.index import ClassInfo, FunctionInfo
 
 LOG_METHODS = frozenset(
@@ -259,7 +259,11 @@ class UntraceableCFunction(Rule):
             return
         if NondeterministicPythonCall.covers(q):
             return
-        if isinstance(ev.node, cst.Call) and not ev.node.args and q not in REFUSED_FUNCTIONS:  # those: PTC327
+        if refused_call(ev):
+            # refused on every call (``torch.is_inference_mode_enabled()``; ``torch.sparse_coo_tensor``
+            # is also skipped): PTC327's
+            return
+        if isinstance(ev.node, cst.Call) and not ev.node.args:
             gb = facts.torch_query_break(q)
             if gb:  # ``torch._C._is_tracing()``: a graph op whose result is no tensor
                 interp.report(
@@ -270,8 +274,6 @@ class UntraceableCFunction(Rule):
                     f"torch.compiler.is_compiling())",
                 )
                 return
-        if q in SPARSE_FACTORIES:
-            return  # refused on every call (``torch.sparse_coo_tensor`` is also skipped): PTC327's
         gb = facts.skipped_function(q) or facts.skipped_package_call(q)
         if gb is None and not q.startswith(("torch.", "builtins.", ".")):
             gb = _extension_call(q)
