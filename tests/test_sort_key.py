@@ -9,6 +9,9 @@ from __future__ import annotations
 
 import textwrap
 
+import pytest
+from linttools import dynamo_break_lines
+
 from pt2lint.engine import lint_source
 from pt2lint.settings import LintSettings, resolve_selection
 
@@ -133,3 +136,27 @@ def test_sorting_items_whose_values_are_objects():
             return consts(y, a=1, flag=False, s="q", t=(1, 2), n=None), order
     """
     assert lines(code) == [8, 24]
+
+
+SORTED_TENSOR = """
+import torch
+from torch import nn
+
+class Ranked(nn.Module):
+    def forward(self, x):
+        ranked = sorted(x[0])
+        widths = sorted(x.shape)
+        return torch.stack(ranked) * widths[0]
+"""
+
+
+def test_sorting_a_tensor_sorts_tensors():
+    # iterating a tensor gives tensors: its sort keys are not Python constants; a shape is
+    assert lines(SORTED_TENSOR) == [6]
+
+
+def test_sorting_a_tensor_breaks_in_dynamo():
+    pytest.importorskip("torch")
+    source = textwrap.dedent(SORTED_TENSOR).lstrip("\n")
+    call = 'torch.compile(Ranked(), backend="eager")(torch.randn(4, 5))'
+    assert dynamo_break_lines(source, call) == [6]

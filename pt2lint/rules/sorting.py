@@ -3,7 +3,8 @@
 Dynamo sorts a list only when every sort key is a Python constant; measured on torch 2.13
 (``fullgraph=True`` and the graph_breaks log): ``sorted(d.items())`` of a dict whose values
 are tensors, ``sorted([t1, t2])`` and ``sorted(xs, key=lambda t: t.sum())`` break with
-"sort with non-constant keys" (GB0207), while ``sorted(d.items())`` of a dict of Python
+"sort with non-constant keys" (GB0207), as does ``sorted(t)`` of a tensor (its elements are
+tensors), while ``sorted(d.items())`` of a dict of Python
 numbers, ``sorted(d)`` (its string keys) and ``sorted(x.shape)`` do not.
 """
 
@@ -104,9 +105,15 @@ class SortNonConstant(Rule):
                     "(sort with `torch.argsort` on the stacked keys, or make the key a Python number)",
                 )
             return
-        if items.kind is not Kind.CONTAINER or items.keys is not None:
+        if items.kind is Kind.TENSOR and not items.weak and ev.method is None:
+            # ``sorted(x[0])``: iterating a tensor gives tensors, compared as sort keys (measured on
+            # torch 2.13: GB0207 at the call; ``sorted(x.shape)`` and ``sorted(x.tolist())`` are
+            # not tensors here)
+            element = items.element()
+        elif items.kind is not Kind.CONTAINER or items.keys is not None:
             return  # a dict with known keys: sorting it sorts its (string) keys
-        element = items.element()
+        else:
+            element = items.element()
         if not _holds_non_constant(element):
             element = next((v for v in self._known_dict_values(ev) if _holds_non_constant(v)), None)
             if element is None:
