@@ -48,7 +48,7 @@ from pt2lint.analysis.names import bound_names, target_names
 from pt2lint.analysis.walk import iter_children, walk
 from pt2lint.analysis.index import ClassInfo, FunctionInfo, ModuleIndex, decorator_name, identifier, lambda_function
 from pt2lint.analysis.project import load_outcome
-from pt2lint.analysis import callers, dicts, docstrings, foreign, objects, rank0, rebinding, sites, sourceless
+from pt2lint.analysis import callers, dicts, docstrings, foreign, objects, rank0, rebinding, sites, sourceless, type_checks
 from pt2lint.analysis.kinds import INT_SCALAR_TENSOR, ONE_D_FLOAT_TENSOR, ONE_D_INT_TENSOR
 from pt2lint.analysis.kinds import (
     CONST,
@@ -6909,15 +6909,25 @@ def _string_method(recv: Value, method: str, args, kwargs) -> Optional[Value]:
 
 
 def _documented(fn: FunctionInfo, p: cst.Param, value: Value) -> Value:
-    """``value``, the guess for an unannotated parameter ``p`` of ``fn`` (a tensor), replaced by a
-    Python constant when ``fn``'s docstring declares the parameter a ``bool``, ``int``, ``float``
-    or ``str`` (:mod:`pt2lint.analysis.docstrings`): ``target_is_real (bool)`` is no tensor, and
-    ``if target_is_real:`` no data-dependent branch."""
+    """``value``, the guess for an unannotated parameter ``p`` of ``fn`` (a tensor), replaced by what
+    ``fn`` itself says of the parameter: the builtin types an ``isinstance`` check at the top of its
+    body allows (:mod:`pt2lint.analysis.type_checks`: a Python constant for scalars, a container
+    for lists and tuples, unknown for a mix), else a Python constant when its docstring declares the
+    parameter a ``bool``, ``int``, ``float`` or ``str`` (:mod:`pt2lint.analysis.docstrings`):
+    ``target_is_real (bool)`` is no tensor, and ``if target_is_real:`` no data-dependent branch."""
     if p.annotation is not None or value.kind is not Kind.TENSOR:
         return value
     node = getattr(fn, "node", None)
     if node is None:
         return value
+    checked = type_checks.checked_types(node).get(p.name.value)
+    if checked is not None:
+        # ``assert isinstance(n, int)`` at the top of the body: the function raises for anything else
+        if checked <= type_checks.SCALAR_TYPES:
+            return replace(CONST, not_none=True)
+        if checked <= type_checks.CONTAINER_TYPES:
+            return Value(Kind.CONTAINER, elt=UNKNOWN, not_none=True)
+        return UNKNOWN
     found = docstrings.documented_scalars(node).get(p.name.value)
     if found is None:
         return value
