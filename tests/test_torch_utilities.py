@@ -5,6 +5,9 @@
 ``torch.nn.utils.skip_init`` builds ``nn.Parameter``s (GB0264) and
 ``torch.nn.utils.stateless.functional_call`` warns that it is deprecated (GB0007): Dynamo inlines
 each (``trace_rules`` says only that), so the facts table's ``utility_calls`` probes decide.
+``torch.autograd.functional.jacobian`` is a Python function torch's tables put in the graph whole;
+run on fake tensors it still breaks (its probe is the evidence too), as ``torch.testing.assert_close``
+does where Dynamo inlines it.
 Near misses that Dynamo traced: ``pad_sequence``, ``clip_grad_norm_``, ``parameters_to_vector``,
 ``torch.func.functional_call``.  ``test_dynamo_agrees`` runs each line alone and attributes a break
 inside torch to the line that called it.
@@ -39,6 +42,9 @@ CASES = {
     "fused = nn.utils.fusion.fuse_conv_bn_eval(self.conv, self.bn)\n        return fused(x[None, None])": True,
     "lin = nn.utils.skip_init(nn.Linear, 4, 4)\n        return x * 2": True,
     "return nn.utils.stateless.functional_call(self.lin, {}, (x,))": True,
+    # Python functions torch's tables put in the graph whole, which still break on fake tensors
+    "return torch.autograd.functional.jacobian(lambda t: t * 2, x[0])": True,
+    "torch.testing.assert_close(x, x.clone())\n        return x * 2": True,
     # near misses
     "return nn.utils.rnn.pad_sequence([x[0], x[1, :2]], batch_first=True)": False,
     "nn.utils.clip_grad_norm_(self.lin.parameters(), 1.0)\n        return self.lin(x)": False,

@@ -1798,10 +1798,12 @@ def skipped_call_candidates() -> Tuple[Tuple[Candidate, Dict[str, Any]], ...]:
 
 #: Modules of torch, written in Python, whose public functions model code calls from ``forward``
 #: (``torch.nn.utils.rnn.pack_sequence``, ``torch.nn.utils.fusion.fuse_conv_bn_eval``,
-#: ``torch.nn.utils.skip_init``): ``utility_calls`` probes each one Dynamo inlines.
+#: ``torch.nn.utils.skip_init``, ``torch.autograd.functional.jacobian``, ``torch.testing.assert_close``,
+#: ``torch.nested.nested_tensor``): ``utility_calls`` probes each one Dynamo inlines.
 UTILITY_SCAN_SPACES = (
     "torch.nn.utils", "torch.nn.utils.rnn", "torch.nn.utils.fusion", "torch.nn.utils.stateless",
     "torch.nn.utils.parametrize", "torch.nn.utils.parametrizations", "torch.nn.init",
+    "torch.autograd.functional", "torch.testing", "torch.nested",
 )
 #: Objects a ``utility_calls`` probe may be given, built at the top level of the probe module and
 #: afresh for each probe (a module built inside the compiled function breaks by itself, and a
@@ -1813,11 +1815,14 @@ UTILITY_OBJECTS: Dict[str, str] = {
 }
 #: Argument lists tried, in order, on each utility (``y`` is the probe's ``x + 1``: a (4, 4) float
 #: tensor computed in the region, not a graph input, which an in-place utility would write); the
-#: first that runs in eager mode is probed.
+#: first that runs in eager mode is probed.  A function argument is a ``lambda``, as model code
+#: passes (``jacobian(lambda t: ..., y)``): a builtin such as ``torch.sum`` given instead makes
+#: Dynamo raise an internal error on torch 2.13, not the graph break users meet.
 UTILITY_FORMS = (
     "y", "[y[0], y[1, :2]]", "LIN", "LIN.parameters()", "LIN.parameters(), 1.0", "LIN, {}, (y,)",
     "CONV, BN", "torch.nn.Linear, 4, 4", "torch.zeros(20), LIN.parameters()", "y, torch.tensor([4, 3, 2, 1])",
-    "LIN, 'weight'",
+    "LIN, 'weight'", "lambda t: t * 2, y", "lambda t: t.sum(), y", "lambda t: t * 2, y, y", "lambda t: t.sum(), y, y",
+    "y, y",
 )
 
 
@@ -1832,8 +1837,9 @@ def _utility_env() -> Dict[str, Any]:
 def utility_call_candidates() -> Tuple[Tuple[Candidate, Dict[str, Any]], ...]:
     """``<qualname>(<args>)`` for every public function of :data:`UTILITY_SCAN_SPACES` defined in
     torch that ``trace_rules.lookup`` lets Dynamo inline (``UserFunctionVariable``: neither skipped
-    nor put in the graph), with the first argument list of :data:`UTILITY_FORMS` that runs in
-    eager mode.  torch's tables say only that Dynamo traces the body, so the entry expects a
+    nor put in the graph) or, written in Python, puts in the graph whole
+    (``TorchInGraphFunctionVariable``, source ``in-graph-python``), with the first argument list of
+    :data:`UTILITY_FORMS` that runs in eager mode.  torch's tables say only that Dynamo traces the body, so the entry expects a
     trace; the probe finds what the body meets (``pack_sequence`` calls the skipped
     ``pack_padded_sequence``, ``fuse_conv_bn_eval`` deep-copies a module, ``skip_init`` builds
     ``nn.Parameter``s, ``stateless.functional_call`` warns)."""
@@ -1841,7 +1847,16 @@ def utility_call_candidates() -> Tuple[Tuple[Candidate, Dict[str, Any]], ...]:
     for space, name, obj, rule in _traced_functions(UTILITY_SCAN_SPACES, lambda space, name: not name.startswith("_")):
         # (a function re-exported by a parent module is probed under each name code may use:
         # ``torch.nn.utils.fuse_conv_bn_eval`` and ``torch.nn.utils.fusion.fuse_conv_bn_eval``)
-        if not str(getattr(obj, "__module__", "") or "").startswith("torch") or rule != "UserFunctionVariable":
+        if not str(getattr(obj, "__module__", "") or "").startswith("torch"):
+            continue
+        if rule == "UserFunctionVariable":
+            source = "inlined"
+        elif rule == "TorchInGraphFunctionVariable" and inspect.isfunction(obj):
+            # a Python function torch's tables put in the graph whole
+            # (``torch.autograd.functional.jacobian``, ``torch.nested.nested_tensor``): the tables
+            # expect a trace; running it on fake tensors may meet what Dynamo cannot put there
+            source = "in-graph-python"
+        else:
             continue
         for form in UTILITY_FORMS:
             env = _utility_env()
@@ -1853,7 +1868,7 @@ def utility_call_candidates() -> Tuple[Tuple[Candidate, Dict[str, Any]], ...]:
                 continue
             qualname = f"{space}.{name}"
             call = f"{qualname}({form})"
-            out.append((Candidate(qualname, call), {"callee": qualname, **_fact("inlined", "traces")}))
+            out.append((Candidate(qualname, call), {"callee": qualname, **_fact(source, "traces")}))
             break
     return tuple(out)
 

@@ -210,6 +210,13 @@ def traces(qualname: Optional[str]) -> bool:
     return fact is not None and fact.confirmed and fact.outcome == "traces"
 
 
+#: Entry sources whose probe is the only evidence of a break: a Python function Dynamo inlines
+#: (``inlined``), and a Python function of torch that its tables put in the graph whole, which may
+#: still meet what the graph cannot hold when it runs on fake tensors (``in-graph-python``:
+#: ``torch.autograd.functional.jacobian`` calls ``torch.autograd.grad``).
+INLINED_SOURCES = frozenset({"inlined", "in-graph-python"})
+
+
 def inlined_break(qualname: Optional[str], section: str = "calls") -> Optional[str]:
     """The graph-break id a probe measured inside (or at) a call of ``qualname`` that Dynamo
     inlines -- a Python function of a library (``json.dumps``, ``os.path.exists``,
@@ -223,7 +230,7 @@ def inlined_break(qualname: Optional[str], section: str = "calls") -> Optional[s
     ``pack_padded_sequence``, GB0007).  An inconclusive probe (a break elsewhere) answers None.
     """
     fact = _fact(section, qualname)
-    if fact is None or fact.source != "inlined" or fact.outcome != "breaks" or fact.where not in ("call", "callee"):
+    if fact is None or fact.source not in INLINED_SOURCES or fact.outcome != "breaks" or fact.where not in ("call", "callee"):
         return None
     return fact.gb
 
