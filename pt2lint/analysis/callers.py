@@ -36,7 +36,7 @@ _NON_TENSOR_ATTRIBUTES = frozenset({"dtype", "device"})
 class _ModuleCalls:
     """Every call of a module, indexed once: by the name called (``f(...)``), by the attribute
     called on ``self``/``cls`` (``self.f(...)``), and the ``g = <compile>(f)`` assignments, each
-    call with its position in source order; a call by name also with the ``def`` it is in."""
+    call with its position in source order and the ``def`` it is in."""
 
     __slots__ = ("module", "by_name", "by_self_attr", "compiled_aliases", "compiled_calls", "enclosing")
 
@@ -48,7 +48,8 @@ class _ModuleCalls:
         self.compiled_aliases: List[Tuple[str, cst.Assign]] = []
         # (name of the function passed, position, the call): ``torch.compile(fn)(x, 3)``
         self.compiled_calls: List[Tuple[str, int, cst.Call]] = []
-        # id of a call in ``by_name`` -> the innermost ``def`` it is in (None at module level)
+        # id of a call in ``by_name`` or ``by_self_attr`` -> the innermost ``def`` it is in (None at
+        # module level)
         self.enclosing: Dict[int, Optional[cst.FunctionDef]] = {}
         for order, (node, fn) in enumerate(walk_with_function(module)):
             if isinstance(node, cst.Call):
@@ -60,6 +61,7 @@ class _ModuleCalls:
                     self.enclosing[id(node)] = fn
                 elif isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value in ("self", "cls"):
                     self.by_self_attr.setdefault(func.attr.value, []).append((order, node))
+                    self.enclosing[id(node)] = fn
             elif isinstance(node, cst.Assign) and isinstance(node.value, cst.Call) and node.value.args:
                 first = node.value.args[0].value
                 if isinstance(first, cst.Name):
@@ -116,6 +118,62 @@ def call_sites(index, fn) -> List[cst.Call]:
         return []
     own = {id(n) for n in walk(fn.node)}
     return [node for _, node in sorted(found, key=lambda pair: pair[0]) if id(node) not in own]
+
+
+#: ``nn.Module`` methods that return the module itself (``torch/nn/modules/module.py``: ``to``,
+#: ``cuda``, ``eval``, ... end in ``return self``): ``Head(...).to(device)`` is the instance.
+MODULE_SELF_RETURNING = frozenset({
+    "to", "cuda", "cpu", "xpu", "mtia", "ipu", "type", "float", "double", "half", "bfloat16",
+    "to_empty", "train", "eval", "requires_grad_", "share_memory", "apply",
+})
+
+
+def _builds(value: cst.BaseExpression, cls_name: str) -> bool:
+    """``value`` is ``Cls(...)``, or a chain of :data:`MODULE_SELF_RETURNING` calls on it."""
+    while isinstance(value, cst.Call):
+        func = value.func
+        if isinstance(func, cst.Name):
+            return func.value == cls_name
+        if isinstance(func, cst.Attribute) and func.attr.value in MODULE_SELF_RETURNING:
+            value = func.value
+            continue
+        return False
+    return False
+
+
+def instance_call_sites(module: cst.Module, cls_name: str) -> List[Tuple[cst.Call, Optional[cst.FunctionDef]]]:
+    """The calls of instances of the module class ``cls_name`` that ``module`` builds and keeps:
+    ``self.head(...)`` where every assignment of ``self.head`` in the module is ``Head(...)`` (or
+    ``Head(...).to(device)``), and ``net(...)`` in the function (or at module level) that binds
+    ``net = Head(...)`` and nothing else to ``net``; each with the ``def`` it is in.
+
+    Calling an ``nn.Module`` instance runs its ``forward`` with the same arguments
+    (``Module.__call__``), so these are the calls of ``Head.forward``.  An attribute or name that
+    also holds anything else says nothing and is left out.
+    """
+    calls = _module_calls(module)
+    attr_values: Dict[str, List[bool]] = {}
+    name_values: Dict[Tuple[int, str], List[bool]] = {}
+    for node, fn in walk_with_function(module):
+        if isinstance(node, (cst.Assign, cst.AnnAssign)) and node.value is not None:
+            targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
+            built = _builds(node.value, cls_name)
+            for t in targets:
+                if isinstance(t, cst.Attribute) and isinstance(t.value, cst.Name) and t.value.value == "self":
+                    attr_values.setdefault(t.attr.value, []).append(built)
+                elif isinstance(t, cst.Name):
+                    name_values.setdefault((id(fn), t.value), []).append(built)
+    out: List[Tuple[int, cst.Call, Optional[cst.FunctionDef]]] = []
+    for attr, built in attr_values.items():
+        if all(built):
+            out += [(order, call, calls.enclosing.get(id(call))) for order, call in calls.by_self_attr.get(attr, ())]
+    for (scope, name), built in name_values.items():
+        if all(built):
+            out += [
+                (order, call, calls.enclosing.get(id(call))) for order, call in calls.by_name.get(name, ())
+                if id(calls.enclosing.get(id(call))) == scope
+            ]
+    return [(call, fn) for _, call, fn in sorted(out, key=lambda t: t[0])]
 
 
 def calls_named(module: cst.Module, name: str) -> List[Tuple[cst.Call, Optional[cst.FunctionDef]]]:

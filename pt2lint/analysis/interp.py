@@ -917,6 +917,8 @@ class Interpreter:
         params = self._entry_params(fwd)
         if unseen_callers:
             params = self._unseen_caller_params(fwd, params)
+        elif fwd.name == "forward":
+            params = self._instance_caller_params(cls, fwd, params)
         fwd.link_decorators()
         self._use_region(f"{cls.name}.{fwd.name}")
         if fwd.local_decorators:
@@ -1022,6 +1024,61 @@ class Interpreter:
             if v is not None and v.kind is Kind.TENSOR and not v.weak:
                 out[name] = replace(v, weak=True)
         return out
+
+    def _instance_caller_params(self, cls: ClassInfo, fwd: FunctionInfo, params: Dict[str, Value]) -> Dict[str, Value]:
+        """Entry kinds of a top-level model's ``forward`` joined with what the module's own calls
+        of its instances pass (:func:`pt2lint.analysis.callers.instance_call_sites`: an inference
+        wrapper's ``self.text_embedding(tokens, lengths[i])``, a script's ``net(x, 3)``).
+
+        Each argument is read without running the caller (:func:`callers.static_value`), and a
+        name or an element of a name that is a parameter of the calling function takes that
+        parameter's annotation (``lengths: List[int]``: ``lengths[i]`` is an int).  A parameter
+        that no call informs keeps its kind; see :func:`callers.join_callers` for the join.
+        """
+        module = getattr(fwd.module, "module", None) or getattr(self.entry, "module", None)
+        if module is None or not isinstance(module, cst.Module):
+            return params
+        imports = getattr(self.entry, "imports", None)
+        bound = []
+        for call, caller in callers.instance_call_sites(module, cls.name):
+            args: List[Value] = []
+            kwargs: Dict[str, Value] = {}
+            splat = False
+            for a in call.args:
+                if a.star:
+                    splat = True
+                    break
+                v = callers.static_value(a.value, imports)
+                if v.kind is Kind.UNKNOWN and caller is not None:
+                    v = self._annotated_argument(a.value, caller)
+                if a.keyword is not None:
+                    kwargs[a.keyword.value] = v
+                else:
+                    args.append(v)
+            if not splat:
+                bound.append(self.bind_arguments(fwd, args, kwargs, True))
+        return callers.join_callers(bound, params) if bound else params
+
+    def _annotated_argument(self, expr: cst.BaseExpression, caller: cst.FunctionDef) -> Value:
+        """The kind the annotation of a parameter of ``caller`` gives ``expr`` when ``expr`` is that
+        parameter (``lengths``) or one element of it (``lengths[i]``) and the body never rebinds
+        it, else Unknown."""
+        element = False
+        if isinstance(expr, cst.Subscript) and len(expr.slice) == 1 and isinstance(expr.slice[0].slice, cst.Index):
+            expr, element = expr.value, True
+        if not isinstance(expr, cst.Name):
+            return UNKNOWN
+        p = caller.params
+        param = next((q for q in list(p.posonly_params) + list(p.params) + list(p.kwonly_params) if q.name.value == expr.value), None)
+        if param is None or param.annotation is None or expr.value in bound_names([caller.body]):
+            return UNKNOWN  # (rebound in the body: ``lengths = torch.tensor(lengths)`` is no list of ints)
+        value = self._declared_value(expr.value, param.annotation.annotation, None, expr.value)
+        if value.kind is Kind.UNKNOWN:
+            return UNKNOWN
+        value = replace(value, alias_of=None)
+        if element:
+            return value.element() if value.kind is Kind.CONTAINER else UNKNOWN
+        return value
 
     def _caller_entry_params(self, fn: FunctionInfo) -> Dict[str, Value]:
         """Entry kinds of a compiled function: the join of what its calls in its module pass.
