@@ -70,6 +70,22 @@ def test_shipped_table_matches_installed_torch_tables(derived):
             assert got == want, f"{section}[{name}]: shipped {got}, torch says {want}"
 
 
+def test_tracing_state_matches_dynamo_handler_table(derived, tool):
+    # every name of the shipped section is a query Dynamo's handler table answers, with that value
+    # (the names each query is reachable under depend on what torch has imported, so the entries
+    # are checked one by one, not as a whole)
+    from torch._dynamo.variables.torch import tracing_state_functions
+
+    table = tracing_state_functions()
+    shipped = _shipped()["tracing_state"]
+    assert "torch.onnx.is_in_onnx_export" in shipped and "torch.compiler.is_compiling" in shipped
+    for name, entry in shipped.items():
+        fn = tool.resolve(name)
+        assert fn in table, name
+        want = "export" if name.endswith(".is_exporting") else table[fn]
+        assert entry["value"] == want and entry["confirmed"], name
+
+
 # A sample of probes, rerun on the installed torch: skipped, traced, random-variable,
 # NumPy (implemented, unsupported, scalar draw), math on a tensor and on a shape.
 SAMPLE = (

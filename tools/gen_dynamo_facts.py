@@ -895,6 +895,56 @@ def amp_deprecated() -> Dict[str, Dict[str, str]]:
     return out
 
 
+def _public_names(obj: Any) -> List[str]:
+    """The dotted names code may reach ``obj`` under: ``<module>.<name>`` for every loaded module
+    of torch that holds it under its own name (``torch.onnx.is_in_onnx_export`` as well as
+    ``torch.onnx.utils.is_in_onnx_export``, ``torch.jit.is_scripting`` as well as
+    ``torch._jit_internal.is_scripting``)."""
+    name = getattr(obj, "__name__", None)
+    if not name:
+        return []
+    out = []
+    for space, mod in sorted(sys.modules.items()):
+        if (space == "torch" or space.startswith("torch.")) and mod is not None and getattr(mod, name, None) is obj:
+            out.append(f"{space}.{name}")
+    return out
+
+
+def tracing_state() -> Dict[str, Dict[str, Any]]:
+    """``tracing_state``: the value Dynamo gives each query of the tracing state while it traces
+    (``torch.onnx.is_in_onnx_export()`` is False, ``torch.compiler.is_compiling()`` True,
+    ``torch.jit.is_tracing()`` False), so code behind such a guard is dead or live in the graph.
+    ``torch.compiler.is_exporting()`` reads torch.export's flag at trace time: ``"export"`` (true
+    under ``torch.export`` only).  Source: ``torch._dynamo.variables.torch.tracing_state_functions()``,
+    the handler's table; each value is confirmed by compiling ``x + 1 if fn() else x - 1`` with
+    ``fullgraph=True`` (``confirmed``)."""
+    from torch._dynamo.variables.torch import tracing_state_functions
+
+    out: Dict[str, Dict[str, Any]] = {}
+    for fn, value in tracing_state_functions().items():
+        names = _public_names(fn)
+        if not names:
+            continue
+        if fn is getattr(torch.compiler, "is_exporting", None):
+            value, expect = "export", False  # plain torch.compile: not exporting
+        else:
+            expect = bool(value)
+
+        def probe(x, fn=fn):
+            return x + 1 if fn() else x - 1
+
+        torch._dynamo.reset()
+        try:
+            with _quiet():
+                got = torch.compile(probe, backend="eager", fullgraph=True)(torch.zeros(1))
+            confirmed = bool(got.item() == (1.0 if expect else -1.0))
+        except Exception:  # noqa: BLE001 - recorded as unconfirmed
+            confirmed = False
+        for qualname in names:
+            out[qualname] = {"value": value, "confirmed": confirmed}
+    return dict(sorted(out.items()))
+
+
 def collectives() -> Dict[str, Dict[str, Any]]:
     """``torch.distributed`` functions with an ``async_op`` parameter: traced as functional collectives or not."""
     if not torch.distributed.is_available():
@@ -1131,6 +1181,7 @@ def derive_static(derived: bool = True) -> Dict[str, Any]:
         "return_types": return_types(),
         "amp_deprecated": amp_deprecated(),
         "collectives": collectives(),
+        "tracing_state": tracing_state(),
         **{section: derived_section(cands()) for section, cands in (DERIVED_SECTIONS if derived else ())},
         "inplace_view_methods": inplace_view_methods(),
         "cudagraphs": {"modes": cudagraph_modes(), "skip_reasons": cudagraph_skip_reasons()},

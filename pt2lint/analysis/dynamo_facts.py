@@ -298,6 +298,23 @@ def non_tensor_parameter_name(name: str) -> bool:
     return name in _non_tensor_parameter_names()
 
 
+def tracing_state_value(qualname: Optional[str], target: str) -> Optional[bool]:
+    """The truth of ``qualname()`` while Dynamo traces for ``target`` (``"compile"``, ``"export"``,
+    ...), when it is a query of the tracing state Dynamo answers itself:
+    ``torch.onnx.is_in_onnx_export()`` and ``torch.jit.is_tracing()`` are False,
+    ``torch.compiler.is_compiling()`` is True, ``torch.compiler.is_exporting()`` is True under
+    ``export`` only; None for any other name.  Source: ``tracing_state`` of the table (Dynamo's
+    ``tracing_state_functions()`` handler table on the table's torch, each value confirmed by a
+    compiled probe)."""
+    entry = facts().get("tracing_state", {}).get(qualname) if qualname else None
+    if entry is None or not entry.get("confirmed"):
+        return None
+    value = entry.get("value")
+    if value == "export":
+        return target == "export"
+    return bool(value)
+
+
 def numpy_object_class(qualname: Optional[str]) -> Optional[str]:
     """The ``numpy.random`` class of the object ``qualname`` builds (``"numpy.random.default_rng"``
     -> ``"numpy.random.Generator"``, ``"numpy.random.RandomState"``), or None when ``qualname`` is not

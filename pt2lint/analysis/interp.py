@@ -486,9 +486,14 @@ def _scan_local_assigns(fn: cst.FunctionDef, name: str) -> Tuple[Tuple[cst.BaseE
 
 
 def qualified_guard_truth(qualified: Optional[str], target: str) -> Optional[bool]:
-    """The value the guard call ``qualified()`` has while Dynamo traces for ``target``:
-    ``torch.compiler.is_exporting()`` is true only under ``export``, the others are in
-    :data:`~pt2lint.analysis.torch_api.COMPILING_GUARDS`; ``None`` for any other call."""
+    """The value the guard call ``qualified()`` has while Dynamo traces for ``target``: what the
+    facts table's ``tracing_state`` says (:func:`dynamo_facts.tracing_state_value`:
+    ``torch.onnx.is_in_onnx_export()`` is False, ``torch.compiler.is_exporting()`` true only under
+    ``export``), else :data:`~pt2lint.analysis.torch_api.COMPILING_GUARDS`; ``None`` for any other
+    call."""
+    known = dynamo_facts.tracing_state_value(qualified, target)
+    if known is not None:
+        return known
     if qualified == "torch.compiler.is_exporting":
         return target == "export"
     return api.COMPILING_GUARDS.get(qualified) if qualified is not None else None
