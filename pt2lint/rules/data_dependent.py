@@ -115,9 +115,14 @@ def _local_scalar_fact(ev):
     callee = shape_op_callee(ev)
     if callee is None or callee in _DATA_FUNCTIONS:
         return None  # (``torch.is_nonzero``: PTC105's)
-    if any(k not in OPTION_KEYWORDS for k in ev.kwargs):
+    if any(k not in OPTION_KEYWORDS and _number_read_kind(v) != "py" for k, v in ev.kwargs.items()):
         # the probes passed their arguments by position; a keyword may name another parameter
-        # (``x.add(y, alpha=2)`` is not the deprecated ``x.add(alpha, other)`` the probe hit)
+        # (``x.add(y, alpha=2)`` is not the deprecated ``x.add(alpha, other)`` the probe hit), so
+        # a keyword holding a tensor (or a value of unknown kind) matches no probe.  One holding a
+        # Python value is left out of the match, as if its default were taken: the positional
+        # arguments decide whether a tensor among them is read as a number (measured on torch
+        # 2.13: ``x.topk(k, dim=-1)`` and ``torch.chunk(x, k, dim=0)`` with ``k`` a 0-d tensor
+        # break as ``x.topk(k)`` and ``torch.chunk(x, k)`` do; ``x.topk(3, dim=-1)`` traces)
         return None
     found = facts.local_scalar_read(callee, tuple(_number_read_kind(v) for v in ev.args))
     if found is None and len(ev.args) == 1:
