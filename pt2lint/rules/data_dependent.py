@@ -320,7 +320,7 @@ class TensorToPythonScalar(Rule):
                 "tensor graph input: graph break (draw outside the compiled region and pass the count in)",
             )
             return
-        if q in ("builtins.format", "builtins.str") and len(ev.args) >= 1 and not ev.kwargs:
+        if q in ("builtins.format", "builtins.str", "builtins.repr") and len(ev.args) >= 1 and not ev.kwargs:
             self.on_format(interp, ev, ev.args[0])
             return
         if q in _CAST_NAMES and len(ev.args) == 1 and not ev.kwargs:
@@ -357,7 +357,7 @@ class TensorToPythonScalar(Rule):
 
 
     def on_format(self, interp, ev, value=None) -> None:
-        """``"%d" % t``, ``f"{t}"``, ``"{}".format(t)``, ``format(t)``, ``str(t)`` of a tensor: the text
+        """``"%d" % t``, ``f"{t}"``, ``"{}".format(t)``, ``format(t)``, ``str(t)``, ``repr(t)`` of a tensor: the text
         needs its value (each breaks on torch 2.13, also with capture_scalar_outputs)."""
         v = ev.value if value is None else value
         if v.kind is not Kind.TENSOR or v.weak:
