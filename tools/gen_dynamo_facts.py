@@ -214,6 +214,8 @@ CALLS: Tuple[Candidate, ...] = (
     _c("os.path.splitext", "'a/b.py'"), _c("os.path.abspath", "'a'"), _c("os.path.expanduser", "'~'"),
     _c("sys.getsizeof", "1"), _c("sys.getrecursionlimit"), _c("sys.exc_info"), _c("sys.intern", "'a'"),
     _c("sys.getdefaultencoding"),
+    # the standard streams: methods of C file objects (``sys.stdout.write(...)`` beside ``print``)
+    _c("sys.stdout.write", "''"), _c("sys.stderr.write", "''"), _c("sys.stdout.flush"), _c("sys.stderr.flush"),
     _c("gc.collect"), _c("gc.isenabled"), _c("gc.get_count"),
     _c("threading.get_ident"), _c("threading.current_thread"), _c("threading.active_count"),
     _c("threading.main_thread"),

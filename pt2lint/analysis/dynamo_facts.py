@@ -376,6 +376,17 @@ def skipped_function(qualname: Optional[str]) -> Optional[str]:
     return breaks(qualname)
 
 
+def bound_builtin_method_break(qualname: Optional[str]) -> Optional[str]:
+    """The graph-break id when ``qualname`` is a method of a C object held by a module
+    (``sys.stdout.write``, ``sys.stderr.flush``: a bound builtin method, which Dynamo does not
+    trace) and a probe confirmed the break; None otherwise.  Source: the ``calls`` entries of
+    source ``bound-builtin-method``."""
+    fact = call_fact(qualname)
+    if fact is None or fact.source != "bound-builtin-method":
+        return None
+    return breaks(qualname)
+
+
 #: Packages of torch's third-party skip list whose calls Dynamo still traces: NumPy runs through
 #: ``torch._numpy`` (its own section of the table decides).
 _SKIPLIST_TRACED = frozenset({"numpy"})

@@ -274,6 +274,15 @@ class UntraceableCFunction(Rule):
                     f"torch.compiler.is_compiling())",
                 )
                 return
+        gb = facts.bound_builtin_method_break(q)
+        if gb:  # ``sys.stdout.write(...)``: a method of a C object a module holds
+            interp.report(
+                self.code,
+                ev.node,
+                f"`{q}()` is a method of a C object Dynamo cannot trace: graph break ({gb}) "
+                "(do it outside the compiled region)",
+            )
+            return
         gb = facts.skipped_function(q) or facts.skipped_package_call(q)
         if gb is None and not q.startswith(("torch.", "builtins.", ".")):
             gb = _extension_call(q)
