@@ -96,31 +96,25 @@ def _raises(block: cst.BaseSuite) -> bool:
 def _checks(stmt: cst.CSTNode) -> Iterator[tuple]:
     """``(name, types)`` for each ``isinstance`` check the statement makes hold after it."""
     if isinstance(stmt, cst.Assert):
-        for part in _conjuncts(stmt.test):
+        for part in _operands(stmt.test, cst.And):
             found = _isinstance(part)
             if found is not None:
                 yield found
     elif isinstance(stmt, cst.If):
         # ``if not isinstance(n, int) or n < 0: raise``: past it, every disjunct is false
-        for part in _disjuncts(stmt.test):
+        for part in _operands(stmt.test, cst.Or):
             if isinstance(part, cst.UnaryOperation) and isinstance(part.operator, cst.Not):
                 found = _isinstance(part.expression)
                 if found is not None:
                     yield found
 
 
-def _conjuncts(test: cst.BaseExpression) -> Iterator[cst.BaseExpression]:
-    if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
-        yield from _conjuncts(test.left)
-        yield from _conjuncts(test.right)
-    else:
-        yield test
-
-
-def _disjuncts(test: cst.BaseExpression) -> Iterator[cst.BaseExpression]:
-    if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.Or):
-        yield from _disjuncts(test.left)
-        yield from _disjuncts(test.right)
+def _operands(test: cst.BaseExpression, operator: type) -> Iterator[cst.BaseExpression]:
+    """The operands of a chain of ``and`` (``operator=cst.And``) or ``or`` (``cst.Or``) in
+    ``test``, left to right; ``test`` itself when it is no such chain."""
+    if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, operator):
+        yield from _operands(test.left, operator)
+        yield from _operands(test.right, operator)
     else:
         yield test
 
