@@ -4,7 +4,9 @@
 ``torch.backends.cuda.flash_sdp_enabled()``: Dynamo's trace rules put these functions in the graph
 (``TorchInGraphFunctionVariable``) and reject their non-tensor result ("torch.* op returned
 non-Tensor", GB0208); the facts table's ``torch_queries`` probes say which (the same call on any
-device: the trace rule is static, and none of them is folded at trace time).  Near misses:
+device: the trace rule is static, and none of them is folded at trace time).  Given only Python
+values (``is_bf16_supported(including_emulation=False)``, ``memory_allocated(0)``) the result is
+still no tensor, and the call breaks the same way.  Near misses:
 ``torch.cuda.is_available()`` and ``torch.cuda.is_initialized()`` (answered at trace time), the
 same queries in ``__init__``.  ``test_dynamo_agrees`` runs each line alone.
 """
@@ -39,6 +41,10 @@ CASES = {
     "dt = torch.bfloat16 if torch.cuda.is_bf16_supported() else torch.float16\n        return y.to(dt)": True,
     "flash = torch.backends.cuda.flash_sdp_enabled()\n        return y + int(flash)": True,
     "stats = torch.cuda.memory_stats()\n        return y + len(stats)": True,
+    # given Python values only, the result is still no tensor
+    "dt = torch.bfloat16 if torch.cuda.is_bf16_supported(including_emulation=False) else torch.float16\n        return y.to(dt)": True,
+    "used = torch.cuda.memory_allocated(0)\n        return y + used": True,
+    "peak = torch.cuda.max_memory_allocated(device=y.device)\n        return y + peak": True,
     # near misses: answered at trace time, or asked in __init__
     "on = torch.cuda.is_available()\n        return y + int(on)": False,
     "ready = torch.cuda.is_initialized()\n        return y + int(ready)": False,

@@ -37,6 +37,15 @@ _SKIPPED_IDS = frozenset({"GB0007"})
 LOGGER_NAMES = frozenset({"logger", "_logger", "log", "_log", "LOGGER", "_LOGGER", "LOG", "logging"})
 
 
+def _python_values_only(ev) -> bool:
+    """Every argument of the call is a Python value the analysis knows (a constant, a size, a
+    dtype or device, ``None``): no tensor, nothing of unknown kind, no ``*``/``**`` splat."""
+    if any(a.star for a in ev.node.args):
+        return False
+    values = list(ev.args) + list(ev.kwargs.values())
+    return all(v.kind in (Kind.CONST, Kind.SHAPE, Kind.NONE) for v in values)
+
+
 class PrintCall(Rule):
     """PTC301: ``print(...)`` in a compiled region."""
 
@@ -263,7 +272,9 @@ class UntraceableCFunction(Rule):
             # refused on every call (``torch.is_inference_mode_enabled()``; ``torch.sparse_coo_tensor``
             # is also skipped): PTC327's
             return
-        if isinstance(ev.node, cst.Call) and not ev.node.args:
+        if isinstance(ev.node, cst.Call) and _python_values_only(ev):
+            # probed with no argument; given only Python values (``is_bf16_supported(including_emulation=False)``,
+            # ``memory_allocated(0)``) the result is still no tensor (measured on torch 2.13: each breaks)
             gb = facts.torch_query_break(q)
             if gb:  # ``torch._C._is_tracing()``: a graph op whose result is no tensor
                 interp.report(
