@@ -320,7 +320,7 @@ class UntraceableCFunction(Rule):
             interp.report(
                 self.code,
                 ev.node,
-                f"`{q}()` graph-breaks: Dynamo traces into it and meets code it cannot trace ({gb}) "
+                f"`{q}()` graph-breaks: Dynamo cannot trace what it does ({gb}) "
                 "(compute it outside the compiled region)",
             )
 
