@@ -128,17 +128,60 @@ MODULE_SELF_RETURNING = frozenset({
 })
 
 
-def _builds(value: cst.BaseExpression, cls_name: str) -> bool:
-    """``value`` is ``Cls(...)``, or a chain of :data:`MODULE_SELF_RETURNING` calls on it."""
+def _built_class(value: cst.BaseExpression) -> Optional[str]:
+    """``"Cls"`` when ``value`` is ``Cls(...)``, or a chain of :data:`MODULE_SELF_RETURNING` calls
+    on it; ``None`` for anything else."""
     while isinstance(value, cst.Call):
         func = value.func
         if isinstance(func, cst.Name):
-            return func.value == cls_name
+            return func.value
         if isinstance(func, cst.Attribute) and func.attr.value in MODULE_SELF_RETURNING:
             value = func.value
             continue
-        return False
-    return False
+        return None
+    return None
+
+
+class _Holders:
+    """What every ``self.<attr> = ...`` and every ``<name> = ...`` of a module assigns, indexed
+    once: the class each assignment builds (``None``: anything else), by attribute and by
+    (``def``, name), and for each class the holders of nothing but its instances."""
+
+    __slots__ = ("module", "attrs", "names", "by_class")
+
+    def __init__(self, module: cst.Module) -> None:
+        self.module = module  # kept alive: the cache is keyed by its id()
+        self.attrs: Dict[str, List[Optional[str]]] = {}
+        self.names: Dict[Tuple[int, str], List[Optional[str]]] = {}
+        for node, fn in walk_with_function(module):
+            if isinstance(node, (cst.Assign, cst.AnnAssign)) and node.value is not None:
+                targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
+                built = _built_class(node.value)
+                for t in targets:
+                    if isinstance(t, cst.Attribute) and isinstance(t.value, cst.Name) and t.value.value == "self":
+                        self.attrs.setdefault(t.attr.value, []).append(built)
+                    elif isinstance(t, cst.Name):
+                        self.names.setdefault((id(fn), t.value), []).append(built)
+        # class name -> the attributes and (``def``, name) pairs that hold nothing but its instances
+        self.by_class: Dict[str, Tuple[List[str], List[Tuple[int, str]]]] = {}
+        for attr, built in self.attrs.items():
+            if built[0] is not None and all(b == built[0] for b in built):
+                self.by_class.setdefault(built[0], ([], []))[0].append(attr)
+        for key, built in self.names.items():
+            if built[0] is not None and all(b == built[0] for b in built):
+                self.by_class.setdefault(built[0], ([], []))[1].append(key)
+
+
+_HOLDERS: Dict[int, _Holders] = {}
+
+
+def _module_holders(module: cst.Module) -> _Holders:
+    got = _HOLDERS.get(id(module))
+    if got is None or got.module is not module:
+        if len(_HOLDERS) >= _CALL_INDEX_SIZE:
+            _HOLDERS.pop(next(iter(_HOLDERS)))
+        got = _HOLDERS[id(module)] = _Holders(module)
+    return got
 
 
 def instance_call_sites(module: cst.Module, cls_name: str) -> List[Tuple[cst.Call, Optional[cst.FunctionDef]]]:
@@ -149,30 +192,20 @@ def instance_call_sites(module: cst.Module, cls_name: str) -> List[Tuple[cst.Cal
 
     Calling an ``nn.Module`` instance runs its ``forward`` with the same arguments
     (``Module.__call__``), so these are the calls of ``Head.forward``.  An attribute or name that
-    also holds anything else says nothing and is left out.
+    also holds anything else says nothing and is left out.  The module's assignments and calls
+    are indexed once (:class:`_Holders`, :class:`_ModuleCalls`), so asking for every class of a
+    module costs time linear in its size.
     """
     calls = _module_calls(module)
-    attr_values: Dict[str, List[bool]] = {}
-    name_values: Dict[Tuple[int, str], List[bool]] = {}
-    for node, fn in walk_with_function(module):
-        if isinstance(node, (cst.Assign, cst.AnnAssign)) and node.value is not None:
-            targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
-            built = _builds(node.value, cls_name)
-            for t in targets:
-                if isinstance(t, cst.Attribute) and isinstance(t.value, cst.Name) and t.value.value == "self":
-                    attr_values.setdefault(t.attr.value, []).append(built)
-                elif isinstance(t, cst.Name):
-                    name_values.setdefault((id(fn), t.value), []).append(built)
+    attrs, names = _module_holders(module).by_class.get(cls_name, ((), ()))
     out: List[Tuple[int, cst.Call, Optional[cst.FunctionDef]]] = []
-    for attr, built in attr_values.items():
-        if all(built):
-            out += [(order, call, calls.enclosing.get(id(call))) for order, call in calls.by_self_attr.get(attr, ())]
-    for (scope, name), built in name_values.items():
-        if all(built):
-            out += [
-                (order, call, calls.enclosing.get(id(call))) for order, call in calls.by_name.get(name, ())
-                if id(calls.enclosing.get(id(call))) == scope
-            ]
+    for attr in attrs:
+        out += [(order, call, calls.enclosing.get(id(call))) for order, call in calls.by_self_attr.get(attr, ())]
+    for scope, name in names:
+        out += [
+            (order, call, calls.enclosing.get(id(call))) for order, call in calls.by_name.get(name, ())
+            if id(calls.enclosing.get(id(call))) == scope
+        ]
     return [(call, fn) for _, call, fn in sorted(out, key=lambda t: t[0])]
 
 
