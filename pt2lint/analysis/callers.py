@@ -33,12 +33,35 @@ _SIZE_ATTRIBUTES = frozenset({"shape", "ndim"})
 _NON_TENSOR_ATTRIBUTES = frozenset({"dtype", "device"})
 
 
+#: ``nn.Module`` methods that return the module itself (``torch/nn/modules/module.py``: ``to``,
+#: ``cuda``, ``eval``, ... end in ``return self``): ``Head(...).to(device)`` is the instance.
+MODULE_SELF_RETURNING = frozenset({
+    "to", "cuda", "cpu", "xpu", "mtia", "ipu", "type", "float", "double", "half", "bfloat16",
+    "to_empty", "train", "eval", "requires_grad_", "share_memory", "apply",
+})
+
+
+def _built_class(value: cst.BaseExpression) -> Optional[str]:
+    """``"Cls"`` when ``value`` is ``Cls(...)``, or a chain of :data:`MODULE_SELF_RETURNING` calls
+    on it; ``None`` for anything else."""
+    while isinstance(value, cst.Call):
+        func = value.func
+        if isinstance(func, cst.Name):
+            return func.value
+        if isinstance(func, cst.Attribute) and func.attr.value in MODULE_SELF_RETURNING:
+            value = func.value
+            continue
+        return None
+    return None
+
+
 class _ModuleCalls:
     """Every call of a module, indexed once: by the name called (``f(...)``), by the attribute
     called on ``self``/``cls`` (``self.f(...)``), and the ``g = <compile>(f)`` assignments, each
-    call with its position in source order and the ``def`` it is in."""
+    call with its position in source order and the ``def`` it is in; and the attributes and names
+    that hold instances of one class only (``holders``)."""
 
-    __slots__ = ("module", "by_name", "by_self_attr", "compiled_aliases", "compiled_calls", "enclosing")
+    __slots__ = ("module", "by_name", "by_self_attr", "compiled_aliases", "compiled_calls", "enclosing", "holders")
 
     def __init__(self, module: cst.Module) -> None:
         self.module = module  # kept alive: the cache is keyed by its id()
@@ -51,7 +74,18 @@ class _ModuleCalls:
         # id of a call in ``by_name`` or ``by_self_attr`` -> the innermost ``def`` it is in (None at
         # module level)
         self.enclosing: Dict[int, Optional[cst.FunctionDef]] = {}
+        # the class each ``self.<attr> = ...`` / ``<name> = ...`` builds (None: anything else), by
+        # attribute and by (``def``, name); see :func:`instance_call_sites`
+        attrs: Dict[str, List[Optional[str]]] = {}
+        names: Dict[Tuple[int, str], List[Optional[str]]] = {}
         for order, (node, fn) in enumerate(walk_with_function(module)):
+            if isinstance(node, (cst.Assign, cst.AnnAssign)) and node.value is not None:
+                built = _built_class(node.value)
+                for t in [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]:
+                    if isinstance(t, cst.Attribute) and isinstance(t.value, cst.Name) and t.value.value == "self":
+                        attrs.setdefault(t.attr.value, []).append(built)
+                    elif isinstance(t, cst.Name):
+                        names.setdefault((id(fn), t.value), []).append(built)
             if isinstance(node, cst.Call):
                 func = node.func
                 if isinstance(func, cst.Call) and func.args and isinstance(func.args[0].value, cst.Name) and not func.args[0].star:
@@ -62,10 +96,16 @@ class _ModuleCalls:
                 elif isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value in ("self", "cls"):
                     self.by_self_attr.setdefault(func.attr.value, []).append((order, node))
                     self.enclosing[id(node)] = fn
-            elif isinstance(node, cst.Assign) and isinstance(node.value, cst.Call) and node.value.args:
+            if isinstance(node, cst.Assign) and isinstance(node.value, cst.Call) and node.value.args:
                 first = node.value.args[0].value
                 if isinstance(first, cst.Name):
                     self.compiled_aliases.append((first.value, node))
+        # class name -> the attributes and (``def``, name) pairs that hold nothing but its instances
+        self.holders: Dict[str, Tuple[List[str], List[Tuple[int, str]]]] = {}
+        for index, keys in ((0, attrs), (1, names)):
+            for key, built in keys.items():
+                if built[0] is not None and all(b == built[0] for b in built):
+                    self.holders.setdefault(built[0], ([], []))[index].append(key)
 
 
 _CALL_INDEX: Dict[int, _ModuleCalls] = {}
@@ -120,70 +160,6 @@ def call_sites(index, fn) -> List[cst.Call]:
     return [node for _, node in sorted(found, key=lambda pair: pair[0]) if id(node) not in own]
 
 
-#: ``nn.Module`` methods that return the module itself (``torch/nn/modules/module.py``: ``to``,
-#: ``cuda``, ``eval``, ... end in ``return self``): ``Head(...).to(device)`` is the instance.
-MODULE_SELF_RETURNING = frozenset({
-    "to", "cuda", "cpu", "xpu", "mtia", "ipu", "type", "float", "double", "half", "bfloat16",
-    "to_empty", "train", "eval", "requires_grad_", "share_memory", "apply",
-})
-
-
-def _built_class(value: cst.BaseExpression) -> Optional[str]:
-    """``"Cls"`` when ``value`` is ``Cls(...)``, or a chain of :data:`MODULE_SELF_RETURNING` calls
-    on it; ``None`` for anything else."""
-    while isinstance(value, cst.Call):
-        func = value.func
-        if isinstance(func, cst.Name):
-            return func.value
-        if isinstance(func, cst.Attribute) and func.attr.value in MODULE_SELF_RETURNING:
-            value = func.value
-            continue
-        return None
-    return None
-
-
-class _Holders:
-    """What every ``self.<attr> = ...`` and every ``<name> = ...`` of a module assigns, indexed
-    once: the class each assignment builds (``None``: anything else), by attribute and by
-    (``def``, name), and for each class the holders of nothing but its instances."""
-
-    __slots__ = ("module", "attrs", "names", "by_class")
-
-    def __init__(self, module: cst.Module) -> None:
-        self.module = module  # kept alive: the cache is keyed by its id()
-        self.attrs: Dict[str, List[Optional[str]]] = {}
-        self.names: Dict[Tuple[int, str], List[Optional[str]]] = {}
-        for node, fn in walk_with_function(module):
-            if isinstance(node, (cst.Assign, cst.AnnAssign)) and node.value is not None:
-                targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
-                built = _built_class(node.value)
-                for t in targets:
-                    if isinstance(t, cst.Attribute) and isinstance(t.value, cst.Name) and t.value.value == "self":
-                        self.attrs.setdefault(t.attr.value, []).append(built)
-                    elif isinstance(t, cst.Name):
-                        self.names.setdefault((id(fn), t.value), []).append(built)
-        # class name -> the attributes and (``def``, name) pairs that hold nothing but its instances
-        self.by_class: Dict[str, Tuple[List[str], List[Tuple[int, str]]]] = {}
-        for attr, built in self.attrs.items():
-            if built[0] is not None and all(b == built[0] for b in built):
-                self.by_class.setdefault(built[0], ([], []))[0].append(attr)
-        for key, built in self.names.items():
-            if built[0] is not None and all(b == built[0] for b in built):
-                self.by_class.setdefault(built[0], ([], []))[1].append(key)
-
-
-_HOLDERS: Dict[int, _Holders] = {}
-
-
-def _module_holders(module: cst.Module) -> _Holders:
-    got = _HOLDERS.get(id(module))
-    if got is None or got.module is not module:
-        if len(_HOLDERS) >= _CALL_INDEX_SIZE:
-            _HOLDERS.pop(next(iter(_HOLDERS)))
-        got = _HOLDERS[id(module)] = _Holders(module)
-    return got
-
-
 def instance_call_sites(module: cst.Module, cls_name: str) -> List[Tuple[cst.Call, Optional[cst.FunctionDef]]]:
     """The calls of instances of the module class ``cls_name`` that ``module`` builds and keeps:
     ``self.head(...)`` where every assignment of ``self.head`` in the module is ``Head(...)`` (or
@@ -193,11 +169,11 @@ def instance_call_sites(module: cst.Module, cls_name: str) -> List[Tuple[cst.Cal
     Calling an ``nn.Module`` instance runs its ``forward`` with the same arguments
     (``Module.__call__``), so these are the calls of ``Head.forward``.  An attribute or name that
     also holds anything else says nothing and is left out.  The module's assignments and calls
-    are indexed once (:class:`_Holders`, :class:`_ModuleCalls`), so asking for every class of a
-    module costs time linear in its size.
+    are indexed once (:class:`_ModuleCalls`), so asking for every class of a module costs time
+    linear in its size.
     """
     calls = _module_calls(module)
-    attrs, names = _module_holders(module).by_class.get(cls_name, ((), ()))
+    attrs, names = calls.holders.get(cls_name, ((), ()))
     out: List[Tuple[int, cst.Call, Optional[cst.FunctionDef]]] = []
     for attr in attrs:
         out += [(order, call, calls.enclosing.get(id(call))) for order, call in calls.by_self_attr.get(attr, ())]
@@ -285,14 +261,19 @@ def static_value(expr: cst.BaseExpression, imports=None) -> Value:
     return UNKNOWN
 
 
-def caller_arguments(call: cst.Call, imports=None) -> Optional[Tuple[List[Value], Dict[str, Value]]]:
-    """``(positional, keyword)`` argument values of one call, or ``None`` when it splats ``*``/``**``."""
+def caller_arguments(call: cst.Call, imports=None, fallback=None) -> Optional[Tuple[List[Value], Dict[str, Value]]]:
+    """``(positional, keyword)`` argument values of one call, or ``None`` when it splats ``*``/``**``.
+
+    ``fallback(expr)``, when given, is asked for an argument that :func:`static_value` leaves
+    Unknown (the caller's annotation of a name it was passed, say)."""
     args: List[Value] = []
     kwargs: Dict[str, Value] = {}
     for a in call.args:
         if a.star:
             return None
         v = static_value(a.value, imports)
+        if v.kind is Kind.UNKNOWN and fallback is not None:
+            v = fallback(a.value)
         if a.keyword is not None:
             kwargs[a.keyword.value] = v
         else:

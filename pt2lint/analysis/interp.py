@@ -1046,22 +1046,10 @@ class Interpreter:
         imports = getattr(self.entry, "imports", None)
         bound = []
         for call, caller in callers.instance_call_sites(module, cls.name):
-            args: List[Value] = []
-            kwargs: Dict[str, Value] = {}
-            splat = False
-            for a in call.args:
-                if a.star:
-                    splat = True
-                    break
-                v = callers.static_value(a.value, imports)
-                if v.kind is Kind.UNKNOWN and caller is not None:
-                    v = self._annotated_argument(a.value, caller)
-                if a.keyword is not None:
-                    kwargs[a.keyword.value] = v
-                else:
-                    args.append(v)
-            if not splat:
-                bound.append(self.bind_arguments(fwd, args, kwargs, True))
+            fallback = functools.partial(self._annotated_argument, caller=caller) if caller is not None else None
+            got = callers.caller_arguments(call, imports, fallback)
+            if got is not None:  # (``net(*args)`` says nothing about any parameter)
+                bound.append(self.bind_arguments(fwd, got[0], got[1], True))
         return callers.join_callers(bound, params) if bound else params
 
     def _annotated_argument(self, expr: cst.BaseExpression, caller: cst.FunctionDef) -> Value:

@@ -24,7 +24,7 @@ from pt2lint.analysis import dynamo_facts as facts
 from pt2lint.analysis.kinds import Kind
 from pt2lint.analysis.walk import iter_children, walk
 from pt2lint.rules.base import Rule
-from pt2lint.rules.dynamic_shape import derived_shape_break
+from pt2lint.rules.dynamic_shape import arg_kind, derived_shape_break
 from pt2lint.rules.refused import refused_call
 from pt2lint.analysis.index import ClassInfo, FunctionInfo
 
@@ -38,12 +38,12 @@ LOGGER_NAMES = frozenset({"logger", "_logger", "log", "_log", "LOGGER", "_LOGGER
 
 
 def _python_values_only(ev) -> bool:
-    """Every argument of the call is a Python value the analysis knows (a constant, a size, a
-    dtype or device, ``None``): no tensor, nothing of unknown kind, no ``*``/``**`` splat."""
+    """Every argument of the call is a Python value the analysis knows (:func:`arg_kind` ``"py"``:
+    a constant, a size, a dtype or device, ``None``): no tensor, nothing of unknown kind, no
+    ``*``/``**`` splat."""
     if any(a.star for a in ev.node.args):
         return False
-    values = list(ev.args) + list(ev.kwargs.values())
-    return all(v.kind in (Kind.CONST, Kind.SHAPE, Kind.NONE) for v in values)
+    return all(arg_kind(v) == "py" for v in list(ev.args) + list(ev.kwargs.values()))
 
 
 class PrintCall(Rule):

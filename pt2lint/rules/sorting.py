@@ -105,15 +105,13 @@ class SortNonConstant(Rule):
                     "(sort with `torch.argsort` on the stacked keys, or make the key a Python number)",
                 )
             return
-        if items.kind is Kind.TENSOR and not items.weak and ev.method is None:
-            # ``sorted(x[0])``: iterating a tensor gives tensors, compared as sort keys (measured on
-            # torch 2.13: GB0207 at the call; ``sorted(x.shape)`` and ``sorted(x.tolist())`` are
-            # not tensors here)
-            element = items.element()
-        elif items.kind is not Kind.CONTAINER or items.keys is not None:
+        # ``sorted(x[0])``: iterating a tensor gives tensors, compared as sort keys (measured on
+        # torch 2.13: GB0207 at the call; ``sorted(x.shape)`` and ``sorted(x.tolist())`` are not
+        # tensors here)
+        sorts_a_tensor = items.kind is Kind.TENSOR and not items.weak and ev.method is None
+        if not sorts_a_tensor and (items.kind is not Kind.CONTAINER or items.keys is not None):
             return  # a dict with known keys: sorting it sorts its (string) keys
-        else:
-            element = items.element()
+        element = items.element()
         if not _holds_non_constant(element):
             element = next((v for v in self._known_dict_values(ev) if _holds_non_constant(v)), None)
             if element is None:
