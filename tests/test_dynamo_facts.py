@@ -26,7 +26,7 @@ SECTIONS = ("calls", "tensor_calls", "shape_calls", "sized_calls")
 # the NumPy functions torch._numpy lacks), and the static keys of their entries.
 DERIVED = (
     "shape_ops", "inplace_view", "numpy_calls", "tensor_queries", "sequence_searches", "classes", "skipped_calls", "torch_queries",
-    "iterator_calls", "utility_calls",
+    "iterator_calls", "utility_calls", "callable_methods",
 )
 DERIVED_KEYS = ("probe", "source", "expect", "expect_gb", "callee", "form", "aten", "method", "receiver", "result", "type", "c_implemented")
 ALL_SECTIONS = SECTIONS + DERIVED
@@ -86,6 +86,22 @@ def test_tracing_state_matches_dynamo_handler_table(derived, tool):
         assert entry["value"] == want and entry["confirmed"], name
 
 
+def test_forbidden_section_is_what_the_installed_trace_rules_forbid(tool):
+    # every shipped name is a function the installed torch marks forbidden, the markers of
+    # torch._dynamo and torch.compiler are all there, and each entry was confirmed by a probe
+    import torch
+    from torch._dynamo import trace_rules
+
+    shipped = _shipped()["forbidden"]
+    assert {"torch._dynamo.mark_dynamic", "torch._dynamo.maybe_mark_dynamic", "torch.compiler.set_stance"} <= set(shipped)
+    for name, entry in shipped.items():
+        assert trace_rules.is_forbidden(tool.resolve(name)) and entry["confirmed"], name
+    for space in (torch._dynamo, torch.compiler):
+        for attr, obj in vars(space).items():
+            if callable(obj) and not isinstance(obj, type) and trace_rules.is_forbidden(obj):
+                assert f"{space.__name__}.{attr}" in shipped, attr
+
+
 # A sample of probes, rerun on the installed torch: skipped, traced, random-variable,
 # NumPy (implemented, unsupported, scalar draw), math on a tensor and on a shape.
 SAMPLE = (
@@ -120,6 +136,7 @@ def test_derived_sections_match_installed_torch(tool, derived):
         "torch_queries": tool.derived_section(tool.torch_query_candidates()),
         "iterator_calls": tool.derived_section(tool.iterator_call_candidates()),
         "utility_calls": tool.derived_section(tool.utility_call_candidates()),
+        "callable_methods": tool.derived_section(tool.callable_method_candidates()),
         "shape_ops": tool.derived_section(tool.shape_op_candidates(callees)),
     }
     for section, entries in again.items():
@@ -156,6 +173,7 @@ DERIVED_SAMPLE = (
     ("iterator_calls", "math.fsum:map"),
     ("utility_calls", "torch.nn.utils.rnn.pack_sequence"),
     ("utility_calls", "torch.nn.utils.rnn.pad_sequence"),
+    ("callable_methods", "torch.Tensor.apply_"),
 )
 
 

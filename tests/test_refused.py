@@ -3,7 +3,7 @@ Dynamo traced (each measured on torch 2.13 with the eager backend)."""
 
 from __future__ import annotations
 
-from linttools import found
+from linttools import dynamo_break_lines_many, found
 
 
 def test_refused_calls_are_flagged_at_their_line():
@@ -111,3 +111,84 @@ def test_check_messages_dynamo_cannot_use():
             return x + 1
     """
     assert found(code, codes={"PTC327"}) == [(n, "PTC327") for n in range(11, 18)]
+
+
+_CALLABLE_METHODS = """
+import torch
+from torch import nn
+
+
+class M(nn.Module):
+    def forward(self, x):
+        y = x.clone()
+        y.apply_(lambda v: v * 2)
+        y.map_(x, lambda a, b: a + b)
+        z = y.map(lambda t: t) if hasattr(y, "map") else y
+        return z * 2
+"""
+
+
+def test_tensor_methods_that_take_a_python_function_break():
+    # the methods torch documents as taking a ``callable`` (facts: callable_methods); the
+    # near miss is a method of that name Tensor does not have, never called (``hasattr`` is false)
+    lines = [ln for ln, code in found(_CALLABLE_METHODS, codes={"PTC327"})]
+    assert lines == [8, 9]
+    assert set(dynamo_break_lines_many([(_CALLABLE_METHODS.lstrip("\n"), "torch.compile(M(), backend=\"eager\")(torch.randn(4, 4))")])[0]) >= {8, 9}
+
+
+_FORBIDDEN_PROBE = r"""
+import json, sys
+import torch
+out = []
+for source in json.loads(sys.stdin.read()):
+    ns = {}
+    exec(compile(source, "m.py", "exec"), ns)
+    torch._dynamo.reset()
+    try:
+        torch.compile(ns["M"](), backend="eager")(torch.randn(4, 4))
+        out.append("compiled")
+    except AssertionError as exc:
+        out.append("forbidden" if "forbidden callable" in str(exc) else "other")
+print(json.dumps(out))
+"""
+
+
+def test_a_forbidden_function_fails_compilation_and_is_flagged_where_it_runs():
+    import json
+    import subprocess
+    import sys
+
+    bad = """
+import torch
+from torch import nn
+
+
+class M(nn.Module):
+    def forward(self, x):
+        torch._dynamo.mark_dynamic(x, 0)
+        torch.compiler.set_stance("default")
+        return x * 2
+"""
+    # dead while tracing (is_compiling() is True), and outside forward
+    good = """
+import torch
+from torch import nn
+
+
+class M(nn.Module):
+    def __init__(self):
+        super().__init__()
+        torch._dynamo.maybe_mark_dynamic(torch.zeros(2), 0)
+
+    def forward(self, x):
+        if not torch.compiler.is_compiling():
+            torch._dynamo.mark_dynamic(x, 0)
+        return x * 2
+"""
+    assert [f for f in found(bad, codes={"PTC327"})] == [(7, "PTC327"), (8, "PTC327")]
+    assert found(good, codes=None) == []
+    proc = subprocess.run(
+        [sys.executable, "-c", _FORBIDDEN_PROBE], input=json.dumps([bad, good]), capture_output=True, text=True, timeout=300
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert json.loads(proc.stdout.strip().splitlines()[-1]) == ["forbidden", "compiled"]

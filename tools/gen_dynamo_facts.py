@@ -947,6 +947,47 @@ def tracing_state() -> Dict[str, Dict[str, Any]]:
     return dict(sorted(out.items()))
 
 
+def forbidden_callables() -> Dict[str, Dict[str, Any]]:
+    """``forbidden``: the functions Dynamo refuses to trace at all.  A call of one in a compiled
+    region is no graph break: compilation fails with "Attempt to trace forbidden callable" (an
+    ``AssertionError``, in every mode), so the model does not run compiled.  Source:
+    ``trace_rules.is_forbidden`` (the ``_dynamo_forbidden`` mark that
+    ``torch._dynamo.forbid_in_graph`` puts on ``mark_dynamic``, ``maybe_mark_dynamic``,
+    ``mark_static_address``, and ``torch.compiler`` on ``set_stance``), asked of every function
+    of every loaded torch module, under each name code may reach it by (:func:`_public_names`).
+    Each is confirmed by compiling a function that calls it (``confirmed``: compilation failed
+    with that message; the call itself never runs)."""
+    found: Dict[int, Any] = {}
+    for space, mod in sorted(sys.modules.items()):
+        if mod is None or not (space == "torch" or space.startswith("torch.")):
+            continue
+        for obj in list(vars(mod).values()):
+            if inspect.isfunction(obj) and trace_rules.is_forbidden(obj):
+                found[id(obj)] = obj
+    out: Dict[str, Dict[str, Any]] = {}
+    for obj in found.values():
+        names = _public_names(obj)
+        if not names:
+            continue
+
+        def probe(x, fn=obj):
+            fn(x)
+            return x + 1
+
+        torch._dynamo.reset()
+        try:
+            with _quiet():
+                torch.compile(probe, backend="eager")(torch.zeros(1))
+            confirmed = False  # compiled (or ran): not forbidden after all
+        except AssertionError as exc:
+            confirmed = "forbidden callable" in str(exc)
+        except Exception:  # noqa: BLE001 - recorded as unconfirmed
+            confirmed = False
+        for qualname in names:
+            out[qualname] = {"confirmed": confirmed}
+    return dict(sorted(out.items()))
+
+
 def collectives() -> Dict[str, Dict[str, Any]]:
     """``torch.distributed`` functions with an ``async_op`` parameter: traced as functional collectives or not."""
     if not torch.distributed.is_available():
@@ -1184,6 +1225,7 @@ def derive_static(derived: bool = True) -> Dict[str, Any]:
         "amp_deprecated": amp_deprecated(),
         "collectives": collectives(),
         "tracing_state": tracing_state(),
+        "forbidden": forbidden_callables(),
         **{section: derived_section(cands()) for section, cands in (DERIVED_SECTIONS if derived else ())},
         "inplace_view_methods": inplace_view_methods(),
         "cudagraphs": {"modes": cudagraph_modes(), "skip_reasons": cudagraph_skip_reasons()},
@@ -1446,6 +1488,39 @@ def tensor_query_candidates() -> Tuple[Tuple[Candidate, Dict[str, Any]], ...]:
         handled = hasattr(TensorVariable, f"method_{name}")
         fact = _fact("tensor_queries", "traces") if handled else _fact("tensor_queries", "breaks", GB_NON_TENSOR)
         out.append((Candidate(call, call), {"method": name, "result": type(result).__name__, **fact}))
+    return tuple(out)
+
+
+#: The first line of a ``Tensor`` method's docstring: its signature (``apply_(callable) -> Tensor``).
+_SIGNATURE_LINE = re.compile(r"^\s*(\w+)\(([^)]*)\)")
+
+
+def callable_method_candidates() -> Tuple[Tuple[Candidate, Dict[str, Any]], ...]:
+    """``x.clone().<name>(...)`` for every public ``Tensor`` method whose documented signature
+    takes a Python ``callable`` (``apply_(callable)``, ``map_(tensor, callable)``: they run the
+    callable on each element, on the CPU).  Source: the signature line of each method's
+    docstring (``torch/_tensor_docs.py``).  Dynamo cannot put a Python function into the graph as
+    an argument of a tensor method, so each is expected to break; the probe decides and names
+    the break.  A ``tensor`` parameter gets ``x``, the callable ``lambda *a: a[0]``."""
+    out: List[Tuple[Candidate, Dict[str, Any]]] = []
+    for name in sorted(dir(torch.Tensor)):
+        if name.startswith("_"):
+            continue
+        doc = getattr(getattr(torch.Tensor, name, None), "__doc__", None) or ""
+        match = _SIGNATURE_LINE.match(doc.strip().split("\n", 1)[0]) if doc.strip() else None
+        if match is None or match.group(1) != name:
+            continue
+        params = [p.strip() for p in match.group(2).split(",") if p.strip()]
+        if "callable" not in params or any(p not in ("tensor", "callable") for p in params):
+            continue
+        args = ", ".join("x" if p == "tensor" else "lambda *a: a[0]" for p in params)
+        call = f"x.clone().{name}({args})"
+        try:
+            with _quiet():
+                eval(call, {}, {"x": torch.randn(4, 4)})  # noqa: S307 - our own constant expressions
+        except Exception:  # noqa: BLE001 - not callable this way on this build
+            continue
+        out.append((Candidate(f"torch.Tensor.{name}", call), {"method": name, **_fact("callable_methods", "breaks")}))
     return tuple(out)
 
 
@@ -2188,6 +2263,7 @@ DERIVED_SECTIONS = (
     ("torch_queries", torch_query_candidates),
     ("iterator_calls", iterator_call_candidates),
     ("utility_calls", utility_call_candidates),
+    ("callable_methods", callable_method_candidates),
 )
 #: Sections whose probes may raise after the break they look for.
 TOLERANT_SECTIONS = frozenset({"numpy_calls", "skipped_calls"})

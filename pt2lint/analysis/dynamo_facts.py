@@ -905,6 +905,32 @@ def tensor_query_break(method: Optional[str]) -> Optional[str]:
     return None
 
 
+def callable_method_break(method: Optional[str]) -> Optional[str]:
+    """The graph-break id (``"GB0055"``) when a compiled region calls ``Tensor.<method>`` with a
+    Python function as argument (``t.apply_(fn)``, ``t.map_(other, fn)``: the methods torch
+    documents as taking a ``callable``, run element by element on the CPU), as measured by the
+    ``callable_methods`` probe on the table's torch; None for any other method.  Dynamo cannot
+    pass a Python function to a graph op ("Failed to convert args/kwargs to proxy").  Source:
+    the signature lines of ``torch/_tensor_docs.py``, the probes in the table."""
+    if not method:
+        return None
+    raw = facts().get("callable_methods", {}).get(f"torch.Tensor.{method}")
+    if raw is None or not raw.get("confirmed") or raw.get("where") != "call":
+        return None
+    return raw.get("gb")
+
+
+def forbidden_callable(qualname: Optional[str]) -> bool:
+    """Whether calling ``qualname`` in a compiled region makes compilation fail: Dynamo refuses
+    to trace it at all ("Attempt to trace forbidden callable", an ``AssertionError`` in every
+    mode, not a graph break): ``torch._dynamo.mark_dynamic``, ``maybe_mark_dynamic``,
+    ``mark_static_address``, ``torch.compiler.set_stance``.  Source: ``forbidden`` of the table
+    (``trace_rules.is_forbidden`` on the table's torch: the ``_dynamo_forbidden`` mark that
+    ``torch._dynamo.forbid_in_graph`` sets), each confirmed by a compiled probe."""
+    raw = facts().get("forbidden", {}).get(qualname) if qualname else None
+    return bool(raw and raw.get("confirmed"))
+
+
 def torch_query_break(qualname: Optional[str]) -> Optional[str]:
     """The graph-break id (``"GB0208"``) when calling the torch function ``qualname`` with no
     argument breaks, as measured by the ``torch_queries`` probe on the table's torch; None when

@@ -22,6 +22,7 @@ from typing import Dict, Optional
 
 import libcst as cst
 
+from pt2lint.analysis import dynamo_facts
 from pt2lint.analysis.kinds import Kind
 from pt2lint.analysis.walk import walk
 from pt2lint.rules.base import Rule
@@ -128,7 +129,9 @@ def _sure_tensor(value) -> bool:
 def refused_call(ev) -> Optional[str]:
     """The graph-break id Dynamo gives the call of ``ev`` whatever its values, or None.
 
-    Sources: the tables of this module (each entry measured on torch 2.13).
+    Sources: the tables of this module (each entry measured on torch 2.13), and the Dynamo
+    facts table for the methods that take a Python function (``t.apply_(fn)``, ``t.map_(o, fn)``:
+    ``callable_methods``).
     """
     if ev.qualname is not None:
         return REFUSED_FUNCTIONS.get(ev.qualname) or SPARSE_FACTORIES.get(ev.qualname)
@@ -136,6 +139,9 @@ def refused_call(ev) -> Optional[str]:
         return None
     if ev.method in REFUSED_METHODS:
         return REFUSED_METHODS[ev.method]
+    gb = dynamo_facts.callable_method_break(ev.method)
+    if gb is not None:
+        return gb  # ``t.apply_(fn)``: a Python function cannot be an argument of a graph op
     if ev.method == "uniform_" and "from" in ev.kwargs:
         return "GB0110"  # only reachable as ``uniform_(**{"from": a})``
     if ev.method in SPARSE_METHODS:
@@ -151,6 +157,7 @@ _ADVICE = {
     "GB0277": "Dynamo does not trace sparse tensors; convert outside the compiled region",
     "GB0374": "Dynamo does not trace sparse tensors; build them outside the compiled region",
     "GB0007": "Dynamo does not trace sparse tensors; build them outside the compiled region",
+    "GB0055": "write the element function with tensor ops (`torch.where`, arithmetic) on the whole tensor",
 }
 
 
@@ -169,6 +176,15 @@ class RefusedTorchApi(Rule):
                 f"the message of `{ev.qualname}()`: Dynamo takes only a function defined in the compiled "
                 f"region whose closure holds Python constants, graph break ({gb}; write "
                 "`lambda: \"...\"` reading no tensor, module or `self`, or drop the message)",
+            )
+            return
+        if dynamo_facts.forbidden_callable(ev.qualname):
+            interp.report(
+                self.code,
+                ev.node,
+                f"`{ev.qualname}()` is a function Dynamo forbids in a traced region: compilation fails "
+                "(AssertionError \"Attempt to trace forbidden callable\"), in every mode, so the model "
+                "does not run compiled at all (call it on the inputs before the compiled call)",
             )
             return
         gb = refused_call(ev)
