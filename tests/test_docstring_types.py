@@ -141,3 +141,45 @@ def test_a_parameter_whose_type_the_code_tests_keeps_its_guess():
     # the body checks ``isinstance(factor, (int, float))`` on a copy of ``quality``: it takes a tensor
     # too, whatever the docstring says, so the in-place write on the other path is still an input write
     assert found(TESTED, codes=None) == [(15, "PTC401")]
+
+
+PLAIN = '''\
+import torch
+from torch import nn
+
+
+class ISTFT(nn.Module):
+    def forward(self, real, imag, length, scale):
+        """Inverse STFT.
+
+        Args:
+            real: (batch, frames)
+            imag: float tensor of the imaginary part
+            length: int
+            scale: float. Multiplies the output
+                weight: int (a continuation line, not an entry)
+
+        Returns:
+            y: (batch, length)
+        """
+        y = real + imag
+        if length > 4:
+            y = y * 2
+        if imag.sum() > 0:
+            y = y * scale
+        return y[:, :length]
+'''
+
+
+def test_a_google_entry_whose_description_is_a_type_types_the_parameter():
+    # ``length: int`` (torchlibrosa's ISTFT.forward): the author's type, as ``length (int):`` is;
+    # a description that only starts with a type word (``float tensor of ...``) says nothing, and
+    # so does a deeper-indented continuation line
+    assert _parse(PLAIN.split('"""')[1]) == {"length": ("int", False), "scale": ("float", False)}
+    assert found(PLAIN) == [(22, "PTC104")]
+
+
+def test_dynamo_agrees_on_the_plain_google_entry():
+    pytest.importorskip("torch")
+    call = 'torch.compile(ISTFT(), backend="eager")(torch.ones(2, 8), torch.ones(2, 8), 6, 2.0)'
+    assert dynamo_break_lines_many([(PLAIN, call)]) == [[22]]

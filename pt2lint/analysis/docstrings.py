@@ -25,6 +25,9 @@ _SCALARS = {"bool": "bool", "boolean": "bool", "int": "int", "integer": "int", "
 
 _GOOGLE_HEADER = re.compile(r"^\s*(Args|Arguments|Parameters|Params|Keyword Args|Keyword Arguments|Other Parameters)\s*:\s*$")
 _GOOGLE_ENTRY = re.compile(r"^\s*\*{0,2}(\w+)\s*\(([^()]*)\)\s*:")
+#: ``length: int`` in a Google section: an entry whose whole description (or its first sentence)
+#: is a type, as torchlibrosa and much research code write it.
+_GOOGLE_PLAIN = re.compile(r"^(\s*)\*{0,2}(\w+)\s*:\s*(\S.*?)\s*$")
 _NUMPY_HEADER = re.compile(r"^\s*(Parameters|Arguments|Args|Other Parameters|Keyword Arguments)\s*$")
 _UNDERLINE = re.compile(r"^\s*-{3,}\s*$")
 _NUMPY_ENTRY = re.compile(r"^(\s*)(\w+)\s*:\s*(\S.*?)\s*$")
@@ -56,6 +59,17 @@ def scalar_type(text: str) -> Optional[Tuple[str, bool]]:
     return (kind, optional) if kind is not None else None
 
 
+def _plain_description_type(text: str) -> Optional[Tuple[str, bool]]:
+    """The scalar type a Google entry without parentheses states as its whole description
+    (``int``, ``int, optional``, ``bool.``) or as its first sentence (``int. Length of the
+    output``); None for a description that only begins with a type word (``float tensor of
+    weights``, ``int64 indices``)."""
+    kind = scalar_type(text.rstrip("."))
+    if kind is None and ". " in text:
+        kind = scalar_type(text.split(". ", 1)[0])
+    return kind
+
+
 def _parse(doc: str) -> Dict[str, Tuple[str, bool]]:
     found: Dict[str, Tuple[str, bool]] = {}
     lines = doc.splitlines()
@@ -79,9 +93,19 @@ def _parse(doc: str) -> Dict[str, Tuple[str, bool]]:
         if section == "google":
             m = _GOOGLE_ENTRY.match(line)
             if m:
+                if indent is None:
+                    indent = len(line) - len(line.lstrip())
                 kind = scalar_type(m.group(2))
                 if kind is not None:
                     found.setdefault(m.group(1), kind)
+            else:
+                m = _GOOGLE_PLAIN.match(line)
+                # an entry at the section's entry indent (not a continuation line of one)
+                if m and (indent is None or len(m.group(1)) <= indent):
+                    indent = len(m.group(1))
+                    kind = _plain_description_type(m.group(3))
+                    if kind is not None:
+                        found.setdefault(m.group(2), kind)
         elif section == "numpy":
             m = _NUMPY_ENTRY.match(line)
             if m and (indent is None or len(m.group(1)) <= indent):
