@@ -2689,6 +2689,13 @@ class Interpreter:
             return None
         if isinstance(expr, cst.Attribute) and expr.attr.value == "TYPE_CHECKING":
             return False
+        if isinstance(expr, cst.Attribute) and expr.attr.value in api.SPARSE_LAYOUT_TESTS:
+            # Dynamo holds no sparse tensor: a sparse input ends the frame at its first use
+            # ("torch.compile does not support sparse Tensors"), so code that runs traced saw a
+            # dense tensor and ``t.is_sparse`` is False there (measured on torch 2.13: the
+            # ``to_sparse()`` under ``if x.is_sparse:`` never breaks, for dense or sparse input)
+            if self.eval(expr.value).kind is Kind.TENSOR:
+                return False
         if isinstance(expr, cst.Comparison) and len(expr.comparisons) == 1:
             found = self._dtype_guard(expr)
             return found if found is not None else self._device_guard(expr)

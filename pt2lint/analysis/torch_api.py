@@ -58,6 +58,8 @@ TENSOR_CONST_ATTRS = frozenset(
     """dtype device ndim is_cuda is_cpu is_mps is_meta is_sparse is_quantized is_leaf requires_grad
     layout names is_nested itemsize nbytes""".split()
 )
+#: Tensor attributes that test for a sparse layout: False on every tensor Dynamo traces.
+SPARSE_LAYOUT_TESTS = frozenset({"is_sparse", "is_sparse_csr"})
 TENSOR_TENSOR_ATTRS = frozenset({"T", "mT", "H", "mH", "data", "real", "imag", "grad"})
 TENSOR_VIEW_ATTRS = frozenset({"T", "mT", "H", "mH", "data", "real", "imag"})
 
