@@ -47,3 +47,45 @@ def test_dynamo_agrees():
         pytest.skip("the flags are computed for torch 2.13")
     call = 'torch.compile(Net(), backend="eager")(torch.ones(2, 3))'
     assert dynamo_break_lines_many([(SOURCE, call)]) == [[19]]
+
+
+VERSIONS = """\
+import warnings
+
+import torch
+from packaging import version
+from torch import nn
+
+
+class Net(nn.Module):
+    def forward(self, x, release):
+        if "1.5.0" in torch.__version__:
+            warnings.warn("BRISQUE does not support torch 1.5.0")
+        if "2.13" not in torch.__version__:
+            x = x.nonzero()
+        if version.parse(torch.__version__) < version.parse("1.8"):
+            warnings.warn("old torch")
+        if version.parse(torch.__version__) >= version.parse("2.13"):
+            print("new torch")
+        if version.Version("2.13.0") != version.parse("2.13"):
+            x = x[x > 0]
+        if version.parse(release) < version.parse("2.0"):
+            print("release unknown")
+        return x
+"""
+
+
+def test_substring_tests_and_version_objects_of_known_strings_are_decided():
+    # ``"1.5.0" in torch.__version__`` (piq's BRISQUE) and packaging's version objects made from
+    # known strings ("2.13" equals "2.13.0" as PEP 440 orders releases); a version parsed from
+    # an unknown string (a parameter) decides nothing
+    assert found(VERSIONS, codes=None) == [(17, "PTC301"), (21, "PTC301")]
+
+
+def test_dynamo_agrees_on_version_objects():
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("packaging")
+    if not torch.__version__.startswith("2.13"):
+        pytest.skip("the tests are decided for torch 2.13")
+    call = 'torch.compile(Net(), backend="eager")(torch.ones(2, 3), "1.0")'
+    assert dynamo_break_lines_many([(VERSIONS, call)]) == [[17, 21]]
