@@ -26,9 +26,9 @@ SECTIONS = ("calls", "tensor_calls", "shape_calls", "sized_calls")
 # the NumPy functions torch._numpy lacks), and the static keys of their entries.
 DERIVED = (
     "shape_ops", "inplace_view", "numpy_calls", "tensor_queries", "sequence_searches", "classes", "skipped_calls", "torch_queries",
-    "iterator_calls", "utility_calls", "callable_methods",
+    "iterator_calls", "utility_calls", "callable_methods", "sized_keywords",
 )
-DERIVED_KEYS = ("probe", "source", "expect", "expect_gb", "callee", "form", "aten", "method", "receiver", "result", "type", "c_implemented")
+DERIVED_KEYS = ("probe", "source", "expect", "expect_gb", "callee", "keyword", "form", "aten", "method", "receiver", "result", "type", "c_implemented")
 ALL_SECTIONS = SECTIONS + DERIVED
 # The parts of an entry that come from torch's tables, not from the probe.
 STATIC_KEYS = ("probe", "source", "expect", "expect_gb", "size_index")
@@ -137,6 +137,7 @@ def test_derived_sections_match_installed_torch(tool, derived):
         "iterator_calls": tool.derived_section(tool.iterator_call_candidates()),
         "utility_calls": tool.derived_section(tool.utility_call_candidates()),
         "callable_methods": tool.derived_section(tool.callable_method_candidates()),
+        "sized_keywords": tool.derived_section(tool.sized_keyword_candidates()),
         "shape_ops": tool.derived_section(tool.shape_op_candidates(callees)),
     }
     for section, entries in again.items():
@@ -174,6 +175,7 @@ DERIVED_SAMPLE = (
     ("utility_calls", "torch.nn.utils.rnn.pack_sequence"),
     ("utility_calls", "torch.nn.utils.rnn.pad_sequence"),
     ("callable_methods", "torch.Tensor.apply_"),
+    ("sized_keywords", "torch.repeat_interleave:output_size"),
 )
 
 

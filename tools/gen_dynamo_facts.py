@@ -392,6 +392,7 @@ PROBE_VARS: Dict[str, str] = {
     "tl": "torch.tensor([2])",
     "n": "(x.abs().sum() > -1).long() + 2",  # a 0-d int64 tensor (3)
     "n4": "(x.abs().sum() > -1).long() + 3",  # a 0-d int64 tensor (4): a size that fits x's shape
+    "r": "x.abs().long().clamp(1, 1).flatten()[:6]",  # six ones: counts whose sum (6) the probe knows
 }
 
 # ---------------------------------------------------------------------------
@@ -1491,6 +1492,65 @@ def tensor_query_candidates() -> Tuple[Tuple[Candidate, Dict[str, Any]], ...]:
     return tuple(out)
 
 
+#: Argument lists tried for :func:`sized_keyword_candidates`: counts ``r`` (six ones) as input
+#: and as repeats, so the output has the six elements the keyword states.
+SIZED_KEYWORD_FORMS: Tuple[str, ...] = ("r", "r, r")
+
+
+def _sized_keywords() -> List[Tuple[str, str]]:
+    """``(op, keyword)`` for each keyword-only ``Optional[int]`` argument of an ATen operator
+    overload tagged ``dynamic_output_shape`` or ``data_dependent_output``
+    (``repeat_interleave``'s ``output_size``).  Source: ``torch._C._jit_get_all_schemas()`` and
+    the overloads' tags."""
+    out = set()
+    for schema in torch._C._jit_get_all_schemas():
+        if not schema.name.startswith("aten::"):
+            continue
+        name = schema.name.split("::", 1)[1]
+        packet = getattr(torch.ops.aten, name, None)
+        overload = getattr(packet, schema.overload_name or "default", None) if packet is not None else None
+        if overload is None or not any(getattr(torch.Tag, tag) in overload.tags for tag in SHAPE_TAGS):
+            continue
+        for arg in schema.arguments:
+            if arg.kwarg_only and str(arg.type) == "Optional[int]":
+                out.add((name, arg.name))
+    return sorted(out)
+
+
+def sized_keyword_candidates() -> Tuple[Tuple[Candidate, Dict[str, Any]], ...]:
+    """``sized_keywords``: a call of a data-dependent-shape op that states the output's size in
+    a keyword (``torch.repeat_interleave(t, counts, output_size=n)``): Dynamo then knows the
+    shape, so the call is expected to trace.  Candidates: ``torch.<op>`` and
+    ``torch.Tensor.<op>`` for each ``(op, keyword)`` of :func:`_sized_keywords`, with the first
+    argument list of :data:`SIZED_KEYWORD_FORMS` whose eager output has the stated six
+    elements; the probe decides."""
+    out: List[Tuple[Candidate, Dict[str, Any]]] = []
+    r = eval(PROBE_VARS["r"], {}, {"x": torch.randn(4, 4)})  # noqa: S307 - our own constant expression
+    for op, keyword in _sized_keywords():
+        for callee, receiver in ((f"torch.{op}", None), (f"torch.Tensor.{op}", "r")):
+            if not hasattr(torch.Tensor if receiver else torch, op):
+                continue
+            for form in SIZED_KEYWORD_FORMS:
+                if receiver is not None:
+                    head, _, rest = form.partition(", ")
+                    if not rest:
+                        continue
+                    call = f"{head}.{op}({rest}, {keyword}=6)"
+                else:
+                    call = f"{callee}({form}, {keyword}=6)"
+                try:
+                    with _quiet():
+                        result = eval(call, {"torch": torch}, {"r": r})  # noqa: S307 - our own constant expressions
+                except Exception:  # noqa: BLE001 - not this argument list
+                    continue
+                if not isinstance(result, torch.Tensor) or result.numel() != 6:
+                    continue
+                entry = {"callee": callee, "keyword": keyword, **_fact("sized_keywords", "traces")}
+                out.append((Candidate(f"{callee}:{keyword}", call), entry))
+                break
+    return tuple(out)
+
+
 #: The first line of a ``Tensor`` method's docstring: its signature (``apply_(callable) -> Tensor``).
 _SIGNATURE_LINE = re.compile(r"^\s*(\w+)\(([^)]*)\)")
 
@@ -2264,6 +2324,7 @@ DERIVED_SECTIONS = (
     ("iterator_calls", iterator_call_candidates),
     ("utility_calls", utility_call_candidates),
     ("callable_methods", callable_method_candidates),
+    ("sized_keywords", sized_keyword_candidates),
 )
 #: Sections whose probes may raise after the break they look for.
 TOLERANT_SECTIONS = frozenset({"numpy_calls", "skipped_calls"})

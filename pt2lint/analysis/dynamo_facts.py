@@ -920,6 +920,20 @@ def callable_method_break(method: Optional[str]) -> Optional[str]:
     return raw.get("gb")
 
 
+def sized_keyword(callee: Optional[str]) -> Optional[str]:
+    """The keyword that states the output size of the data-dependent-shape op ``callee``
+    (``"output_size"`` for ``torch.repeat_interleave`` and ``torch.Tensor.repeat_interleave``):
+    given it, Dynamo knows the shape and the call traces.  None for any other callee.  Source:
+    ``sized_keywords`` of the table (the keyword-only ``Optional[int]`` arguments of the ATen
+    overloads tagged ``dynamic_output_shape``, each call confirmed by a probe)."""
+    if not callee:
+        return None
+    for raw in facts().get("sized_keywords", {}).values():
+        if raw.get("callee") == callee and raw.get("confirmed") and raw.get("outcome") == "traces":
+            return raw.get("keyword")
+    return None
+
+
 def forbidden_callable(qualname: Optional[str]) -> bool:
     """Whether calling ``qualname`` in a compiled region makes compilation fail: Dynamo refuses
     to trace it at all ("Attempt to trace forbidden callable", an ``AssertionError`` in every

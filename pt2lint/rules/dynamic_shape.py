@@ -60,6 +60,9 @@ def derived_shape_break(callee, args, kwargs, gb_ids=SHAPE_GB_IDS):
     forms = facts.shape_op_forms(callee)
     if not forms:
         return None
+    keyword = facts.sized_keyword(callee)
+    if keyword is not None and keyword in kwargs and kwargs[keyword].kind is not Kind.NONE:
+        return None  # ``repeat_interleave(t, counts, output_size=n)``: the shape is stated
     if all(f.confirmed and f.outcome == "breaks" and f.gb in gb_ids for f in forms):
         return forms[0]
     values = (*args, *(v for k, v in kwargs.items() if k not in OPTION_KEYWORDS))
