@@ -5743,6 +5743,8 @@ class Interpreter:
                 return Value(Kind.TENSOR, bool_tensor=True)  # ``torch.tensor([True, False, True])``: a bool tensor
             if last in ("tril", "triu", "clone", "logical_not") and args and args[0].bool_tensor:
                 return Value(Kind.TENSOR, bool_tensor=True)
+            if last in ("tensor", "as_tensor", "asarray") and dtype is None and args and args[0].kind is Kind.TENSOR and args[0].bool_tensor:
+                return Value(Kind.TENSOR, bool_tensor=True)  # ``torch.as_tensor(p > u)``: the tensor's own dtype
             if last in _LIKE_FACTORIES and dtype is None and args and args[0].bool_tensor:
                 return Value(Kind.TENSOR, bool_tensor=True)  # ``torch.zeros_like(mask)``: the input's dtype
             # ``torch.where(cond, a, b)`` has the dtype of ``a`` and ``b``, not of the condition
