@@ -55,7 +55,7 @@ from pt2lint.fixes.edits import lost_comments
 from pt2lint.fixes.module_facts import FLOAT_INPUT_MODULES, RANK_KEEPING_MODULES, floating_inputs, submodule_input
 from pt2lint.analysis.names import bound_names, loaded_names
 from pt2lint.fixes.predicate import Predicate, ScalarProver, call_qualname, literal_value, paren_if_needed, translate_predicate
-from pt2lint.fixes.purity import BranchChecker, may_alias
+from pt2lint.fixes.purity import BranchChecker, declared_names, may_alias
 
 NAME = "cond"
 #: The eager-mode cost of a rewrite, measured by ``bench/cond_overhead.py`` on torch 2.13 (CPU,
@@ -1388,6 +1388,7 @@ class CondRewrite:
         self.guard = self._python_guard(top) if self.owner is None and top.orelse is None else None
         self.taken = set(ctx.function_spelled(func))
         self.checker = BranchChecker(ctx, self.self_names)
+        self.checker.declared = declared_names(func)
         self.notes: List[str] = []
 
     def _python_guard(self, node: cst.If) -> Optional[Tuple[cst.BaseExpression, cst.BaseExpression]]:

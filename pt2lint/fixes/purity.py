@@ -125,6 +125,22 @@ def _enclosing_dependent(node: cst.CSTNode) -> str:
     return ""
 
 
+def declared_names(func: cst.FunctionDef) -> Set[str]:
+    """The names ``func`` declares ``global`` or ``nonlocal`` in its own body (not in nested
+    functions or classes)."""
+    out: Set[str] = set()
+    stack: List[cst.CSTNode] = list(func.body.children)
+    while stack:
+        n = stack.pop()
+        if isinstance(n, (cst.Global, cst.Nonlocal)):
+            out.update(item.name.value for item in n.names)
+            continue
+        if isinstance(n, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            continue
+        stack.extend(n.children)
+    return out
+
+
 class BranchChecker:
     """Checks blocks of one function for what a ``torch.cond`` branch may not do.
 
@@ -143,6 +159,9 @@ class BranchChecker:
         self.fresh_at: Dict[int, Set[str]] = {}  # id(Return) -> names holding fresh tensors there
         self.shapes: List[str] = []  # data-dependent shapes and computed indices (unsafe)
         self.zero_dim: Optional[Callable[[cst.BaseExpression], bool]] = None  # proves an index is 0-d
+        #: names the function declares ``global`` or ``nonlocal``: a branch function that binds
+        #: one binds a local of its own instead, and the write is lost
+        self.declared: Set[str] = set()
 
     # ------------------------------------------------------------ findings
     def _findings_by_node(self):
@@ -188,6 +207,12 @@ class BranchChecker:
             Refuse: with the first reason found.
         """
         self._refuse_findings(stmts, where)
+        for name in bound_names(stmts):
+            if name in self.declared:
+                raise Refuse(
+                    f"{where} binds `{name}`, which the function declares `global` or `nonlocal`: in a branch "
+                    "function the name would be a local of its own and the write would be lost"
+                )
         fresh = set() if fresh is None else fresh
         for stmt in stmts:
             self._stmt(stmt, allow_return, fresh, loop_depth=0, where=where)
