@@ -8,7 +8,8 @@ through :func:`read_bytes`, which:
   what was opened with ``fstat``: a regular file is read; a directory, a device
   (``/dev/zero``), a socket or a FIFO is refused with a one-line reason, unless the
   caller passes ``allow_pipe=True`` for a path the user named on the command line
-  (``pt2lint check <(cat model.py)``), which is then read with a time limit;
+  (``pt2lint check <(cat model.py)``), which is then read with a time limit (waiting for a
+  FIFO's writer to open it too: before that, a non-blocking read would be end of file);
 - reads at most ``max_bytes`` (default :data:`DEFAULT_MAX_BYTES`, 10 MB) and refuses a
   longer file, so ``/dev/zero`` behind a link or a huge generated file cannot exhaust memory;
 - with ``root``, refuses a path that is (or goes through) a symbolic link resolving
@@ -162,13 +163,17 @@ def _read_pipe(fd: int, max_bytes: Optional[int], what: Optional[str], path: str
     total = 0
     deadline = time.monotonic() + PIPE_TIMEOUT_S
     while True:
-        try:  # with no writer (a FIFO nobody opened), a non-blocking read is end of file at once
+        # wait until the pipe is readable, but not forever: a FIFO no writer has opened yet is not
+        # readable (and a non-blocking read of it would be end of file at once: an empty file)
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise ReadRefused(f"a pipe that sent nothing for {PIPE_TIMEOUT_S:.0f} s, not read", path)
+        ready, _, _ = select.select([fd], [], [], min(left, 1.0))
+        if not ready:
+            continue
+        try:
             chunk = os.read(fd, _CHUNK)
-        except BlockingIOError:  # a writer, no data yet: wait for it, but not forever
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise ReadRefused(f"a pipe that sent nothing for {PIPE_TIMEOUT_S:.0f} s, not read", path) from None
-            select.select([fd], [], [], min(left, 1.0))
+        except BlockingIOError:  # readable a moment ago, drained by now: wait again
             continue
         if not chunk:
             return b"".join(parts)

@@ -141,12 +141,37 @@ def test_gitignore_that_is_dev_zero_or_a_fifo_is_skipped(project):
 
 
 @needs_fifo
-def test_fifo_named_on_the_command_line_does_not_block(project):
-    os.mkfifo(str(project / "pipe.py"))  # nobody writes: opening it for reading used to wait forever
+def test_fifo_named_on_the_command_line_is_read_when_its_writer_comes_late(project):
+    # the writer opens the FIFO a second after check started: a non-blocking read before that was
+    # end of file at once, and the model in the pipe was reported clean (exit 0)
+    os.mkfifo(str(project / "pipe.py"))
     write(project / "model.py", MODEL)
-    run = pt2lint("check", "--isolated", "--no-cache", "pipe.py", "model.py", cwd=project, timeout=30)
-    assert run.code == 1 and run.errors == [], run  # an empty pipe is an empty file
-    assert run.stdout.startswith("model.py" + FINDING), run
+
+    def late_writer():
+        time.sleep(1.0)
+        with open(project / "pipe.py", "w", encoding="utf-8") as fh:
+            fh.write(MODEL)
+
+    writer = threading.Thread(target=late_writer, daemon=True)  # (blocks for good if nobody reads)
+    writer.start()
+    try:
+        run = pt2lint("check", "--isolated", "--no-cache", "pipe.py", "model.py", cwd=project, timeout=30)
+    finally:
+        writer.join(timeout=30)
+    assert run.code == 1 and run.errors == [], run
+    assert sorted(line.split(":")[0] for line in run.stdout.splitlines()) == ["model.py", "pipe.py"], run
+
+
+@needs_fifo
+def test_fifo_nobody_writes_to_is_refused_after_the_pipe_timeout(tmp_path, monkeypatch):
+    from pt2lint import reading
+
+    os.mkfifo(str(tmp_path / "pipe.py"))
+    monkeypatch.setattr(reading, "PIPE_TIMEOUT_S", 0.5)
+    start = time.monotonic()
+    with pytest.raises(reading.ReadRefused, match="a pipe that sent nothing"):
+        reading.read_bytes(str(tmp_path / "pipe.py"), allow_pipe=True)
+    assert time.monotonic() - start < 5
 
 
 @needs_fifo
