@@ -61,7 +61,9 @@ def normalize_pattern(pattern: str) -> str:
     (``*``: one or more characters; ``**``: ``**/x``, ``a/**``, ``a/**/b``; three or more
     stars, which pathspec lets match an empty component: ``***``). Comments, the leading ``!`` and escaped stars (``\\*``) are kept as they are.
     Equivalence with pathspec's reading of the raw pattern is tested on generated
-    patterns and paths (tests/test_globs.py).
+    patterns and paths (tests/test_globs.py).  One reading differs from pathspec's, to
+    agree with git's: a trailing ``/**/`` matches the directories below, not the one
+    before it (:func:`_git_directory_tail`).
 
     Args:
         pattern: one gitignore line.
@@ -77,7 +79,17 @@ def normalize_pattern(pattern: str) -> str:
     prefix = ""
     if body.startswith("!"):
         prefix, body = "!", body[1:]
-    return prefix + "/".join(_collapse_segment(segment) for segment in body.split("/"))
+    segments = [_collapse_segment(segment) for segment in body.split("/")]
+    return prefix + "/".join(_git_directory_tail(segments))
+
+
+def _git_directory_tail(segments: List[str]) -> List[str]:
+    """``a/**/`` as git reads it: the directories below ``a`` (``a/*/``, which ignores every file
+    inside them too), not ``a`` itself.  pathspec matches ``a/m.py`` with ``a/**/`` and so
+    dropped files git keeps (checked against ``git check-ignore``: tests/test_globs.py)."""
+    if len(segments) >= 2 and segments[-1] == "" and segments[-2] == "**":
+        return segments[:-2] + ["*", ""]
+    return segments
 
 
 class Globs:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -26,10 +27,20 @@ _PATH_PARTS = st.lists(st.sampled_from(["a", "b", "ab", "ba", "aab", "*", "[", "
 )
 
 
+def _as_git_reads(pattern: str) -> str:
+    """``pattern`` with a trailing ``**/`` component made ``*/``: where pathspec's reading differs
+    from git's (``a/**/`` does not match ``a/m.py`` in git), pt2lint follows git."""
+    body = pattern if pattern.endswith("\\ ") else pattern.rstrip()
+    segments = body.split("/")
+    if not pattern.startswith("#") and len(segments) >= 2 and segments[-1] == "" and segments[-2] == "**":
+        return "/".join(segments[:-2] + ["*", ""])
+    return pattern
+
+
 def _reference(pattern: str):
     """pathspec's own reading of the raw pattern (its backtracking backend), or the error type."""
     try:
-        return pathspec.GitIgnoreSpec.from_lines([pattern], backend="simple")
+        return pathspec.GitIgnoreSpec.from_lines([_as_git_reads(pattern)], backend="simple")
     except Exception as exc:  # a bad pattern must stay bad, with the same error class
         return type(exc)
 
@@ -190,3 +201,21 @@ def test_a_pattern_set_too_big_for_re2_still_matches():
     assert spec.check_file("a" * 3000 + "7").include is False
     with pytest.raises(Exception):
         compile_patterns(lines + ["[z-a]"]).match_file("probe")
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+@pytest.mark.parametrize("pattern", ["a/**/", "**/a/**/", "/a/**/", "a/b/**/", "*/**/", "**/", "!a/**/", "a/**", "a/**/b/"])
+def test_directory_patterns_match_what_git_ignores(pattern, tmp_path):
+    # pathspec reads ``a/**/`` as everything under ``a``; git keeps the files directly in ``a``
+    files = ["a/m.py", "a/b/n.py", "a/b/c/d.py", "x/a/m.py", "x/a/b/n.py", "m.py"]
+    for f in files:
+        (tmp_path / f).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / f).write_text("")
+    lines = ["*", pattern] if pattern.startswith("!") else [pattern]  # a negation needs something to undo
+    (tmp_path / ".gitignore").write_text("\n".join(lines) + "\n")
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    out = subprocess.run(
+        ["git", "-C", str(tmp_path), "check-ignore", "--no-index", *files], capture_output=True, text=True
+    ).stdout.split()
+    ours = compile_patterns(lines)
+    assert sorted(f for f in files if ours.match_file(f)) == sorted(out), pattern
