@@ -88,3 +88,15 @@ def test_renders_in_headless_chromium(report, tmp_path):
     assert articles == ["PTC101", "PTC301", "PTC101"]
     assert "<mark>.item()</mark>" in dom
     assert '<span class="add">+        pass</span>' in dom
+
+
+def test_control_characters_in_a_file_name_are_escaped(tmp_path, monkeypatch):
+    # an ESC/BEL in a file name reached the page raw (the text, github and JSON formats escape them)
+    monkeypatch.chdir(tmp_path)
+    name = "ctl\x1b[31m\x07x.py"
+    (tmp_path / name).write_text(MODEL)
+    result = _runner().invoke(cli, ["check", "--output-format", "html", "--output-file", "report.html", "."], catch_exceptions=False)
+    assert result.exit_code == 1
+    page = (tmp_path / "report.html").read_text(encoding="utf-8")
+    assert "\x1b" not in page and "\x07" not in page
+    assert "ctl\\x1b[31m\\x07x.py" in page

@@ -17,6 +17,7 @@ from typing import Dict, List, Optional, Sequence
 from pt2lint import __version__
 from pt2lint.diagnostics import Diagnostic, Edit
 from pt2lint.lines import SourceLines, lines_of
+from pt2lint.reading import printable
 from pt2lint.reporters import ELLIPSIS, SHOWN_LINE_CHARS, ReportContext, clip_line, fix_marker, line_window, register
 from pt2lint.specs import load_specs
 
@@ -56,6 +57,12 @@ def _e(text: object) -> str:
     return html.escape(str(text), quote=True)
 
 
+def _name(filename: str) -> str:
+    """A file name for the page: control characters escaped (``\\x1b``, as the text output
+    prints them), then HTML-escaped."""
+    return _e(printable(filename))
+
+
 def _anchor(filename: str) -> str:
     return "file-" + "".join(ch if ch.isalnum() else "-" for ch in filename)
 
@@ -86,7 +93,7 @@ def fix_diff(source: str, d: Diagnostic, filename: str) -> str:
     if after == source:
         return ""
     diff = difflib.unified_diff(
-        SourceLines(source).texts(), SourceLines(after).texts(), fromfile=f"a/{filename}", tofile=f"b/{filename}", n=CONTEXT_LINES, lineterm=""
+        SourceLines(source).texts(), SourceLines(after).texts(), fromfile=f"a/{printable(filename)}", tofile=f"b/{printable(filename)}", n=CONTEXT_LINES, lineterm=""
     )
     return "\n".join(diff)
 
@@ -160,7 +167,7 @@ def _finding(d: Diagnostic, source: str, index: int) -> str:
         + (f' <span class="muted">{_e(marker)}</span>' if marker else "")
         + "</h3>"
     )
-    where = f'<div class="muted">{_e(d.filename)}:{d.start.line}:{d.start.column} &middot; {_e(d.name)} &middot; {_e(d.severity)}'
+    where = f'<div class="muted">{_name(d.filename)}:{d.start.line}:{d.start.column} &middot; {_e(d.name)} &middot; {_e(d.severity)}'
     if d.symbol:
         where += f" &middot; in <code>{_e(d.symbol)}</code>"
         if d.call_chain:
@@ -176,7 +183,7 @@ def _finding(d: Diagnostic, source: str, index: int) -> str:
     body.append(_explain(d.code))
     return (
         f'<article class="finding sev-{_e(d.severity)}" id="finding-{index}" data-code="{_e(d.code)}" '
-        f'data-file="{_e(d.filename)}" data-line="{d.start.line}">' + "".join(body) + "</article>"
+        f'data-file="{_name(d.filename)}" data-line="{d.start.line}">' + "".join(body) + "</article>"
     )
 
 
@@ -235,7 +242,7 @@ def render_page(diagnostics: Sequence[Diagnostic], context: ReportContext, title
                 continue
             codes = ", ".join(sorted({d.code for d in diags}))
             out.append(
-                f'<tr><td><a href="#{_anchor(filename)}">{_e(filename)}</a></td><td class="num">{len(diags)}</td>'
+                f'<tr><td><a href="#{_anchor(filename)}">{_name(filename)}</a></td><td class="num">{len(diags)}</td>'
                 f"<td>{_e(codes)}</td></tr>"
             )
         out.append("</tbody></table>")
@@ -244,7 +251,7 @@ def render_page(diagnostics: Sequence[Diagnostic], context: ReportContext, title
         for filename, diags in by_file.items():
             if not diags:
                 continue
-            out.append(f'<section class="file" id="{_anchor(filename)}"><h2>{_e(filename)}</h2>')
+            out.append(f'<section class="file" id="{_anchor(filename)}"><h2>{_name(filename)}</h2>')
             source: Optional[str] = context.sources.get(filename)
             for d in diags:
                 index += 1
