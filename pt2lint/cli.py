@@ -91,6 +91,17 @@ def echo_error(message: str) -> None:
     click.echo(f"error: {' '.join(printable(str(message)).split())}", err=True)
 
 
+def _echo_discovery_warnings(found, quiet: bool) -> None:
+    """Print ``warning: <message>`` on stderr for each ``.gitignore`` discovery could not use
+    (its patterns were not applied, so files it names may be linted), unless ``quiet``."""
+    from pt2lint.reading import printable
+
+    if quiet:
+        return
+    for message in found.warnings:
+        click.echo(f"warning: {' '.join(printable(message).split())}", err=True)
+
+
 def guarded(fn: Callable[..., int]) -> Callable[..., None]:
     """Run a command body that returns an exit code; turn every failure into ``error: ...`` and exit 2.
 
@@ -381,6 +392,7 @@ def check(paths: Tuple[str, ...], **options: Any) -> int:
         project = project_from_options(paths, options)
         found = discover(paths, project.discovery)
         errors.extend(found.errors)
+        _echo_discovery_warnings(found, quiet)
         changes, discovered = None, len(found.files)
         if options.get("diff_base"):
             changes, found = _diff_base(options["diff_base"], found)

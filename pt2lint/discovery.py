@@ -123,10 +123,13 @@ class Discovery:
         files: files to lint, sorted by ``path``, without duplicates.
         errors: one-line messages (``"<path>: <reason>"``) for paths that do
             not exist, cannot be listed, or are symbolic-link loops.
+        warnings: one-line messages for ``.gitignore`` files that exist but could not be used
+            (not a regular file, too large, unreadable): their patterns were not applied.
     """
 
     files: List[SourceFile] = field(default_factory=list)
     errors: List[str] = field(default_factory=list)
+    warnings: List[str] = field(default_factory=list)
 
 
 def os_error_reason(exc: OSError) -> str:
@@ -160,18 +163,25 @@ def project_relpath(path: str, project_root: str) -> str:
     return rel.replace(os.sep, "/")
 
 
-def _read_gitignore(directory: str) -> Optional[Globs]:
+def _read_gitignore(directory: str, problems: Optional[List[str]] = None) -> Optional[Globs]:
     """The ``.gitignore`` of ``directory`` (``None``: none, or not a readable regular file).
 
     Read with :func:`pt2lint.reading.read_bytes` (a FIFO or ``/dev/zero`` behind the name is
     refused, never read); bad patterns, and lines over :data:`pt2lint.globs.MAX_PATTERN_CHARS`
-    characters, are ignored line by line, as git ignores bad patterns.
+    characters, are ignored line by line, as git ignores bad patterns.  A ``.gitignore`` that
+    exists but cannot be used adds ``"<path>: <reason>; its patterns are not applied"`` to
+    ``problems``.
     """
     from pt2lint.reading import read_bytes
 
+    path = os.path.join(directory, GITIGNORE)
     try:
-        data = read_bytes(os.path.join(directory, GITIGNORE), max_bytes=GITIGNORE_MAX_BYTES)
-    except OSError:
+        data = read_bytes(path, max_bytes=GITIGNORE_MAX_BYTES)
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    except OSError as exc:
+        if problems is not None and os.path.lexists(path):
+            problems.append(f"{path}: {os_error_reason(exc)}; its patterns are not applied")
         return None
     lines = [line for line in data.decode("utf-8", "replace").splitlines() if len(line) <= MAX_PATTERN_CHARS]
     try:
@@ -202,12 +212,13 @@ class _Matcher:
         self.root = os.path.abspath(settings.project_root)
         self.exclude = compile_patterns(list(settings.exclude) + list(settings.extend_exclude))
         self._gitignores: Dict[str, Optional[Globs]] = {}
+        self.problems: List[str] = []  # .gitignore files that could not be used
         self._chains: Dict[str, List[Tuple[str, Globs]]] = {}
 
     def gitignore(self, directory: str) -> Optional[Globs]:
         """The ``.gitignore`` of ``directory`` itself (``None``: none, unreadable, or gitignore not respected)."""
         if directory not in self._gitignores:
-            self._gitignores[directory] = _read_gitignore(directory) if self.settings.respect_gitignore else None
+            self._gitignores[directory] = _read_gitignore(directory, self.problems) if self.settings.respect_gitignore else None
         return self._gitignores[directory]
 
     def ignore_scope(self, directory: str) -> str:
@@ -356,7 +367,14 @@ def discover(paths: Iterable[str], settings: DiscoverySettings, cwd: Optional[st
         _walk(absolute, matcher, add, errors, cwd)
 
     files = sorted(found.values())
-    return Discovery(files=files, errors=errors)
+    warnings = [display_problem(m, cwd) for m in dict.fromkeys(matcher.problems)]
+    return Discovery(files=files, errors=errors, warnings=warnings)
+
+
+def display_problem(message: str, cwd: str) -> str:
+    """``message`` (``"<absolute path>: <reason>"``) with the path shown relative to ``cwd``."""
+    path, sep, reason = message.partition(": ")
+    return f"{display_path(path, cwd)}{sep}{reason}"
 
 
 def walk_tree(top: str, onerror: Optional[Callable[[OSError], None]] = None) -> Iterator[Tuple[str, List[str], List[str]]]:

@@ -138,6 +138,14 @@ def test_gitignore_that_is_dev_zero_or_a_fifo_is_skipped(project):
     run = pt2lint("check", "--isolated", "--no-cache", ".", cwd=project, timeout=30)
     assert run.code == 1, run
     assert [line.split(":")[0] for line in run.stdout.splitlines()] == [os.path.join("a", "model.py"), os.path.join("b", "model.py")]
+    # not silently: each unusable .gitignore is named, and its patterns said not to apply
+    warnings = [line for line in run.stderr.splitlines() if line.startswith("warning: ")]
+    assert warnings == [
+        f"warning: {os.path.join('a', '.gitignore')}: not a regular file (a character device), not read; its patterns are not applied",
+        f"warning: {os.path.join('b', '.gitignore')}: not a regular file (a named pipe), not read; its patterns are not applied",
+    ], run
+    quiet = pt2lint("check", "--isolated", "--no-cache", "-q", ".", cwd=project, timeout=30)
+    assert "warning:" not in quiet.stderr, quiet
 
 
 @needs_fifo
