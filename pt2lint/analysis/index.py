@@ -378,6 +378,10 @@ class ModuleIndex:
             self.functions[info.name] = info
             self.all_functions.append(info)
             self.defined_names.add(info.name)
+            for local_class in _local_classes(stmt):
+                # ``def make(): class Net(nn.Module): ...``: a model a factory defines is analysed
+                # like a module-level one (its name is the function's local, not the module's)
+                self._collect_class(local_class, local_class.name.value, register=False)
         elif isinstance(stmt, cst.ClassDef):
             self._collect_class(stmt, stmt.name.value)
             self.defined_names.add(identifier(stmt.name.value))
@@ -404,10 +408,13 @@ class ModuleIndex:
                 for inner in block:
                     self._collect_stmt(inner, top, typing_only or _is_type_checking_test(stmt))
 
-    def _collect_class(self, node: cst.ClassDef, name: str) -> ClassInfo:
+    def _collect_class(self, node: cst.ClassDef, name: str, register: bool = True) -> ClassInfo:
+        """Index the class ``node`` (and the classes nested in its body); with ``register``, its
+        name is a name of the module (``False`` for a class defined inside a function)."""
         name = identifier(name)
         cls = ClassInfo(node, name)
-        self.classes.setdefault(name, cls)
+        if register:
+            self.classes.setdefault(name, cls)
         self.all_classes.append(cls)
         body = node.body.body if isinstance(node.body, cst.IndentedBlock) else ()
         for stmt in body:
@@ -420,7 +427,7 @@ class ModuleIndex:
                     cls.method_imports.pop(method, None)
                 self.all_functions.append(info)
             elif isinstance(stmt, cst.ClassDef):
-                self._collect_class(stmt, stmt.name.value)
+                self._collect_class(stmt, stmt.name.value, register=register)
             elif isinstance(stmt, cst.SimpleStatementLine):
                 for small in stmt.body:
                     if isinstance(small, cst.Assign):
@@ -691,3 +698,19 @@ def _compiled_method(index: "ModuleIndex", target: cst.BaseExpression, owner: Op
     fn = cls.lookup_method(name)
     if fn is not None and fn.kind == "method" and fn.cls is not None:
         fn.compiled = True
+
+
+def _local_classes(fn: cst.FunctionDef) -> List[cst.ClassDef]:
+    """The classes defined in ``fn``'s body, in its blocks too (``if``, ``try``, ``with``), but not
+    inside nested functions or classes (a class's own nested classes are indexed with it)."""
+    out: List[cst.ClassDef] = []
+    stack: List[cst.CSTNode] = list(fn.body.children)
+    while stack:
+        n = stack.pop()
+        if isinstance(n, cst.ClassDef):
+            out.append(n)
+            continue
+        if isinstance(n, (cst.FunctionDef, cst.Lambda, cst.BaseExpression, cst.SimpleStatementLine)):
+            continue
+        stack.extend(n.children)
+    return out[::-1]
