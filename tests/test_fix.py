@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import stat
+import subprocess
 import textwrap
 from pathlib import Path
 
@@ -535,6 +537,25 @@ def test_diff_writes_nothing_and_exits_1(project):
     clean = project / "m.py"
     clean.write_text("x = 1\n")
     assert run("fix", "--diff", ".").exit_code == 0
+
+
+@pytest.mark.parametrize("newline", ["\r", "\r\n"])
+@pytest.mark.skipif(shutil.which("patch") is None, reason="needs patch(1)")
+def test_diff_applies_with_patch_to_files_with_carriage_returns(project, newline):
+    # a lone CR is a line break for CPython but not for patch/git apply: the diff used to cut
+    # lines there and end them without a newline, and patch called it malformed
+    source = MODEL.replace("if x.sum() > 0:\n", "if x.sum() > 0:" + newline)
+    assert source != MODEL
+    (project / "m.py").write_bytes(source.encode())
+    result = run("fix", "--unsafe-fixes", "--diff", "m.py")
+    assert result.exit_code == 1 and result.stdout.startswith("--- a/m.py\n"), result.stdout
+    (project / "d.patch").write_bytes(result.stdout_bytes)  # (.stdout turns \r\n into \n)
+    applied = subprocess.run(["patch", "--binary", "-p1", "-i", "d.patch"], cwd=project, capture_output=True, text=True)
+    assert applied.returncode == 0, applied.stdout + applied.stderr
+    patched = (project / "m.py").read_bytes()
+    (project / "m.py").write_bytes(source.encode())
+    assert run("fix", "--unsafe-fixes", "m.py").exit_code == 0
+    assert (project / "m.py").read_bytes() == patched
 
 
 def test_rule_cond_runs_only_cond(project):

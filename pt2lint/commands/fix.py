@@ -426,17 +426,28 @@ def _on_original_lines(d: Diagnostic, old: str, new: str) -> Diagnostic:
 
 
 def unified_diff(path: str, old: str, new: str) -> str:
-    """A ``diff -u`` of one file (``a/PATH`` -> ``b/PATH``)."""
-    from pt2lint.fixes.edits import split_keepends
+    """A ``diff -u`` of one file (``a/PATH`` -> ``b/PATH``) that ``patch`` and ``git apply`` take.
 
+    Lines are split at ``\\n`` only, as those tools split them: a lone ``\\r`` (a line break for
+    CPython) stays inside its line, so a file with old Mac line endings gives a diff that applies
+    byte for byte instead of one whose lines end without a newline."""
     from pt2lint.reading import printable
 
     shown = printable(path)  # a name with a newline would end the header line
-    lines = difflib.unified_diff(split_keepends(old), split_keepends(new), fromfile=f"a/{shown}", tofile=f"b/{shown}")
+    lines = difflib.unified_diff(_newline_lines(old), _newline_lines(new), fromfile=f"a/{shown}", tofile=f"b/{shown}")
     out = []
     for line in lines:
-        out.append(line if line.endswith(("\n", "\r")) else line + "\n\\ No newline at end of file\n")
+        out.append(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
     return "".join(out)
+
+
+def _newline_lines(text: str) -> List[str]:
+    """``text`` cut after each ``\\n`` (the last piece may have none)."""
+    parts = text.split("\n")
+    out = [p + "\n" for p in parts[:-1]]
+    if parts[-1]:
+        out.append(parts[-1])
+    return out
 
 
 def describe(d: Diagnostic, unsafe: bool, verdict: Optional[str] = None, unwritten: bool = False) -> str:
