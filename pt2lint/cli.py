@@ -91,7 +91,7 @@ def echo_error(message: str) -> None:
     click.echo(f"error: {' '.join(printable(str(message)).split())}", err=True)
 
 
-def _echo_discovery_warnings(found, quiet: bool) -> None:
+def echo_discovery_warnings(found, quiet: bool) -> None:
     """Print ``warning: <message>`` on stderr for each ``.gitignore`` discovery could not use
     (its patterns were not applied, so files it names may be linted), unless ``quiet``."""
     from pt2lint.reading import printable
@@ -392,7 +392,7 @@ def check(paths: Tuple[str, ...], **options: Any) -> int:
         project = project_from_options(paths, options)
         found = discover(paths, project.discovery)
         errors.extend(found.errors)
-        _echo_discovery_warnings(found, quiet)
+        echo_discovery_warnings(found, quiet)
         changes, discovered = None, len(found.files)
         if options.get("diff_base"):
             changes, found = _diff_base(options["diff_base"], found)

@@ -486,7 +486,7 @@ def run_fix(paths: Tuple[str, ...], options: Dict[str, Any]) -> int:
         CliError, ConfigError, click.UsageError: bad options or config (exit 2 via ``guarded``).
     """
     from pt2lint.cli import (
-        EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, STDIN, CliError, _echo_discovery_warnings, echo_error, echo_report,
+        EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, STDIN, CliError, echo_discovery_warnings, echo_error, echo_report,
         project_from_options, read_stdin,
     )
     from pt2lint.discovery import discover, project_relpath
@@ -542,7 +542,7 @@ def run_fix(paths: Tuple[str, ...], options: Dict[str, Any]) -> int:
         project = project_from_options(paths or (".",), options)
         found = discover(paths or (".",), project.discovery)
         errors.extend(found.errors)
-        _echo_discovery_warnings(found, quiet)
+        echo_discovery_warnings(found, quiet)
         if not found.files and not found.errors and not quiet:
             click.echo("warning: no Python files found under the given paths", err=True)
         fixed_files = fix_files(found.files, project, selection, unsafe, options.get("jobs"), cache_dir_for(project, options))
