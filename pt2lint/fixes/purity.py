@@ -128,17 +128,11 @@ def _enclosing_dependent(node: cst.CSTNode) -> str:
 def declared_names(func: cst.FunctionDef) -> Set[str]:
     """The names ``func`` declares ``global`` or ``nonlocal`` in its own body (not in nested
     functions or classes)."""
-    out: Set[str] = set()
-    stack: List[cst.CSTNode] = list(func.body.children)
-    while stack:
-        n = stack.pop()
-        if isinstance(n, (cst.Global, cst.Nonlocal)):
-            out.update(item.name.value for item in n.names)
-            continue
-        if isinstance(n, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
-            continue
-        stack.extend(n.children)
-    return out
+    return {
+        item.name.value
+        for n in walk(func.body, into_functions=False) if isinstance(n, (cst.Global, cst.Nonlocal))
+        for item in n.names
+    }
 
 
 class BranchChecker:
