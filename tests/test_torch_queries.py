@@ -10,7 +10,8 @@ a break at the ``return torch._C._is_tracing()`` line).  ``torch.is_grad_enabled
 
 from __future__ import annotations
 
-from linttools import found
+import pytest
+from linttools import dynamo_break_lines_many, found
 
 from pt2lint.analysis import dynamo_facts as facts
 
@@ -60,3 +61,30 @@ def test_a_query_named_function_given_arguments_is_not_the_query():
         """,
         codes={"PTC307"},
     ) == []
+
+
+DTYPE_QUERIES = """\
+import torch
+
+
+class Cast(torch.nn.Module):
+    def forward(self, x):
+        dt = torch.promote_types(x.dtype, torch.float16)
+        if torch.can_cast(dt, torch.float32):
+            x = x.to(dt)
+        return x
+"""
+
+
+def test_a_query_that_takes_python_arguments_is_probed_with_them():
+    # ``torch.can_cast(ScalarType, ScalarType) -> bool``: the scan builds the probe's arguments
+    # from the ATen schema; Dynamo rejects the bool (GB0208), while ``promote_types`` is folded
+    assert facts.torch_query_break("torch.can_cast") == "GB0208"
+    assert facts.torch_query_break("torch.promote_types") is None
+    assert found(DTYPE_QUERIES, codes={"PTC307"}) == [(7, "PTC307")]
+
+
+def test_dynamo_agrees_on_the_dtype_queries():
+    pytest.importorskip("torch")
+    call = 'torch.compile(Cast(), backend="eager")(torch.randn(2, 4))'
+    assert dynamo_break_lines_many([(DTYPE_QUERIES, call)]) == [[7]]

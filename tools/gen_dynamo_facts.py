@@ -2096,15 +2096,66 @@ QUERY_SCAN_SPACES = (
 PRIVATE_QUERY_PREFIXES = ("_is_", "_get_", "_has_", "_are_", "_len_", "_current_", "_jit_get_", "_jit_can_")
 
 
+#: Python values that stand for a schema argument type in a query probe: two of each, so that
+#: a call with two arguments of one type (``can_cast(ScalarType from_, ScalarType to)``) gets
+#: two different values.  A schema with an argument of any other type (a tensor, a number, a
+#: list) makes no probe: those overloads are TorchScript's or need a tensor.
+QUERY_ARGUMENT_VALUES: Dict[str, Tuple[str, str]] = {
+    "ScalarType": ("torch.float32", "torch.float16"),
+    "Device": ("torch.device('cpu')", "torch.device('cpu')"),
+    "Layout": ("torch.strided", "torch.strided"),
+    "str": ("'cpu'", "'cpu'"),
+}
+
+
+def _schema_query_calls(space: str, name: str, obj: Any) -> List[str]:
+    """Calls of ``<space>.<name>`` built from the ATen schemas of ``aten::<name>`` whose required
+    arguments are all of :data:`QUERY_ARGUMENT_VALUES`'s types and whose results hold no tensor
+    (``aten::can_cast(ScalarType from_, ScalarType to) -> bool`` gives
+    ``torch.can_cast(torch.float32, torch.float16)``); only calls that run in eager Python and
+    return no tensor are kept."""
+    if space != "torch":
+        return []
+    try:
+        schemas = torch._C._jit_get_schemas_for_operator(f"aten::{name}")
+    except Exception:  # noqa: BLE001 - no ATen operator of that name
+        return []
+    calls: List[str] = []
+    for schema in schemas:
+        if any("Tensor" in str(r.type) for r in schema.returns) or not schema.returns:
+            continue
+        required = [a for a in schema.arguments if not a.has_default_value() and not a.kwarg_only]
+        # ``real_type``: the schema's own type name (``type`` says ``int`` for a ScalarType)
+        if not required or any(str(a.real_type) not in QUERY_ARGUMENT_VALUES for a in required):
+            continue
+        seen: Dict[str, int] = {}
+        args = []
+        for a in required:
+            k = seen.get(str(a.real_type), 0)
+            seen[str(a.real_type)] = k + 1
+            args.append(QUERY_ARGUMENT_VALUES[str(a.real_type)][min(k, 1)])
+        call = f"{space}.{name}({', '.join(args)})"
+        try:
+            with _quiet():
+                result = eval(call, {"torch": torch})  # noqa: S307 - our own literal call text
+        except Exception:  # noqa: BLE001 - an overload Python cannot call
+            continue
+        if not _holds_a_tensor(result) and call not in calls:
+            calls.append(call)
+    return calls
+
+
 def torch_query_candidates() -> Tuple[Tuple[Candidate, Dict[str, Any]], ...]:
     """``<qualname>()`` for every function of :data:`QUERY_SCAN_SPACES` (public, or a private
     ``torch._C`` binding named like a query: :data:`PRIVATE_QUERY_PREFIXES`) that
     ``trace_rules.lookup`` puts in the graph (``TorchInGraphFunctionVariable``), that runs with
     no argument and returns no tensor: ``torch._C._is_tracing()``, ``torch.get_num_threads()``.
+    A ``torch`` function that needs arguments is called with the Python values its ATen schema
+    asks for (:func:`_schema_query_calls`: ``torch.can_cast(torch.float32, torch.float16)``).
     Dynamo records such a call as a graph op and rejects its non-tensor result ("torch.* op
     returned non-Tensor", GB0208) unless ``TorchInGraphFunctionVariable`` has a handler that
-    answers it at trace time (``torch.is_grad_enabled``, ``torch.get_default_dtype``): the
-    probe decides which."""
+    answers it at trace time (``torch.is_grad_enabled``, ``torch.get_default_dtype``) or folds it
+    (``torch.promote_types``, in ``constant_fold_functions``): the probe decides which."""
     def keep(space: str, name: str) -> bool:
         if name.startswith("__"):
             return False
@@ -2116,16 +2167,22 @@ def torch_query_candidates() -> Tuple[Tuple[Candidate, Dict[str, Any]], ...]:
     for space, name, obj, rule in _traced_functions(QUERY_SCAN_SPACES, keep):
         if rule != "TorchInGraphFunctionVariable":
             continue
+        qualname = f"{space}.{name}"
         try:
             with _quiet():
                 result = obj()
+            call = f"{qualname}()"
         except Exception:  # noqa: BLE001 - needs arguments
-            continue
+            calls = _schema_query_calls(space, name, obj)
+            if not calls:
+                continue
+            call = calls[0]
+            with _quiet():
+                result = eval(call, {"torch": torch})  # noqa: S307 - our own literal call text
         if _holds_a_tensor(result):
             continue
-        qualname = f"{space}.{name}"
         entry = {"callee": qualname, "result": type(result).__name__, **_fact("in-graph-non-tensor", "breaks", GB_NON_TENSOR)}
-        out.append((Candidate(qualname, f"{qualname}()"), entry))
+        out.append((Candidate(qualname, call), entry))
     return tuple(out)
 
 
