@@ -1489,7 +1489,39 @@ def tensor_query_candidates() -> Tuple[Tuple[Candidate, Dict[str, Any]], ...]:
         handled = hasattr(TensorVariable, f"method_{name}")
         fact = _fact("tensor_queries", "traces") if handled else _fact("tensor_queries", "breaks", GB_NON_TENSOR)
         out.append((Candidate(call, call), {"method": name, "result": type(result).__name__, **fact}))
+        if handled and not isinstance(result, (bool, int, float, str, tuple, torch.dtype, torch.device)):
+            out += _query_result_methods(name, result)
     return tuple(out)
+
+
+def _query_result_methods(query: str, result: Any) -> List[Tuple[Candidate, Dict[str, Any]]]:
+    """``x.<query>().<name>()`` for every public method of a traced query's result object that
+    runs with no argument and returns a bool, number or string: ``x.untyped_storage().nbytes()``.  Dynamo wraps
+    the storage in ``UntypedStorageVariable``, whose ``call_method`` answers ``size`` alone and
+    is expected to refuse the others ("Unsupported method call"); the probe decides.  The entry's
+    ``via`` names the query."""
+    from torch._dynamo.variables import tensor as tensor_variables
+
+    storage_variable = getattr(tensor_variables, "UntypedStorageVariable", None)
+    out: List[Tuple[Candidate, Dict[str, Any]]] = []
+    for name in sorted(dir(type(result))):
+        if name.startswith("_") or name.endswith("_"):
+            continue
+        attr = getattr(type(result), name, None)
+        if not callable(attr) or isinstance(attr, type):
+            continue
+        try:
+            with _quiet():
+                value = getattr(result, name)()
+        except Exception:  # noqa: BLE001 - needs arguments, or not for this storage
+            continue
+        if not isinstance(value, (bool, int, float, str)):
+            continue  # copies and conversions of the storage (``.float()``, ``.tolist()``): not queries
+        answered = storage_variable is not None and name == "size"
+        fact = _fact("tensor_queries", "traces") if answered else _fact("tensor_queries", "breaks", GB_METHOD)
+        call = f"x.{query}().{name}()"
+        out.append((Candidate(call, call), {"method": name, "via": query, "result": type(value).__name__, **fact}))
+    return out
 
 
 #: Argument lists tried for :func:`sized_keyword_candidates`: counts ``r`` (six ones) as input

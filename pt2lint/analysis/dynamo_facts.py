@@ -37,7 +37,8 @@ comes from:
   mode; every argument list probed with Dynamo (``shape_ops``).
 * :func:`tensor_query_break` -- zero-argument ``Tensor`` methods that return no tensor
   (``storage_offset``, ``is_pinned``, ``is_signed``...) and break when called on a tensor in
-  the graph, each probed (``tensor_queries``).
+  the graph, each probed (``tensor_queries``); :func:`query_result_method_break` -- methods
+  of the object a traced query returns (``x.untyped_storage().data_ptr()``), probed likewise.
 * :func:`sequence_search_break` -- methods of ``list``, ``tuple`` and ``collections.deque``
   that compare elements with ``==`` (``index``, ``remove``, ``count``), probed on a sequence
   of tensors (``sequence_searches``).
@@ -93,6 +94,7 @@ __all__ = [
     "shape_op_forms",
     "ShapeOpFact",
     "tensor_query_break",
+    "query_result_method_break",
     "skipped_function",
     "tensor_call_breaks",
     "torch_version",
@@ -900,9 +902,33 @@ def tensor_query_break(method: Optional[str]) -> Optional[str]:
     if not method:
         return None
     for raw in facts().get("tensor_queries", {}).values():
-        if raw.get("method") == method and raw.get("outcome") == "breaks":
+        if raw.get("method") == method and not raw.get("via") and raw.get("outcome") == "breaks":
             return raw.get("gb")
     return None
+
+
+def query_result_method_break(query: Optional[str], method: Optional[str]) -> Optional[str]:
+    """The graph-break id (``"GB0156"``) when calling ``<method>()`` on the object a traced
+    zero-argument tensor query returns breaks (``x.untyped_storage().data_ptr()``,
+    ``.nbytes()``), as measured by the ``tensor_queries`` probes on the table's torch; None when
+    it traces (``x.untyped_storage().size()``) or was not probed.
+
+    Dynamo wraps the storage in ``UntypedStorageVariable``, whose ``call_method`` answers
+    ``size`` only and refuses the others ("Unsupported method call").  Source:
+    ``torch/_dynamo/variables/tensor.py``, the probes in the table (the entries with ``via``).
+    """
+    if not query or not method:
+        return None
+    return _query_result_breaks().get((query, method))
+
+
+@functools.lru_cache(maxsize=None)
+def _query_result_breaks() -> Dict[Tuple[str, str], str]:
+    return {
+        (raw["via"], raw["method"]): raw.get("gb")
+        for raw in facts().get("tensor_queries", {}).values()
+        if raw.get("via") and raw.get("outcome") == "breaks"
+    }
 
 
 def callable_method_break(method: Optional[str]) -> Optional[str]:

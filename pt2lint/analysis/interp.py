@@ -1887,7 +1887,7 @@ class Interpreter:
                 arms.close()
             self.frame.env = merged if merged is not None else before
 
-    def _quiet_eval(self, node: cst.BaseExpression) -> Value:
+    def quiet_eval(self, node: cst.BaseExpression) -> Value:
         """The value of ``node``, evaluated without events (nothing is reported or recorded)."""
         self.silent += 1
         try:
@@ -1917,7 +1917,7 @@ class Interpreter:
         """``node`` (evaluated to ``v``, evaluated here without events when not given) is an
         iterable with at least one element: see :meth:`_runs_once_at_least`."""
         if v is None:
-            v = self._quiet_eval(node)
+            v = self.quiet_eval(node)
         if v.kind is Kind.MODULE:
             return True
         if v.kind is Kind.CONTAINER and v.elts:
@@ -1936,8 +1936,8 @@ class Interpreter:
         if qual == "builtins.range" and len(args) == 1 and len(node.args) == 1:
             (arg,) = args
             if isinstance(arg, cst.Call) and self.qualname(arg.func) == "builtins.len" and len(arg.args) == 1:
-                return self._quiet_eval(arg.args[0].value).kind is Kind.MODULE  # ``range(len(self.blocks))``
-            n = self._quiet_eval(arg)
+                return self.quiet_eval(arg.args[0].value).kind is Kind.MODULE  # ``range(len(self.blocks))``
+            n = self.quiet_eval(arg)
             return n.kind is Kind.CONST and isinstance(n.const, int) and not isinstance(n.const, bool) and n.const >= 1
         return False
 
@@ -2289,7 +2289,7 @@ class Interpreter:
         (``self.domain = domain`` given ``2`` by every construction site): the test is False while
         Dynamo traces, which specialises on the type (the same test on a name is
         :meth:`_isinstance_truth`'s)."""
-        v = self._quiet_eval(subject)
+        v = self.quiet_eval(subject)
         return not v.maybe_none and v.kind in _NOT_TENSOR_KINDS and v.kind is not Kind.CONTAINER
 
     def _tensor_is_no_instance(self, test: cst.Call) -> bool:
@@ -2325,7 +2325,7 @@ class Interpreter:
             elems = [types]
         if not all(isinstance(e, (cst.Name, cst.Attribute)) for e in elems):
             return None
-        return [(e, self._quiet_eval(e)) for e in elems]
+        return [(e, self.quiet_eval(e)) for e in elems]
 
     def _narrow_isinstance(self, test: cst.Call):
         """``isinstance(x, torch.Tensor)``: ``x`` is a tensor in the if-branch and not one in the
@@ -4771,7 +4771,7 @@ class Interpreter:
         pattern = _name_pattern(node.args[1].value)
         if pattern is None:
             return None
-        owner = self._quiet_eval(node.args[0].value)
+        owner = self.quiet_eval(node.args[0].value)
         if owner.kind not in (Kind.SELF, Kind.MODULE) or not isinstance(owner.ref, ClassInfo) or owner.maybe_none:
             return None
         self.eval(node.args[1].value)  # the name's own expression runs (its calls, its reads)
