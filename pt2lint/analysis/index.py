@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import collections
 
-from typing import Dict, List, Optional, Sequence
+from typing import Callable, Dict, List, Optional, Sequence
 
 import libcst as cst
 
@@ -271,9 +271,19 @@ class ModuleIndex:
             :class:`~pt2lint.analysis.project.ProjectModel` that loaded it.
     """
 
-    def __init__(self, module: cst.Module, target: str = "compile", scan_compile_calls: bool = True, base: Optional["ModuleIndex"] = None) -> None:
+    def __init__(
+        self,
+        module: cst.Module,
+        target: str = "compile",
+        scan_compile_calls: bool = True,
+        base: Optional["ModuleIndex"] = None,
+        import_readable: Optional[Callable[[int, str], bool]] = None,
+    ) -> None:
         self.module = module
         self.target = target
+        # ``import_readable(level, module)``: the analysis can read what ``from <dots><module>
+        # import ...`` names (a project module, torch, the standard library); None: assume so
+        self.import_readable = import_readable
         self.imports = ImportMap()
         self.functions: Dict[str, FunctionInfo] = {}
         self.classes: Dict[str, ClassInfo] = {}
@@ -385,6 +395,19 @@ class ModuleIndex:
         elif isinstance(stmt, cst.ClassDef):
             self._collect_class(stmt, stmt.name.value)
             self.defined_names.add(identifier(stmt.name.value))
+        elif isinstance(stmt, cst.Try) and _imports_in(stmt.body.body) and self._optional_import_absent(stmt):
+            # ``try: from flash_kernels import op / except ImportError: from .slow import op``: the
+            # ``try`` imports what the analysis cannot read (an optional extension or package), so
+            # it reads the program as running without it: the handler's bindings (the fallback
+            # the project defines, ``HAS_FLASH = False``, ``op = None``) over the ``try`` body's
+            for block in (stmt.body.body, stmt.orelse.body.body if stmt.orelse is not None else ()):
+                for inner in block:
+                    self._collect_stmt(inner, top, typing_only)
+            for h in stmt.handlers:
+                for inner in h.body.body:
+                    self._collect_stmt(inner, top, typing_only)
+                    for name in _defined_by(inner):
+                        self.imports.names.pop(name, None)  # ``def op(x): ...`` replaces the import
         elif isinstance(stmt, cst.Try) and _imports_in(stmt.body.body):
             # ``try: from .fast import * / except ImportError: from .slow import *``: the import that
             # works is what runs; an ``except`` block is a fallback for the names the ``try`` body
@@ -407,6 +430,24 @@ class ModuleIndex:
             for block in _blocks(stmt):
                 for inner in block:
                     self._collect_stmt(inner, top, typing_only or _is_type_checking_test(stmt))
+
+    def _optional_import_absent(self, stmt: cst.Try) -> bool:
+        """``stmt`` is ``try: <imports> except ImportError: <fallback>`` whose ``try`` body imports a
+        module the analysis cannot read (:attr:`import_readable`), and a handler binds something."""
+        if self.import_readable is None or not any(_catches_import_error(h) and _binds_names(h.body.body) for h in stmt.handlers):
+            return False
+        for line in stmt.body.body:
+            if not isinstance(line, cst.SimpleStatementLine):
+                continue
+            for small in line.body:
+                if isinstance(small, cst.Import):
+                    if any(not self.import_readable(0, dotted_name(a.name) or "") for a in small.names):
+                        return True
+                elif isinstance(small, cst.ImportFrom):
+                    name = dotted_name(small.module) if small.module is not None else ""
+                    if not self.import_readable(len(small.relative), name or ""):
+                        return True
+        return False
 
     def _collect_class(self, node: cst.ClassDef, name: str, register: bool = True) -> ClassInfo:
         """Index the class ``node`` (and the classes nested in its body); with ``register``, its
@@ -621,6 +662,44 @@ def _grows_all(small: cst.CSTNode) -> bool:
             and isinstance(func.value, cst.Name) and func.value.value == "__all__"
         )
     return False
+
+
+#: Exception names whose handler runs when an import fails.
+_IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError", "Exception", "BaseException"})
+
+
+def _catches_import_error(handler: cst.ExceptHandler) -> bool:
+    """``except:``, ``except ImportError:``, ``except (ImportError, OSError) as e:``, ..."""
+    kind = handler.type
+    if kind is None:
+        return True
+    names = [e.value for e in kind.elements] if isinstance(kind, cst.Tuple) else [kind]
+    return any(dotted_name(n) in _IMPORT_ERRORS or dotted_name(n) in {f"builtins.{e}" for e in _IMPORT_ERRORS} for n in names)
+
+
+def _binds_names(body) -> bool:
+    """A block binds a name at its top level (an import, an assignment, a ``def`` or ``class``):
+    a fallback, not only a ``raise`` or a warning."""
+    for stmt in body:
+        if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+            return True
+        if isinstance(stmt, cst.SimpleStatementLine) and any(
+            isinstance(small, (cst.Import, cst.ImportFrom, cst.Assign, cst.AnnAssign)) for small in stmt.body
+        ):
+            return True
+    return False
+
+
+def _defined_by(stmt: cst.CSTNode) -> List[str]:
+    """The names a module-level ``def``, ``class`` or plain assignment binds (not imports)."""
+    if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+        return [identifier(stmt.name.value)]
+    out: List[str] = []
+    if isinstance(stmt, cst.SimpleStatementLine):
+        for small in stmt.body:
+            targets = [t.target for t in small.targets] if isinstance(small, cst.Assign) else [small.target] if isinstance(small, cst.AnnAssign) else []
+            out += [identifier(t.value) for t in targets if isinstance(t, cst.Name)]
+    return out
 
 
 def _imports_in(body) -> bool:

@@ -34,15 +34,20 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import sys
 from collections import OrderedDict
 from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
 import libcst as cst
 
+from pt2lint.analysis.imports import resolve_relative
+
 #: Files that mark a project root when no config file names one.
 ROOT_MARKERS: Tuple[str, ...] = ("pyproject.toml", "setup.cfg", "setup.py", ".git")
 #: Modules whose names never resolve to project files (the analysis knows them by name).
 EXTERNAL_HEADS = frozenset({"torch", "numpy", "math", "builtins", "typing", "functools", "collections", "itertools"})
+#: The standard library's top-level modules (always importable: never an optional dependency).
+_STDLIB_MODULES = frozenset(getattr(sys, "stdlib_module_names", ()))
 #: Largest file the project model reads (bytes); bigger ones are left unresolved.
 MAX_MODULE_BYTES = 4 * 1024 * 1024
 
@@ -547,10 +552,28 @@ class ProjectModel:
 
         absolute = os.path.abspath(path)
         name, is_package = module_name_for(absolute, self.roots)
-        index = ModuleIndex(module, self.target, scan_compile_calls=scan_compile_calls)
+        index = ModuleIndex(module, self.target, scan_compile_calls=scan_compile_calls, import_readable=self._readable_from(name, is_package))
         self._attach(index, absolute, source, name, is_package)
         self.deps[absolute] = sha256_text(data if data is not None else source.encode("utf-8", "surrogatepass"))
         return index
+
+    def _readable_from(self, name: str, is_package: bool):
+        """``readable(level, module)`` for the imports of module ``name``: the module an import
+        names (``from <level dots><module> import ...``) is one the analysis reads or knows -- a
+        project (or followed) module, torch and the libraries the analysis models
+        (:data:`EXTERNAL_HEADS`), the standard library (``sys.stdlib_module_names``).  What is
+        left is an optional extension or package the project may run without
+        (``flash_attn``, ``apex``, its own compiled ``_C``): see
+        :meth:`~pt2lint.analysis.index.ModuleIndex`'s ``try``/``except ImportError`` reading."""
+
+        def readable(level: int, module: str) -> bool:
+            absolute = resolve_relative(name, is_package, level, module) if level else module
+            head = absolute.split(".", 1)[0]
+            if not absolute or head in EXTERNAL_HEADS or head in _STDLIB_MODULES:
+                return True
+            return self.load_module(absolute) is not None
+
+        return readable
 
     def _attach(self, index, path: str, source: str, name: str, is_package: bool) -> None:
         index.path = path
@@ -593,15 +616,15 @@ class ProjectModel:
             return None
         if not any(path.startswith(r.rstrip(os.sep) + os.sep) for r in self.roots):
             self.library_paths.add(path)
-        index = self._parse(path, source)
+        index = self._parse(path, source, dotted, is_package)
         if index is None:
             return None
         self._attach(index, path, source, dotted, is_package)
         self.by_name[dotted] = index
         return index
 
-    def _parse(self, path: str, source: str):
-        """The index of an imported module, without its top-level functions and classes.
+    def _parse(self, path: str, source: str, dotted: str = "", is_package: bool = False):
+        """The index of an imported module (named ``dotted``), without its top-level functions and classes.
 
         Those are parsed one at a time, when a name resolves to them (:meth:`definition`):
         an imported module is mostly code no compiled region reaches, and LibCST's parse is
@@ -627,7 +650,8 @@ class ProjectModel:
         module = self._parse_text(path, "", base_text, cpython_parses=True)
         if module is None:
             return None
-        index = ModuleIndex(module, self.target, scan_compile_calls=False)  # only the entry's torch.compile calls are regions
+        # only the entry's torch.compile calls are regions
+        index = ModuleIndex(module, self.target, scan_compile_calls=False, import_readable=self._readable_from(dotted, is_package))
         index.lazy_defs = defs
         index.source = base_text
         index.file_lines = lines
