@@ -1669,6 +1669,10 @@ class Interpreter:
         return v if v.kind in (Kind.FUNCTION, Kind.CLASS) and v.ref is not None else None
 
     def _default_value(self, p: cst.Param) -> Value:
+        """The value a call that leaves ``p`` out binds it to: its default, when the default is a
+        literal (``None``, ``True``/``False``, a number, a string, ``-1``): Python evaluated it once,
+        at the ``def``, so the call gets exactly that value and a branch on it is decided
+        (``def is_image(shape, check_channels=False)``: ``if not check_channels: return True``)."""
         if p.default is None:
             return UNKNOWN
         if isinstance(p.default, cst.Name) and p.default.value == "None":
@@ -1677,7 +1681,15 @@ class Interpreter:
             ann = self._annotation_kind(p.annotation.annotation)
             if ann is not None and ann[0] is Kind.TENSOR:
                 return TENSOR
-        return self._literal(p.default) or UNKNOWN
+        named = _name_constant(p.default)
+        if named is not None:
+            return named
+        default = p.default
+        if isinstance(default, cst.UnaryOperation) and isinstance(default.operator, cst.Minus):
+            inner = self._literal(default.expression)
+            if inner is not None and isinstance(inner.const, (int, float)) and not isinstance(inner.const, bool):
+                return const(-inner.const)
+        return self._literal(default) or UNKNOWN
 
     # ---------------------------------------------------------------- events
     def emit(self, handler: str, event) -> None:
