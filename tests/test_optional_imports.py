@@ -142,3 +142,31 @@ def test_a_handler_that_binds_nothing_changes_nothing():
                 return fused_op(x)
         """
     ) == []
+
+
+def test_a_project_module_that_lacks_the_name_is_no_import_that_works(tmp_path):
+    # ``fast.py`` exists but raises ImportError (no kernels built): the import fails and the
+    # fallback runs
+    write(tmp_path, {**PYPROJECT,
+        "pkg/__init__.py": "",
+        "pkg/fast.py": """
+            raise ImportError("the fast kernels were not built")
+            """,
+        "pkg/slow.py": """
+            def fused_op(x):
+                return x.tolist()
+            """,
+        "pkg/model.py": """
+            import torch
+
+            try:
+                from .fast import fused_op
+            except ImportError:
+                from .slow import fused_op
+
+            class Net(torch.nn.Module):
+                def forward(self, x):
+                    return fused_op(x)
+            """,
+    })
+    assert found_in_tree(lint_tree(tmp_path, ["pkg"])) == [("pkg/slow.py", 2, "PTC102")]

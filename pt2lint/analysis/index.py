@@ -277,12 +277,13 @@ class ModuleIndex:
         target: str = "compile",
         scan_compile_calls: bool = True,
         base: Optional["ModuleIndex"] = None,
-        import_readable: Optional[Callable[[int, str], bool]] = None,
+        import_readable: Optional[Callable[..., bool]] = None,
     ) -> None:
         self.module = module
         self.target = target
-        # ``import_readable(level, module)``: the analysis can read what ``from <dots><module>
-        # import ...`` names (a project module, torch, the standard library); None: assume so
+        # ``import_readable(level, module, names=())``: the analysis can read what ``from
+        # <dots><module> import <names>`` binds (a project module that binds the names, torch,
+        # the standard library); None: assume so
         self.import_readable = import_readable
         self.imports = ImportMap()
         self.functions: Dict[str, FunctionInfo] = {}
@@ -445,7 +446,8 @@ class ModuleIndex:
                         return True
                 elif isinstance(small, cst.ImportFrom):
                     name = dotted_name(small.module) if small.module is not None else ""
-                    if not self.import_readable(len(small.relative), name or ""):
+                    names = [] if isinstance(small.names, cst.ImportStar) else [dotted_name(a.name) or "" for a in small.names]
+                    if not self.import_readable(len(small.relative), name or "", names):
                         return True
         return False
 

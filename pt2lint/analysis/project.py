@@ -566,12 +566,17 @@ class ProjectModel:
         (``flash_attn``, ``apex``, its own compiled ``_C``): see
         :meth:`~pt2lint.analysis.index.ModuleIndex`'s ``try``/``except ImportError`` reading."""
 
-        def readable(level: int, module: str) -> bool:
+        def readable(level: int, module: str, names: Sequence[str] = ()) -> bool:
             absolute = resolve_relative(name, is_package, level, module) if level else module
             head = absolute.split(".", 1)[0]
             if not absolute or head in EXTERNAL_HEADS or head in _STDLIB_MODULES:
                 return True
-            return self.load_module(absolute) is not None
+            mod = self.load_module(absolute)
+            if mod is None:
+                return False
+            # ``from .fast import op``: the module must also bind ``op`` (a module whose body
+            # raises ImportError, or that lacks the name, makes the import fail)
+            return all(self.lookup(mod, [n]) is not None for n in names)
 
         return readable
 
