@@ -1863,7 +1863,15 @@ class Interpreter:
                 self.frame.env = dict(after_body)
                 if h.name is not None:
                     self.bind(h.name.name, UNKNOWN)
-                self._exec_branch(h.body)
+                # a failure handler (``except Exception:``, ``except RuntimeError:``) runs only
+                # when the body fails, and Dynamo traces it only then: its bindings flow on, its
+                # graph breaks are not reported (see :func:`_failure_handler`)
+                quiet = _failure_handler(h, self.index.imports)
+                self.silent += quiet
+                try:
+                    self._exec_branch(h.body)
+                finally:
+                    self.silent -= quiet
                 after_body = self._joined(after_body, self.frame.env, mark)
             self.frame.env = after_body
             if stmt.orelse is not None:
@@ -1981,11 +1989,38 @@ class Interpreter:
             return True
         return False
 
+    def _test_operands_before_decision(self, test: cst.BaseExpression, construct: str) -> None:
+        """Test the operands of a statically decided ``and``/``or`` that Python evaluates before
+        the operand that decides it.
+
+        ``if torch.isnan(out) and x.dtype == torch.float16:`` is decided by its right operand
+        (False for the float32 the analysis assumes), but Python asks ``bool(torch.isnan(out))``
+        first: a data-dependent branch Dynamo breaks on (measured on torch 2.13), whatever the
+        right operand gives.  Operands that short-circuit first (``not is_compiling() and ...``)
+        leave the rest unevaluated, as in Python."""
+        if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+            self._test_operands_before_decision(test.expression, construct)
+            return
+        if not isinstance(test, cst.BooleanOperation):
+            return
+        left = self.static_truth(test.left)
+        short_circuits = isinstance(test.operator, cst.Or)
+        if left is None:
+            self.eval_test(test.left, "and" if isinstance(test.operator, cst.And) else "or")
+        elif left is short_circuits:
+            self._test_operands_before_decision(test.left, construct)
+            return
+        else:
+            self._test_operands_before_decision(test.left, construct)
+        self._test_operands_before_decision(test.right, construct)
+
     def exec_if(self, stmt: cst.If, construct: str) -> None:
         self.stmt, self.header = stmt, stmt.test
         truth = self.static_truth(stmt.test)
         before = dict(self.frame.env)
         mark = len(self.frame.log)
+        if truth is not None:
+            self._test_operands_before_decision(stmt.test, construct)
         if truth is True:
             if self._exec_branch(stmt.body):
                 raise _Terminated
@@ -6448,6 +6483,35 @@ def _rebound_names(fn_node: cst.FunctionDef) -> frozenset:
         _REBOUND.clear()
     _REBOUND[key] = (fn_node, result)
     return result
+
+
+#: Exceptions that signal a failure, not a lookup that missed: a handler catching only these
+#: runs when the ``try`` body fails (``except RuntimeError: <fallback>``), which the body does not
+#: do on the path Dynamo traces.  Lookup misses (``KeyError``, ``IndexError``, ``AttributeError``,
+#: ``StopIteration``, ``ImportError``, ``TypeError``, ``ValueError``...) are how code asks
+#: (a cache filled on its first call, an optional import): their handlers run in normal use.
+_FAILURE_EXCEPTIONS = frozenset({
+    "Exception", "BaseException", "RuntimeError", "OSError", "IOError", "EnvironmentError",
+    "AssertionError", "MemoryError", "NotImplementedError",
+})
+
+
+def _failure_handler(handler: cst.ExceptHandler, imports) -> bool:
+    """``handler`` catches failures only (:data:`_FAILURE_EXCEPTIONS`, a bare ``except:``,
+    ``torch.cuda.OutOfMemoryError``)."""
+    kind = handler.type
+    if kind is None:
+        return True
+    names = [e.value for e in kind.elements] if isinstance(kind, cst.Tuple) else [kind]
+    for n in names:
+        dotted = dotted_name(n)
+        if dotted is None:
+            return False
+        qual = imports.qualify(n) or dotted
+        last = qual.rsplit(".", 1)[-1]
+        if last not in _FAILURE_EXCEPTIONS and not last.endswith("OutOfMemoryError"):
+            return False
+    return True
 
 
 def _name_constant(node: Optional[cst.BaseExpression]) -> Optional[Value]:
