@@ -350,6 +350,13 @@ class ModuleIndex:
                     for t in targets:
                         if isinstance(t, cst.Name):
                             self.imports.names.pop(identifier(t.value), None)
+                    # ``warn = warnings.warn``, ``no_compile = torch.compiler.disable``: a module-level
+                    # name bound to an imported name is that name, as an ``import ... as`` would be
+                    value = small.value
+                    if len(targets) == 1 and isinstance(targets[0], cst.Name) and isinstance(value, (cst.Name, cst.Attribute)):
+                        qualified = self.imports.qualify(value)
+                        if qualified is not None and not qualified.startswith("."):
+                            self.imports.names[identifier(targets[0].value)] = qualified
                 elif isinstance(small, (cst.Import, cst.ImportFrom)) and not isinstance(getattr(small, "names", None), cst.ImportStar):
                     for alias in small.names:
                         bound = alias.asname.name if alias.asname is not None else alias.name

@@ -17,6 +17,7 @@ from __future__ import annotations
 import copy
 import functools
 import re
+import sys
 from dataclasses import replace
 from typing import Dict, List, Optional, Sequence, Tuple
 
@@ -3045,7 +3046,12 @@ class Interpreter:
             d = dotted_name(expr)
             if d is None or self.star_bound(self.index, d.split(".", 1)[0]) is None:
                 return None
-        return self._definition_value(self.project.resolve(self.index, qual))
+        defn = self.project.resolve(self.index, qual)
+        if defn is None:
+            # ``from .util import warn`` where util binds ``warn = warnings.warn``: the library's own
+            external = self.project.external_name(self.index, qual)
+            return Value(Kind.UNKNOWN, ref=external) if external is not None else None
+        return self._definition_value(defn)
 
     def _literal(self, node) -> Optional[Value]:
         if isinstance(node, cst.Integer):
@@ -4444,7 +4450,9 @@ class Interpreter:
         eager_call = False  # a call Dynamo breaks on, run eagerly: no event for what it does inside
         callee_value: Optional[Value] = None
         pv = self._project_qualified(func, qual)
-        if pv is not None:
+        if pv is not None and _library_callable_ref(pv):
+            qual = pv.ref  # a project name bound to a library callable (``say = print`` in util.py)
+        elif pv is not None:
             callee_value, qual = pv, None
         elif isinstance(func, cst.Attribute) and qual is None:
             receiver_node = func.value
@@ -4466,10 +4474,7 @@ class Interpreter:
         elif isinstance(func, cst.Name) and qual is None:
             callee_value = self.eval(func)
             ref = callee_value.ref
-            if (
-                callee_value.kind is Kind.UNKNOWN and type(ref) is str and "." in ref and "()" not in ref
-                and callee_value.const is None and not callee_value.weak and ref.startswith(("builtins.", "torch.", "math.", "random.", "time.", "numpy."))
-            ):
+            if _library_callable_ref(callee_value):
                 # a name bound to a library callable (``p = print`` at module level, ``act = torch.relu``):
                 # the call is a call of that callable, as Dynamo sees it
                 qual, callee_value = ref, None
@@ -6514,6 +6519,18 @@ def _failure_handler(handler: cst.ExceptHandler, imports) -> bool:
     return True
 
 
+def _library_callable_ref(v: Value) -> bool:
+    """``v`` is a name bound to a library callable, by its qualified name: a builtin, torch, NumPy
+    or standard-library function (``p = print``, ``act = torch.relu``, ``warn = warnings.warn``)."""
+    ref = v.ref
+    if v.kind is not Kind.UNKNOWN or type(ref) is not str or "." not in ref or "()" in ref:
+        return False
+    if v.const is not None or v.weak:
+        return False
+    head = ref.split(".", 1)[0]
+    return head in ("builtins", "torch", "numpy") or head in _STDLIB_MODULES
+
+
 def _name_constant(node: Optional[cst.BaseExpression]) -> Optional[Value]:
     """``True``/``False``/``None`` written as a name: its constant value, else ``None``."""
     if isinstance(node, cst.Name):
@@ -7128,6 +7145,8 @@ def _reads_self_attr(stmt: cst.CSTNode, name: str) -> bool:
     return False
 
 
+#: The standard library's top-level modules.
+_STDLIB_MODULES = frozenset(getattr(sys, "stdlib_module_names", ()))
 _BUILTINS = frozenset(
     """print len int float bool complex str repr isinstance issubclass hasattr getattr setattr callable type id
     hash range enumerate zip list tuple dict set frozenset sorted reversed iter next min max abs round pow divmod

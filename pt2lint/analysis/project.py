@@ -795,6 +795,37 @@ class ProjectModel:
         finally:
             self._resolving.discard(key)
 
+    def external_name(self, index, qualified: str, depth: int = 0) -> Optional[str]:
+        """The absolute name of a library object that ``qualified`` (a name imported into
+        ``index``) stands for when a project module re-binds it (``say = print``,
+        ``warn = warnings.warn``, ``from torch.nn import functional as F`` re-exported by a package):
+        ``"builtins.print"``, ``"warnings.warn"``; ``None`` when it is a project definition or is not
+        bound that way.  Import cycles end after a few hops."""
+        full = self.absolute_name(index, qualified)
+        if full is None or depth > 8:
+            return None
+        parts = full.split(".")
+        if parts[0] in EXTERNAL_HEADS or self.load_module(parts[0]) is None:
+            return None  # not a name of the project
+        for i in range(len(parts) - 1, 0, -1):
+            mod = self.load_module(".".join(parts[:i]))
+            if mod is None:
+                continue
+            if isinstance(mod, NamespacePackage):
+                return None
+            name, rest = parts[i], parts[i + 1:]
+            tail = "".join(f".{r}" for r in rest)
+            target = mod.imports.names.get(name)
+            if target is None:
+                builtin = _builtin_alias(mod, name)
+                return f"builtins.{builtin}{tail}" if builtin else None
+            if self.resolve(mod, target) is not None:
+                return None  # a project definition
+            if target.startswith(".") or target.split(".", 1)[0] not in EXTERNAL_HEADS and self.load_module(target.split(".", 1)[0]) is not None:
+                return self.external_name(mod, target + tail, depth + 1)
+            return target + tail
+        return None
+
     def _bound_in_parent(self, parts: Sequence[str]):
         """``pkg.name`` where ``pkg/__init__.py`` itself binds ``name`` (``from .odeint import odeint``):
         the package's attribute, which is what ``from pkg import name`` and ``pkg.name`` give in
@@ -947,6 +978,17 @@ class ProjectModel:
                 target = self.resolve(index, index.imports.names[name])
                 if isinstance(target, FunctionInfo):
                     index.compiled_foreign.append(target)
+
+
+def _builtin_alias(index, name: str) -> Optional[str]:
+    """``b`` when module-level ``name`` of ``index`` is bound by ``name = b`` to a builtin of that
+    name that the module does not shadow (``say = print``)."""
+    import builtins
+
+    expr = getattr(index, "global_exprs", {}).get(name)
+    if not isinstance(expr, cst.Name) or expr.value in getattr(index, "defined_names", ()):
+        return None
+    return expr.value if callable(getattr(builtins, expr.value, None)) else None
 
 
 class NamespacePackage:
