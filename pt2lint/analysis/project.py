@@ -558,11 +558,12 @@ class ProjectModel:
         return index
 
     def _readable_from(self, name: str, is_package: bool):
-        """``readable(level, module)`` for the imports of module ``name``: the module an import
-        names (``from <level dots><module> import ...``) is one the analysis reads or knows -- a
-        project (or followed) module, torch and the libraries the analysis models
-        (:data:`EXTERNAL_HEADS`), the standard library (``sys.stdlib_module_names``).  What is
-        left is an optional extension or package the project may run without
+        """``readable(level, module, names=())`` for the imports of module ``name``: the module an
+        import names (``from <level dots><module> import <names>``) is one the analysis reads or
+        knows -- a project (or followed) module that binds ``names``, torch and the libraries the
+        analysis models (:data:`EXTERNAL_HEADS`), the standard library
+        (``sys.stdlib_module_names``).  What is left is an optional extension or package the
+        project may run without
         (``flash_attn``, ``apex``, its own compiled ``_C``): see
         :meth:`~pt2lint.analysis.index.ModuleIndex`'s ``try``/``except ImportError`` reading."""
 
