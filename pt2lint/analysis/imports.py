@@ -7,10 +7,16 @@ or ``from torch.nn import functional as F`` still match, as TorchFix does.
 from __future__ import annotations
 
 import ast
+import sys
 import unicodedata
-from typing import Dict, Optional
+from typing import Dict, List, Optional
 
 import libcst as cst
+
+
+#: The standard library's top-level modules of the running Python (``sys.stdlib_module_names``):
+#: always importable, never an optional dependency; their callables are library callables.
+STDLIB_MODULES = frozenset(getattr(sys, "stdlib_module_names", ()))
 
 
 def identifier(name: str) -> str:
@@ -134,3 +140,12 @@ def resolve_relative(module: str, is_package: bool, level: int, name: Optional[s
         parts = parts[: len(parts) - (level - 1)] if level - 1 <= len(parts) else []
     base = ".".join(parts)
     return ".".join(p for p in (base, name or "") if p)
+
+
+def caught_exceptions(handler: cst.ExceptHandler) -> Optional[List[cst.BaseExpression]]:
+    """The exception expressions an ``except`` clause names (``except (ImportError, OSError) as
+    e:`` gives the two names); ``None`` for a bare ``except:``, which catches everything."""
+    kind = handler.type
+    if kind is None:
+        return None
+    return [e.value for e in kind.elements] if isinstance(kind, cst.Tuple) else [kind]

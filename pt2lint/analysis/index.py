@@ -22,7 +22,7 @@ from typing import Callable, Dict, List, Optional, Sequence
 import libcst as cst
 
 from pt2lint.analysis import torch_api as api
-from pt2lint.analysis.imports import ImportMap, dotted_name, identifier  # noqa: F401  (identifier: re-exported)
+from pt2lint.analysis.imports import ImportMap, caught_exceptions, dotted_name, identifier  # noqa: F401  (identifier: re-exported)
 from pt2lint.analysis.walk import walk
 
 
@@ -675,15 +675,15 @@ def _grows_all(small: cst.CSTNode) -> bool:
 
 #: Exception names whose handler runs when an import fails.
 _IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError", "Exception", "BaseException"})
+_BUILTINS_IMPORT_ERRORS = frozenset(f"builtins.{e}" for e in _IMPORT_ERRORS)  # ``except builtins.ImportError``
 
 
 def _catches_import_error(handler: cst.ExceptHandler) -> bool:
     """``except:``, ``except ImportError:``, ``except (ImportError, OSError) as e:``, ..."""
-    kind = handler.type
-    if kind is None:
+    names = caught_exceptions(handler)
+    if names is None:
         return True
-    names = [e.value for e in kind.elements] if isinstance(kind, cst.Tuple) else [kind]
-    return any(dotted_name(n) in _IMPORT_ERRORS or dotted_name(n) in {f"builtins.{e}" for e in _IMPORT_ERRORS} for n in names)
+    return any(dotted_name(n) in _IMPORT_ERRORS or dotted_name(n) in _BUILTINS_IMPORT_ERRORS for n in names)
 
 
 def _binds_names(body) -> bool:

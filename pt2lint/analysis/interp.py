@@ -17,7 +17,6 @@ from __future__ import annotations
 import copy
 import functools
 import re
-import sys
 from dataclasses import replace
 from typing import Dict, List, Optional, Sequence, Tuple
 
@@ -44,7 +43,7 @@ from pt2lint.analysis.events import (
     TestEvent,
     WriteEvent,
 )
-from pt2lint.analysis.imports import dotted_name
+from pt2lint.analysis.imports import STDLIB_MODULES, caught_exceptions, dotted_name
 from pt2lint.analysis.names import bound_names, target_names
 from pt2lint.analysis.walk import iter_children, walk
 from pt2lint.analysis.index import ClassInfo, FunctionInfo, ModuleIndex, decorator_name, identifier, lambda_function
@@ -6504,10 +6503,9 @@ _FAILURE_EXCEPTIONS = frozenset({
 def _failure_handler(handler: cst.ExceptHandler, imports) -> bool:
     """``handler`` catches failures only (:data:`_FAILURE_EXCEPTIONS`, a bare ``except:``,
     ``torch.cuda.OutOfMemoryError``)."""
-    kind = handler.type
-    if kind is None:
+    names = caught_exceptions(handler)
+    if names is None:
         return True
-    names = [e.value for e in kind.elements] if isinstance(kind, cst.Tuple) else [kind]
     for n in names:
         dotted = dotted_name(n)
         if dotted is None:
@@ -6528,7 +6526,7 @@ def _library_callable_ref(v: Value) -> bool:
     if v.const is not None or v.weak:
         return False
     head = ref.split(".", 1)[0]
-    return head in ("builtins", "torch", "numpy") or head in _STDLIB_MODULES
+    return head in ("builtins", "torch", "numpy") or head in STDLIB_MODULES
 
 
 def _name_constant(node: Optional[cst.BaseExpression]) -> Optional[Value]:
@@ -7145,8 +7143,6 @@ def _reads_self_attr(stmt: cst.CSTNode, name: str) -> bool:
     return False
 
 
-#: The standard library's top-level modules.
-_STDLIB_MODULES = frozenset(getattr(sys, "stdlib_module_names", ()))
 _BUILTINS = frozenset(
     """print len int float bool complex str repr isinstance issubclass hasattr getattr setattr callable type id
     hash range enumerate zip list tuple dict set frozenset sorted reversed iter next min max abs round pow divmod

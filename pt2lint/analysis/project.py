@@ -34,20 +34,17 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-import sys
 from collections import OrderedDict
 from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
 import libcst as cst
 
-from pt2lint.analysis.imports import resolve_relative
+from pt2lint.analysis.imports import STDLIB_MODULES, resolve_relative
 
 #: Files that mark a project root when no config file names one.
 ROOT_MARKERS: Tuple[str, ...] = ("pyproject.toml", "setup.cfg", "setup.py", ".git")
 #: Modules whose names never resolve to project files (the analysis knows them by name).
 EXTERNAL_HEADS = frozenset({"torch", "numpy", "math", "builtins", "typing", "functools", "collections", "itertools"})
-#: The standard library's top-level modules (always importable: never an optional dependency).
-_STDLIB_MODULES = frozenset(getattr(sys, "stdlib_module_names", ()))
 #: Largest file the project model reads (bytes); bigger ones are left unresolved.
 MAX_MODULE_BYTES = 4 * 1024 * 1024
 
@@ -570,7 +567,7 @@ class ProjectModel:
         def readable(level: int, module: str, names: Sequence[str] = ()) -> bool:
             absolute = resolve_relative(name, is_package, level, module) if level else module
             head = absolute.split(".", 1)[0]
-            if not absolute or head in EXTERNAL_HEADS or head in _STDLIB_MODULES:
+            if not absolute or head in EXTERNAL_HEADS or head in STDLIB_MODULES:
                 return True
             mod = self.load_module(absolute)
             if mod is None:

@@ -20,6 +20,7 @@ import libcst as cst
 
 from pt2lint.analysis import dynamo_facts as facts
 from pt2lint.analysis import torch_api as api
+from pt2lint.analysis.imports import caught_exceptions
 from pt2lint.analysis.kinds import Kind
 from pt2lint.analysis.walk import children_in_source_order, iter_children
 from pt2lint.rules.base import Rule
@@ -69,15 +70,8 @@ COMPAT_EXCEPTIONS = frozenset({"AttributeError", "TypeError", "ImportError", "Mo
 
 def _catches_compat(handler: cst.ExceptHandler) -> bool:
     """An ``except`` clause that catches one of :data:`COMPAT_EXCEPTIONS` (by name, maybe in a tuple)."""
-    kind = handler.type
-    if kind is None:
-        return False
-    names = kind.elements if isinstance(kind, cst.Tuple) else [kind]
-    for el in names:
-        expr = el.value if isinstance(el, cst.Element) else el
-        if isinstance(expr, cst.Name) and expr.value in COMPAT_EXCEPTIONS:
-            return True
-    return False
+    names = caught_exceptions(handler)
+    return names is not None and any(isinstance(expr, cst.Name) and expr.value in COMPAT_EXCEPTIONS for expr in names)
 
 
 def module_calls(index, skip_compat_fallbacks: bool = False) -> Iterator[Tuple[cst.CSTNode, Optional[str], cst.CSTNode, Optional[cst.CSTNode]]]:
