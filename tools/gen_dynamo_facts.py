@@ -2140,19 +2140,19 @@ QUERY_ARGUMENT_VALUES: Dict[str, Tuple[str, str]] = {
 }
 
 
-def _schema_query_calls(space: str, name: str, obj: Any) -> List[str]:
+def _schema_query_calls(space: str, name: str, obj: Any) -> List[Tuple[str, Any]]:
     """Calls of ``<space>.<name>`` built from the ATen schemas of ``aten::<name>`` whose required
     arguments are all of :data:`QUERY_ARGUMENT_VALUES`'s types and whose results hold no tensor
     (``aten::can_cast(ScalarType from_, ScalarType to) -> bool`` gives
-    ``torch.can_cast(torch.float32, torch.float16)``); only calls that run in eager Python and
-    return no tensor are kept."""
+    ``torch.can_cast(torch.float32, torch.float16)``), each with its eager result; only calls
+    that run in eager Python and return no tensor are kept."""
     if space != "torch":
         return []
     try:
         schemas = torch._C._jit_get_schemas_for_operator(f"aten::{name}")
     except Exception:  # noqa: BLE001 - no ATen operator of that name
         return []
-    calls: List[str] = []
+    calls: List[Tuple[str, Any]] = []
     for schema in schemas:
         if any("Tensor" in str(r.type) for r in schema.returns) or not schema.returns:
             continue
@@ -2172,8 +2172,8 @@ def _schema_query_calls(space: str, name: str, obj: Any) -> List[str]:
                 result = eval(call, {"torch": torch})  # noqa: S307 - our own literal call text
         except Exception:  # noqa: BLE001 - an overload Python cannot call
             continue
-        if not _holds_a_tensor(result) and call not in calls:
-            calls.append(call)
+        if not _holds_a_tensor(result) and call not in (c for c, _ in calls):
+            calls.append((call, result))
     return calls
 
 
@@ -2208,9 +2208,7 @@ def torch_query_candidates() -> Tuple[Tuple[Candidate, Dict[str, Any]], ...]:
             calls = _schema_query_calls(space, name, obj)
             if not calls:
                 continue
-            call = calls[0]
-            with _quiet():
-                result = eval(call, {"torch": torch})  # noqa: S307 - our own literal call text
+            call, result = calls[0]
         if _holds_a_tensor(result):
             continue
         entry = {"callee": qualname, "result": type(result).__name__, **_fact("in-graph-non-tensor", "breaks", GB_NON_TENSOR)}
