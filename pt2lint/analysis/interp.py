@@ -6750,10 +6750,7 @@ def _fold_comparison(left: Value, op, right: Value) -> Optional[bool]:
     if isinstance(a, _ReleaseVersion) or isinstance(b, _ReleaseVersion):
         if not (isinstance(a, _ReleaseVersion) and isinstance(b, _ReleaseVersion)):
             return None  # a version against a string or number: a TypeError, not a test
-        a, b = tuple(a), tuple(b)
-        ops = {cst.Equal: a == b, cst.NotEqual: a != b, cst.LessThan: a < b, cst.LessThanEqual: a <= b,
-               cst.GreaterThan: a > b, cst.GreaterThanEqual: a >= b}
-        return ops.get(type(op))
+        a, b = tuple(a), tuple(b)  # release numbers: compared as the tuples below compare
     if member or isinstance(b, _EnumMember):
         if not (member and isinstance(b, _EnumMember)):
             return None
