@@ -656,6 +656,9 @@ class ProjectModel:
         # only the entry's torch.compile calls are regions
         index = ModuleIndex(module, self.target, scan_compile_calls=False, import_readable=self._readable_from(dotted, is_package))
         index.lazy_defs = defs
+        # a top-level ``def print`` / ``class Warning`` shadows the builtin of that name in
+        # the module, though its body is parsed later (pieces copy these names when built)
+        index.defined_names.update(defs)
         index.source = base_text
         index.file_lines = lines
         return index
