@@ -2544,7 +2544,10 @@ class Interpreter:
                 self.emit("on_attr_store", AttrStoreEvent(target, base, target.attr.value, value))
             if base.kind is Kind.SELF and isinstance(base.ref, ClassInfo):
                 name = identifier(target.attr.value)
-                if value.kind is not Kind.TENSOR and _reads_self_attr(stmt, name) and not _module_returned_to_itself(stmt, name, value):
+                if (
+                    value.kind is not Kind.TENSOR and _reads_self_attr(stmt, name) and not _module_returned_to_itself(stmt, name, value)
+                    and not (value.kind is Kind.UNKNOWN and _converted_by_foreign_methods(stmt, name))
+                ):
                     cur = self.attribute(base, name, target)
                     self.emit("on_state_write", StateWriteEvent(stmt, name, cur, "reassign"))
                 if self.silent:
@@ -7138,6 +7141,32 @@ def _reads_self_attr(stmt: cst.CSTNode, name: str) -> bool:
         ):
             return True
     return False
+
+
+#: Every attribute of the Python value types Dynamo guards by value on a module (numbers,
+#: strings, containers): ``dir()`` of each type of the running Python.
+_GUARDED_VALUE_ATTRIBUTES = frozenset().union(*(dir(t) for t in (int, float, complex, bool, str, bytes, list, tuple, dict, set, frozenset)))
+
+
+def _converted_by_foreign_methods(stmt: cst.CSTNode, name: str) -> bool:
+    """True when the statement's value is ``self.<name>`` through a chain of method calls none of
+    which a Python number, string or container has (``self.window = self.window.to(x.device)``,
+    ``self.h = self.h.detach().float()``).
+
+    An object of unknown type answering ``.to(...)`` is no int, str, list or dict that Dynamo
+    specialises on: a tensor (or module) converted each call, which does not recompile (measured
+    on torch 2.13: ``self.window = self.window.to(x.device)`` compiled one frame over four calls,
+    tests/test_state_conversions.py).  Arithmetic (``self.t * 0.9``) and methods those types
+    have (``self.s.strip()``, ``self.l.copy()``) are not such chains.
+    """
+    node = getattr(stmt, "value", None)
+    methods = 0
+    while isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+        if node.func.attr.value in _GUARDED_VALUE_ATTRIBUTES:
+            return False
+        methods += 1
+        node = node.func.value
+    return methods > 0 and isinstance(node, cst.Attribute) and node.attr.value == name and isinstance(node.value, cst.Name) and node.value.value == "self"
 
 
 _BUILTINS = frozenset(
