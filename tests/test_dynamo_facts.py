@@ -26,7 +26,7 @@ SECTIONS = ("calls", "tensor_calls", "shape_calls", "sized_calls")
 # the NumPy functions torch._numpy lacks), and the static keys of their entries.
 DERIVED = (
     "shape_ops", "inplace_view", "numpy_calls", "tensor_queries", "sequence_searches", "classes", "skipped_calls", "torch_queries",
-    "iterator_calls", "utility_calls", "callable_methods", "sized_keywords",
+    "iterator_calls", "utility_calls", "callable_methods", "sized_keywords", "numpy_queries",
 )
 DERIVED_KEYS = ("probe", "source", "expect", "expect_gb", "callee", "keyword", "form", "aten", "method", "receiver", "result", "type", "c_implemented")
 ALL_SECTIONS = SECTIONS + DERIVED
@@ -138,6 +138,7 @@ def test_derived_sections_match_installed_torch(tool, derived):
         "utility_calls": tool.derived_section(tool.utility_call_candidates()),
         "callable_methods": tool.derived_section(tool.callable_method_candidates()),
         "sized_keywords": tool.derived_section(tool.sized_keyword_candidates()),
+        "numpy_queries": tool.derived_section(tool.numpy_query_candidates()),
         "shape_ops": tool.derived_section(tool.shape_op_candidates(callees)),
     }
     for section, entries in again.items():
@@ -176,6 +177,8 @@ DERIVED_SAMPLE = (
     ("utility_calls", "torch.nn.utils.rnn.pad_sequence"),
     ("callable_methods", "torch.Tensor.apply_"),
     ("sized_keywords", "torch.repeat_interleave:output_size"),
+    ("numpy_queries", "numpy.size"),
+    ("numpy_queries", "numpy.shape"),
 )
 
 

@@ -621,6 +621,46 @@ def numpy_names() -> Dict[str, Dict[str, List[str]]]:
     return {"implemented": implemented, "unsupported": missing}
 
 
+def _python_value_type(value: Any) -> Optional[str]:
+    """``"int"``, ``"bool"`` or ``"shape"`` (a tuple of ints) when ``value`` is that plain Python
+    value (no NumPy scalar), else None."""
+    if type(value) in (int, bool):
+        return type(value).__name__
+    if type(value) is tuple and all(type(item) is int for item in value):
+        return "shape"
+    return None
+
+
+def numpy_query_candidates() -> Tuple[Tuple[Candidate, Dict[str, Any]], ...]:
+    """``numpy.<name>(a)`` for each function of ``numpy`` that ``torch._numpy`` implements whose
+    eager NumPy result on a float array of shape (2, 3) is a plain Python value, with that value's
+    kind as ``result``: ``"int"`` (``numpy.size``, ``numpy.ndim``), ``"bool"``
+    (``numpy.isscalar``) or ``"shape"`` (``numpy.shape``, a tuple of ints).
+
+    Such a result is no array: computed in ``__init__`` and read in ``forward``, Dynamo
+    specialises it as a constant (``np.sum`` gives a ``numpy.int64``, which it wraps as a tensor).
+    On a traced array, ``torch._numpy`` answers with a Python int or bool that Dynamo cannot put in
+    the graph: expected to break with "torch.* op returned non-Tensor"; a tuple of sizes traces.
+    """
+    out = []
+    sample = numpy.zeros((2, 3))
+    for name in numpy_names()["implemented"].get("numpy", ()):
+        fn = getattr(numpy, name, None)
+        if not callable(fn) or inspect.isclass(fn):
+            continue
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                kind = _python_value_type(fn(sample))
+        except Exception:  # noqa: BLE001  (a function that needs more arguments)
+            continue
+        if kind is None:
+            continue
+        fact = _fact("numpy-python-result", "traces") if kind == "shape" else _fact("numpy-python-result", "breaks", "torch.* op returned non-Tensor")
+        out.append((Candidate(f"numpy.{name}", f"numpy.{name}(a)"), {**fact, "result": kind}))
+    return tuple(out)
+
+
 def math_names() -> List[str]:
     """``math`` functions ``BuiltinVariable`` constant-folds (on Python numbers)."""
     from torch._dynamo.variables.builtin import BuiltinVariable
@@ -2412,6 +2452,7 @@ DERIVED_SECTIONS = (
     ("utility_calls", utility_call_candidates),
     ("callable_methods", callable_method_candidates),
     ("sized_keywords", sized_keyword_candidates),
+    ("numpy_queries", numpy_query_candidates),
 )
 #: Sections whose probes may raise after the break they look for.
 TOLERANT_SECTIONS = frozenset({"numpy_calls", "skipped_calls"})

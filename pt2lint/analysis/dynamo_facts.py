@@ -46,6 +46,9 @@ comes from:
   ATen op carries ``torch.Tag.inplace_view``, probed on a graph input (``inplace_view``).
 * :func:`numpy_unsupported` also answers from ``numpy_calls``: every NumPy function
   ``torch._numpy`` lacks, probed.
+* :func:`numpy_python_result`, :func:`numpy_query_break` -- the NumPy functions ``torch._numpy``
+  implements whose result for an array is a plain Python value (``numpy.size``, ``numpy.shape``),
+  and which of them break on a traced array, each probed (``numpy_queries``).
 * :func:`gb_type`, :func:`gb_explanation` -- ``torch/_dynamo/graph_break_registry.json``.
 * :func:`has_attribute` -- the attribute names of ``torch`` and of its common namespaces
   right after ``import torch`` (``namespaces``), for ``hasattr(torch, "nextafter")``.
@@ -86,6 +89,8 @@ __all__ = [
     "numpy_scalar_draw",
     "numpy_traced",
     "numpy_unsupported",
+    "numpy_python_result",
+    "numpy_query_break",
     "numpy_object_class",
     "torch_init_function",
     "numpy_object_method_break",
@@ -561,6 +566,32 @@ def numpy_traced(name: str) -> bool:
         return False
     module, attr = split
     return attr in _numpy_sets()["implemented"].get(module, frozenset())
+
+
+def numpy_python_result(qualname: Optional[str]) -> Optional[str]:
+    """``"int"``, ``"bool"`` or ``"shape"`` (a tuple of ints) when NumPy function ``qualname``
+    (``"numpy.size"``) gives a plain Python value of that kind for an array, not an array or a
+    NumPy scalar; else None.
+
+    Source: the ``numpy_queries`` table: each function of ``numpy`` that ``torch._numpy``
+    implements, called eagerly on a float array of shape (2, 3) when the table was generated.
+    """
+    raw = facts().get("numpy_queries", {}).get(qualname or "")
+    return raw.get("result") if raw is not None else None
+
+
+def numpy_query_break(qualname: Optional[str]) -> Optional[str]:
+    """The graph-break id (``"GB0208"``, "torch.* op returned non-Tensor") when NumPy function
+    ``qualname`` called on an array traced in the graph answers with a Python int or bool
+    (``np.size(a)``, ``np.ndim(a)``, ``np.isscalar(a)``) and its probe broke; None otherwise
+    (``np.shape(a)`` traces: a tuple of sizes).
+
+    Source: the ``numpy_queries`` probes (``numpy.<name>(a)`` with ``a = x.numpy()``).
+    """
+    fact = _fact("numpy_queries", qualname)
+    if fact is None or not fact.confirmed or fact.outcome != "breaks":
+        return None
+    return fact.gb
 
 
 def numpy_unsupported(qualname: Optional[str]) -> Optional[str]:

@@ -5716,6 +5716,11 @@ class Interpreter:
             # ``np.random.default_rng(0)``: a generator object, not an array; a compiled region
             # calling its methods breaks there (the rules read ``<constructor>().<method>``)
             return Value(Kind.UNKNOWN, ref=f"{qual}()")
+        python_result = dynamo_facts.numpy_python_result(qual)
+        if python_result is not None:
+            # ``np.size(a)``, ``np.shape(a)``, ``np.ndim(a)``: a Python number (a size of the array,
+            # which Dynamo tracks like ``x.numel()``) or bool, not an array (dynamo_facts)
+            return SIZE if python_result == "int" else SHAPE if python_result == "shape" else CONST
         if self._constructing and qual.startswith("numpy.") and _python_values_only(list(args) + list(kwargs.values())):
             return NUMPY_ARRAY if _numpy_array_result(qual, args) else NUMPY_VALUE
         folded = _numpy_float_scalar(qual, args, kwargs)

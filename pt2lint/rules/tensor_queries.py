@@ -31,6 +31,9 @@ class UntraceableTensorQuery(Rule):
     code = "PTC326"
 
     def on_call(self, interp, ev) -> None:
+        if ev.qualname is not None and ev.qualname.startswith("numpy."):
+            self._numpy_query(interp, ev)
+            return
         if ev.qualname is not None or ev.args or ev.kwargs:
             return
         query = _query_of(interp, ev.receiver_node, ev.method)
@@ -55,6 +58,22 @@ class UntraceableTensorQuery(Rule):
             ev.node,
             f"`.{ev.method}()` of a tensor: Dynamo cannot answer it while tracing ({gb}), graph break "
             "(ask outside the compiled region and pass the answer in, or drop the query)",
+        )
+
+
+    def _numpy_query(self, interp, ev) -> None:
+        """``np.size(a)`` / ``np.ndim(a)`` / ``np.isscalar(a)`` of an array traced in the graph (a
+        known tensor, not a guess): ``torch._numpy`` answers with a Python int or bool, which
+        Dynamo cannot put in the graph.  On Python values the call folds to a constant."""
+        gb = facts.numpy_query_break(ev.qualname)
+        if gb is None or not any(a.kind is Kind.TENSOR and not a.weak for a in ev.args):
+            return
+        name = ev.qualname.split(".", 1)[1]
+        interp.report(
+            self.code,
+            ev.node,
+            f"`np.{name}()` of an array traced in the graph is a Python value Dynamo cannot put in the "
+            f"graph ({gb}), graph break (read the size from the tensor: `x.numel()`, `x.dim()`, `x.shape`)",
         )
 
 
