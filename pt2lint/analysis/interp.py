@@ -4482,6 +4482,12 @@ class Interpreter:
                 qual, callee_value = ref, None
         elif qual is None:
             callee_value = self.eval(func)
+        if method is None and callee_value is not None and isinstance(callee_value.ref, PartialLibraryCall):
+            bound = callee_value.ref  # ``dbg(x)`` with ``dbg = functools.partial(print, "dbg:")``
+            qual, callee_value = bound.qualname, None
+            if bound.args:
+                args, first_known = list(bound.args) + args, False
+            kwargs = {**dict(bound.kwargs), **kwargs}
         if (
             method is not None and receiver is not None and callee_value is not None
             and callee_value.kind in (Kind.UNKNOWN, Kind.CONST)
@@ -6096,6 +6102,31 @@ class BoundTensorMethod(tuple):
         return self[1]
 
 
+class PartialLibraryCall(tuple):
+    """The ``ref`` of ``functools.partial(f, *args, **kwargs)`` of a library callable ``f`` (``print``,
+    ``warnings.warn``, ``torch.nn.functional.leaky_relu``): its qualified name, the bound positional
+    values and the bound ``(keyword, value)`` pairs.  Calling it calls ``f`` with those first (Python's
+    definition of ``partial``; Dynamo traces the partial and then the callable, so a break of ``f`` is a
+    break at the call).  A tuple, so values that carry it stay hashable."""
+
+    __slots__ = ()
+
+    def __new__(cls, qualname: str, args: Tuple[Value, ...], kwargs: Tuple[Tuple[str, Value], ...]) -> "PartialLibraryCall":
+        return super().__new__(cls, (qualname, args, kwargs))
+
+    @property
+    def qualname(self) -> str:
+        return self[0]
+
+    @property
+    def args(self) -> Tuple[Value, ...]:
+        return self[1]
+
+    @property
+    def kwargs(self) -> Tuple[Tuple[str, Value], ...]:
+        return self[2]
+
+
 class _Fields(tuple):
     """The field names of a ``torch.return_types`` named tuple: the ``ref`` of its container value."""
 
@@ -6381,6 +6412,9 @@ def _partial_value(args, kwargs) -> Value:
         # ``functools.partial(torch.Tensor.item, t)`` is ``t.item``, the method bound to its tensor
         # (Dynamo breaks on calling it as on ``t.item()``, torch 2.13)
         return Value(Kind.UNKNOWN, ref=BoundTensorMethod(method, args[1]))
+    if args and _library_callable_ref(args[0]) and not any(a.alias_of for a in args[1:]):
+        # ``functools.partial(print, "dbg:")``: a call of ``print`` with those arguments first
+        return Value(Kind.UNKNOWN, ref=PartialLibraryCall(args[0].ref, tuple(args[1:]), tuple(kwargs.items())))
     if len(args) != 1 or args[0].kind is not Kind.FUNCTION or not isinstance(args[0].ref, FunctionInfo):
         return UNKNOWN
     fn = args[0]
