@@ -82,9 +82,32 @@ class FunctionInfo:
             if isinstance(target, FunctionInfo):
                 self.local_decorators.append(expr)
                 self.decorator_targets[id(expr)] = target
+            else:
+                # a project alias of a torch decorator (``no_compile = torch.compiler.disable`` in
+                # util.py, or a ``functools.partial`` of it) applied here
+                if target is not None:
+                    library = _partial_of_library(getattr(target, "index", None), getattr(target, "name", None))
+                else:
+                    library = project.external_name(self.module, q)
+                if library in api.DISABLE_DECORATORS:
+                    self.disabled = True
+                elif library in api.OPAQUE_DECORATORS:
+                    self.opaque = True
 
     def __repr__(self) -> str:
         return f"<FunctionInfo {self.symbol}>"
+
+
+def _partial_of_library(mod, name: Optional[str]) -> Optional[str]:
+    """``"torch.compiler.disable"`` when module-level ``name`` of module index ``mod`` is bound by
+    ``functools.partial(torch.compiler.disable, ...)``: the library callable the partial wraps;
+    else ``None``."""
+    expr = getattr(mod, "global_exprs", {}).get(name)
+    if not (isinstance(expr, cst.Call) and expr.args and expr.args[0].keyword is None and not expr.args[0].star):
+        return None
+    if mod.imports.qualify(expr.func) != "functools.partial":
+        return None
+    return mod.imports.qualify(expr.args[0].value)
 
 
 class ClassInfo:
@@ -593,6 +616,8 @@ class ModuleIndex:
             name = decorator_name(dec, self.imports)
             if name is None:
                 continue
+            if "." not in name and name in self.global_exprs and name not in self.functions:
+                name = _partial_of_library(self, name) or name  # ``@shallow`` with ``shallow = functools.partial(torch.compiler.disable, ...)``
             if name in api.DISABLE_DECORATORS:
                 recursive = True
                 if isinstance(dec.decorator, cst.Call):

@@ -5204,11 +5204,11 @@ class Interpreter:
 
     def invoke(self, fn: FunctionInfo, bound_self: Optional[Value], args, kwargs, chain) -> Value:
         """Call a local function or method (``bound_self`` for bound methods), through same-file decorators."""
+        fn.link_decorators()  # (a decorator imported from another module may disable the function)
         if fn.opaque:
             return self._custom_op_call(fn, args, kwargs)
         if fn.disabled:
             return UNKNOWN
-        fn.link_decorators()
         if fn.local_decorators:
             wrapper = self._decoration(fn)
             if wrapper is not None:
