@@ -122,7 +122,7 @@ class ClassInfo:
 
     __slots__ = (
         "node", "name", "bases", "methods", "attrs", "attrs_done", "_module", "_autograd_fn", "module", "_linked",
-        "method_imports", "class_values", "_mro",
+        "method_imports", "method_import_kinds", "class_values", "_mro",
     )
 
     def __init__(self, node: cst.ClassDef, name: str) -> None:
@@ -135,6 +135,8 @@ class ClassInfo:
         self.methods: Dict[str, FunctionInfo] = {}
         # ``forward = helpers.impl`` in the class body: method name -> the imported function's qualified name
         self.method_imports: Dict[str, str] = {}
+        # ... bound through ``staticmethod(...)`` / ``classmethod(...)``: method name -> that kind
+        self.method_import_kinds: Dict[str, str] = {}
         self.attrs: Dict[str, object] = {}
         self.attrs_done = False
         # the values of the names its body assigns (``scale = 0.5``), filled lazily by the interpreter
@@ -177,7 +179,10 @@ class ClassInfo:
             for name, q in self.method_imports.items():
                 target = project.resolve(self.module, q)
                 if isinstance(target, FunctionInfo) and name not in self.methods:
-                    self.methods[name] = method_alias(target, self, name)
+                    alias = method_alias(target, self, name)
+                    if name in self.method_import_kinds:
+                        alias.kind = self.method_import_kinds[name]  # ``peak_fn = staticmethod(ops.peak)``
+                    self.methods[name] = alias
 
     def external_bases(self) -> List[Optional[str]]:
         return [b for c in self.mro() for b in c.bases if not isinstance(b, ClassInfo)]
@@ -545,6 +550,7 @@ class ModuleIndex:
         """
         cls.methods.pop(name, None)
         cls.method_imports.pop(name, None)
+        cls.method_import_kinds.pop(name, None)
         kind = None
         if (
             isinstance(value, cst.Call) and len(value.args) == 1 and value.args[0].keyword is None
@@ -568,6 +574,11 @@ class ModuleIndex:
                 info.module = None  # set with the others once the module is collected
                 cls.methods[name] = info
                 self.all_functions.append(info)
+                return
+            q = self.imports.qualify(value)
+            if q is not None and not q.startswith(("torch.", "builtins.", "typing.", "functools.")):
+                cls.method_imports[name] = q  # ``staticmethod(ops.peak)``: a function of another module
+                cls.method_import_kinds[name] = kind
             return
         if (
             isinstance(value, cst.Attribute) and isinstance(value.value, cst.Name) and value.value.value in self.classes
