@@ -360,3 +360,46 @@ def test_a_foreign_decorator_is_run_again_once_a_file_it_read_has_changed(tmp_pa
         """})
     lint(tmp_path, ["pkg/two.py"])
     assert len(runs) == 2, runs
+
+
+PARTIAL_BASE = """\
+import functools
+
+import torch
+from torch import nn
+
+Linear = functools.partial(nn.Linear, bias=False)
+
+
+class Base(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.say = functools.partial(print, "dbg:")
+        self.proj = Linear(4, 4)
+"""
+
+PARTIAL_ENTRY = """\
+from .base import Base
+
+
+class {name}(Base):
+    def forward(self, x):
+        self.say(x.shape)
+        return self.proj(x)
+"""
+
+
+def test_a_summary_holding_a_partial_of_a_library_callable_is_replayed(tmp_path):
+    # the attribute state of ``Base`` holds ``functools.partial(print, ...)`` values: written as
+    # handles for the first entry and read back, whole, for the second
+    write(tmp_path, {
+        "pyproject.toml": "[project]\nname = 'demo'\n",
+        "pkg/__init__.py": "",
+        "pkg/base.py": PARTIAL_BASE,
+        "pkg/one.py": PARTIAL_ENTRY.format(name="One"),
+        "pkg/two.py": PARTIAL_ENTRY.format(name="Two"),
+    })
+    entries = ["pkg/one.py", "pkg/two.py"]
+    together = lint(tmp_path, entries)
+    assert sorted((f, line, c) for f, line, c, _ in together) == [("pkg/one.py", 6, "PTC301"), ("pkg/two.py", 6, "PTC301")]
+    assert together == alone(tmp_path, entries)

@@ -368,6 +368,6 @@ def _tuple_type(qualified: str):
     if module != interp.__name__ or not hasattr(interp, name):
         raise NotPortable(qualified)
     cls = getattr(interp, name)
-    if name == "BoundTensorMethod":
-        return lambda name_, receiver: cls(name_, receiver)
+    if cls.__getnewargs__ is not tuple.__getnewargs__:
+        return lambda *items: cls(*items)  # built from its parts (``BoundTensorMethod(name, receiver)``)
     return lambda *items: cls(items)

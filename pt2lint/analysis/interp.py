@@ -4482,9 +4482,12 @@ class Interpreter:
                 qual, callee_value = ref, None
         elif qual is None:
             callee_value = self.eval(func)
-        if method is None and callee_value is not None and isinstance(callee_value.ref, PartialLibraryCall):
-            bound = callee_value.ref  # ``dbg(x)`` with ``dbg = functools.partial(print, "dbg:")``
+        if callee_value is not None and isinstance(callee_value.ref, PartialLibraryCall):
+            # ``dbg(x)`` with ``dbg = functools.partial(print, "dbg:")``, or ``self.say(x)`` with such a
+            # partial stored on the instance (a partial is no function: it is not bound to ``self``)
+            bound = callee_value.ref
             qual, callee_value = bound.qualname, None
+            method, receiver, receiver_node = None, None, None
             if bound.args:
                 args, first_known = list(bound.args) + args, False
             kwargs = {**dict(bound.kwargs), **kwargs}
@@ -6093,6 +6096,9 @@ class BoundTensorMethod(tuple):
     def __new__(cls, name: str, receiver: Value) -> "BoundTensorMethod":
         return super().__new__(cls, (name, receiver))
 
+    def __getnewargs__(self):  # (``copy``/``pickle`` rebuild it from its two parts)
+        return tuple(self)
+
     @property
     def name(self) -> str:
         return self[0]
@@ -6113,6 +6119,9 @@ class PartialLibraryCall(tuple):
 
     def __new__(cls, qualname: str, args: Tuple[Value, ...], kwargs: Tuple[Tuple[str, Value], ...]) -> "PartialLibraryCall":
         return super().__new__(cls, (qualname, args, kwargs))
+
+    def __getnewargs__(self):  # (``copy``/``pickle`` rebuild it from its three parts)
+        return tuple(self)
 
     @property
     def qualname(self) -> str:
