@@ -231,6 +231,19 @@ class SourcelessCallEvent:
 
 
 @dataclass
+class FunctionAttrStoreEvent:
+    """``f.<attr> = v`` (or ``f.<attr> += v``) on a Python function that exists outside the running
+    frame: a module-level function, or a closure's own function (``wrapper.calls += 1`` in a
+    decorator's wrapper).  Dynamo cannot store attributes on such a function object
+    ("setattr() on unsupported type", GB0467, measured on torch 2.13); on a function defined in
+    the running frame it can."""
+
+    node: cst.CSTNode
+    function: object  # the FunctionInfo stored into
+    attr: str
+
+
+@dataclass
 class LookupBreakEvent:
     """A tensor method or attribute reached through a lookup that Dynamo does not trace, so the graph
     breaks at the lookup (measured on torch 2.13):

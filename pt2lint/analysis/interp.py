@@ -32,6 +32,7 @@ from pt2lint.analysis.events import (
     ContextManagerEvent,
     SubmoduleAccessEvent,
     FormatEvent,
+    FunctionAttrStoreEvent,
     GlobalWriteEvent,
     GeneratorBreakEvent,
     IndexEvent,
@@ -2504,6 +2505,7 @@ class Interpreter:
         elif isinstance(target, cst.Attribute):
             base = self.eval(target.value)
             cur = self.attribute(base, identifier(target.attr.value), target)
+            self._function_attr_store(node, base, target)
             if base.kind is Kind.SELF:
                 if cur.kind is not Kind.TENSOR:
                     self.emit("on_state_write", StateWriteEvent(node, target.attr.value, cur, "augassign", op))
@@ -2521,6 +2523,16 @@ class Interpreter:
                 self.emit("on_state_write", StateWriteEvent(node, self._self_attr_name(target.value), base, "container", f"[...] {op}"))
             elif base.kind is Kind.CONTAINER and self.is_module_global(target.value):
                 self.emit("on_global_write", GlobalWriteEvent(node, target.value.value, base, "container", f"[...] {op}"))
+
+    def _function_attr_store(self, stmt: cst.CSTNode, base: Value, target: cst.Attribute) -> None:
+        """``f.attr = v`` on ``base``: a :class:`FunctionAttrStoreEvent` when ``base`` is a plain
+        function of the project (no partial, no bound method) not defined in the running frame."""
+        fn = base.ref
+        if base.kind is not Kind.FUNCTION or not isinstance(fn, FunctionInfo) or base.const is not None or base.elt is not None:
+            return
+        if fn.closure is not None and fn.closure is self.frame:
+            return  # a function the frame itself defined: Dynamo tracks stores on it
+        self.emit("on_function_attr_store", FunctionAttrStoreEvent(stmt, fn, identifier(target.attr.value)))
 
     def _augassign_read(self, target: cst.Subscript, base: Value, index: Value) -> None:
         """``x[i] op= v`` first reads ``x[i]`` (``__getitem__``), then stores it back: the read is an index
@@ -2550,6 +2562,7 @@ class Interpreter:
             base = self.eval(target.value)
             if base.kind is Kind.TENSOR and not base.weak:
                 self.emit("on_attr_store", AttrStoreEvent(target, base, target.attr.value, value))
+            self._function_attr_store(stmt, base, target)
             if base.kind is Kind.SELF and isinstance(base.ref, ClassInfo):
                 name = identifier(target.attr.value)
                 if (

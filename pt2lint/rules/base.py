@@ -26,7 +26,7 @@ class Rule:
         "on_call", "on_test", "on_index", "on_write", "on_state_write", "on_assert", "on_attr_store",
         "on_global_write", "on_key", "on_module", "on_construct", "on_format", "on_random_arith", "on_generator_break",
         "on_sourceless_call_break", "on_lookup_break", "on_index_store", "on_hook_handle", "on_context_manager",
-        "on_sequence_index", "on_submodule_access", "on_tensor_contains",
+        "on_sequence_index", "on_submodule_access", "on_tensor_contains", "on_function_attr_store",
     )
 
     def __init__(self, settings) -> None:

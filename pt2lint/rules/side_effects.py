@@ -663,6 +663,28 @@ class DisabledFunctionCall(Rule):
             )
 
 
+class FunctionAttributeStore(Rule):
+    """PTC330: ``f.calls += 1`` / ``f.last = v`` on a function object in a compiled region.
+
+    Dynamo models a function that exists outside the frame it traces (a module-level function,
+    the wrapper a decorator returned) as a value it cannot store attributes on: "setattr() on
+    unsupported type" (GB0467), a graph break at the store (measured on torch 2.13); a function
+    defined in the traced frame itself takes the store.
+    """
+
+    code = "PTC330"
+
+    def on_function_attr_store(self, interp, ev) -> None:
+        name = getattr(ev.function, "name", "") or "function"
+        interp.report(
+            self.code,
+            ev.node,
+            f"storing `.{ev.attr}` on the function `{name}`: Dynamo cannot set attributes on a function "
+            f"object, graph break (GB0467) (keep the state in a module buffer or a dict outside the "
+            f"compiled region, or count outside it)",
+        )
+
+
 class TorchGeneratorUse(Rule):
     """PTC315: a ``torch.Generator`` made, seeded or passed as ``generator=`` in a compiled region.
 
