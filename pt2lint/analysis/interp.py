@@ -6600,8 +6600,8 @@ def _tensor_evidence(fn_node: cst.FunctionDef, name: str, imports) -> bool:
     """Whether the body of ``fn_node`` uses its parameter ``name`` the way code uses a tensor: an
     attribute or method (``x.shape``, ``x.sum()``), an index (``x[0]``), arithmetic (``x * 2``),
     an argument of a torch/library function, of a project function or of a method of ``self``
-    (``self.proj(x)``, ``torch.cat([x, y])``), an element of a tuple or list (``(a, b).index(t)``,
-    ``pair = (x, y)``), or a binding to another name (``h = x``).
+    (``self.proj(x)``, ``torch.cat([x, y])``), or a binding to another name (``h = x``,
+    ``pair = (x, y)``).
 
     A parameter only tested (``if use_cache:``), compared, iterated, or given to a builtin that
     takes numbers (``range(n)``) or to a method of another local value (``s.topk(k)``) shows none:
@@ -6615,18 +6615,9 @@ def _tensor_evidence(fn_node: cst.FunctionDef, name: str, imports) -> bool:
     def is_name(node) -> bool:
         return isinstance(node, cst.Name) and node.value == name
 
-    membership_displays = {
-        id(c.comparator) for node in walk(fn_node.body) if isinstance(node, cst.Comparison)
-        for c in node.comparisons if isinstance(c.operator, (cst.In, cst.NotIn))
-    }
     for node in walk(fn_node.body):
         if isinstance(node, (cst.Attribute, cst.Subscript)) and is_name(node.value):
             return True
-        if (
-            isinstance(node, (cst.Tuple, cst.List, cst.Set)) and id(node) not in membership_displays
-            and any(is_name(el.value) for el in node.elements)
-        ):
-            return True  # ``(a, b).index(t)``, ``[x, y]``: held with other values (not ``m in (a, b)``)
         if isinstance(node, cst.BinaryOperation) and (is_name(node.left) or is_name(node.right)):
             return True
         if isinstance(node, cst.UnaryOperation) and not isinstance(node.operator, cst.Not) and is_name(node.expression):
