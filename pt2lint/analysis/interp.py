@@ -983,14 +983,6 @@ class Interpreter:
             out[identifier(p.name.value)] = _documented(fn, p, self._param_value(p, fn.module))
         for p in params.kwonly_params:
             out[identifier(p.name.value)] = _documented(fn, p, self._param_value(p, fn.module))
-        imports = getattr(getattr(fn.module, "imports", None), "names", {})
-        for p in plist[1 if skip_first else 0:] + list(params.kwonly_params):
-            name = identifier(p.name.value)
-            v = out[name]
-            if p.annotation is None and p.default is None and v.kind is Kind.TENSOR and not v.weak and not _tensor_evidence(fn.node, name, imports):
-                # ``forward(self, x, use_cache)`` with ``use_cache`` only tested: no use says it is a
-                # tensor (it is as likely a flag or a count); a guess, which tensor use makes sure
-                out[name] = replace(v, weak=True)
         if isinstance(params.star_arg, cst.Param):
             out[params.star_arg.name.value] = container(elt=Value(Kind.TENSOR, weak=True, alias_of=params.star_arg.name.value))
         if params.star_kwarg is not None:
@@ -6587,62 +6579,6 @@ def _failure_handler(handler: cst.ExceptHandler, imports) -> bool:
         if last not in _FAILURE_EXCEPTIONS and not last.endswith("OutOfMemoryError"):
             return False
     return True
-
-
-#: Builtins a Python number or flag is passed to as often as a tensor (``range(n)``, ``int(k)``): a
-#: parameter given to them is not thereby a tensor.
-_SCALAR_TAKING_BUILTINS = frozenset(
-    "range int float bool str repr len print isinstance enumerate zip list tuple sorted min max abs round".split()
-)
-
-
-def _tensor_evidence(fn_node: cst.FunctionDef, name: str, imports) -> bool:
-    """Whether the body of ``fn_node`` uses its parameter ``name`` the way code uses a tensor: an
-    attribute or method (``x.shape``, ``x.sum()``), an index (``x[0]``), arithmetic (``x * 2``),
-    an argument of a torch/library function, of a project function or of a method of ``self``
-    (``self.proj(x)``, ``torch.cat([x, y])``), or a binding to another name (``h = x``,
-    ``pair = (x, y)``).
-
-    A parameter only tested (``if use_cache:``), compared, iterated, or given to a builtin that
-    takes numbers (``range(n)``) or to a method of another local value (``s.topk(k)``) shows none:
-    it is as likely a flag or a count.  ``imports``: the module's imported names (a call through
-    one, ``F.relu(x)``, is a library call).
-    """
-
-    def mentions(node: cst.CSTNode) -> bool:
-        return any(isinstance(n, cst.Name) and n.value == name for n in walk(node))
-
-    def is_name(node) -> bool:
-        return isinstance(node, cst.Name) and node.value == name
-
-    for node in walk(fn_node.body):
-        if isinstance(node, (cst.Attribute, cst.Subscript)) and is_name(node.value):
-            return True
-        if isinstance(node, cst.BinaryOperation) and (is_name(node.left) or is_name(node.right)):
-            return True
-        if isinstance(node, cst.UnaryOperation) and not isinstance(node.operator, cst.Not) and is_name(node.expression):
-            return True
-        if isinstance(node, cst.AugAssign) and (is_name(node.target) or is_name(node.value)):
-            return True
-        if isinstance(node, (cst.Assign, cst.AnnAssign)) and node.value is not None:
-            value = node.value
-            parts = [el.value for el in value.elements] if isinstance(value, (cst.Tuple, cst.List)) else [value]
-            if any(is_name(part) for part in parts):
-                return True  # ``h = x``, ``outs = [x, y]``: its uses go on under another name
-        if isinstance(node, cst.Call) and any(mentions(a.value) for a in node.args):
-            func = node.func
-            if isinstance(func, cst.Name):
-                if func.value not in _SCALAR_TAKING_BUILTINS:
-                    return True  # a project function, a local closure, a class, ``Tensor``-taking callable
-            elif isinstance(func, cst.Attribute):
-                head = func
-                while isinstance(head, cst.Attribute):
-                    head = head.value
-                if isinstance(head, cst.Name) and (head.value in ("self", "super") or head.value in imports):
-                    return True  # ``self.proj(x)``, ``torch.cat([x])``, ``F.relu(x)``
-            else:
-                return True
-    return False
 
 
 def _library_callable_ref(v: Value) -> bool:
