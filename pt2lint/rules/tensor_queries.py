@@ -60,11 +60,11 @@ class UntraceableTensorQuery(Rule):
             "(ask outside the compiled region and pass the answer in, or drop the query)",
         )
 
-
     def _numpy_query(self, interp, ev) -> None:
         """``np.size(a)`` / ``np.ndim(a)`` / ``np.isscalar(a)`` of an array traced in the graph (a
         known tensor, not a guess): ``torch._numpy`` answers with a Python int or bool, which
-        Dynamo cannot put in the graph.  On Python values the call folds to a constant."""
+        Dynamo cannot put in the graph.  On Python values the call is not reported (alone in a
+        frame it folds to a constant; see tests/test_numpy_python_results.py)."""
         gb = facts.numpy_query_break(ev.qualname)
         if gb is None or not any(a.kind is Kind.TENSOR and not a.weak for a in ev.args):
             return
