@@ -575,8 +575,8 @@ class ModuleIndex:
                 cls.methods[name] = info
                 self.all_functions.append(info)
                 return
-            q = self.imports.qualify(value)
-            if q is not None and not q.startswith(("torch.", "builtins.", "typing.", "functools.")):
+            q = self._imported_callable(value)
+            if q is not None:
                 cls.method_imports[name] = q  # ``staticmethod(ops.peak)``: a function of another module
                 cls.method_import_kinds[name] = kind
             return
@@ -602,9 +602,16 @@ class ModuleIndex:
                 cls.methods[name] = info
                 self.all_functions.append(info)
                 return
-        q = self.imports.qualify(value)
-        if q is not None and not q.startswith(("torch.", "builtins.", "typing.", "functools.")):
+        q = self._imported_callable(value)
+        if q is not None:
             cls.method_imports[name] = q
+
+    def _imported_callable(self, value: cst.BaseExpression) -> Optional[str]:
+        """The qualified name of ``value`` when it names something imported from a module other than
+        torch, builtins, ``typing`` or ``functools`` (a function of another project module, resolved
+        when the class is linked), else ``None``."""
+        q = self.imports.qualify(value)
+        return q if q is not None and not q.startswith(("torch.", "builtins.", "typing.", "functools.")) else None
 
     def _resolve_base(self, expr: cst.BaseExpression) -> object:
         if isinstance(expr, cst.Name) and expr.value in self.classes and expr.value not in self.imports.names:

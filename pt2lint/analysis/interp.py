@@ -18,7 +18,7 @@ import copy
 import functools
 import re
 from dataclasses import replace
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 import libcst as cst
 
@@ -6098,55 +6098,27 @@ def _literal_string(expr: cst.BaseExpression) -> Optional[str]:
     return None
 
 
-class BoundTensorMethod(tuple):
+class BoundTensorMethod(NamedTuple):
     """The ``ref`` of a tensor's method looked up but not called (``t.item``): its name and tensor.
 
-    A tuple, so values that carry it stay hashable (the interpreter's memo keys).
+    A named tuple, so values that carry it stay hashable (the interpreter's memo keys) and the
+    foreign-summary codec rebuilds it from its fields.
     """
 
-    __slots__ = ()
-
-    def __new__(cls, name: str, receiver: Value) -> "BoundTensorMethod":
-        return super().__new__(cls, (name, receiver))
-
-    def __getnewargs__(self):  # (``copy``/``pickle`` rebuild it from its two parts)
-        return tuple(self)
-
-    @property
-    def name(self) -> str:
-        return self[0]
-
-    @property
-    def receiver(self) -> Value:
-        return self[1]
+    name: str
+    receiver: Value
 
 
-class PartialLibraryCall(tuple):
+class PartialLibraryCall(NamedTuple):
     """The ``ref`` of ``functools.partial(f, *args, **kwargs)`` of a library callable ``f`` (``print``,
     ``warnings.warn``, ``torch.nn.functional.leaky_relu``): its qualified name, the bound positional
     values and the bound ``(keyword, value)`` pairs.  Calling it calls ``f`` with those first (Python's
     definition of ``partial``; Dynamo traces the partial and then the callable, so a break of ``f`` is a
-    break at the call).  A tuple, so values that carry it stay hashable."""
+    break at the call).  A named tuple, so values that carry it stay hashable."""
 
-    __slots__ = ()
-
-    def __new__(cls, qualname: str, args: Tuple[Value, ...], kwargs: Tuple[Tuple[str, Value], ...]) -> "PartialLibraryCall":
-        return super().__new__(cls, (qualname, args, kwargs))
-
-    def __getnewargs__(self):  # (``copy``/``pickle`` rebuild it from its three parts)
-        return tuple(self)
-
-    @property
-    def qualname(self) -> str:
-        return self[0]
-
-    @property
-    def args(self) -> Tuple[Value, ...]:
-        return self[1]
-
-    @property
-    def kwargs(self) -> Tuple[Tuple[str, Value], ...]:
-        return self[2]
+    qualname: str
+    args: Tuple[Value, ...]
+    kwargs: Tuple[Tuple[str, Value], ...]
 
 
 class _Fields(tuple):
@@ -7128,7 +7100,7 @@ def _module_returned_to_itself(stmt: cst.CSTNode, name: str, value: Value) -> bo
     if not (isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) and call.func.attr.value in _MODULE_SELF_METHODS):
         return False
     recv = call.func.value
-    if not (isinstance(recv, cst.Attribute) and recv.attr.value == name and isinstance(recv.value, cst.Name) and recv.value.value == "self"):
+    if not _is_self_attribute(recv, name):
         return False
     return value.kind is Kind.MODULE and not value.weak
 
@@ -7186,6 +7158,11 @@ def _documented(fn: FunctionInfo, p: cst.Param, value: Value) -> Value:
     return replace(CONST, maybe_none=True) if optional else replace(CONST, not_none=True)
 
 
+def _is_self_attribute(node: Optional[cst.CSTNode], name: str) -> bool:
+    """``node`` is ``self.<name>`` as written (the instance's parameter spelled ``self``)."""
+    return isinstance(node, cst.Attribute) and node.attr.value == name and isinstance(node.value, cst.Name) and node.value.value == "self"
+
+
 def _reads_self_attr(stmt: cst.CSTNode, name: str) -> bool:
     """True when the statement's value reads ``self.<name>`` (``self.n = self.n + 1``, or
     ``self.n = getattr(self, "n", 0) + 1``)."""
@@ -7193,7 +7170,7 @@ def _reads_self_attr(stmt: cst.CSTNode, name: str) -> bool:
     if value is None:
         return False
     for node in walk(value):
-        if isinstance(node, cst.Attribute) and node.attr.value == name and isinstance(node.value, cst.Name) and node.value.value == "self":
+        if _is_self_attribute(node, name):
             return True
         if (
             isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "getattr" and len(node.args) >= 2
@@ -7227,7 +7204,7 @@ def _converted_by_foreign_methods(stmt: cst.CSTNode, name: str) -> bool:
             return False
         methods += 1
         node = node.func.value
-    return methods > 0 and isinstance(node, cst.Attribute) and node.attr.value == name and isinstance(node.value, cst.Name) and node.value.value == "self"
+    return methods > 0 and _is_self_attribute(node, name)
 
 
 _BUILTINS = frozenset(
