@@ -401,6 +401,11 @@ def test_numpy_object_section_is_a_fresh_measurement(tool):
     assert tool.numpy_object_facts() == _shipped()["numpy_objects"]
 
 
+def test_iterator_object_section_is_a_fresh_measurement(tool):
+    # every builtin iterator form and itertools class, built in ``__init__`` and stepped in forward
+    assert tool.iterator_object_facts() == _shipped()["iterator_objects"]
+
+
 def test_numpy_objects_answer_by_constructor():
     assert facts.numpy_object_class("numpy.random.default_rng") == "numpy.random.Generator"
     assert facts.numpy_object_method_break("numpy.random.default_rng") == "GB0156"

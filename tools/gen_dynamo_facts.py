@@ -2005,6 +2005,115 @@ def numpy_object_facts() -> Dict[str, Dict[str, Any]]:
     return out
 
 
+#: The element values an iterator probe walks: more than the calls a probe makes.
+_ITEMS = "[1, 2, 3, 4, 5, 6, 7, 8]"
+#: Iterators the builtins make, by ``<constructor>:<iterable>``: what ``iter()`` and
+#: ``reversed()`` give on a list, tuple, range, dict, str and set, and ``zip``, ``map``,
+#: ``filter``, ``enumerate`` objects and a generator expression (key ``generator``).
+_BUILTIN_ITERATORS = (
+    ("builtins.iter:list", f"iter({_ITEMS})"),
+    ("builtins.iter:tuple", "iter((1, 2, 3, 4, 5, 6, 7, 8))"),
+    ("builtins.iter:range", "iter(range(100))"),
+    ("builtins.iter:dict", "iter({'a': 1, 'b': 2, 'c': 3, 'd': 4, 'e': 5, 'f': 6})"),
+    ("builtins.iter:str", "iter('abcdefgh')"),
+    ("builtins.iter:set", "iter({1, 2, 3, 4, 5, 6, 7, 8})"),
+    ("builtins.reversed:list", f"reversed({_ITEMS})"),
+    ("builtins.reversed:tuple", "reversed((1, 2, 3, 4, 5, 6, 7, 8))"),
+    ("builtins.reversed:range", "reversed(range(100))"),
+    ("builtins.zip", f"zip({_ITEMS}, {_ITEMS})"),
+    ("builtins.map", f"map(int, {_ITEMS})"),
+    ("builtins.filter", f"filter(None, {_ITEMS})"),
+    ("builtins.enumerate", f"enumerate({_ITEMS})"),
+    ("generator", "(i for i in range(100))"),
+)
+#: Argument lists tried, in order, on each ``itertools`` class; the first that builds an
+#: iterator ``next()`` can take five items from is probed.
+_ITERTOOLS_FORMS = ("", _ITEMS, f"{_ITEMS}, 2", "1", f"{_ITEMS}, {_ITEMS}", f"max, [(1, 2)] * 8", f"None, {_ITEMS}", f"bool, {_ITEMS}", f"{_ITEMS}, 8",
+                   f"lambda v: v < 0, {_ITEMS}")
+
+
+def iterator_object_candidates() -> List[Tuple[str, str]]:
+    """``(constructor, expression)`` for each iterator object a model can build in ``__init__``
+    and step with ``next()`` in ``forward``: :data:`_BUILTIN_ITERATORS`, then every public class
+    of ``itertools`` with the first of :data:`_ITERTOOLS_FORMS` that builds an iterator yielding at
+    least five items in eager Python (``itertools.count()``, ``itertools.cycle([...])``,
+    ``itertools.repeat(1)``...).  ``itertools.tee`` returns a tuple, not an iterator: left out."""
+    import itertools
+
+    out = list(_BUILTIN_ITERATORS)
+    for name in sorted(vars(itertools)):
+        cls = getattr(itertools, name)
+        if name.startswith("_") or not isinstance(cls, type):
+            continue
+        for form in _ITERTOOLS_FORMS:
+            expr = f"itertools.{name}({form})"
+            try:
+                it = eval(expr, {"itertools": itertools})  # noqa: S307 - our own constant expressions
+                for _ in range(5):
+                    next(it)
+            except Exception:  # noqa: BLE001 - this form builds none, or too short a one
+                continue
+            out.append((f"itertools.{name}", expr))
+            break
+    return out
+
+
+_ITERATOR_PROBE = """
+class ProbeIterator{i}(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.it = {expr}
+
+    def forward(self, x):
+        y = x + 1
+        r = next(self.it)
+        return y * 2
+"""
+
+
+def iterator_object_facts() -> Dict[str, Dict[str, Any]]:
+    """``iterator_objects``: per constructor of :func:`iterator_object_candidates`, what Dynamo
+    does when a compiled ``forward`` calls ``next()`` on the iterator built in ``__init__``
+    (``self.steps = itertools.count()`` ... ``next(self.steps)``).
+
+    ``expect`` is derived from ``VariableBuilder``'s type dispatch: an iterator type it wraps
+    itself (``itertools.count``, tuple and range iterators on torch 2.13) becomes a variable
+    guarded on its position, so stepping it fails the guard on the next call (``recompiles``);
+    any other is wrapped as a user-defined object whose ``next()`` Dynamo cannot take ("Missing
+    tp_iternext", GB4347: ``breaks``).  ``outcome`` is measured: the probe compiled with the
+    eager backend, graph breaks read at the ``next()`` line; when it traces, a fresh instance
+    called four times on inputs of one shape, ``recompiles`` when the ``recompiles`` log names a
+    failed guard.  ``type`` is the Python type name of the iterator."""
+    from torch._dynamo.variables.builder import VariableBuilder
+
+    from pt2lint.confirm.dynamo import recompiles
+
+    dispatch = VariableBuilder._type_dispatch()
+    cands = iterator_object_candidates()
+    lines = ["import itertools", "import torch"]
+    call_lines: List[int] = []
+    for i, (_ctor, expr) in enumerate(cands):
+        base = len(lines) + 1
+        lines += _ITERATOR_PROBE.format(i=i, expr=expr).split("\n")
+        call_lines.append(base + 8)
+    out: Dict[str, Dict[str, Any]] = {}
+    with tempfile.TemporaryDirectory() as workdir, _quiet():
+        module, path = _import_lines(lines, workdir, "dynamo_iterator_probes")
+        for i, (ctor, expr) in enumerate(cands):
+            cls = getattr(module, f"ProbeIterator{i}")
+            typ = type(eval(expr, {"itertools": __import__("itertools")}))  # noqa: S307 - our own expressions
+            fact = _fact("builder-dispatch", "recompiles") if typ in dispatch else _fact("user-defined-object", "breaks", "Missing tp_iternext")
+            try:
+                result = _classify(graph_breaks(cls(), (torch.randn(4, 4),), backend="eager"), path, call_lines[i])
+                if result.outcome == "traces" and recompiles(cls(), [(torch.randn(4, 4),) for _ in range(4)]):
+                    result = ProbeResult("recompiles")
+            except Exception as exc:  # noqa: BLE001 - the answer is "inconclusive", not a crash
+                result = ProbeResult("inconclusive", None, None, type(exc).__name__)
+            out[ctor] = _confirm({"probe": expr, "type": typ.__name__, **fact}, result)
+        sys.modules.pop("dynamo_iterator_probes", None)
+    return out
+
+
 def derived_section(pairs: Tuple[Tuple[Candidate, Dict[str, Any]], ...]) -> Dict[str, Dict[str, Any]]:
     """The static entries of a derived section, keyed by candidate."""
     return {c.qualname: {"probe": c.call, **entry} for c, entry in pairs}
@@ -2476,6 +2585,7 @@ def generate() -> Dict[str, Any]:
     data["nn_modules"] = nn_module_facts()  # measured by running each class (about a minute)
     data["context_managers"] = context_manager_facts()  # two probes per context manager
     data["numpy_objects"] = numpy_object_facts()  # one probe per NumPy generator class
+    data["iterator_objects"] = iterator_object_facts()  # next() on an iterator built in __init__
     data["confirmed_count"] = sum(1 for section, _ in sections for e in data[section].values() if e["confirmed"])
     return data
 

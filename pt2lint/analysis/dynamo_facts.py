@@ -94,6 +94,8 @@ __all__ = [
     "numpy_object_class",
     "torch_init_function",
     "numpy_object_method_break",
+    "iterator_next",
+    "iterator_type",
     "shape_op_break",
     "sequence_search_break",
     "shape_op_forms",
@@ -344,6 +346,37 @@ def numpy_object_method_break(qualname: Optional[str]) -> Optional[str]:
     if not raw or raw.get("stored") != "breaks":
         return None
     return raw.get("stored_gb") or "GB0156"
+
+
+def iterator_next(constructor: Optional[str]) -> Optional[Tuple[str, Optional[str]]]:
+    """What Dynamo does with ``next(it)`` in a compiled region when ``it`` was built outside it (in
+    ``__init__``, at module level) by ``constructor``: ``("breaks", "GB4347")`` for an iterator it
+    wraps as a user-defined object (a list, dict, str or set iterator, a generator, ``zip``,
+    ``map``, ``enumerate``, ``itertools.cycle``...: "Missing tp_iternext"), ``("recompiles", None)``
+    for one it tracks with a guard on its position (``itertools.count``, tuple and range
+    iterators: each step fails the guard on the next call), None when the probe did not confirm
+    either or ``constructor`` was not probed.
+
+    Args:
+        constructor: a key of the table's ``iterator_objects``: ``"itertools.count"``,
+            ``"builtins.zip"``, ``"builtins.iter:list"`` (``iter()`` of a list; also ``:tuple``,
+            ``:range``, ``:dict``, ``:str``, ``:set``, and ``builtins.reversed:<iterable>``) or
+            ``"generator"`` (a generator expression).
+
+    Source: ``iterator_objects`` of the table, one probe per constructor (torch 2.13; built by
+    ``tools/gen_dynamo_facts.py`` from ``VariableBuilder``'s type dispatch and ``itertools``).
+    """
+    raw = facts().get("iterator_objects", {}).get(constructor) if constructor else None
+    if not raw or not raw.get("confirmed") or raw.get("outcome") not in ("breaks", "recompiles"):
+        return None
+    return raw["outcome"], raw.get("gb")
+
+
+def iterator_type(constructor: Optional[str]) -> Optional[str]:
+    """The Python type name of the iterator ``constructor`` builds (``"builtins.iter:list"`` ->
+    ``"list_iterator"``), or None when it was not probed.  Source: ``iterator_objects`` of the table."""
+    raw = facts().get("iterator_objects", {}).get(constructor) if constructor else None
+    return raw.get("type") if raw else None
 
 
 def class_construction_break(qualname: Optional[str]) -> Optional[str]:

@@ -3180,7 +3180,9 @@ class Interpreter:
         return container(elt=self._comprehension(node, [node.elt]))
 
     eval_SetComp = eval_ListComp
-    eval_GeneratorExp = eval_ListComp
+
+    def eval_GeneratorExp(self, node) -> Value:
+        return replace(self.eval_ListComp(node), iterator="generator")
 
     def eval_DictComp(self, node: cst.DictComp) -> Value:
         return Value(Kind.CONTAINER, elt=self._comprehension(node, [node.key, node.value]))
@@ -5087,11 +5089,41 @@ class Interpreter:
         if qual == "builtins.hasattr" and self._hasattr_truth(node) is True:
             return const(True), None
         result = self._qualified_result(qual, args, kwargs, chain)
+        made = self._iterator_constructor(qual, node)
+        if made is not None and result.kind in (Kind.CONTAINER, Kind.UNKNOWN):
+            return replace(result, iterator=made), None
         if result.kind is Kind.TENSOR and result.ref is None and not result.weak:
             zero_d = rank0.function_result(qual, args, kwargs)
             if zero_d is not None:
                 return zero_d, None  # ``torch.bucketize(v.mean(), edges)``: 0-d (see rank0)
         return _one_d_int(qual, args, kwargs, result), None
+
+    #: ``iter()``/``reversed()`` of a literal or of a call of one of these builtins: the iterable's type
+    _ITERABLE_NODES = {cst.List: "list", cst.ListComp: "list", cst.Tuple: "tuple", cst.Dict: "dict", cst.DictComp: "dict",
+                       cst.Set: "set", cst.SetComp: "set", cst.SimpleString: "str", cst.ConcatenatedString: "str",
+                       cst.FormattedString: "str"}
+
+    def _iterator_constructor(self, qual: str, node: cst.Call) -> Optional[str]:
+        """The ``iterator_objects`` key of the iterator ``node`` builds (``itertools.count()`` ->
+        ``"itertools.count"``, ``zip(a, b)`` -> ``"builtins.zip"``, ``iter([...])`` ->
+        ``"builtins.iter:list"``), or None: not an iterator constructor the facts table probed, or
+        ``iter()``/``reversed()`` of an iterable whose Python type is not known from its
+        expression (a literal, a comprehension, or a call of ``list``/``tuple``/``dict``/``set``/
+        ``str``/``range``)."""
+        if qual in ("builtins.iter", "builtins.reversed"):
+            pos = [a for a in node.args if a.keyword is None]
+            if len(node.args) != 1 or len(pos) != 1 or pos[0].star:
+                return None
+            arg = pos[0].value
+            kind = self._ITERABLE_NODES.get(type(arg))
+            if kind is None and isinstance(arg, cst.Call):
+                called = self.qualname(arg.func)
+                if called in ("builtins.list", "builtins.tuple", "builtins.dict", "builtins.set", "builtins.str", "builtins.range"):
+                    kind = called[9:]
+            key = f"{qual}:{kind}" if kind else None
+        else:
+            key = qual
+        return key if dynamo_facts.iterator_type(key) is not None else None
 
     def _call_candidates(self, node, qual, method, receiver, callee_value: Value, args, kwargs) -> Value:
         """Call each candidate of a "one of these" value (``SOLVERS[method](...)``, ``f if c else g``).

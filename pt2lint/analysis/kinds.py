@@ -62,6 +62,10 @@ class Value:
         scalar: on a SHAPE value, one size, not a shape tuple (``x.shape[-1]``, ``x.size(0)``,
             ``x.numel()``, a name unpacked from a shape, arithmetic of those): a NumPy call on it
             is a call on a Python number (see :data:`SIZE`).
+        iterator: an iterator object and the constructor that built it, as a key of the facts
+            table's ``iterator_objects`` (``"itertools.count"``, ``"builtins.iter:list"``,
+            ``"generator"``): what Dynamo does with ``next()`` on it when it was built outside
+            the compiled region (``dynamo_facts.iterator_next``).
     """
 
     kind: Kind
@@ -77,6 +81,7 @@ class Value:
     py_float: bool = False
     not_none: bool = False
     scalar: bool = False
+    iterator: Optional[str] = None
 
     def item(self, key: str, default: Optional["Value"] = None) -> Optional["Value"]:
         """``d[key]`` / ``d.get(key, default)`` of a dict with known keys; ``None`` when the keys are unknown."""
@@ -296,6 +301,7 @@ def join(a: Value, b: Value) -> Value:
             keys=keys if elts is not None else None,
             py_float=a.py_float and b.py_float,
             scalar=a.scalar and b.scalar,
+            iterator=a.iterator if a.iterator == b.iterator else None,
         )
         # the mark only where the kind does not say it already (a size, a tuple of known
         # elements): one value, one way of writing it

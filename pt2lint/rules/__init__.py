@@ -29,7 +29,7 @@ from pt2lint.rules.data_dependent import (
 from pt2lint.rules.dynamic_shape import BooleanMaskIndex, DynamicShapeOp
 from pt2lint.rules.export import DataDependentAssert, TensorNumpy
 from pt2lint.rules.inplace_view import InplaceViewOnInput
-from pt2lint.rules.iterators import IteratorIntoGraphCall
+from pt2lint.rules.iterators import IteratorIntoGraphCall, StoredIteratorNext
 from pt2lint.rules.lookups import UntraceableTensorLookup
 from pt2lint.rules.mutation import InputMutation
 from pt2lint.rules.objects import ModuleInitGraphBreak, ParameterInCompiledRegion, SourcelessMethodCallBreak
@@ -101,6 +101,7 @@ RULES: Dict[str, Type[Rule]] = {
         TorchScriptModuleCall,
         TensorSequenceSearch,
         IteratorIntoGraphCall,
+        StoredIteratorNext,
         FunctionAttributeStore,
         ModuleHookRegistration,
         HookHandleUse,

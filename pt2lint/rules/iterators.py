@@ -65,3 +65,88 @@ class IteratorIntoGraphCall(Rule):
                 f"iterator: graph break ({gb}) (pass a tuple or list: `{q}([...])`)",
             )
             return
+
+
+def stored_iterator_next(interp, ev, memo: dict):
+    """``next(self.<attr>)`` / ``next(<global>)`` (with or without a default) in a compiled region
+    on an iterator built outside it (in ``__init__``, at module level), with what Dynamo does.
+
+    The iterator's constructor is the ``iterator`` mark of the argument's value
+    (:attr:`pt2lint.analysis.kinds.Value.iterator`); an attribute the call assigns before it reads
+    it, or an object built inside the region, holds an iterator Dynamo built itself, which it
+    steps without a break or a guard: not matched.  A local name is not followed (it may hold an
+    iterator the region built).
+
+    Args:
+        interp: the interpreter, at the call.
+        ev: the ``on_call`` event.
+        memo: the calling rule's cache for :func:`pt2lint.rules.recompile.same_state_every_call`.
+
+    Returns:
+        ``(subject, constructor, outcome, gb)``: the argument as written (``"self.steps"``,
+        ``"STEPS"``), the ``iterator_objects`` key, ``"breaks"`` or ``"recompiles"``, and the
+        graph-break id (``"GB4347"``) or None; None when the call is no such ``next()``.
+        Source: ``dynamo_facts.iterator_next``.
+    """
+    from pt2lint.rules.recompile import same_state_every_call
+
+    if ev.qualname != "builtins.next" or not ev.args or not isinstance(ev.node, cst.Call) or not ev.node.args:
+        return None
+    first = ev.node.args[0]
+    made = ev.args[0].iterator
+    if first.keyword is not None or first.star or made is None:
+        return None
+    fact = facts.iterator_next(made)
+    if fact is None:
+        return None
+    subject = first.value
+    if isinstance(subject, cst.Attribute) and isinstance(subject.value, cst.Name) and subject.value.value == "self":
+        attr = subject.attr.value
+        if interp.fresh_self() or same_state_every_call(interp, memo, attr, ev.node):
+            return None
+        return f"self.{attr}", made, fact[0], fact[1]
+    if interp.is_module_global(subject):
+        return subject.value, made, fact[0], fact[1]
+    return None
+
+
+def iterator_words(made: str) -> str:
+    """``"builtins.iter:list"`` -> ``"a `list_iterator` (`iter()` of a list)"``."""
+    typ = facts.iterator_type(made)
+    if made == "generator":
+        return "a generator"
+    if ":" in made:
+        ctor, _, of = made.partition(":")
+        return f"a `{typ}` (`{ctor[9:]}()` of a {of})"
+    return f"a `{typ}` object (`{made[9:] if made.startswith('builtins.') else made}()`)"
+
+
+class StoredIteratorNext(Rule):
+    """PTC331: ``next(self.it)`` in a compiled region on an iterator ``__init__`` built, of a type
+    Dynamo cannot step ("Missing tp_iternext", GB4347).
+
+    Dynamo wraps an iterator it finds on ``self`` or in a global as an opaque object unless its
+    builder has a handler for the type; ``next()`` on such an object breaks the graph.  Which
+    iterator types break and which are tracked instead (those recompile: PTC501/PTC503) is the
+    ``iterator_objects`` section of ``pt2lint/data/dynamo_facts.json``, one probe per
+    constructor (``tools/gen_dynamo_facts.py``).  Facts: rules/PTC331-stored-iterator-next.toml.
+    """
+
+    code = "PTC331"
+
+    def __init__(self, settings) -> None:
+        super().__init__(settings)
+        self._memo: dict = {}
+
+    def on_call(self, interp, ev) -> None:
+        found = stored_iterator_next(interp, ev, self._memo)
+        if found is None or found[2] != "breaks":
+            return
+        subject, made, _, gb = found
+        interp.report(
+            self.code,
+            ev.node,
+            f"`next({subject})` on {iterator_words(made)} built outside the compiled region: Dynamo cannot "
+            f"step this iterator: graph break ({gb}) (step it outside the compiled region and pass the item to "
+            f"forward, or keep the values in a tensor indexed by a step counter held in a buffer)",
+        )

@@ -48,7 +48,18 @@ class ModuleStateMutation(Rule):
 
     def on_call(self, interp, ev) -> None:
         from pt2lint.analysis.interp import _CONTAINER_MUTATORS  # the interpreter's list
+        from pt2lint.rules.iterators import iterator_words, stored_iterator_next
 
+        stepped = stored_iterator_next(interp, ev, self._memo)
+        if stepped is not None and stepped[2] == "recompiles" and stepped[0].startswith("self."):
+            interp.report(
+                self.code,
+                ev.node,
+                f"`next({stepped[0]})` steps {iterator_words(stepped[1])}, which Dynamo guards on by its "
+                f"position: every call recompiles, and {_LIMIT} "
+                f"(keep the step in a registered buffer tensor, or step the iterator outside the compiled module)",
+            )
+            return
         node = ev.node.func
         if (
             ev.method in _CONTAINER_MUTATORS
@@ -99,6 +110,10 @@ class GlobalStateMutation(Rule):
 
     code = "PTC503"
 
+    def __init__(self, settings) -> None:
+        super().__init__(settings)
+        self._memo: dict = {}
+
     def on_global_write(self, interp, ev) -> None:
         if ev.fill_once:
             return
@@ -117,7 +132,18 @@ class GlobalStateMutation(Rule):
 
     def on_call(self, interp, ev) -> None:
         from pt2lint.analysis.interp import _CONTAINER_MUTATORS  # the interpreter's list
+        from pt2lint.rules.iterators import iterator_words, stored_iterator_next
 
+        stepped = stored_iterator_next(interp, ev, self._memo)
+        if stepped is not None and stepped[2] == "recompiles" and not stepped[0].startswith("self."):
+            interp.report(
+                self.code,
+                ev.node,
+                f"`next({stepped[0]})` steps a module-level {iterator_words(stepped[1])[2:]}, which Dynamo guards on "
+                f"by its position: every call recompiles, and {_LIMIT} "
+                f"(keep the step in a registered buffer tensor, or step the iterator outside the compiled region)",
+            )
+            return
         recv = ev.receiver_node
         if (
             ev.method in _CONTAINER_MUTATORS
