@@ -139,3 +139,24 @@ def test_dynamo_agrees():
         (NEAR_MISSES, "M([1.0, 2.0])", "torch.randn(2, 4)"),
     ])
     assert counts == [3, 3, 3, 1]
+
+
+def test_every_iterator_the_table_records_is_reported_by_its_rule():
+    # each constructor of the facts table, built in ``__init__`` as its probe built it and stepped
+    # in forward: the breaking ones are PTC331, the ones Dynamo guards by position PTC501
+    import json
+    from pathlib import Path
+
+    table = json.loads((Path(dynamo_facts.__file__).parent.parent / "data" / "dynamo_facts.json").read_text(encoding="utf-8"))
+    entries = table["iterator_objects"]
+    assert len(entries) >= 25
+    for key, entry in entries.items():
+        if not entry["confirmed"]:
+            continue
+        src = (
+            "import itertools\nimport torch\n\n\nclass M(torch.nn.Module):\n    def __init__(self):\n"
+            f"        super().__init__()\n        self.it = {entry['built']}\n\n    def forward(self, x):\n"
+            "        r = next(self.it)\n        return x + 1\n"
+        )
+        want = {"breaks": "PTC331", "recompiles": "PTC501"}[entry["outcome"]]
+        assert found(src, codes={"PTC331", "PTC501"}) == [(11, want)], key

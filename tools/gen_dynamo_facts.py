@@ -2083,7 +2083,8 @@ def iterator_object_facts() -> Dict[str, Dict[str, Any]]:
     tp_iternext", GB4347: ``breaks``).  ``outcome`` is measured: the probe compiled with the
     eager backend, graph breaks read at the ``next()`` line; when it traces, a fresh instance
     called four times on inputs of one shape, ``recompiles`` when the ``recompiles`` log names a
-    failed guard.  ``type`` is the Python type name of the iterator."""
+    failed guard.  ``built`` is the expression ``__init__`` builds the iterator with, ``type`` the
+    Python type name of the iterator."""
     from torch._dynamo.variables.builder import VariableBuilder
 
     from pt2lint.confirm.dynamo import recompiles
@@ -2109,7 +2110,7 @@ def iterator_object_facts() -> Dict[str, Dict[str, Any]]:
                     result = ProbeResult("recompiles")
             except Exception as exc:  # noqa: BLE001 - the answer is "inconclusive", not a crash
                 result = ProbeResult("inconclusive", None, None, type(exc).__name__)
-            out[ctor] = _confirm({"probe": expr, "type": typ.__name__, **fact}, result)
+            out[ctor] = _confirm({"built": expr, "type": typ.__name__, **fact}, result)
         sys.modules.pop("dynamo_iterator_probes", None)
     return out
 

@@ -4593,6 +4593,10 @@ class Interpreter:
             self._lazy_text_used(node)  # ``s.upper()``: the text is needed now
         elif qual in _TEXT_READING_BUILTINS and any(v is LAZY_TENSOR_TEXT for v in args):
             self._lazy_text_used(node)
+        if qual is not None and callee is None and result.kind in (Kind.CONTAINER, Kind.UNKNOWN):
+            made = self._iterator_constructor(qual, node)
+            if made is not None:
+                result = replace(result, iterator=made)  # (what ``next()`` on it does: dynamo_facts)
         self._track_local_lists(node, func, qual, method, receiver, args)
         if self.silent == 0:
             if self.gb_events > breaks_before:
@@ -5089,9 +5093,6 @@ class Interpreter:
         if qual == "builtins.hasattr" and self._hasattr_truth(node) is True:
             return const(True), None
         result = self._qualified_result(qual, args, kwargs, chain)
-        made = self._iterator_constructor(qual, node)
-        if made is not None and result.kind in (Kind.CONTAINER, Kind.UNKNOWN):
-            return replace(result, iterator=made), None
         if result.kind is Kind.TENSOR and result.ref is None and not result.weak:
             zero_d = rank0.function_result(qual, args, kwargs)
             if zero_d is not None:
