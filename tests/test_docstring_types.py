@@ -77,7 +77,9 @@ class Tagged(nn.Module):
 
 
 def test_documented_scalars_are_not_tensors():
-    assert found(SOURCE, codes=None) == [(40, "PTC104"), (55, "PTC104")]
+    # ``m`` ("bool or Tensor") is no documented scalar, and the body only tests it: a weak guess
+    # (param_uses), where ``hc`` (documented a Tensor, ``hc.sum()``) keeps its finding
+    assert found(SOURCE, codes=None) == [(40, "PTC104")]
 
 
 @pytest.mark.parametrize(

@@ -8,7 +8,9 @@ ATen's operator schemas give names such as ``dim``, ``axis``, ``is_causal``, ``k
 elements is no proven break (neuraloperator's ``FourierContinuation.forward(self, x, dim)`` was
 reported for ``[a if a >= 0 else x.ndim + a for a in list(dim)]``).  It is still a tensor where the
 code uses it as one (``dim.sum()``), and a name ATen also gives to tensors (``n``, ``index``,
-``mask``) keeps the old guess.  ``test_dynamo_agrees`` runs the unreported lines with the Python
+``mask``) keeps the old guess where the code also uses it as a tensor (``n.float()``, passed to
+``torch.gather``); used only in a test, it is a weak guess whatever its name
+(tests/test_parameter_uses.py).  ``test_dynamo_agrees`` runs the unreported lines with the Python
 values the names stand for.
 """
 
@@ -37,8 +39,8 @@ CASES = {
     ("training", "return x * 2 if training else x", "False"): False,
     # near misses: still reported
     ("dim", "if dim.sum() > 0:\n            x = x + 1\n        return x", None): True,
-    ("n", "if n >= 0:\n            x = x + 1\n        return x", None): True,
-    ("index", "if index > 0:\n            x = x + 1\n        return x", None): True,
+    ("n", "if n >= 0:\n            x = x + 1\n        return x * n.float()", None): True,
+    ("index", "if index > 0:\n            x = x + 1\n        return torch.gather(x, 1, index)", None): True,
 }
 
 

@@ -49,7 +49,7 @@ from pt2lint.analysis.names import bound_names, target_names
 from pt2lint.analysis.walk import iter_children, walk
 from pt2lint.analysis.index import ClassInfo, FunctionInfo, ModuleIndex, decorator_name, identifier, lambda_function
 from pt2lint.analysis.project import load_outcome
-from pt2lint.analysis import callers, dicts, docstrings, foreign, objects, rank0, rebinding, sites, sourceless, type_checks
+from pt2lint.analysis import callers, dicts, docstrings, foreign, objects, param_uses, rank0, rebinding, sites, sourceless, type_checks
 from pt2lint.analysis.kinds import INT_SCALAR_TENSOR, ONE_D_FLOAT_TENSOR, ONE_D_INT_TENSOR
 from pt2lint.analysis.kinds import (
     CONST,
@@ -1641,6 +1641,11 @@ class Interpreter:
                     if v.not_none:  # what the caller passes is surely not ``None``, whatever the default
                         guess = replace(guess, maybe_none=False, not_none=True)
                     bound[identifier(p.name.value)] = guess
+            elif v is not None and v.kind is Kind.TENSOR and p.annotation is None and isinstance(fn.node, cst.FunctionDef):
+                if param_uses.evidence(fn.node, p.name.value, dynamo_facts.tensor_attributes()) == param_uses.OBJECT:
+                    # the body reads an attribute no tensor has (``x_dict.items()``): whatever the
+                    # caller was taken to pass, what reaches here is no tensor
+                    bound[identifier(p.name.value)] = Value(Kind.UNKNOWN, alias_of=v.alias_of, maybe_none=v.maybe_none)
         if params.star_kwarg is not None:
             names = {p.name.value for p in plist} | {p.name.value for p in params.kwonly_params}
             rest = {k: v for k, v in kwargs.items() if k not in names}
@@ -7170,7 +7175,10 @@ def _documented(fn: FunctionInfo, p: cst.Param, value: Value) -> Value:
     body allows (:mod:`pt2lint.analysis.type_checks`: a Python constant for scalars, a container
     for lists and tuples, unknown for a mix), else a Python constant when its docstring declares the
     parameter a ``bool``, ``int``, ``float`` or ``str`` (:mod:`pt2lint.analysis.docstrings`):
-    ``target_is_real (bool)`` is no tensor, and ``if target_is_real:`` no data-dependent branch."""
+    ``target_is_real (bool)`` is no tensor, and ``if target_is_real:`` no data-dependent branch;
+    else what the body's uses of the parameter say (:mod:`pt2lint.analysis.param_uses`): unknown
+    for a value read with an attribute tensors lack, a weak guess for one used only as a Python
+    number or flag."""
     if p.annotation is not None or value.kind is not Kind.TENSOR:
         return value
     node = getattr(fn, "node", None)
@@ -7186,6 +7194,13 @@ def _documented(fn: FunctionInfo, p: cst.Param, value: Value) -> Value:
         return UNKNOWN
     found = docstrings.documented_scalars(node).get(p.name.value)
     if found is None:
+        if value.weak:
+            return value
+        used = param_uses.evidence(node, p.name.value, dynamo_facts.tensor_attributes())
+        if used == param_uses.OBJECT:
+            return Value(Kind.UNKNOWN, alias_of=value.alias_of, maybe_none=value.maybe_none)  # ``x_dict.items()``
+        if used == param_uses.NUMBER:
+            return replace(value, weak=True)  # ``range(horizon)``, ``if guidance_scale == 1.0:``
         return value
     optional = found[1] or value.maybe_none
     return replace(CONST, maybe_none=True) if optional else replace(CONST, not_none=True)

@@ -1,0 +1,209 @@
+"""What the uses of an unannotated parameter say about its type.
+
+The analysis guesses that an unannotated ``forward`` parameter without a default is a tensor:
+most are.  The guess is wrong for the Python values callers pass next to the tensors (a number
+of steps, a guidance scale, a flag, a dict of tensors), and a branch or a ``range()`` on such a
+value is then taken for a data-dependent one.  Dynamo specialises a Python number or bool
+argument as a constant (measured on torch 2.13: ``if guidance_scale == 1.0:`` and
+``for _ in range(horizon):`` with Python numbers passed trace in one graph and recompile when the
+value changes; ``x_dict.items()`` is a dict's method).  The function's own body often tells:
+
+* an attribute ``torch.Tensor`` does not have (``x_dict.items()``, ``cfg.hidden_size``), and none
+  it has: the value is surely no tensor, whatever else it is used for (``x_dict[k]``)
+  (:data:`OBJECT`; Tensor's attributes are ``dir(torch.Tensor)`` on the table's torch,
+  :func:`pt2lint.analysis.dynamo_facts.tensor_attributes`);
+* used only where a Python number or flag is what code passes (an argument of ``range()``, a
+  comparison with a number literal tested by an ``if``, ``while``, ``and``/``or`` or ``not``
+  (one whose result is kept may be a mask: ``x[keep > 0]``), a truth test), and otherwise only
+  in arithmetic, in ``is None`` tests or as a call argument where it stays a number
+  (``int()``, ``float()``, ``min()``, ``max()``, ``abs()``, ``round()``): most likely a number
+  (:data:`NUMBER`), still possibly a tensor, so the guess becomes a weak one, which rules do not
+  flag branches on.  A name assigned from arithmetic on it (``stride = self.T // num_steps``) is
+  followed: its uses count too.
+
+Any other use (a method or attribute tensors have, an index, a call argument, a return) says
+"maybe a tensor", and the guess stays.  Rebinding the parameter anywhere in the body makes the
+uses say nothing (a different value may reach them).
+"""
+
+from __future__ import annotations
+
+from typing import Dict, Iterator, Optional, Set, Tuple
+
+import libcst as cst
+
+from pt2lint.analysis.names import bound_names
+
+#: A use shows the value is no tensor.
+OBJECT = "object"
+#: Every use is one of a Python number or flag.
+NUMBER = "number"
+
+_TENSOR = "tensor"  # a use that may well be a tensor's
+_TENSOR_ATTRIBUTE = "tensor-attribute"  # an attribute tensors have (``x.shape``, ``x.sum()``)
+_NEUTRAL = "neutral"  # a use any value may have (arithmetic, ``is None``)
+
+_NUMBER_BUILTINS = frozenset({"range"})
+_NEUTRAL_BUILTINS = frozenset({"int", "float", "min", "max", "abs", "round", "bool"})
+_ARITHMETIC = (cst.BinaryOperation, cst.UnaryOperation)
+_FOLLOW_DEPTH = 2
+
+_MEMO: Dict[Tuple[int, str], Tuple[cst.FunctionDef, Optional[str]]] = {}
+_MEMO_MAX = 4096  # entries keep their trees alive: bounded, for long-lived processes (the LSP server)
+
+
+def evidence(node: cst.FunctionDef, name: str, tensor_attributes) -> Optional[str]:
+    """What the uses of parameter ``name`` in ``node``'s body say of its type.
+
+    Args:
+        node: the function definition whose parameter ``name`` is.
+        name: the parameter's name.
+        tensor_attributes: the public attribute names of ``torch.Tensor`` (empty: unknown, and
+            no attribute is then taken as proof).
+
+    Returns:
+        :data:`OBJECT`, :data:`NUMBER`, or None when the uses do not say (or may be a tensor's).
+    """
+    key = (id(node), name)
+    hit = _MEMO.get(key)
+    if hit is not None and hit[0] is node:
+        return hit[1]
+    if len(_MEMO) >= _MEMO_MAX:
+        _MEMO.clear()
+    body = node.body
+    kinds = None if name in bound_names([body]) else _classify(body, name, frozenset(tensor_attributes), 0)
+    if kinds is None or _TENSOR_ATTRIBUTE in kinds:
+        out = None
+    elif OBJECT in kinds:
+        out = OBJECT  # an attribute no tensor has: whatever else the value is used for (``d[k]``)
+    elif _TENSOR in kinds:
+        out = None
+    elif NUMBER in kinds:
+        out = NUMBER
+    else:
+        out = None
+    _MEMO[key] = (node, out)  # (the node kept: its id is not reused while the entry lives)
+    return out
+
+
+def _classify(body: cst.CSTNode, name: str, tensor_attributes: frozenset, depth: int) -> Optional[Set[str]]:
+    """The kinds of ``name``'s uses (a parameter not rebound, or a name bound once from arithmetic
+    on one); None when a followed name says nothing."""
+    kinds: Set[str] = set()
+    for use, parent, grand in _loads(body, name):
+        kind = _use_kind(use, parent, grand, tensor_attributes)
+        if kind == _NEUTRAL and isinstance(parent, _ARITHMETIC) and depth < _FOLLOW_DEPTH:
+            target = _assigned_from(use, body)
+            if target is not None:
+                more = _classify(body, target, tensor_attributes, depth + 1) if len(bound_names([body]).get(target, ())) == 1 else None
+                if more is None:
+                    return None
+                kinds |= more
+        kinds.add(kind)
+        if kind == _TENSOR_ATTRIBUTE:
+            return kinds
+    return kinds
+
+
+def _use_kind(use: cst.Name, parent, grand, tensor_attributes: frozenset) -> str:
+    if isinstance(parent, cst.Attribute) and parent.value is use:
+        attr = parent.attr.value
+        if attr.startswith("_"):
+            return _TENSOR  # a dunder or private name (``x.__class__``, ``x._version``): every object, or not listed
+        if not tensor_attributes or attr in tensor_attributes:
+            return _TENSOR_ATTRIBUTE
+        return OBJECT
+    if isinstance(parent, cst.Arg) and parent.value is use and parent.keyword is None and not parent.star:
+        if isinstance(grand, cst.Call) and isinstance(grand.func, cst.Name):
+            if grand.func.value in _NUMBER_BUILTINS:
+                return NUMBER
+            if grand.func.value in _NEUTRAL_BUILTINS:
+                return _NEUTRAL
+        return _TENSOR
+    if isinstance(parent, _ARITHMETIC):
+        return _NEUTRAL
+    if isinstance(parent, cst.Comparison):
+        tested = (isinstance(grand, (cst.If, cst.While, cst.IfExp)) and grand.test is parent) or isinstance(grand, cst.BooleanOperation)
+        if isinstance(grand, cst.UnaryOperation) and isinstance(grand.operator, cst.Not):
+            tested = True
+        kind = _comparison_kind(use, parent)
+        # a comparison whose result is no test (``x[keep > 0]``, ``m = t > 0.5``) may be a mask
+        return kind if tested or kind == _NEUTRAL else _TENSOR
+    if isinstance(parent, cst.BooleanOperation):
+        return NUMBER  # ``use_cache and self.cache is not None``: a flag
+    if isinstance(parent, (cst.If, cst.While, cst.IfExp)) and parent.test is use:
+        return NUMBER  # ``if use_cache:``
+    return _TENSOR
+
+
+def _comparison_kind(use: cst.Name, cmp: cst.Comparison) -> str:
+    operands = [cmp.left] + [t.comparator for t in cmp.comparisons]
+    ops = [t.operator for t in cmp.comparisons]
+    if all(isinstance(op, (cst.Is, cst.IsNot)) for op in ops):
+        return _NEUTRAL  # ``scale is None``
+    others = [o for o in operands if o is not use]
+    if others and all(_number_literal(o) for o in others):
+        return NUMBER  # ``guidance_scale == 1.0``, ``k > 0``
+    return _TENSOR
+
+
+def _number_literal(node) -> bool:
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
+        node = node.expression
+    return isinstance(node, (cst.Integer, cst.Float))
+
+
+def _loads(body: cst.CSTNode, name: str) -> Iterator[Tuple[cst.Name, cst.CSTNode, Optional[cst.CSTNode]]]:
+    """``(name node, parent, grandparent)`` of every read of ``name`` in ``body``, not entering a
+    nested function or lambda (whose own parameter of that name would be another value)."""
+    stack = [(body, None, None)]
+    while stack:
+        node, parent, grand = stack.pop()
+        if isinstance(node, cst.Name):
+            if node.value != name:
+                continue
+            if isinstance(parent, cst.Attribute) and parent.attr is node:
+                continue
+            if isinstance(parent, cst.Arg) and parent.keyword is node:
+                continue
+            if isinstance(parent, (cst.AssignTarget, cst.AnnAssign, cst.AugAssign, cst.For, cst.CompFor)) and parent.target is node:
+                continue  # a binding, not a read
+            yield node, parent, grand
+            continue
+        if isinstance(node, (cst.FunctionDef, cst.Lambda, cst.ClassDef)) and node is not body:
+            continue
+        for child in node.children:
+            stack.append((child, node, parent))
+
+
+def _assigned_from(use: cst.Name, body: cst.CSTNode) -> Optional[str]:
+    """The name an arithmetic expression containing ``use`` is assigned to directly
+    (``stride = self.T // num_steps``), else None."""
+    for stmt in _statements(body):
+        if isinstance(stmt, cst.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0].target, cst.Name):
+            value = stmt.value
+            if isinstance(value, _ARITHMETIC) and any(n is use for n in _names_in(value)):
+                return stmt.targets[0].target.value
+    return None
+
+
+def _statements(body: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    stack = [body]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (cst.Assign, cst.AugAssign, cst.AnnAssign)):
+            yield node
+            continue
+        if isinstance(node, (cst.FunctionDef, cst.Lambda, cst.ClassDef)) and node is not body:
+            continue
+        stack.extend(node.children)
+
+
+def _names_in(node: cst.CSTNode) -> Iterator[cst.Name]:
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, cst.Name):
+            yield n
+        elif not isinstance(n, (cst.Lambda,)):
+            stack.extend(n.children)
