@@ -1642,10 +1642,11 @@ class Interpreter:
                         guess = replace(guess, maybe_none=False, not_none=True)
                     bound[identifier(p.name.value)] = guess
             elif v is not None and v.kind is Kind.TENSOR and p.annotation is None and isinstance(fn.node, cst.FunctionDef):
-                if param_uses.evidence(fn.node, p.name.value, dynamo_facts.tensor_attributes()) == param_uses.OBJECT:
+                used = param_uses.evidence(fn.node, p.name.value, dynamo_facts.tensor_attributes())
+                if used in (param_uses.OBJECT, param_uses.CONTAINER):
                     # the body reads an attribute no tensor has (``x_dict.items()``): whatever the
                     # caller was taken to pass, what reaches here is no tensor
-                    bound[identifier(p.name.value)] = Value(Kind.UNKNOWN, alias_of=v.alias_of, maybe_none=v.maybe_none)
+                    bound[identifier(p.name.value)] = _no_tensor(used, v)
         if params.star_kwarg is not None:
             names = {p.name.value for p in plist} | {p.name.value for p in params.kwonly_params}
             rest = {k: v for k, v in kwargs.items() if k not in names}
@@ -2495,7 +2496,10 @@ class Interpreter:
             if declared and cur.kind is not Kind.TENSOR:
                 self.emit("on_global_write", GlobalWriteEvent(node, name, cur, "augassign", op))
             if cur.kind is Kind.TENSOR:
-                self.emit("on_write", WriteEvent(node, cur, f"`{target.value} {op}` (in-place {op})"))
+                if not (cur.weak and _number_literal_node(node.value)):
+                    # (``k -= 1`` on a parameter only guessed to be a tensor, by a number: a counter
+                    # callers pass as a Python int is rebound, not written -- see param_uses)
+                    self.emit("on_write", WriteEvent(node, cur, f"`{target.value} {op}` (in-place {op})"))
                 self.frame.assign(name, replace(cur, bool_tensor=cur.bool_tensor and rhs.bool_tensor))
             else:
                 self.frame.assign(name, self.binop(cur, rhs, op))
@@ -7197,13 +7201,30 @@ def _documented(fn: FunctionInfo, p: cst.Param, value: Value) -> Value:
         if value.weak:
             return value
         used = param_uses.evidence(node, p.name.value, dynamo_facts.tensor_attributes())
-        if used == param_uses.OBJECT:
-            return Value(Kind.UNKNOWN, alias_of=value.alias_of, maybe_none=value.maybe_none)  # ``x_dict.items()``
+        if used in (param_uses.OBJECT, param_uses.CONTAINER):
+            return _no_tensor(used, value)  # ``cfg.hidden_size``, ``x_dict.items()``
         if used == param_uses.NUMBER:
             return replace(value, weak=True)  # ``range(horizon)``, ``if guidance_scale == 1.0:``
         return value
     optional = found[1] or value.maybe_none
     return replace(CONST, maybe_none=True) if optional else replace(CONST, not_none=True)
+
+
+def _number_literal_node(node: cst.BaseExpression) -> bool:
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
+        node = node.expression
+    return isinstance(node, (cst.Integer, cst.Float))
+
+
+def _no_tensor(used: str, guess: Value) -> Value:
+    """What a parameter taken for a tensor (``guess``) is when its uses say it is none
+    (:mod:`pt2lint.analysis.param_uses`): a dict, list or tuple whose entries keep the guess, weakly
+    (``for k, v in feats.items(): if v.any():`` -- the values are what a caller passes), or an
+    object of unknown kind."""
+    if used == param_uses.CONTAINER:
+        elt = Value(Kind.TENSOR, weak=True, alias_of=guess.alias_of)
+        return Value(Kind.CONTAINER, elt=elt, alias_of=guess.alias_of, maybe_none=guess.maybe_none)
+    return Value(Kind.UNKNOWN, alias_of=guess.alias_of, maybe_none=guess.maybe_none)
 
 
 def _is_self_attribute(node: Optional[cst.CSTNode], name: str) -> bool:

@@ -9,21 +9,24 @@ argument as a constant (measured on torch 2.13: ``if guidance_scale == 1.0:`` an
 value changes; ``x_dict.items()`` is a dict's method).  The function's own body often tells:
 
 * an attribute ``torch.Tensor`` does not have (``x_dict.items()``, ``cfg.hidden_size``), and none
-  it has: the value is surely no tensor, whatever else it is used for (``x_dict[k]``)
-  (:data:`OBJECT`; Tensor's attributes are ``dir(torch.Tensor)`` on the table's torch,
-  :func:`pt2lint.analysis.dynamo_facts.tensor_attributes`);
+  it has: the value is surely no tensor, whatever else it is used for (``x_dict[k]``): a dict,
+  list or tuple when every such attribute is one of theirs (:data:`CONTAINER`), else an object
+  (:data:`OBJECT`); Tensor's attributes are ``dir(torch.Tensor)`` on the table's torch
+  (:func:`pt2lint.analysis.dynamo_facts.tensor_attributes`);
 * used only where a Python number or flag is what code passes (an argument of ``range()``, a
-  comparison with a number literal tested by an ``if``, ``while``, ``and``/``or`` or ``not``
-  (one whose result is kept may be a mask: ``x[keep > 0]``), a truth test), and otherwise only
-  in arithmetic, in ``is None`` tests or as a call argument where it stays a number
-  (``int()``, ``float()``, ``min()``, ``max()``, ``abs()``, ``round()``): most likely a number
-  (:data:`NUMBER`), still possibly a tensor, so the guess becomes a weak one, which rules do not
-  flag branches on.  A name assigned from arithmetic on it (``stride = self.T // num_steps``) is
-  followed: its uses count too.
+  comparison with a number literal tested by an ``if``, ``while``, ``assert``, ``and``/``or`` or
+  ``not`` (one whose result is kept may be a mask: ``x[keep > 0]``), a truth test, ``not``), also
+  through arithmetic (``if step % 2 == 0:``), and otherwise only in arithmetic, in ``is None``
+  tests or as an argument of ``int()``, ``float()``, ``bool()``, ``min()``, ``max()``, ``abs()``,
+  ``round()``: most likely a number (:data:`NUMBER`), still possibly a tensor, so the guess
+  becomes a weak one, which rules do not flag branches on.  A name assigned once from arithmetic
+  on it whose own uses are number uses only (``stride = self.T // num_steps`` then
+  ``range(0, self.T, stride)``) counts as a number use.
 
 Any other use (a method or attribute tensors have, an index, a call argument, a return) says
-"maybe a tensor", and the guess stays.  Rebinding the parameter anywhere in the body makes the
-uses say nothing (a different value may reach them).
+"maybe a tensor", and the guess stays.  Rebinding the parameter makes the uses say nothing (a
+different value may reach them), unless it is to a number computed from it and number literals
+(``k -= 1``, ``k = min(k, 3)``).
 """
 
 from __future__ import annotations
@@ -33,17 +36,22 @@ from typing import Dict, Iterator, Optional, Set, Tuple
 import libcst as cst
 
 from pt2lint.analysis.names import bound_names
+from pt2lint.analysis.walk import walk
 
 #: A use shows the value is no tensor.
 OBJECT = "object"
 #: Every use is one of a Python number or flag.
 NUMBER = "number"
+#: A use shows the value is no tensor, and every attribute read is one of a dict, list or tuple.
+CONTAINER = "container"
 
 _TENSOR = "tensor"  # a use that may well be a tensor's
 _TENSOR_ATTRIBUTE = "tensor-attribute"  # an attribute tensors have (``x.shape``, ``x.sum()``)
 _NEUTRAL = "neutral"  # a use any value may have (arithmetic, ``is None``)
 
 _NUMBER_BUILTINS = frozenset({"range"})
+#: Public attributes of Python's dict, list and tuple (``items``, ``keys``, ``append``...).
+_CONTAINER_ATTRIBUTES = frozenset(n for t in (dict, list, tuple) for n in dir(t) if not n.startswith("_"))
 _NEUTRAL_BUILTINS = frozenset({"int", "float", "min", "max", "abs", "round", "bool"})
 _ARITHMETIC = (cst.BinaryOperation, cst.UnaryOperation)
 _FOLLOW_DEPTH = 2
@@ -71,11 +79,14 @@ def evidence(node: cst.FunctionDef, name: str, tensor_attributes) -> Optional[st
     if len(_MEMO) >= _MEMO_MAX:
         _MEMO.clear()
     body = node.body
-    kinds = None if name in bound_names([body]) else _classify(body, name, frozenset(tensor_attributes), 0)
+    rebound = bound_names([body]).get(name, ())
+    kinds = None if not all(_counts_on(stmt, name) for stmt in rebound) else _classify(body, name, frozenset(tensor_attributes), 0)
     if kinds is None or _TENSOR_ATTRIBUTE in kinds:
         out = None
     elif OBJECT in kinds:
         out = OBJECT  # an attribute no tensor has: whatever else the value is used for (``d[k]``)
+    elif CONTAINER in kinds:
+        out = CONTAINER  # ``feats.items()``: a dict (of what the caller passes)
     elif _TENSOR in kinds:
         out = None
     elif NUMBER in kinds:
@@ -90,29 +101,46 @@ def _classify(body: cst.CSTNode, name: str, tensor_attributes: frozenset, depth:
     """The kinds of ``name``'s uses (a parameter not rebound, or a name bound once from arithmetic
     on one); None when a followed name says nothing."""
     kinds: Set[str] = set()
-    for use, parent, grand in _loads(body, name):
+    for use, ancestors in _loads(body, name):
+        parent = ancestors[-1] if ancestors else None
+        grand = ancestors[-2] if len(ancestors) > 1 else None
         kind = _use_kind(use, parent, grand, tensor_attributes)
-        if kind == _NEUTRAL and isinstance(parent, _ARITHMETIC) and depth < _FOLLOW_DEPTH:
+        if kind == _NEUTRAL and _is_arithmetic(parent):
+            # ``step % 2 == 0`` tested, ``range(n * 2)``: the arithmetic is used as a number
+            top, i = use, len(ancestors) - 1
+            while i >= 0 and _is_arithmetic(ancestors[i]):
+                top, i = ancestors[i], i - 1
+            outer = ancestors[i] if i >= 0 else None
+            if _use_kind(top, outer, ancestors[i - 1] if i > 0 else None, tensor_attributes) == NUMBER:
+                kind = NUMBER
+        if kind in (_NEUTRAL, NUMBER) and _is_arithmetic(parent) and depth < _FOLLOW_DEPTH:
             target = _assigned_from(use, body)
             if target is not None:
                 more = _classify(body, target, tensor_attributes, depth + 1) if len(bound_names([body]).get(target, ())) == 1 else None
-                if more is None:
-                    return None
-                kinds |= more
+                if more is not None and NUMBER in more and not more & {_TENSOR, _TENSOR_ATTRIBUTE}:
+                    kind = NUMBER  # the result is used as a number only; a result used as a tensor
+                    # (``x = x / n``, a tensor divided by a number) says nothing of the parameter
         kinds.add(kind)
         if kind == _TENSOR_ATTRIBUTE:
             return kinds
     return kinds
 
 
-def _use_kind(use: cst.Name, parent, grand, tensor_attributes: frozenset) -> str:
+def _is_arithmetic(node) -> bool:
+    return isinstance(node, cst.BinaryOperation) or (isinstance(node, cst.UnaryOperation) and not isinstance(node.operator, cst.Not))
+
+
+def _use_kind(use: cst.BaseExpression, parent, grand, tensor_attributes: frozenset) -> str:
+    """The kind of one use: ``use`` (the name, or arithmetic on it) in ``parent`` in ``grand``."""
+    if isinstance(parent, cst.UnaryOperation) and isinstance(parent.operator, cst.Not):
+        return NUMBER  # ``if not return_dict:``: a flag
     if isinstance(parent, cst.Attribute) and parent.value is use:
         attr = parent.attr.value
         if attr.startswith("_"):
             return _TENSOR  # a dunder or private name (``x.__class__``, ``x._version``): every object, or not listed
         if not tensor_attributes or attr in tensor_attributes:
             return _TENSOR_ATTRIBUTE
-        return OBJECT
+        return CONTAINER if attr in _CONTAINER_ATTRIBUTES else OBJECT
     if isinstance(parent, cst.Arg) and parent.value is use and parent.keyword is None and not parent.star:
         if isinstance(grand, cst.Call) and isinstance(grand.func, cst.Name):
             if grand.func.value in _NUMBER_BUILTINS:
@@ -120,11 +148,13 @@ def _use_kind(use: cst.Name, parent, grand, tensor_attributes: frozenset) -> str
             if grand.func.value in _NEUTRAL_BUILTINS:
                 return _NEUTRAL
         return _TENSOR
-    if isinstance(parent, _ARITHMETIC):
+    if _is_arithmetic(parent):
         return _NEUTRAL
     if isinstance(parent, cst.Comparison):
         tested = (isinstance(grand, (cst.If, cst.While, cst.IfExp)) and grand.test is parent) or isinstance(grand, cst.BooleanOperation)
         if isinstance(grand, cst.UnaryOperation) and isinstance(grand.operator, cst.Not):
+            tested = True
+        if isinstance(grand, cst.Assert) and grand.test is parent:
             tested = True
         kind = _comparison_kind(use, parent)
         # a comparison whose result is no test (``x[keep > 0]``, ``m = t > 0.5``) may be a mask
@@ -136,7 +166,7 @@ def _use_kind(use: cst.Name, parent, grand, tensor_attributes: frozenset) -> str
     return _TENSOR
 
 
-def _comparison_kind(use: cst.Name, cmp: cst.Comparison) -> str:
+def _comparison_kind(use: cst.BaseExpression, cmp: cst.Comparison) -> str:
     operands = [cmp.left] + [t.comparator for t in cmp.comparisons]
     ops = [t.operator for t in cmp.comparisons]
     if all(isinstance(op, (cst.Is, cst.IsNot)) for op in ops):
@@ -153,12 +183,13 @@ def _number_literal(node) -> bool:
     return isinstance(node, (cst.Integer, cst.Float))
 
 
-def _loads(body: cst.CSTNode, name: str) -> Iterator[Tuple[cst.Name, cst.CSTNode, Optional[cst.CSTNode]]]:
-    """``(name node, parent, grandparent)`` of every read of ``name`` in ``body``, not entering a
-    nested function or lambda (whose own parameter of that name would be another value)."""
-    stack = [(body, None, None)]
+def _loads(body: cst.CSTNode, name: str) -> Iterator[Tuple[cst.Name, Tuple[cst.CSTNode, ...]]]:
+    """``(name node, its ancestors from ``body`` down)`` of every read of ``name`` in ``body``, not
+    entering a nested function, lambda or class (whose own binding of that name is another value)."""
+    stack = [(body, ())]
     while stack:
-        node, parent, grand = stack.pop()
+        node, ancestors = stack.pop()
+        parent = ancestors[-1] if ancestors else None
         if isinstance(node, cst.Name):
             if node.value != name:
                 continue
@@ -168,12 +199,32 @@ def _loads(body: cst.CSTNode, name: str) -> Iterator[Tuple[cst.Name, cst.CSTNode
                 continue
             if isinstance(parent, (cst.AssignTarget, cst.AnnAssign, cst.AugAssign, cst.For, cst.CompFor)) and parent.target is node:
                 continue  # a binding, not a read
-            yield node, parent, grand
+            yield node, ancestors
             continue
         if isinstance(node, (cst.FunctionDef, cst.Lambda, cst.ClassDef)) and node is not body:
             continue
+        below = ancestors + (node,)
         for child in node.children:
-            stack.append((child, node, parent))
+            stack.append((child, below))
+
+
+def _counts_on(stmt: cst.CSTNode, name: str) -> bool:
+    """``stmt`` rebinds ``name`` to a number computed from it and number literals (``k -= 1``,
+    ``k = k - 1``, ``k = min(k, 3)``): a number stays a number, so its uses still speak."""
+    if isinstance(stmt, cst.AugAssign):
+        return isinstance(stmt.target, cst.Name) and _number_literal(stmt.value)
+    if isinstance(stmt, cst.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0].target, cst.Name):
+        value = stmt.value
+        if isinstance(value, cst.Call) and isinstance(value.func, cst.Name) and value.func.value in ("min", "max"):
+            parts = [a.value for a in value.args if a.keyword is None and not a.star]
+            return len(parts) == len(value.args) and all(_number_literal(p) or _is(p, name) for p in parts)
+        if isinstance(value, cst.BinaryOperation):
+            return all(_number_literal(p) or _is(p, name) for p in (value.left, value.right))
+    return False
+
+
+def _is(node, name: str) -> bool:
+    return isinstance(node, cst.Name) and node.value == name
 
 
 def _assigned_from(use: cst.Name, body: cst.CSTNode) -> Optional[str]:
@@ -182,28 +233,10 @@ def _assigned_from(use: cst.Name, body: cst.CSTNode) -> Optional[str]:
     for stmt in _statements(body):
         if isinstance(stmt, cst.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0].target, cst.Name):
             value = stmt.value
-            if isinstance(value, _ARITHMETIC) and any(n is use for n in _names_in(value)):
+            if isinstance(value, _ARITHMETIC) and any(n is use for n in walk(value)):
                 return stmt.targets[0].target.value
     return None
 
 
 def _statements(body: cst.CSTNode) -> Iterator[cst.CSTNode]:
-    stack = [body]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, (cst.Assign, cst.AugAssign, cst.AnnAssign)):
-            yield node
-            continue
-        if isinstance(node, (cst.FunctionDef, cst.Lambda, cst.ClassDef)) and node is not body:
-            continue
-        stack.extend(node.children)
-
-
-def _names_in(node: cst.CSTNode) -> Iterator[cst.Name]:
-    stack = [node]
-    while stack:
-        n = stack.pop()
-        if isinstance(n, cst.Name):
-            yield n
-        elif not isinstance(n, (cst.Lambda,)):
-            stack.extend(n.children)
+    return (n for n in walk(body, into_functions=False) if isinstance(n, (cst.Assign, cst.AugAssign, cst.AnnAssign)))

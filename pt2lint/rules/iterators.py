@@ -73,7 +73,8 @@ def stored_iterator_next(interp, ev, memo: dict):
 
     The iterator's constructor is the ``iterator`` mark of the argument's value
     (:attr:`pt2lint.analysis.kinds.Value.iterator`); an attribute the call assigns before it reads
-    it, or an object built inside the region, holds an iterator Dynamo built itself, which it
+    it, one a method other than ``__init__`` assigns (``forward`` or a ``reset()`` may rebuild it),
+    or an object built inside the region, may hold an iterator Dynamo built itself, which it
     steps without a break or a guard: not matched.  A local name is not followed (it may hold an
     iterator the region built).
 
@@ -102,12 +103,30 @@ def stored_iterator_next(interp, ev, memo: dict):
     subject = first.value
     if isinstance(subject, cst.Attribute) and isinstance(subject.value, cst.Name) and subject.value.value == "self":
         attr = subject.attr.value
-        if interp.fresh_self() or same_state_every_call(interp, memo, attr, ev.node):
+        if interp.fresh_self() or same_state_every_call(interp, memo, attr, ev.node) or _rebuilt_outside_init(interp, attr):
             return None
         return f"self.{attr}", made, fact[0], fact[1]
     if interp.is_module_global(subject):
         return subject.value, made, fact[0], fact[1]
     return None
+
+
+def _rebuilt_outside_init(interp, attr: str) -> bool:
+    """A method of the running object's class (or a base) other than ``__init__`` assigns
+    ``self.<attr>``: the iterator ``next()`` meets may be one the compiled region built (``self.it =
+    iter(...)`` in ``forward`` or in a ``reset()`` it calls), which Dynamo steps without a break."""
+    from pt2lint.analysis.index import ClassInfo
+    from pt2lint.analysis.interp import _self_attrs_written
+
+    sv = interp.frame.self_value if interp.frame is not None else None
+    if sv is None or not isinstance(sv.ref, ClassInfo):
+        return True  # (not a method of a known class: say nothing)
+    return any(
+        attr in _self_attrs_written(fn.node)
+        for cls in sv.ref.mro()
+        for name, fn in cls.methods.items()
+        if name != "__init__" and getattr(fn, "node", None) is not None
+    )
 
 
 def iterator_words(made: str) -> str:
