@@ -16,7 +16,10 @@ from pt2lint.rules.base import Rule
 
 
 class ModuleStateMutation(Rule):
-    """PTC501: ``self.n += 1``, ``self.n = self.n + 1``, ``self.cache.append(x)`` in a compiled region."""
+    """PTC501: ``self.n += 1``, ``self.n = self.n + 1``, ``self.cache.append(x)`` in a compiled region,
+    and ``next(self.ids)`` on an iterator Dynamo guards by its position (``itertools.count``, tuple
+    and range iterators built in ``__init__``; the ``iterator_objects`` facts, see
+    :func:`pt2lint.rules.iterators.stored_iterator_next`)."""
 
     code = "PTC501"
 
@@ -101,8 +104,9 @@ _LIMIT = "after `torch._dynamo.config.recompile_limit` (8 by default) recompiles
 class GlobalStateMutation(Rule):
     """PTC503: a module-level variable written in a compiled region.
 
-    ``global STEP; STEP += 1`` (or ``STEP = STEP + 1``), and mutating a module-level list,
-    dict or set (``HISTORY.append(x)``, ``SEEN[k] = v``).  Dynamo guards on the globals it
+    ``global STEP; STEP += 1`` (or ``STEP = STEP + 1``), mutating a module-level list,
+    dict or set (``HISTORY.append(x)``, ``SEEN[k] = v``), and ``next(TICKS)`` on a module-level
+    iterator Dynamo guards by its position (``TICKS = itertools.count()``).  Dynamo guards on the globals it
     reads (``G['STEP'] == 0``, ``not G['HISTORY']``), so the next call fails the guard.  A
     fill-once cache (``if k not in CACHE: CACHE[k] = ...`` with a key that does not vary)
     is not reported.  Facts: rules/PTC503-global-state-mutation.toml (torch 2.13).
