@@ -1961,17 +1961,41 @@ def numpy_object_candidates() -> List[Tuple[str, str, str, str]]:
     return out
 
 
-_OBJECT_PROBE = """
-class ProbeObject{i}(torch.nn.Module):
+_STORED_PROBE = """
+class StoredProbe{i}(torch.nn.Module):
     def __init__(self):
         super().__init__()
-        self.obj = {call}
+        self.obj = {built}
 
     def forward(self, x):
         y = x + 1
-        r = self.obj.{method}()
+        r = {use}
         return y * 2
 """
+
+
+@contextlib.contextmanager
+def _stored_object_probes(imports: List[str], probes: List[Tuple[str, str]], name: str) -> Iterator[Tuple[List[type], str, List[int]]]:
+    """One ``nn.Module`` class per ``(built, use)`` of ``probes``: ``__init__`` stores ``built`` as
+    ``self.obj`` and ``forward`` runs ``use`` on it (``self.obj.random()``, ``next(self.obj)``),
+    written after ``imports`` to a real file ``<name>.py`` and imported (Dynamo reports its lines).
+
+    Yields:
+        ``(classes, path, use_lines)``: the classes in ``probes``' order, the file's absolute path,
+        and the line of each ``use``.  The module is dropped from ``sys.modules`` afterwards.
+    """
+    lines = list(imports)
+    use_lines: List[int] = []
+    for i, (built, use) in enumerate(probes):
+        base = len(lines) + 1
+        lines += _STORED_PROBE.format(i=i, built=built, use=use).split("\n")
+        use_lines.append(base + 8)
+    with tempfile.TemporaryDirectory() as workdir, _quiet():
+        module, path = _import_lines(lines, workdir, name)
+        try:
+            yield [getattr(module, f"StoredProbe{i}") for i in range(len(probes))], path, use_lines
+        finally:
+            sys.modules.pop(name, None)
 
 
 def numpy_object_facts() -> Dict[str, Dict[str, Any]]:
@@ -1982,26 +2006,18 @@ def numpy_object_facts() -> Dict[str, Dict[str, Any]]:
     call", GB0156, measured on the probe's method).  ``stored`` is ``breaks``/``traces``/
     ``inconclusive`` with the registry id of a break at the call line."""
     cands = numpy_object_candidates()
-    lines = ["import numpy", "import torch"]
-    call_lines: List[int] = []
-    for i, (_ctor, call, _cls, method) in enumerate(cands):
-        base = len(lines) + 1
-        lines += _OBJECT_PROBE.format(i=i, call=call, method=method).split("\n")
-        call_lines.append(base + 8)
     out: Dict[str, Dict[str, Any]] = {}
-    with tempfile.TemporaryDirectory() as workdir, _quiet():
-        module, path = _import_lines(lines, workdir, "dynamo_object_probes")
-        for i, (ctor, call, cls, method) in enumerate(cands):
+    probes = [(call, f"self.obj.{method}()") for _ctor, call, _cls, method in cands]
+    with _stored_object_probes(["import numpy", "import torch"], probes, "dynamo_object_probes") as (classes, path, lines):
+        for (ctor, call, cls, method), probe, line in zip(cands, classes, lines):
             try:
-                breaks = graph_breaks(getattr(module, f"ProbeObject{i}")(), (torch.randn(4, 4),), backend="eager")
-                result = _classify(breaks, path, call_lines[i])
+                result = _classify(graph_breaks(probe(), (torch.randn(4, 4),), backend="eager"), path, line)
             except Exception as exc:  # noqa: BLE001 - the answer is "inconclusive", not a crash
                 result = ProbeResult("inconclusive", None, None, type(exc).__name__)
             out[ctor] = {
                 "class": cls, "method": method, "probe": f"{call}.{method}()",
                 "stored": result.outcome, "stored_gb": result.gb if result.outcome == "breaks" else None,
             }
-        sys.modules.pop("dynamo_object_probes", None)
     return out
 
 
@@ -2058,19 +2074,6 @@ def iterator_object_candidates() -> List[Tuple[str, str]]:
     return out
 
 
-_ITERATOR_PROBE = """
-class ProbeIterator{i}(torch.nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.it = {expr}
-
-    def forward(self, x):
-        y = x + 1
-        r = next(self.it)
-        return y * 2
-"""
-
-
 def iterator_object_facts() -> Dict[str, Dict[str, Any]]:
     """``iterator_objects``: per constructor of :func:`iterator_object_candidates`, what Dynamo
     does when a compiled ``forward`` calls ``next()`` on the iterator built in ``__init__``
@@ -2091,27 +2094,19 @@ def iterator_object_facts() -> Dict[str, Dict[str, Any]]:
 
     dispatch = VariableBuilder._type_dispatch()
     cands = iterator_object_candidates()
-    lines = ["import itertools", "import torch"]
-    call_lines: List[int] = []
-    for i, (_ctor, expr) in enumerate(cands):
-        base = len(lines) + 1
-        lines += _ITERATOR_PROBE.format(i=i, expr=expr).split("\n")
-        call_lines.append(base + 8)
     out: Dict[str, Dict[str, Any]] = {}
-    with tempfile.TemporaryDirectory() as workdir, _quiet():
-        module, path = _import_lines(lines, workdir, "dynamo_iterator_probes")
-        for i, (ctor, expr) in enumerate(cands):
-            cls = getattr(module, f"ProbeIterator{i}")
+    probes = [(expr, "next(self.obj)") for _ctor, expr in cands]
+    with _stored_object_probes(["import itertools", "import torch"], probes, "dynamo_iterator_probes") as (classes, path, lines):
+        for (ctor, expr), probe, line in zip(cands, classes, lines):
             typ = type(eval(expr, {"itertools": __import__("itertools")}))  # noqa: S307 - our own expressions
             fact = _fact("builder-dispatch", "recompiles") if typ in dispatch else _fact("user-defined-object", "breaks", "Missing tp_iternext")
             try:
-                result = _classify(graph_breaks(cls(), (torch.randn(4, 4),), backend="eager"), path, call_lines[i])
-                if result.outcome == "traces" and recompiles(cls(), [(torch.randn(4, 4),) for _ in range(4)]):
+                result = _classify(graph_breaks(probe(), (torch.randn(4, 4),), backend="eager"), path, line)
+                if result.outcome == "traces" and recompiles(probe(), [(torch.randn(4, 4),) for _ in range(4)]):
                     result = ProbeResult("recompiles")
             except Exception as exc:  # noqa: BLE001 - the answer is "inconclusive", not a crash
                 result = ProbeResult("inconclusive", None, None, type(exc).__name__)
             out[ctor] = _confirm({"built": expr, "type": typ.__name__, **fact}, result)
-        sys.modules.pop("dynamo_iterator_probes", None)
     return out
 
 
