@@ -2496,7 +2496,7 @@ class Interpreter:
             if declared and cur.kind is not Kind.TENSOR:
                 self.emit("on_global_write", GlobalWriteEvent(node, name, cur, "augassign", op))
             if cur.kind is Kind.TENSOR:
-                if not (cur.weak and _number_literal_node(node.value)):
+                if not (cur.weak and param_uses.number_literal(node.value)):
                     # (``k -= 1`` on a parameter only guessed to be a tensor, by a number: a counter
                     # callers pass as a Python int is rebound, not written -- see param_uses)
                     self.emit("on_write", WriteEvent(node, cur, f"`{target.value} {op}` (in-place {op})"))
@@ -7180,9 +7180,9 @@ def _documented(fn: FunctionInfo, p: cst.Param, value: Value) -> Value:
     for lists and tuples, unknown for a mix), else a Python constant when its docstring declares the
     parameter a ``bool``, ``int``, ``float`` or ``str`` (:mod:`pt2lint.analysis.docstrings`):
     ``target_is_real (bool)`` is no tensor, and ``if target_is_real:`` no data-dependent branch;
-    else what the body's uses of the parameter say (:mod:`pt2lint.analysis.param_uses`): unknown
-    for a value read with an attribute tensors lack, a weak guess for one used only as a Python
-    number or flag."""
+    else what the body's uses of the parameter say (:mod:`pt2lint.analysis.param_uses`): a container
+    (of weak tensor guesses) or unknown for a value read with an attribute tensors lack, a weak
+    guess for one used only as a Python number or flag."""
     if p.annotation is not None or value.kind is not Kind.TENSOR:
         return value
     node = getattr(fn, "node", None)
@@ -7208,12 +7208,6 @@ def _documented(fn: FunctionInfo, p: cst.Param, value: Value) -> Value:
         return value
     optional = found[1] or value.maybe_none
     return replace(CONST, maybe_none=True) if optional else replace(CONST, not_none=True)
-
-
-def _number_literal_node(node: cst.BaseExpression) -> bool:
-    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
-        node = node.expression
-    return isinstance(node, (cst.Integer, cst.Float))
 
 
 def _no_tensor(used: str, guess: Value) -> Value:

@@ -79,8 +79,9 @@ def evidence(node: cst.FunctionDef, name: str, tensor_attributes) -> Optional[st
     if len(_MEMO) >= _MEMO_MAX:
         _MEMO.clear()
     body = node.body
-    rebound = bound_names([body]).get(name, ())
-    kinds = None if not all(_counts_on(stmt, name) for stmt in rebound) else _classify(body, name, frozenset(tensor_attributes), 0)
+    bound = bound_names([body])
+    rebound = bound.get(name, ())
+    kinds = None if not all(_counts_on(stmt, name) for stmt in rebound) else _classify(body, bound, name, frozenset(tensor_attributes), 0)
     if kinds is None or _TENSOR_ATTRIBUTE in kinds:
         out = None
     elif OBJECT in kinds:
@@ -97,9 +98,9 @@ def evidence(node: cst.FunctionDef, name: str, tensor_attributes) -> Optional[st
     return out
 
 
-def _classify(body: cst.CSTNode, name: str, tensor_attributes: frozenset, depth: int) -> Optional[Set[str]]:
-    """The kinds of ``name``'s uses (a parameter not rebound, or a name bound once from arithmetic
-    on one); None when a followed name says nothing."""
+def _classify(body: cst.CSTNode, bound: Dict[str, list], name: str, tensor_attributes: frozenset, depth: int) -> Set[str]:
+    """The kinds of ``name``'s uses in ``body`` (a parameter rebound at most to a number of itself,
+    or a name bound once from arithmetic on one); ``bound`` is ``bound_names([body])``."""
     kinds: Set[str] = set()
     for use, ancestors in _loads(body, name):
         parent = ancestors[-1] if ancestors else None
@@ -116,7 +117,7 @@ def _classify(body: cst.CSTNode, name: str, tensor_attributes: frozenset, depth:
         if kind in (_NEUTRAL, NUMBER) and _is_arithmetic(parent) and depth < _FOLLOW_DEPTH:
             target = _assigned_from(use, body)
             if target is not None:
-                more = _classify(body, target, tensor_attributes, depth + 1) if len(bound_names([body]).get(target, ())) == 1 else None
+                more = _classify(body, bound, target, tensor_attributes, depth + 1) if len(bound.get(target, ())) == 1 else None
                 if more is not None and NUMBER in more and not more & {_TENSOR, _TENSOR_ATTRIBUTE}:
                     kind = NUMBER  # the result is used as a number only; a result used as a tensor
                     # (``x = x / n``, a tensor divided by a number) says nothing of the parameter
@@ -172,12 +173,13 @@ def _comparison_kind(use: cst.BaseExpression, cmp: cst.Comparison) -> str:
     if all(isinstance(op, (cst.Is, cst.IsNot)) for op in ops):
         return _NEUTRAL  # ``scale is None``
     others = [o for o in operands if o is not use]
-    if others and all(_number_literal(o) for o in others):
+    if others and all(number_literal(o) for o in others):
         return NUMBER  # ``guidance_scale == 1.0``, ``k > 0``
     return _TENSOR
 
 
-def _number_literal(node) -> bool:
+def number_literal(node) -> bool:
+    """``node`` is an int or float literal, negated or not (``1``, ``-0.5``)."""
     if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
         node = node.expression
     return isinstance(node, (cst.Integer, cst.Float))
@@ -212,14 +214,14 @@ def _counts_on(stmt: cst.CSTNode, name: str) -> bool:
     """``stmt`` rebinds ``name`` to a number computed from it and number literals (``k -= 1``,
     ``k = k - 1``, ``k = min(k, 3)``): a number stays a number, so its uses still speak."""
     if isinstance(stmt, cst.AugAssign):
-        return isinstance(stmt.target, cst.Name) and _number_literal(stmt.value)
+        return isinstance(stmt.target, cst.Name) and number_literal(stmt.value)
     if isinstance(stmt, cst.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0].target, cst.Name):
         value = stmt.value
         if isinstance(value, cst.Call) and isinstance(value.func, cst.Name) and value.func.value in ("min", "max"):
             parts = [a.value for a in value.args if a.keyword is None and not a.star]
-            return len(parts) == len(value.args) and all(_number_literal(p) or _is(p, name) for p in parts)
+            return len(parts) == len(value.args) and all(number_literal(p) or _is(p, name) for p in parts)
         if isinstance(value, cst.BinaryOperation):
-            return all(_number_literal(p) or _is(p, name) for p in (value.left, value.right))
+            return all(number_literal(p) or _is(p, name) for p in (value.left, value.right))
     return False
 
 
