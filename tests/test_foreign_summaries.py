@@ -94,15 +94,21 @@ ENTRY = """
     """
 
 
-def test_a_foreign_base_is_collected_once_for_two_entries_with_the_same_findings(tmp_path):
-    write(tmp_path, {
+def _two_entries_of_one_base(root, base: str, entry: str) -> List[str]:
+    """Write a package whose ``pkg/one.py`` and ``pkg/two.py`` are ``entry`` (formatted with the
+    class names ``One`` and ``Two``) over ``pkg/base.py``; returns the two entry paths."""
+    write(root, {
         "pyproject.toml": "[project]\nname = 'demo'\n",
         "pkg/__init__.py": "",
-        "pkg/base.py": BASE,
-        "pkg/one.py": ENTRY.format(name="One"),
-        "pkg/two.py": ENTRY.format(name="Two"),
+        "pkg/base.py": base,
+        "pkg/one.py": entry.format(name="One"),
+        "pkg/two.py": entry.format(name="Two"),
     })
-    entries = ["pkg/one.py", "pkg/two.py"]
+    return ["pkg/one.py", "pkg/two.py"]
+
+
+def test_a_foreign_base_is_collected_once_for_two_entries_with_the_same_findings(tmp_path):
+    entries = _two_entries_of_one_base(tmp_path, BASE, ENTRY)
     together = lint(tmp_path, entries)
     assert computed(tmp_path, "pkg/base.py#Base") == 1
     # the tensor attributes the foreign constructor and its self-state method assign are
@@ -392,14 +398,7 @@ class {name}(Base):
 def test_a_summary_holding_a_partial_of_a_library_callable_is_replayed(tmp_path):
     # the attribute state of ``Base`` holds ``functools.partial(print, ...)`` values: written as
     # handles for the first entry and read back, whole, for the second
-    write(tmp_path, {
-        "pyproject.toml": "[project]\nname = 'demo'\n",
-        "pkg/__init__.py": "",
-        "pkg/base.py": PARTIAL_BASE,
-        "pkg/one.py": PARTIAL_ENTRY.format(name="One"),
-        "pkg/two.py": PARTIAL_ENTRY.format(name="Two"),
-    })
-    entries = ["pkg/one.py", "pkg/two.py"]
+    entries = _two_entries_of_one_base(tmp_path, PARTIAL_BASE, PARTIAL_ENTRY)
     together = lint(tmp_path, entries)
     assert sorted((f, line, c) for f, line, c, _ in together) == [("pkg/one.py", 6, "PTC301"), ("pkg/two.py", 6, "PTC301")]
     assert together == alone(tmp_path, entries)
