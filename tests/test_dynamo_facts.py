@@ -60,7 +60,7 @@ def derived(tool):
 
 def test_shipped_table_matches_installed_torch_tables(derived):
     shipped = _shipped()
-    for key in ("schema", "generator", "versions", "math", "numpy", "skip_modules", "graph_breaks", "amp_deprecated", "collectives", "cudagraphs", "return_types", "namespaces", "torch_function_modules", "parameter_names"):
+    for key in ("schema", "generator", "versions", "math", "numpy", "skip_modules", "graph_breaks", "amp_deprecated", "collectives", "cudagraphs", "return_types", "namespaces", "torch_function_modules", "parameter_names", "schema_arguments"):
         assert shipped[key] == derived[key], f"{key} differs: regenerate with `python tools/gen_dynamo_facts.py`"
     for section in SECTIONS:
         assert sorted(shipped[section]) == sorted(derived[section]), section

@@ -1269,6 +1269,7 @@ def derive_static(derived: bool = True) -> Dict[str, Any]:
         "forbidden": forbidden_callables(),
         **{section: derived_section(cands()) for section, cands in (DERIVED_SECTIONS if derived else ())},
         "inplace_view_methods": inplace_view_methods(),
+        "schema_arguments": schema_arguments(),
         "cudagraphs": {"modes": cudagraph_modes(), "skip_reasons": cudagraph_skip_reasons()},
     }
 
@@ -1461,6 +1462,59 @@ def inplace_view_methods() -> List[str]:
             continue
         if torch.Tag.inplace_view in first.tags:
             out.append(name)
+    return out
+
+
+def _positional_kinds(arguments) -> Optional[Tuple[str, bool]]:
+    """One overload's positional parameters as a string of kinds (``"t"``: a tensor may go
+    there, ``"n"``: none may), and whether its first one takes varargs (an ``int[]`` first
+    parameter: ``x.view(2, -1)`` is ``x.view((2, -1))``, the Python binding's rule)."""
+    kinds = "".join("t" if "Tensor" in str(a.type) else "n" for a in arguments if not a.kwarg_only)
+    first = next((a for a in arguments if not a.kwarg_only), None)
+    return kinds, first is not None and str(first.type) in ("List[int]", "List[SymInt]")
+
+
+def schema_arguments() -> Dict[str, str]:
+    """``schema_arguments``: per ``torch.Tensor`` method and ``torch`` function bound in C (the
+    ATen operators; Python-defined ones such as ``Tensor.split`` are left out: their own code
+    decides), the positional arguments no overload's ATen schema types as a tensor.
+
+    The value is one character per position (``"n"``: every overload that takes an argument
+    there types it as a number, size, flag or dtype; ``"t"``: some overload takes a tensor there,
+    or none takes one), then ``"*"`` and the verdict for every later position when an overload's
+    first parameter is a list of ints given as varargs (``x.view(n, -1)``, ``torch.zeros(n, d)``).
+    A method's ``self`` is not counted.  Only names with an ``"n"`` somewhere are listed.  The
+    fact is eager Python's (``torch._C._jit_get_all_schemas()``), not Dynamo's: the analysis
+    reads a parameter passed only where ATen takes a number as most likely a number, as it reads
+    an argument of ``range()`` (a 0-d tensor there is read with ``.item()``)."""
+    overloads: Dict[str, List[Tuple[str, bool]]] = {}
+    for schema in torch._C._jit_get_all_schemas():
+        if schema.name.startswith("aten::"):
+            overloads.setdefault(schema.name[len("aten::"):], []).append(schema)
+    methods = {n for n in dir(torch.Tensor) if not n.startswith("_") and type(getattr(torch.Tensor, n)).__name__ == "method_descriptor"}
+    functions = {n for n in dir(torch._C._VariableFunctions) if not n.startswith("_") and getattr(torch, n, None) is getattr(torch._C._VariableFunctions, n)}
+    out: Dict[str, str] = {}
+    for qual, names, is_method in (("torch.Tensor", methods, True), ("torch", functions, False)):
+        for name in sorted(names):
+            forms = []
+            for schema in overloads.get(name, ()):
+                arguments = list(schema.arguments)
+                if is_method:
+                    if not arguments or arguments[0].name != "self" or "Tensor" not in str(arguments[0].type):
+                        continue
+                    arguments = arguments[1:]
+                forms.append(_positional_kinds(arguments))
+            if not forms:
+                continue
+            width = max(len(k) for k, _ in forms)
+            verdict = ""
+            for i in range(width):
+                at = [k[i] for k, _ in forms if i < len(k)] + [k[0] for k, varargs in forms if varargs and i >= len(k)]
+                verdict += "n" if at and all(c == "n" for c in at) else "t"
+            if any(varargs for _, varargs in forms):
+                verdict += "*n"  # only an overload with varargs takes more: into its list of ints
+            if "n" in verdict:
+                out[f"{qual}.{name}"] = verdict
     return out
 
 
@@ -2593,7 +2647,7 @@ def dumps(data: Dict[str, Any]) -> str:
     for i, key in enumerate(keys):
         value = data[key]
         comma = "," if i < len(keys) - 1 else ""
-        if isinstance(value, dict) and value and all(isinstance(v, (dict, list)) for v in value.values()):
+        if isinstance(value, dict) and value and all(isinstance(v, (dict, list, str)) for v in value.values()):
             out.append(f" {json.dumps(key)}: {{")
             sub = sorted(value)
             for j, k in enumerate(sub):

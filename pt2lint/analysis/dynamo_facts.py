@@ -538,6 +538,17 @@ def tensor_attributes() -> FrozenSet[str]:
 
 
 @functools.lru_cache(maxsize=None)
+def schema_arguments() -> Mapping[str, str]:
+    """Per ``torch.Tensor`` method and ``torch`` function bound in C (``"torch.Tensor.view"``,
+    ``"torch.zeros"``), the positional arguments no ATen overload types as a tensor: one
+    character per position (``"n"``: none, ``"t"``: some overload takes a tensor there), then
+    ``"*"`` and the verdict for later positions when a list of ints is given as varargs
+    (``"n*n"`` for ``view``).  Read from ``torch._C._jit_get_all_schemas()`` on the table's
+    torch; a self argument is not counted.  Empty when the table lacks the section."""
+    return dict(facts().get("schema_arguments", {}))
+
+
+@functools.lru_cache(maxsize=None)
 def _namespace(namespace: str) -> Optional[FrozenSet[str]]:
     names = facts().get("namespaces", {}).get(namespace)
     return frozenset(names) if names is not None else None
