@@ -18,7 +18,7 @@ import copy
 import functools
 import re
 from dataclasses import replace
-from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple
+from typing import Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 import libcst as cst
 
@@ -1642,7 +1642,7 @@ class Interpreter:
                         guess = replace(guess, maybe_none=False, not_none=True)
                     bound[identifier(p.name.value)] = guess
             elif v is not None and v.kind is Kind.TENSOR and p.annotation is None and isinstance(fn.node, cst.FunctionDef):
-                used = param_uses.evidence(fn.node, p.name.value, dynamo_facts.tensor_attributes())
+                used = param_uses.evidence(fn.node, p.name.value, dynamo_facts.tensor_attributes(), dynamo_facts.schema_arguments(), _module_functions(fn), _instance_parameter(fn))
                 if used in (param_uses.OBJECT, param_uses.CONTAINER):
                     # the body reads an attribute no tensor has (``x_dict.items()``): whatever the
                     # caller was taken to pass, what reaches here is no tensor
@@ -7200,7 +7200,7 @@ def _documented(fn: FunctionInfo, p: cst.Param, value: Value) -> Value:
     if found is None:
         if value.weak:
             return value
-        used = param_uses.evidence(node, p.name.value, dynamo_facts.tensor_attributes())
+        used = param_uses.evidence(node, p.name.value, dynamo_facts.tensor_attributes(), dynamo_facts.schema_arguments(), _module_functions(fn), _instance_parameter(fn))
         if used in (param_uses.OBJECT, param_uses.CONTAINER):
             return _no_tensor(used, value)  # ``cfg.hidden_size``, ``x_dict.items()``
         if used == param_uses.NUMBER:
@@ -7208,6 +7208,31 @@ def _documented(fn: FunctionInfo, p: cst.Param, value: Value) -> Value:
         return value
     optional = found[1] or value.maybe_none
     return replace(CONST, maybe_none=True) if optional else replace(CONST, not_none=True)
+
+
+def _instance_parameter(fn) -> Optional[str]:
+    """The name of a method's instance parameter (``self``; ``cls`` of a classmethod), else None."""
+    node = getattr(fn, "node", None)
+    if getattr(fn, "cls", None) is None or getattr(fn, "kind", None) == "staticmethod" or not isinstance(node, cst.FunctionDef):
+        return None
+    first = (list(node.params.posonly_params) + list(node.params.params))[:1]
+    return first[0].name.value if first else None
+
+
+def _module_functions(fn) -> Optional[Callable[[str], Optional[cst.FunctionDef]]]:
+    """The module-level functions of ``fn``'s module by name, as :func:`param_uses.evidence`
+    follows a parameter passed on to one; None when the module is not known."""
+    module = getattr(fn, "module", None)
+    functions = getattr(module, "functions", None)
+    if functions is None:
+        return None
+
+    def find(name: str) -> Optional[cst.FunctionDef]:
+        info = functions.get(name)
+        node = getattr(info, "node", None)
+        return node if isinstance(node, cst.FunctionDef) else None
+
+    return find
 
 
 def _no_tensor(used: str, guess: Value) -> Value:

@@ -23,15 +23,25 @@ value changes; ``x_dict.items()`` is a dict's method).  The function's own body 
   on it whose own uses are number uses only (``stride = self.T // num_steps`` then
   ``range(0, self.T, stride)``) counts as a number use.
 
-Any other use (a method or attribute tensors have, an index, a call argument, a return) says
-"maybe a tensor", and the guess stays.  Rebinding the parameter makes the uses say nothing (a
+* passed where no overload of an ATen operator takes a tensor: a positional argument of a
+  ``torch.Tensor`` method or ``torch`` function (or an element of a tuple or list passed there)
+  that the facts table's ``schema_arguments`` (``torch._C._jit_get_all_schemas()``) types as an
+  int, size, float, flag or dtype in every overload (``x.view(b, t, num_heads, -1)``,
+  ``scores.topk(k)``, ``x.new_full((n, d), 0.0)``; not ``x.repeat_interleave(n)``, which also
+  takes a tensor of repeats), counts as a number use; a 0-d tensor passed there is read with
+  ``.item()``, as one passed to ``range()`` is;
+* passed on to a module-level function of the same module: the uses of the parameter it binds
+  speak instead (``scatter_mean(h, batch, num_graphs)`` with ``src.new_zeros(dim_size, d)``).
+
+Any other use (a method or attribute tensors have, an index, another call argument, a return)
+says "maybe a tensor", and the guess stays.  Rebinding the parameter makes the uses say nothing (a
 different value may reach them), unless it is to a number computed from it and number literals
 (``k -= 1``, ``k = min(k, 3)``).
 """
 
 from __future__ import annotations
 
-from typing import Dict, Iterator, Optional, Set, Tuple
+from typing import Callable, Dict, FrozenSet, Iterator, Mapping, NamedTuple, Optional, Set, Tuple
 
 import libcst as cst
 
@@ -56,11 +66,28 @@ _NEUTRAL_BUILTINS = frozenset({"int", "float", "min", "max", "abs", "round", "bo
 _ARITHMETIC = (cst.BinaryOperation, cst.UnaryOperation)
 _FOLLOW_DEPTH = 2
 
-_MEMO: Dict[Tuple[int, str], Tuple[cst.FunctionDef, Optional[str]]] = {}
+_MEMO: Dict[Tuple[int, str, bool, bool, Optional[str]], Tuple[cst.FunctionDef, Optional[str]]] = {}
 _MEMO_MAX = 4096  # entries keep their trees alive: bounded, for long-lived processes (the LSP server)
 
 
-def evidence(node: cst.FunctionDef, name: str, tensor_attributes) -> Optional[str]:
+class _Context(NamedTuple):
+    tensor_attributes: frozenset  # ``dir(torch.Tensor)``'s public names (empty: unknown)
+    schema_arguments: Mapping[str, str]  # :func:`pt2lint.analysis.dynamo_facts.schema_arguments`
+    local: frozenset  # the names the function binds (its parameters and body): not a module
+    callee: Optional[Callable[[str], Optional[cst.FunctionDef]]]  # a module-level function by name
+    receiver: Optional[str]  # the name of a method's first parameter (``self``)
+    visiting: FrozenSet[int]  # ids of the functions whose evidence is being computed (recursion)
+
+
+def evidence(
+    node: cst.FunctionDef,
+    name: str,
+    tensor_attributes,
+    schema_arguments: Optional[Mapping[str, str]] = None,
+    callee: Optional[Callable[[str], Optional[cst.FunctionDef]]] = None,
+    receiver: Optional[str] = None,
+    _visiting: FrozenSet[int] = frozenset(),
+) -> Optional[str]:
     """What the uses of parameter ``name`` in ``node``'s body say of its type.
 
     Args:
@@ -68,20 +95,31 @@ def evidence(node: cst.FunctionDef, name: str, tensor_attributes) -> Optional[st
         name: the parameter's name.
         tensor_attributes: the public attribute names of ``torch.Tensor`` (empty: unknown, and
             no attribute is then taken as proof).
+        schema_arguments: per ATen-bound ``torch.Tensor`` method and ``torch`` function, the
+            positions where no overload takes a tensor (``{"torch.Tensor.view": "n*n"}``, the
+            facts table's ``schema_arguments``); None or empty: no call argument is a number use.
+        callee: the definition of a module-level function of ``node``'s module, by name (None:
+            unknown); a parameter passed on to one speaks as that function's parameter does.
+        receiver: for a method, the name of its instance parameter (``self``): a call of the
+            instance's own method (``self.repeat(x, n)``) is not matched against Tensor's.
 
     Returns:
         :data:`OBJECT`, :data:`NUMBER`, or None when the uses do not say (or may be a tensor's).
     """
-    key = (id(node), name)
+    key = (id(node), name, bool(schema_arguments), callee is not None, receiver)
     hit = _MEMO.get(key)
     if hit is not None and hit[0] is node:
         return hit[1]
+    if id(node) in _visiting:
+        return None  # a recursive helper: its uses are being read
     if len(_MEMO) >= _MEMO_MAX:
         _MEMO.clear()
     body = node.body
     bound = bound_names([body])
     rebound = bound.get(name, ())
-    kinds = None if not all(_counts_on(stmt, name) for stmt in rebound) else _classify(body, bound, name, frozenset(tensor_attributes), 0)
+    local = frozenset(bound) | {p.name.value for p in _parameters(node.params)}
+    ctx = _Context(frozenset(tensor_attributes), schema_arguments or {}, local, callee, receiver, _visiting | {id(node)})
+    kinds = None if not all(_counts_on(stmt, name) for stmt in rebound) else _classify(body, bound, name, ctx, 0)
     if kinds is None or _TENSOR_ATTRIBUTE in kinds:
         out = None
     elif OBJECT in kinds:
@@ -94,30 +132,42 @@ def evidence(node: cst.FunctionDef, name: str, tensor_attributes) -> Optional[st
         out = NUMBER
     else:
         out = None
-    _MEMO[key] = (node, out)  # (the node kept: its id is not reused while the entry lives)
+    if not _visiting:  # (an answer cut short by recursion is not kept)
+        _MEMO[key] = (node, out)  # (the node kept: its id is not reused while the entry lives)
     return out
 
 
-def _classify(body: cst.CSTNode, bound: Dict[str, list], name: str, tensor_attributes: frozenset, depth: int) -> Set[str]:
+def _parameters(params: cst.Parameters) -> Iterator[cst.Param]:
+    yield from params.posonly_params
+    yield from params.params
+    yield from params.kwonly_params
+    for star in (params.star_arg, params.star_kwarg):
+        if isinstance(star, cst.Param):
+            yield star
+
+
+def _classify(body: cst.CSTNode, bound: Dict[str, list], name: str, ctx: _Context, depth: int) -> Set[str]:
     """The kinds of ``name``'s uses in ``body`` (a parameter rebound at most to a number of itself,
     or a name bound once from arithmetic on one); ``bound`` is ``bound_names([body])``."""
     kinds: Set[str] = set()
     for use, ancestors in _loads(body, name):
         parent = ancestors[-1] if ancestors else None
         grand = ancestors[-2] if len(ancestors) > 1 else None
-        kind = _use_kind(use, parent, grand, tensor_attributes)
+        kind = _use_kind(use, parent, grand, ctx)
+        if kind == _TENSOR and _in_sized_tuple(ancestors, ctx):
+            kind = NUMBER  # ``x.new_full((n, d), 0.0)``: an element of a size passed where ATen takes ints
         if kind == _NEUTRAL and _is_arithmetic(parent):
             # ``step % 2 == 0`` tested, ``range(n * 2)``: the arithmetic is used as a number
             top, i = use, len(ancestors) - 1
             while i >= 0 and _is_arithmetic(ancestors[i]):
                 top, i = ancestors[i], i - 1
             outer = ancestors[i] if i >= 0 else None
-            if _use_kind(top, outer, ancestors[i - 1] if i > 0 else None, tensor_attributes) == NUMBER:
+            if _use_kind(top, outer, ancestors[i - 1] if i > 0 else None, ctx) == NUMBER:
                 kind = NUMBER
         if kind in (_NEUTRAL, NUMBER) and _is_arithmetic(parent) and depth < _FOLLOW_DEPTH:
             target = _assigned_from(use, body)
             if target is not None:
-                more = _classify(body, bound, target, tensor_attributes, depth + 1) if len(bound.get(target, ())) == 1 else None
+                more = _classify(body, bound, target, ctx, depth + 1) if len(bound.get(target, ())) == 1 else None
                 if more is not None and NUMBER in more and not more & {_TENSOR, _TENSOR_ATTRIBUTE}:
                     kind = NUMBER  # the result is used as a number only; a result used as a tensor
                     # (``x = x / n``, a tensor divided by a number) says nothing of the parameter
@@ -131,7 +181,7 @@ def _is_arithmetic(node) -> bool:
     return isinstance(node, cst.BinaryOperation) or (isinstance(node, cst.UnaryOperation) and not isinstance(node.operator, cst.Not))
 
 
-def _use_kind(use: cst.BaseExpression, parent, grand, tensor_attributes: frozenset) -> str:
+def _use_kind(use: cst.BaseExpression, parent, grand, ctx: _Context) -> str:
     """The kind of one use: ``use`` (the name, or arithmetic on it) in ``parent`` in ``grand``."""
     if isinstance(parent, cst.UnaryOperation) and isinstance(parent.operator, cst.Not):
         return NUMBER  # ``if not return_dict:``: a flag
@@ -139,7 +189,7 @@ def _use_kind(use: cst.BaseExpression, parent, grand, tensor_attributes: frozens
         attr = parent.attr.value
         if attr.startswith("_"):
             return _TENSOR  # a dunder or private name (``x.__class__``, ``x._version``): every object, or not listed
-        if not tensor_attributes or attr in tensor_attributes:
+        if not ctx.tensor_attributes or attr in ctx.tensor_attributes:
             return _TENSOR_ATTRIBUTE
         return CONTAINER if attr in _CONTAINER_ATTRIBUTES else OBJECT
     if isinstance(parent, cst.Arg) and parent.value is use and parent.keyword is None and not parent.star:
@@ -148,6 +198,12 @@ def _use_kind(use: cst.BaseExpression, parent, grand, tensor_attributes: frozens
                 return NUMBER
             if grand.func.value in _NEUTRAL_BUILTINS:
                 return _NEUTRAL
+        if isinstance(grand, cst.Call) and _schema_number(parent, grand, ctx):
+            return NUMBER
+        if isinstance(grand, cst.Call):
+            passed = _passed_on(parent, grand, ctx)
+            if passed is not None:
+                return passed
         return _TENSOR
     if _is_arithmetic(parent):
         return _NEUTRAL
@@ -165,6 +221,74 @@ def _use_kind(use: cst.BaseExpression, parent, grand, tensor_attributes: frozens
     if isinstance(parent, (cst.If, cst.While, cst.IfExp)) and parent.test is use:
         return NUMBER  # ``if use_cache:``
     return _TENSOR
+
+
+def _schema_number(arg: cst.Arg, call: cst.Call, ctx: _Context) -> bool:
+    """``arg`` is passed where no ATen overload of the called ``torch.Tensor`` method or ``torch``
+    function takes a tensor (``x.view(n, -1)``, ``s.topk(k)``, ``torch.zeros(n, d)``).  A method
+    is matched by name on a receiver the function binds (``x.view``, ``self.buf.view``, a call's
+    result), not on a module it imports (``np.repeat``: NumPy's, another signature)."""
+    func = call.func
+    if not isinstance(func, cst.Attribute) or not ctx.schema_arguments:
+        return False
+    index = _position(arg, call)
+    if index is None:
+        return False  # ``x.view(*lead, n)``: the position is unknown
+    root = func.value
+    while isinstance(root, cst.Attribute):
+        root = root.value
+    if isinstance(func.value, cst.Name) and func.value.value == "torch" and "torch" not in ctx.local:
+        kinds = ctx.schema_arguments.get(f"torch.{func.attr.value}")
+    elif isinstance(root, cst.Name) and root.value not in ctx.local:
+        return False  # ``np.repeat(a, n)``, ``F.pad``: a module's function, not a tensor's method
+    elif isinstance(func.value, cst.Name) and func.value.value == ctx.receiver:
+        return False  # ``self.repeat(x, n)``: the instance's own method, not a tensor's
+    else:
+        kinds = ctx.schema_arguments.get(f"torch.Tensor.{func.attr.value}")
+    if not kinds:
+        return False
+    fixed, _, rest = kinds.partition("*")
+    return (fixed[index] if index < len(fixed) else rest) == "n"
+
+
+def _in_sized_tuple(ancestors: Tuple[cst.CSTNode, ...], ctx: _Context) -> bool:
+    """The use is an element of a tuple or list literal passed where no ATen overload of the
+    called method or function takes a tensor (``x.new_full((n, d), 0.0)``, ``torch.zeros((b, n))``)."""
+    if len(ancestors) < 4:
+        return False
+    element, literal, arg, call = ancestors[-1], ancestors[-2], ancestors[-3], ancestors[-4]
+    return (
+        isinstance(element, cst.Element) and isinstance(literal, (cst.Tuple, cst.List)) and isinstance(arg, cst.Arg)
+        and arg.value is literal and arg.keyword is None and not arg.star and isinstance(call, cst.Call)
+        and _schema_number(arg, call, ctx)
+    )
+
+
+def _passed_on(arg: cst.Arg, call: cst.Call, ctx: _Context) -> Optional[str]:
+    """What the module-level function ``call`` calls says of the parameter ``arg`` passes on
+    (``scatter_mean(h, batch, num_graphs)`` with ``src.new_zeros(dim_size, ...)`` in
+    ``scatter_mean``): its own evidence for the parameter ``arg`` binds, when unannotated."""
+    func = call.func
+    if ctx.callee is None or not isinstance(func, cst.Name) or func.value in ctx.local:
+        return None
+    target = ctx.callee(func.value)
+    if target is None:
+        return None
+    index = _position(arg, call)
+    params = list(target.params.posonly_params) + list(target.params.params)
+    if index is None or index >= len(params) or params[index].annotation is not None:
+        return None
+    return evidence(target, params[index].name.value, ctx.tensor_attributes, ctx.schema_arguments, ctx.callee, None, ctx.visiting)
+
+
+def _position(arg: cst.Arg, call: cst.Call) -> Optional[int]:
+    """The position of the positional argument ``arg`` in ``call``; None after a ``*`` argument."""
+    for i, a in enumerate(a for a in call.args if a.keyword is None):
+        if a is arg:
+            return i
+        if a.star:
+            return None
+    return None
 
 
 def _comparison_kind(use: cst.BaseExpression, cmp: cst.Comparison) -> str:
