@@ -910,6 +910,8 @@ def test_a_star_import_exports_names_added_to_all(tmp_path, grow):
 
 
 # ------------------------------------------- a block class built by a class of another file
+# (``unflatten``, defined in Python, says nothing of H and W; ``x.view(B, H, W, C)`` would make them
+# numbers whoever builds the block: ATen's ``view`` takes ints there, tests/test_schema_argument_uses.py)
 BLOCK_PACKAGE = {
     **PYPROJECT,
     "pkg/__init__.py": "",
@@ -925,7 +927,7 @@ BLOCK_PACKAGE = {
                 B, L, C = x.shape
                 if H * W != L:
                     raise ValueError("bad size")
-                x = x.view(B, H, W, C)
+                x = x.unflatten(1, (H, W))
                 pad = int(H % 2)
                 x = x[:, : H - pad]
                 if x.sum() > 0:
