@@ -3464,10 +3464,15 @@ class Interpreter:
                     # ``ids[:, [-1, 0]]``: an index only an array takes
                     or (isinstance(comp.comparator, cst.Subscript) and _array_only_index(comp.comparator))
                 )
-                if sure and (isinstance(left.const, str) or isinstance(comp_left, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString))):
-                    # ``"scale" in t`` raises for a tensor ``t`` ("Tensor.__contains__ only supports
-                    # Tensor or scalar", eager torch 2.13): code that runs has no tensor there (a dict
-                    # the caller's ``dict[str, Tensor]`` annotation took for one of its tensors)
+                if sure and (
+                    isinstance(left.const, str) or isinstance(comp_left, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString))
+                    or left.kind in (Kind.CONTAINER, Kind.NONE)
+                ):
+                    # ``"scale" in t``, ``et in t`` with ``et`` a tuple of names, ``None in t``: each
+                    # raises for a tensor ``t`` (``Tensor.__contains__`` takes a Tensor, Number, SymInt,
+                    # SymFloat or SymBool, else "only supports Tensor or scalar", torch/_tensor.py on
+                    # 2.13): code that runs has no tensor there (a dict of tensors, or a caller's
+                    # ``dict[str, Tensor]`` annotation that took the dict for one of its tensors)
                     sure = False
                 if sure:
                     # ``v in t`` is ``(t == v).any().item()``: the read happens here, branched on or not
