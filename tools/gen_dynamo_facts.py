@@ -1465,7 +1465,7 @@ def inplace_view_methods() -> List[str]:
     return out
 
 
-def _positional_kinds(arguments) -> Optional[Tuple[str, bool]]:
+def _positional_kinds(arguments) -> Tuple[str, bool]:
     """One overload's positional parameters as a string of kinds (``"t"``: a tensor may go
     there, ``"n"``: none may), and whether its first one takes varargs (an ``int[]`` first
     parameter: ``x.view(2, -1)`` is ``x.view((2, -1))``, the Python binding's rule)."""
@@ -1487,7 +1487,7 @@ def schema_arguments() -> Dict[str, str]:
     fact is eager Python's (``torch._C._jit_get_all_schemas()``), not Dynamo's: the analysis
     reads a parameter passed only where ATen takes a number as most likely a number, as it reads
     an argument of ``range()`` (a 0-d tensor there is read with ``.item()``)."""
-    overloads: Dict[str, List[Tuple[str, bool]]] = {}
+    overloads: Dict[str, List[Any]] = {}  # operator name -> its schemas
     for schema in torch._C._jit_get_all_schemas():
         if schema.name.startswith("aten::"):
             overloads.setdefault(schema.name[len("aten::"):], []).append(schema)
