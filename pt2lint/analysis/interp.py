@@ -1642,7 +1642,7 @@ class Interpreter:
                         guess = replace(guess, maybe_none=False, not_none=True)
                     bound[identifier(p.name.value)] = guess
             elif v is not None and v.kind is Kind.TENSOR and p.annotation is None and isinstance(fn.node, cst.FunctionDef):
-                used = param_uses.evidence(fn.node, p.name.value, dynamo_facts.tensor_attributes(), dynamo_facts.schema_arguments(), _module_functions(fn), _instance_parameter(fn))
+                used = _parameter_evidence(fn, p.name.value)
                 if used in (param_uses.OBJECT, param_uses.CONTAINER):
                     # the body reads an attribute no tensor has (``x_dict.items()``): whatever the
                     # caller was taken to pass, what reaches here is no tensor
@@ -7205,7 +7205,7 @@ def _documented(fn: FunctionInfo, p: cst.Param, value: Value) -> Value:
     if found is None:
         if value.weak:
             return value
-        used = param_uses.evidence(node, p.name.value, dynamo_facts.tensor_attributes(), dynamo_facts.schema_arguments(), _module_functions(fn), _instance_parameter(fn))
+        used = _parameter_evidence(fn, p.name.value)
         if used in (param_uses.OBJECT, param_uses.CONTAINER):
             return _no_tensor(used, value)  # ``cfg.hidden_size``, ``x_dict.items()``
         if used == param_uses.NUMBER:
@@ -7215,13 +7215,14 @@ def _documented(fn: FunctionInfo, p: cst.Param, value: Value) -> Value:
     return replace(CONST, maybe_none=True) if optional else replace(CONST, not_none=True)
 
 
-def _instance_parameter(fn) -> Optional[str]:
-    """The name of a method's instance parameter (``self``; ``cls`` of a classmethod), else None."""
-    node = getattr(fn, "node", None)
-    if getattr(fn, "cls", None) is None or getattr(fn, "kind", None) == "staticmethod" or not isinstance(node, cst.FunctionDef):
-        return None
-    first = (list(node.params.posonly_params) + list(node.params.params))[:1]
-    return first[0].name.value if first else None
+def _parameter_evidence(fn: FunctionInfo, name: str) -> Optional[str]:
+    """What the uses of ``fn``'s parameter ``name`` say of its type (:func:`param_uses.evidence`,
+    with the facts table's Tensor attributes and ATen argument kinds, the module's functions to
+    follow it into, and the instance parameter of a method)."""
+    return param_uses.evidence(
+        fn.node, name, dynamo_facts.tensor_attributes(), dynamo_facts.schema_arguments(),
+        _module_functions(fn), Interpreter._first_param_name(fn),
+    )
 
 
 def _module_functions(fn) -> Optional[Callable[[str], Optional[cst.FunctionDef]]]:

@@ -198,9 +198,9 @@ def _use_kind(use: cst.BaseExpression, parent, grand, ctx: _Context) -> str:
                 return NUMBER
             if grand.func.value in _NEUTRAL_BUILTINS:
                 return _NEUTRAL
-        if isinstance(grand, cst.Call) and _schema_number(parent, grand, ctx):
-            return NUMBER
         if isinstance(grand, cst.Call):
+            if _schema_number(parent, grand, ctx):
+                return NUMBER
             passed = _passed_on(parent, grand, ctx)
             if passed is not None:
                 return passed
