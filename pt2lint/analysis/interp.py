@@ -45,7 +45,7 @@ from pt2lint.analysis.events import (
     WriteEvent,
 )
 from pt2lint.analysis.imports import STDLIB_MODULES, caught_exceptions, dotted_name
-from pt2lint.analysis.names import bound_names, target_names
+from pt2lint.analysis.names import bound_names, loaded_names, target_names
 from pt2lint.analysis.walk import iter_children, walk
 from pt2lint.analysis.index import ClassInfo, FunctionInfo, ModuleIndex, decorator_name, identifier, lambda_function
 from pt2lint.analysis.project import load_outcome
@@ -636,7 +636,7 @@ class Frame:
     __slots__ = (
         "func", "env", "parent", "self_value", "chain", "returns", "yields", "cls", "imports", "loop_depth", "skipped",
         "try_depth", "sites", "calling", "log", "globals_declared", "sized",
-        "born", "varying", "by_mode",
+        "born", "varying", "by_mode", "state_from",
     )
 
     def __init__(self, func, env, parent, self_value, chain, cls, imports):
@@ -674,6 +674,10 @@ class Frame:
         # is true, where it is false)}): names the ``if``'s arms bound differently (see
         # ``Interpreter._narrow_subject``)
         self.by_mode: Dict[tuple, Tuple[int, Dict[str, Tuple["Value", "Value", "Value"]]]] = {}
+        # local name -> (the attributes of ``self`` its value was computed from, whether it was
+        # changed from them): ``total = self.count + n`` is ``({"count"}, True)``, ``c = self.count``
+        # is ``({"count"}, False)`` (see :func:`_state_sources`); the binding last executed wins
+        self.state_from: Dict[str, Tuple[frozenset, bool]] = {}
 
     def assign(self, name: str, value: "Value") -> None:
         """Bind ``name`` in this frame's environment (and log the write for joins)."""
@@ -2503,6 +2507,11 @@ class Interpreter:
                 self.frame.assign(name, replace(cur, bool_tensor=cur.bool_tensor and rhs.bool_tensor))
             else:
                 self.frame.assign(name, self.binop(cur, rhs, op))
+            before = self.frame.state_from.get(name)
+            added = _state_sources(node.value, self.frame.state_from)
+            if before is not None or added is not None:
+                # ``c += 1``: ``c`` is now changed from whatever it was computed from
+                self.frame.state_from[name] = ((before[0] if before else frozenset()) | (added[0] if added else frozenset()), True)
         elif isinstance(target, cst.Attribute):
             base = self.eval(target.value)
             cur = self.attribute(base, identifier(target.attr.value), target)
@@ -2556,6 +2565,11 @@ class Interpreter:
                 self.frame.sized.add(name)
             else:
                 self.frame.sized.discard(name)
+            sources = _state_sources(rhs, self.frame.state_from) if rhs is not None and _binds_directly(stmt, target) else None
+            if sources is not None:
+                self.frame.state_from[name] = sources
+            else:
+                self.frame.state_from.pop(name, None)
             self.frame.assign(name, value)
         elif isinstance(target, (cst.Tuple, cst.List)):
             self._unpack(target.elements, value, stmt)
@@ -2566,9 +2580,12 @@ class Interpreter:
             self._function_attr_store(stmt, base, target)
             if base.kind is Kind.SELF and isinstance(base.ref, ClassInfo):
                 name = identifier(target.attr.value)
-                if (
-                    value.kind is not Kind.TENSOR and _reads_self_attr(stmt, name) and not _module_returned_to_itself(stmt, name, value)
-                    and not (value.kind is Kind.UNKNOWN and _converted_by_foreign_methods(stmt, name))
+                if value.kind is not Kind.TENSOR and (
+                    (
+                        _reads_self_attr(stmt, name) and not _module_returned_to_itself(stmt, name, value)
+                        and not (value.kind is Kind.UNKNOWN and _converted_by_foreign_methods(stmt, name))
+                    )
+                    or (value.kind in _PYTHON_SCALAR_KINDS and _changed_through_locals(stmt, name, self.frame.state_from))
                 ):
                     cur = self.attribute(base, name, target)
                     self.emit("on_state_write", StateWriteEvent(stmt, name, cur, "reassign"))
@@ -7273,6 +7290,63 @@ def _reads_self_attr(stmt: cst.CSTNode, name: str) -> bool:
         ):
             return True
     return False
+
+
+#: Kinds of a Python number or string (a size, a constant, a value read from a tensor): what Dynamo
+#: guards by value when it reads one from ``self``.
+_PYTHON_SCALAR_KINDS = frozenset((Kind.SHAPE, Kind.CONST, Kind.DATA))
+
+
+def _binds_directly(stmt: cst.CSTNode, target: cst.CSTNode) -> bool:
+    """``target`` is a whole target of the assignment ``stmt`` (``t = ...``, ``a = t = ...``), not
+    an element of an unpacked tuple or a loop variable."""
+    if isinstance(stmt, cst.Assign):
+        return any(t.target is target for t in stmt.targets)
+    return isinstance(stmt, cst.AnnAssign) and stmt.target is target
+
+
+def _state_sources(expr: Optional[cst.CSTNode], state_from: Dict[str, Tuple[frozenset, bool]]) -> Optional[Tuple[frozenset, bool]]:
+    """The attributes of ``self`` the value of ``expr`` is computed from, directly (``self.count``,
+    ``getattr(self, "count")``) or through locals bound from them (``state_from``, see
+    :attr:`Frame.state_from`), and whether ``expr`` changes them: ``False`` only for a bare copy
+    (``self.count``, or a local that is one); ``None`` when it reads no such attribute.
+
+    Syntactic, over the expression's nodes (lambdas and comprehensions included): a source read
+    only where its value is dropped (``f(self.n) and 0``) still counts, which errs towards a source.
+    """
+    if expr is None:
+        return None
+    if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and expr.value.value == "self":
+        return frozenset((expr.attr.value,)), False
+    if isinstance(expr, cst.Name):
+        return state_from.get(expr.value)
+    attrs: set = set()
+    for local in loaded_names([expr]):
+        if local in state_from:
+            attrs |= state_from[local][0]
+    for node in walk(expr):
+        if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self":
+            attrs.add(node.attr.value)
+        elif (
+            isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "getattr" and len(node.args) >= 2
+            and isinstance(node.args[0].value, cst.Name) and node.args[0].value.value == "self"
+            and isinstance(node.args[1].value, cst.SimpleString)
+        ):
+            attrs.add(node.args[1].value.evaluated_value)
+    return (frozenset(attrs), True) if attrs else None
+
+
+def _changed_through_locals(stmt: cst.CSTNode, name: str, state_from: Dict[str, Tuple[frozenset, bool]]) -> bool:
+    """The value ``stmt`` stores reads a local computed from ``self.<name>`` and changed
+    (``total = self.count + n`` ... ``self.count = total``): a new value of the attribute on
+    every call, like ``self.count = self.count + n``."""
+    value = getattr(stmt, "value", None)
+    if value is None:
+        return False
+    if isinstance(value, cst.Name):  # ``self.count = total``: changed only if ``total`` was
+        sources = state_from.get(value.value)
+        return sources is not None and sources[1] and name in sources[0]
+    return any(name in state_from[local][0] for local in loaded_names([value]) if local in state_from)
 
 
 #: Every attribute of the Python value types Dynamo guards by value on a module (numbers,
