@@ -31,7 +31,9 @@ value changes; ``x_dict.items()`` is a dict's method).  The function's own body 
   takes a tensor of repeats), counts as a number use; a 0-d tensor passed there is read with
   ``.item()``, as one passed to ``range()`` is;
 * passed on to a module-level function of the same module: the uses of the parameter it binds
-  speak instead (``scatter_mean(h, batch, num_graphs)`` with ``src.new_zeros(dim_size, d)``).
+  speak instead (``scatter_mean(h, batch, num_graphs)`` with ``src.new_zeros(dim_size, d)``);
+* unpacked into names (``H, W = hw_shape``) of which one has a number use and none a tensor
+  attribute read (``x.view(B, H, W, C)``, ``if H % 2 == 1:``): a number use (a sequence of sizes).
 
 Any other use (a method or attribute tensors have, an index, another call argument, a return)
 says "maybe a tensor", and the guess stays.  Rebinding the parameter makes the uses say nothing (a
@@ -156,6 +158,8 @@ def _classify(body: cst.CSTNode, bound: Dict[str, list], name: str, ctx: _Contex
         kind = _use_kind(use, parent, grand, ctx)
         if kind == _TENSOR and _in_sized_tuple(ancestors, ctx):
             kind = NUMBER  # ``x.new_full((n, d), 0.0)``: an element of a size passed where ATen takes ints
+        if kind == _TENSOR and depth < _FOLLOW_DEPTH and _unpacked_numbers(use, parent, body, bound, ctx, depth):
+            kind = NUMBER  # ``H, W = hw_shape`` then ``x.view(B, H, W, C)``: a size
         if kind == _NEUTRAL and _is_arithmetic(parent):
             # ``step % 2 == 0`` tested, ``range(n * 2)``: the arithmetic is used as a number
             top, i = use, len(ancestors) - 1
@@ -175,6 +179,28 @@ def _classify(body: cst.CSTNode, bound: Dict[str, list], name: str, ctx: _Contex
         if kind == _TENSOR_ATTRIBUTE:
             return kinds
     return kinds
+
+
+def _unpacked_numbers(use: cst.BaseExpression, parent, body: cst.CSTNode, bound: Dict[str, list], ctx: _Context, depth: int) -> bool:
+    """``use`` is unpacked into names (``H, W = hw_shape``, each bound there only) of which one is
+    used where only a Python number goes and none is read with an attribute tensors have.
+
+    Unpacking a tensor gives tensors, each as able to have a tensor's attribute read as the next;
+    a sequence whose elements are used as sizes or counts is one of numbers (the size of a feature
+    map passed next to its tokens), whatever the other element is used for."""
+    if not (isinstance(parent, cst.Assign) and parent.value is use and len(parent.targets) == 1):
+        return False
+    target = parent.targets[0].target
+    if not isinstance(target, (cst.Tuple, cst.List)):
+        return False
+    kinds: Set[str] = set()
+    for element in target.elements:
+        if not isinstance(element.value, cst.Name) or len(bound.get(element.value.value, ())) != 1:
+            return False  # ``a, *rest = p``, ``a, b.c = p``, or a name bound again elsewhere
+        kinds |= _classify(body, bound, element.value.value, ctx, depth + 1)
+        if _TENSOR_ATTRIBUTE in kinds:
+            return False
+    return NUMBER in kinds
 
 
 def _is_arithmetic(node) -> bool:
