@@ -7234,26 +7234,43 @@ def _documented(fn: FunctionInfo, p: cst.Param, value: Value) -> Value:
 
 def _parameter_evidence(fn: FunctionInfo, name: str) -> Optional[str]:
     """What the uses of ``fn``'s parameter ``name`` say of its type (:func:`param_uses.evidence`,
-    with the facts table's Tensor attributes and ATen argument kinds, the module's functions to
+    with the facts table's Tensor attributes and ATen argument kinds, the functions and methods to
     follow it into, and the instance parameter of a method)."""
     return param_uses.evidence(
         fn.node, name, dynamo_facts.tensor_attributes(), dynamo_facts.schema_arguments(),
-        _module_functions(fn), Interpreter._first_param_name(fn),
+        _callees(fn), Interpreter._first_param_name(fn),
     )
 
 
-def _module_functions(fn) -> Optional[Callable[[str], Optional[cst.FunctionDef]]]:
-    """The module-level functions of ``fn``'s module by name, as :func:`param_uses.evidence`
-    follows a parameter passed on to one; None when the module is not known."""
+def _callees(fn: FunctionInfo) -> Optional[Callable[[str], object]]:
+    """The resolver :func:`param_uses.evidence` follows a parameter of ``fn`` with, passed on to
+    another function: a name ``fn`` calls, as its module binds it (a module-level function, or one
+    imported from a project module that :meth:`ProjectModel.resolve` finds), or ``".m"`` for
+    ``self.m(...)``, a plain or static method of ``fn``'s class (looked up along its MRO).  None
+    when ``fn``'s module is not known."""
     module = getattr(fn, "module", None)
     functions = getattr(module, "functions", None)
     if functions is None:
         return None
 
-    def find(name: str) -> Optional[cst.FunctionDef]:
+    def find(name: str):
+        if name.startswith("."):
+            cls = fn.cls
+            info = cls.lookup_method(name[1:]) if isinstance(cls, ClassInfo) else None
+            if not isinstance(info, FunctionInfo) or info.kind not in ("method", "staticmethod") or not isinstance(info.node, cst.FunctionDef):
+                return None
+            method = info.kind == "method"
+            return param_uses.Callee(info.node, 1 if method else 0, _callees(info), Interpreter._first_param_name(info) if method else None)
         info = functions.get(name)
-        node = getattr(info, "node", None)
-        return node if isinstance(node, cst.FunctionDef) else None
+        if info is None:
+            qualified = module.imports.names.get(name)
+            project = getattr(module, "project", None)
+            info = project.resolve(module, qualified) if qualified is not None and project is not None else None
+        if not isinstance(info, FunctionInfo) or info.cls is not None or not isinstance(info.node, cst.FunctionDef):
+            return None
+        if info.module is module:
+            return info.node
+        return param_uses.Callee(info.node, 0, _callees(info), None)
 
     return find
 

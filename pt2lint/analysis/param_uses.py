@@ -30,8 +30,9 @@ value changes; ``x_dict.items()`` is a dict's method).  The function's own body 
   ``scores.topk(k)``, ``x.new_full((n, d), 0.0)``; not ``x.repeat_interleave(n)``, which also
   takes a tensor of repeats), counts as a number use; a 0-d tensor passed there is read with
   ``.item()``, as one passed to ``range()`` is;
-* passed on to a module-level function of the same module: the uses of the parameter it binds
-  speak instead (``scatter_mean(h, batch, num_graphs)`` with ``src.new_zeros(dim_size, d)``);
+* passed on to a function of the project (of the same module or imported) or a method of the
+  instance, by position or keyword: the uses of the parameter it binds speak instead
+  (``scatter_mean(h, batch, dim_size=num_graphs)`` with ``src.new_zeros(dim_size, d)``);
 * unpacked into names (``H, W = hw_shape``) of which one has a number use and none a tensor
   attribute read (``x.view(B, H, W, C)``, ``if H % 2 == 1:``): a number use (a sequence of sizes).
 
@@ -72,11 +73,29 @@ _MEMO: Dict[Tuple[int, str, bool, bool, Optional[str]], Tuple[cst.FunctionDef, O
 _MEMO_MAX = 4096  # entries keep their trees alive: bounded, for long-lived processes (the LSP server)
 
 
+class Callee(NamedTuple):
+    """A function a parameter is passed on to, as a ``callee`` resolver of :func:`evidence` answers.
+
+    Attributes:
+        node: its definition.
+        skip: how many of its leading parameters the call does not pass (1 for a method called on
+            the instance: ``self``).
+        callee: the resolver for the calls in its own body (its module's functions, its class's
+            methods), or None.
+        receiver: the name of its instance parameter, for a method; else None.
+    """
+
+    node: cst.FunctionDef
+    skip: int
+    callee: Optional[Callable[[str], object]]
+    receiver: Optional[str]
+
+
 class _Context(NamedTuple):
     tensor_attributes: frozenset  # ``dir(torch.Tensor)``'s public names (empty: unknown)
     schema_arguments: Mapping[str, str]  # :func:`pt2lint.analysis.dynamo_facts.schema_arguments`
     local: frozenset  # the names the function binds (its parameters and body): not a module
-    callee: Optional[Callable[[str], Optional[cst.FunctionDef]]]  # a module-level function by name
+    callee: Optional[Callable[[str], object]]  # a function by name, see :func:`evidence`
     receiver: Optional[str]  # the name of a method's first parameter (``self``)
     visiting: FrozenSet[int]  # ids of the functions whose evidence is being computed (recursion)
 
@@ -86,7 +105,7 @@ def evidence(
     name: str,
     tensor_attributes,
     schema_arguments: Optional[Mapping[str, str]] = None,
-    callee: Optional[Callable[[str], Optional[cst.FunctionDef]]] = None,
+    callee: Optional[Callable[[str], object]] = None,
     receiver: Optional[str] = None,
     _visiting: FrozenSet[int] = frozenset(),
 ) -> Optional[str]:
@@ -100,8 +119,11 @@ def evidence(
         schema_arguments: per ATen-bound ``torch.Tensor`` method and ``torch`` function, the
             positions where no overload takes a tensor (``{"torch.Tensor.view": "n*n"}``, the
             facts table's ``schema_arguments``); None or empty: no call argument is a number use.
-        callee: the definition of a module-level function of ``node``'s module, by name (None:
-            unknown); a parameter passed on to one speaks as that function's parameter does.
+        callee: resolves a called name to the function it calls: a ``FunctionDef`` of
+            ``node``'s module, or a :class:`Callee`, for a name ``node`` calls (``"scatter_mean"``,
+            imported or not) or, with a leading dot, for a method called on the instance
+            (``".pool"`` for ``self.pool(...)``); None when unknown.  A parameter passed on to one,
+            by position or keyword, speaks as that function's parameter does.
         receiver: for a method, the name of its instance parameter (``self``): a call of the
             instance's own method (``self.repeat(x, n)``) is not matched against Tensor's.
 
@@ -218,6 +240,9 @@ def _use_kind(use: cst.BaseExpression, parent, grand, ctx: _Context) -> str:
         if not ctx.tensor_attributes or attr in ctx.tensor_attributes:
             return _TENSOR_ATTRIBUTE
         return CONTAINER if attr in _CONTAINER_ATTRIBUTES else OBJECT
+    if isinstance(parent, cst.Arg) and parent.value is use and parent.keyword is not None and isinstance(grand, cst.Call):
+        passed = _passed_on(parent, grand, ctx)  # ``scatter_mean(h, batch, dim_size=n)``
+        return passed if passed is not None else _TENSOR
     if isinstance(parent, cst.Arg) and parent.value is use and parent.keyword is None and not parent.star:
         if isinstance(grand, cst.Call) and isinstance(grand.func, cst.Name):
             if grand.func.value in _NUMBER_BUILTINS:
@@ -291,20 +316,37 @@ def _in_sized_tuple(ancestors: Tuple[cst.CSTNode, ...], ctx: _Context) -> bool:
 
 
 def _passed_on(arg: cst.Arg, call: cst.Call, ctx: _Context) -> Optional[str]:
-    """What the module-level function ``call`` calls says of the parameter ``arg`` passes on
-    (``scatter_mean(h, batch, num_graphs)`` with ``src.new_zeros(dim_size, ...)`` in
-    ``scatter_mean``): its own evidence for the parameter ``arg`` binds, when unannotated."""
+    """What the function ``call`` calls says of the parameter ``arg`` passes on (by position or
+    keyword): its own evidence for that parameter, when unannotated (``scatter_mean(h, batch,
+    num_graphs)`` with ``src.new_zeros(dim_size, ...)`` in ``scatter_mean``).  The function is one
+    the ``callee`` resolver knows: a function the body calls by a name it does not bind itself, or
+    a method of the instance (``self.pool(h, n)``)."""
     func = call.func
-    if ctx.callee is None or not isinstance(func, cst.Name) or func.value in ctx.local:
+    if ctx.callee is None:
         return None
-    target = ctx.callee(func.value)
-    if target is None:
+    if isinstance(func, cst.Name) and func.value not in ctx.local:
+        found = ctx.callee(func.value)
+    elif isinstance(func, cst.Attribute) and ctx.receiver is not None and isinstance(func.value, cst.Name) and func.value.value == ctx.receiver:
+        found = ctx.callee("." + func.attr.value)
+    else:
         return None
-    index = _position(arg, call)
-    params = list(target.params.posonly_params) + list(target.params.params)
-    if index is None or index >= len(params) or params[index].annotation is not None:
+    if isinstance(found, cst.FunctionDef):
+        found = Callee(found, 0, ctx.callee, None)
+    if not isinstance(found, Callee):
         return None
-    return evidence(target, params[index].name.value, ctx.tensor_attributes, ctx.schema_arguments, ctx.callee, None, ctx.visiting)
+    params = found.node.params
+    everything = list(params.posonly_params) + list(params.params)
+    skipped = {id(p) for p in everything[: found.skip]}
+    if arg.keyword is None:
+        index = _position(arg, call)
+        positional = everything[found.skip:]
+        param = positional[index] if index is not None and index < len(positional) else None
+    else:  # (a positional-only parameter takes no keyword)
+        by_name = [p for p in list(params.params) + list(params.kwonly_params) if id(p) not in skipped]
+        param = next((p for p in by_name if p.name.value == arg.keyword.value), None)
+    if param is None or param.annotation is not None:
+        return None
+    return evidence(found.node, param.name.value, ctx.tensor_attributes, ctx.schema_arguments, found.callee, found.receiver, ctx.visiting)
 
 
 def _position(arg: cst.Arg, call: cst.Call) -> Optional[int]:
