@@ -844,6 +844,9 @@ class Interpreter:
         # > 0 while the methods that build ``self`` state (``__init__``) are interpreted: code that
         # runs before (outside) any compiled region
         self._constructing = 0
+        # the method :meth:`_collect_class_attrs` runs as the root of the collection (``"__init__"``,
+        # ``"enable_input_require_grads"``), None outside one
+        self._collection_root: Optional[str] = None
         # per module construction in progress (``_construct``): the module classes built inside its
         # ``__init__``, transitively, with their ``__init__`` (see :meth:`_module_init_broke`)
         self._init_builds: List[List[Tuple[ClassInfo, FunctionInfo]]] = []
@@ -4048,10 +4051,12 @@ class Interpreter:
                     if params.get(p.name.value) == UNKNOWN and p.annotation is None and _scalar_literal(p.default):
                         params[p.name.value] = replace(UNKNOWN, not_none=True)
                 self._constructing += 1
+                root, self._collection_root = self._collection_root, name
                 try:
                     self.call_function(fn, self_value, params, {}, ())
                 finally:
                     self._constructing -= 1
+                    self._collection_root = root
         finally:
             self.silent -= 1
             self.frame, self.stmt, self.header, self.index = saved_frame, saved_stmt, saved_header, saved_index
@@ -4992,10 +4997,18 @@ class Interpreter:
             return None
         return v.const if v.const.isidentifier() else None
 
+    def _registers_always(self) -> bool:
+        """The code being collected runs whenever the module is built: a construction method
+        (``__init__``, ``__post_init__``, ``setup``, ``build``) or what it calls, or code outside a
+        class's collection.  A hook registered by another method (``enable_input_require_grads()``,
+        ``attach()``) exists only once someone calls that method, so it is not taken for part of
+        every compiled call (as a hook handle set there may be ``None``, see PTC317)."""
+        return self._collection_root is None or self._collection_root in _CONSTRUCTION_METHODS
+
     def _collect_attr_call(self, node: cst.Call, receiver: Value, method: str, args) -> None:
         """While collecting ``self`` attributes: ``register_buffer``/``register_parameter``/``add_module``,
         ``self.layers.append(Block())`` (a ModuleList filled in a loop), and forward hooks."""
-        if method in ("register_forward_hook", "register_forward_pre_hook") and args:
+        if method in ("register_forward_hook", "register_forward_pre_hook") and args and self._registers_always():
             with_kwargs = any(
                 a.keyword is not None and a.keyword.value == "with_kwargs" and isinstance(a.value, cst.Name) and a.value.value == "True"
                 for a in node.args
