@@ -34,7 +34,10 @@ value changes; ``x_dict.items()`` is a dict's method).  The function's own body 
   instance, by position or keyword: the uses of the parameter it binds speak instead
   (``scatter_mean(h, batch, dim_size=num_graphs)`` with ``src.new_zeros(dim_size, d)``);
 * unpacked into names (``H, W = hw_shape``) of which one has a number use and none a tensor
-  attribute read (``x.view(B, H, W, C)``, ``if H % 2 == 1:``): a number use (a sequence of sizes).
+  attribute read (``x.view(B, H, W, C)``, ``if H % 2 == 1:``): a number use (a sequence of sizes);
+* an element read with a constant index (``hw_shape[0]``) is used as the parameter itself would
+  be, and a name bound once to it or to the parameter (``h = size[0]``) whose uses are all number
+  uses makes a number use.
 
 Any other use (a method or attribute tensors have, an index, another call argument, a return)
 says "maybe a tensor", and the guess stays.  Rebinding the parameter makes the uses say nothing (a
@@ -175,9 +178,14 @@ def _classify(body: cst.CSTNode, bound: Dict[str, list], name: str, ctx: _Contex
     or a name bound once from arithmetic on one); ``bound`` is ``bound_names([body])``."""
     kinds: Set[str] = set()
     for use, ancestors in _loads(body, name):
+        while ancestors and _constant_index(ancestors[-1], use):
+            # ``hw_shape[0]``: an element speaks for the sequence (a tensor's is a tensor as well)
+            use, ancestors = ancestors[-1], ancestors[:-1]
         parent = ancestors[-1] if ancestors else None
         grand = ancestors[-2] if len(ancestors) > 1 else None
         kind = _use_kind(use, parent, grand, ctx)
+        if kind == _TENSOR and depth < _FOLLOW_DEPTH and _bound_to_a_number(use, parent, bound, body, ctx, depth):
+            kind = NUMBER  # ``h = size[0]`` then ``if h > 2:``, ``x.reshape(-1, h, w)``
         if kind == _TENSOR and _in_sized_tuple(ancestors, ctx):
             kind = NUMBER  # ``x.new_full((n, d), 0.0)``: an element of a size passed where ATen takes ints
         if kind == _TENSOR and depth < _FOLLOW_DEPTH and _unpacked_numbers(use, parent, body, bound, ctx, depth):
@@ -201,6 +209,31 @@ def _classify(body: cst.CSTNode, bound: Dict[str, list], name: str, ctx: _Contex
         if kind == _TENSOR_ATTRIBUTE:
             return kinds
     return kinds
+
+
+def _constant_index(node, use: cst.BaseExpression) -> bool:
+    """``node`` is ``use[i]`` with ``i`` an integer literal, negated or not (``size[0]``, ``size[-1]``)."""
+    if not (isinstance(node, cst.Subscript) and node.value is use and len(node.slice) == 1):
+        return False
+    index = node.slice[0].slice
+    if not isinstance(index, cst.Index):
+        return False
+    value = index.value
+    if isinstance(value, cst.UnaryOperation) and isinstance(value.operator, cst.Minus):
+        value = value.expression
+    return isinstance(value, cst.Integer)
+
+
+def _bound_to_a_number(use: cst.BaseExpression, parent, bound: Dict[str, list], body: cst.CSTNode, ctx: _Context, depth: int) -> bool:
+    """``use`` is the whole value of an assignment to a name bound only there (``h = size[0]``)
+    whose own uses are those of a Python number only (as the parameter's would have to be)."""
+    if not (isinstance(parent, cst.Assign) and parent.value is use and len(parent.targets) == 1):
+        return False
+    target = parent.targets[0].target
+    if not isinstance(target, cst.Name) or len(bound.get(target.value, ())) != 1:
+        return False
+    more = _classify(body, bound, target.value, ctx, depth + 1)
+    return NUMBER in more and not more & {_TENSOR, _TENSOR_ATTRIBUTE}
 
 
 def _unpacked_numbers(use: cst.BaseExpression, parent, body: cst.CSTNode, bound: Dict[str, list], ctx: _Context, depth: int) -> bool:
