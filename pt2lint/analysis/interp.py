@@ -7310,16 +7310,19 @@ def _reads_self_attr(stmt: cst.CSTNode, name: str) -> bool:
     value = getattr(stmt, "value", None)
     if value is None:
         return False
-    for node in walk(value):
-        if _is_self_attribute(node, name):
-            return True
-        if (
-            isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "getattr" and len(node.args) >= 2
-            and isinstance(node.args[0].value, cst.Name) and node.args[0].value.value == "self"
-            and isinstance(node.args[1].value, cst.SimpleString) and node.args[1].value.evaluated_value == name
-        ):
-            return True
-    return False
+    return any(_is_self_attribute(node, name) or _getattr_of_self(node) == name for node in walk(value))
+
+
+def _getattr_of_self(node: cst.CSTNode) -> Optional[str]:
+    """The attribute name of ``getattr(self, "<name>"[, default])`` as written, else None."""
+    if (
+        isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "getattr" and len(node.args) >= 2
+        and isinstance(node.args[0].value, cst.Name) and node.args[0].value.value == "self"
+        and isinstance(node.args[1].value, cst.SimpleString)
+    ):
+        name = node.args[1].value.evaluated_value
+        return name if isinstance(name, str) else None
+    return None
 
 
 #: Kinds of a Python number or string (a size, a constant, a value read from a tensor): what Dynamo
@@ -7357,12 +7360,8 @@ def _state_sources(expr: Optional[cst.CSTNode], state_from: Dict[str, Tuple[froz
     for node in walk(expr):
         if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self":
             attrs.add(node.attr.value)
-        elif (
-            isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "getattr" and len(node.args) >= 2
-            and isinstance(node.args[0].value, cst.Name) and node.args[0].value.value == "self"
-            and isinstance(node.args[1].value, cst.SimpleString)
-        ):
-            attrs.add(node.args[1].value.evaluated_value)
+        elif _getattr_of_self(node) is not None:
+            attrs.add(_getattr_of_self(node))
     return (frozenset(attrs), True) if attrs else None
 
 
