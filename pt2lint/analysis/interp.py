@@ -7281,8 +7281,6 @@ def _callees(fn: FunctionInfo) -> Optional[Callable[[str], object]]:
             info = project.resolve(module, qualified) if qualified is not None and project is not None else None
         if not isinstance(info, FunctionInfo) or info.cls is not None or not isinstance(info.node, cst.FunctionDef):
             return None
-        if info.module is module:
-            return info.node
         return param_uses.Callee(info.node, 0, _callees(info), None)
 
     return find
@@ -7360,8 +7358,8 @@ def _state_sources(expr: Optional[cst.CSTNode], state_from: Dict[str, Tuple[froz
     for node in walk(expr):
         if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self":
             attrs.add(node.attr.value)
-        elif _getattr_of_self(node) is not None:
-            attrs.add(_getattr_of_self(node))
+        elif (read := _getattr_of_self(node)) is not None:
+            attrs.add(read)
     return (frozenset(attrs), True) if attrs else None
 
 

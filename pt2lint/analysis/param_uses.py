@@ -200,11 +200,9 @@ def _classify(body: cst.CSTNode, bound: Dict[str, list], name: str, ctx: _Contex
                 kind = NUMBER
         if kind in (_NEUTRAL, NUMBER) and _is_arithmetic(parent) and depth < _FOLLOW_DEPTH:
             target = _assigned_from(use, body)
-            if target is not None:
-                more = _classify(body, bound, target, ctx, depth + 1) if len(bound.get(target, ())) == 1 else None
-                if more is not None and NUMBER in more and not more & {_TENSOR, _TENSOR_ATTRIBUTE}:
-                    kind = NUMBER  # the result is used as a number only; a result used as a tensor
-                    # (``x = x / n``, a tensor divided by a number) says nothing of the parameter
+            if target is not None and _a_number_only(target, body, bound, ctx, depth):
+                kind = NUMBER  # the result is used as a number only; a result used as a tensor
+                # (``x = x / n``, a tensor divided by a number) says nothing of the parameter
         kinds.add(kind)
         if kind == _TENSOR_ATTRIBUTE:
             return kinds
@@ -230,9 +228,14 @@ def _bound_to_a_number(use: cst.BaseExpression, parent, bound: Dict[str, list], 
     if not (isinstance(parent, cst.Assign) and parent.value is use and len(parent.targets) == 1):
         return False
     target = parent.targets[0].target
-    if not isinstance(target, cst.Name) or len(bound.get(target.value, ())) != 1:
+    return isinstance(target, cst.Name) and _a_number_only(target.value, body, bound, ctx, depth)
+
+
+def _a_number_only(name: str, body: cst.CSTNode, bound: Dict[str, list], ctx: _Context, depth: int) -> bool:
+    """The local ``name``, bound once in ``body``, has a number use and no use a tensor may have."""
+    if len(bound.get(name, ())) != 1:
         return False
-    more = _classify(body, bound, target.value, ctx, depth + 1)
+    more = _classify(body, bound, name, ctx, depth + 1)
     return NUMBER in more and not more & {_TENSOR, _TENSOR_ATTRIBUTE}
 
 
