@@ -63,6 +63,7 @@ def test_calls_past_the_signature_limit_are_analysed_with_the_joined_kinds():
 
 def test_the_signature_limit_is_reported_once_when_widening_runs_out(monkeypatch):
     monkeypatch.setattr(interp, "MAX_SIGNATURES_PER_FUNCTION", 1)
+    monkeypatch.setattr(interp, "MAX_SIGNATURES_PER_SMALL_FUNCTION", 1)
     monkeypatch.setattr(interp, "MAX_WIDENINGS", 1)
     # kinds that keep growing the join: an int, a shape, a tensor, a list
     calls = "        a = pick(1)\n        b = pick(x.shape[0])\n        c = pick(x)\n        d = pick([x])\n"
@@ -165,3 +166,62 @@ def test_widening_a_helper_given_self_of_many_classes_does_not_crash():
     src = HEADER + "def helper(block, x):\n    print(block.scale)\n    return x * block.scale\n\n\n" + classes
     found = _found(src)
     assert ("PTC301", _line_of(src, "print(block.scale)")) in [(c, line) for c, line, _ in found], found
+
+
+# A validation helper of a few statements, called from many sites with a shape condition and
+# messages of several kinds (strings, None, a lambda) and ``raises=False``: under the general limit each kind
+# past the sixth signature widens the join, and the fourth widening is not analysed), last with a
+# tensor condition.  Dynamo (torch 2.13)
+# inlines every call and breaks on ``if not cond:`` for the tensor one (checked below).
+_CHECKS = (
+    "def check(cond, msg=None, raises=True):\n"
+    '    """Whether cond holds; raise ValueError(msg) when it does not and raises is set."""\n'
+    "    if not cond:\n"
+    "        if raises:\n"
+    "            raise ValueError(msg)\n"
+    "        return False\n"
+    "    return True\n\n\n"
+    "class Checked(nn.Module):\n"
+    "    def forward(self, x):\n"
+    + "".join(f"        check(x.dim() > 0, 'message {i}')\n" for i in range(1, 9))
+    + "        check(x.dim() > 0)\n"
+    + "        check(x.dim() > 0, lambda: 'built on failure')\n"
+    + "        check(x.dim() > 0, 'soft', raises=False)\n"
+    + "        check((x > -100).all(), 'finite')\n"
+    + "        return x * 2\n"
+)
+
+
+def test_a_small_helper_is_analysed_with_the_kinds_of_every_call_site():
+    # eight-plus signatures of a four-statement helper: each call is analysed with its own
+    # arguments (the small-function limit), so the tensor condition's break is found where Dynamo
+    # breaks, and nothing is reported as not analysed
+    src = HEADER + _CHECKS
+    found = _found(src)
+    assert [(c, line) for c, line, _ in found] == [("PTC104", _line_of(src, "if not cond:"))], found
+    assert interp._small_body(_function(src, "check"))
+
+
+def test_a_helper_with_a_loop_keeps_the_general_limit():
+    src = HEADER + _CHECKS.replace("    if not cond:\n", "    for _ in range(1):\n        pass\n    if not cond:\n")
+    assert not interp._small_body(_function(src, "check"))
+    assert not interp._small_body(_function(HEADER + "def f(x):\n" + "    x = x + 1\n" * 9 + "    return x\n", "f"))
+    assert interp._small_body(_function(HEADER + "def f(x):\n" + "    x = x + 1\n" * 7 + "    return x\n", "f"))
+    # statements in nested blocks count: an if/else of 4 + 4 and the if itself is 9
+    nested = "def f(x):\n    if x:\n" + "        x = x + 1\n" * 4 + "    else:\n" + "        x = x - 1\n" * 4
+    assert not interp._small_body(_function(HEADER + nested, "f"))
+
+
+def _function(src: str, name: str):
+    import libcst as cst
+
+    return next(s for s in cst.parse_module(src).body if isinstance(s, cst.FunctionDef) and s.name.value == name)
+
+
+def test_dynamo_breaks_in_the_small_helper_on_the_tensor_condition():
+    pytest.importorskip("torch")
+    from linttools import dynamo_break_lines
+
+    src = HEADER + _CHECKS
+    lines = dynamo_break_lines(src, 'torch.compile(Checked(), backend="eager")(torch.randn(3, 4))')
+    assert lines == [_line_of(src, "if not cond:")]

@@ -72,6 +72,12 @@ from pt2lint.analysis.kinds import (
 
 MAX_DEPTH = 64
 MAX_SIGNATURES_PER_FUNCTION = 6
+#: The signature limit of a small function (see :func:`_small_body`): analysing one costs a few
+#: statements, and helpers of this size (``default(val, d)``, ``check(cond, msg)``) are the ones a
+#: model calls with many argument kinds, one per call site.
+MAX_SIGNATURES_PER_SMALL_FUNCTION = 24
+#: The most statements (nested ones included, a docstring not) a function may have to be small.
+SMALL_FUNCTION_STATEMENTS = 8
 #: How often calls past that limit may widen a function's joined argument kinds (each widening is
 #: one more analysis, with the join of all argument kinds seen: it covers every earlier call).
 MAX_WIDENINGS = 3
@@ -401,6 +407,61 @@ def _self_slot(name: str) -> str:
 def _sized_list(value: Optional[Value]) -> bool:
     """``value`` is a container whose elements (and so its length) are known, not a dict."""
     return value is not None and value.kind is Kind.CONTAINER and value.elts is not None and value.keys is None
+
+
+def _small_body(fn: cst.CSTNode) -> bool:
+    """True when ``fn`` is a function of at most :data:`SMALL_FUNCTION_STATEMENTS` statements
+    (nested ones counted, a leading docstring not) with no ``for``/``while`` loop and no nested
+    ``def``/``class``.
+
+    One analysis of such a body costs a handful of statements (the functions it calls have
+    their own limits), so the per-function signature limit can be larger for it without making
+    any file slower than a few dozen statement evaluations per call site.
+    """
+    if not isinstance(fn, cst.FunctionDef) or not isinstance(fn.body, cst.IndentedBlock):
+        return False
+    body = list(fn.body.body)
+    if body and isinstance(body[0], cst.SimpleStatementLine) and len(body[0].body) == 1:
+        first = body[0].body[0]
+        if isinstance(first, cst.Expr) and isinstance(first.value, (cst.SimpleString, cst.ConcatenatedString)):
+            body = body[1:]
+    count = 0
+    todo = list(body)
+    while todo:
+        stmt = todo.pop()
+        if isinstance(stmt, (cst.For, cst.While, cst.FunctionDef, cst.ClassDef, cst.Match)):
+            return False
+        if isinstance(stmt, cst.SimpleStatementLine):
+            count += len(stmt.body)
+        elif isinstance(stmt, cst.BaseSmallStatement):
+            count += 1  # one of ``if c: a; b`` on a line
+        else:
+            count += 1
+            for block in _blocks_of(stmt):
+                todo.extend(block)
+        if count > SMALL_FUNCTION_STATEMENTS:
+            return False
+    return True
+
+
+def _blocks_of(stmt: cst.BaseCompoundStatement) -> List[Sequence[cst.CSTNode]]:
+    """The statement lists directly inside a compound statement (an ``if``'s body and its
+    ``elif``/``else`` chain, a ``with`` or ``try`` body and its handlers)."""
+    out: List[Sequence[cst.CSTNode]] = []
+    todo: List[cst.CSTNode] = [stmt]
+    while todo:
+        node = todo.pop()
+        body = getattr(node, "body", None)
+        if isinstance(body, cst.IndentedBlock):
+            out.append(body.body)
+        elif isinstance(body, cst.SimpleStatementSuite):
+            out.append(body.body)
+        for part in ("orelse", "finalbody"):
+            extra = getattr(node, part, None)
+            if extra is not None:
+                todo.append(extra)
+        todo.extend(getattr(node, "handlers", ()) or ())
+    return out
 
 
 def _identity_test_only(fn: cst.CSTNode) -> bool:
@@ -804,6 +865,7 @@ class Interpreter:
         # and how often calls past the signature limit widened it
         self._seen_params: Dict[object, Dict[str, Value]] = {}
         self._widenings: Dict[object, int] = {}
+        self._small: Dict[int, bool] = {}  # id(FunctionInfo) -> is its body small (see _signature_limit)
         self.active: List[FunctionInfo] = []
         self._rewidened: set = set()  # id() of the functions in their once-widened recursive activation
         self._reentering: Optional[FunctionInfo] = None
@@ -1324,7 +1386,7 @@ class Interpreter:
         # (the candidates of ``SOLVERS[method](...)``) is a different context in each
         skey = (id(fn), id(self_value.ref)) if self_value is not None and isinstance(self_value.ref, ClassInfo) else id(fn)
         count = self.signatures.get(skey, 0)
-        if count >= MAX_SIGNATURES_PER_FUNCTION and not _identity_test_only(fn.node):
+        if count >= self._signature_limit(fn) and not _identity_test_only(fn.node):
             # past the limit, the call is analysed with the join of every argument kind seen so far
             # (a widening step): a few more analyses at most, each covering all earlier calls
             widened = self._widened_params(skey, params)
@@ -1544,6 +1606,15 @@ class Interpreter:
             return False
         v = self.eval(call.args[0].value)
         return v.kind is Kind.TENSOR and not v.maybe_none
+
+    def _signature_limit(self, fn: FunctionInfo) -> int:
+        """How many different argument signatures ``fn`` is analysed with before calls are widened:
+        :data:`MAX_SIGNATURES_PER_SMALL_FUNCTION` for a small loop-free body (:func:`_small_body`),
+        :data:`MAX_SIGNATURES_PER_FUNCTION` otherwise."""
+        small = self._small.get(id(fn))
+        if small is None:
+            small = self._small[id(fn)] = fn.lambda_stmt is None and _small_body(fn.node)
+        return MAX_SIGNATURES_PER_SMALL_FUNCTION if small else MAX_SIGNATURES_PER_FUNCTION
 
     def _widened_params(self, skey, params: Dict[str, Value]) -> Optional[Dict[str, Value]]:
         """The parameter values to analyse a call past :data:`MAX_SIGNATURES_PER_FUNCTION` with: the
