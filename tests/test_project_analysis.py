@@ -1615,3 +1615,69 @@ def test_a_flag_forwarded_by_a_constructor_of_another_module_dynamo_agrees(tmp_p
             for name in [m for m in sys.modules if m == "pkg" or m.startswith("pkg.")]:
                 del sys.modules[name]
     assert breaks == {"False": False, "True": True}
+
+
+SUBCLASS_OF_A_FOREIGN_BASE = {
+    **PYPROJECT,
+    "pkg/__init__.py": "",
+    "pkg/layers.py": """
+        from torch import nn
+
+
+        class MLP(nn.Module):
+            def __init__(self, in_dim, out_dim):
+                super().__init__()
+                self.out_dim = out_dim
+                self.net = nn.Linear(in_dim, out_dim)
+
+            def forward(self, x):
+                return self.net(x)
+    """,
+    "pkg/model.py": """
+        from dataclasses import dataclass
+
+        from torch import nn
+
+        from .layers import MLP
+
+
+        @dataclass
+        class Config:
+            obs_dim: int = 4
+            act_dim: int = 3
+
+
+        class Head(MLP):
+            def __init__(self, in_dim):
+                super().__init__(in_dim, 1)
+
+
+        class Net(nn.Module):
+            def __init__(self, cfg: Config):
+                super().__init__()
+                self.mu = MLP(cfg.obs_dim, cfg.act_dim)
+                self.value = Head(cfg.act_dim)
+
+            def forward(self, x):
+                return self.value(self.mu(x)).sum().item()
+    """,
+}
+
+
+@pytest.mark.parametrize("paths", [["pkg"], ["pkg/model.py"]])
+def test_a_subclass_of_a_base_built_from_a_config_field_elsewhere(tmp_path, paths):
+    # model.py subclasses layers.MLP and builds MLP(cfg.obs_dim, cfg.act_dim) from an annotated
+    # config parameter: collecting the subclass's attributes asks what MLP's construction sites pass,
+    # before any function is analysed; the file is analysed (not an internal error) and the break
+    # in forward is found
+    write(tmp_path, SUBCLASS_OF_A_FOREIGN_BASE)
+    results = []
+    old = os.getcwd()
+    os.chdir(tmp_path)
+    try:
+        files = paths if paths != ["pkg"] else ["pkg/__init__.py", "pkg/layers.py", "pkg/model.py"]
+        results = list(lint_paths(files, LintSettings(enabled=SETTINGS.enabled, project_root=str(tmp_path)), jobs=1))
+    finally:
+        os.chdir(old)
+    assert [r.error for r in results if r.error] == []
+    assert found([d for r in results for d in r.diagnostics]) == [("pkg/model.py", 26, "PTC101")]

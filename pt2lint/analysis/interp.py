@@ -3077,7 +3077,9 @@ class Interpreter:
         name = node.value
         if not name.isascii():
             name = identifier(name)
-        v = self.frame.lookup(name)
+        # no frame while class attributes are collected before any function runs (an annotation
+        # of a constructor parameter read for a construction site): only module names are bound
+        v = self.frame.lookup(name) if self.frame is not None else None
         if v is not None:
             return v
         if name in ("True", "False"):
