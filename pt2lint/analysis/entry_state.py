@@ -410,6 +410,13 @@ class _Analysis:
             if m in _READERS:
                 return st
             return _St(frozenset({OTHER}), st.escaped)
+        if isinstance(fn, cst.Attribute) and isinstance(fn.value, cst.Subscript) and self._target(fn.value.value):
+            # ``self.stats[k].append(x)``: an entry changed in place (a reader leaves it as it was)
+            st = self.expr(fn.value, st)
+            for a in e.args:
+                st = self.expr(a.value, st)
+            self.v.seen.add(id(e))
+            return st if fn.attr.value in _READERS else _St(frozenset({OTHER}), st.escaped)
         reading = (isinstance(fn, cst.Name) and fn.value in _READING_BUILTINS) or _torch_function(fn)
         if not reading:
             st = self.expr(fn, st) if not (isinstance(fn, cst.Attribute) and (self._is_self(fn.value) or _is_super(fn.value))) else st

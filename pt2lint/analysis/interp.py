@@ -5209,6 +5209,8 @@ class Interpreter:
             return UNKNOWN, None
         if qual == "builtins.hasattr" and self._hasattr_truth(node) is True:
             return const(True), None
+        if qual == "collections.defaultdict":
+            return self._default_dict(node, args, kwargs, chain), None
         result = self._qualified_result(qual, args, kwargs, chain)
         if result.kind is Kind.TENSOR and result.ref is None and not result.weak:
             zero_d = rank0.function_result(qual, args, kwargs)
@@ -5833,6 +5835,24 @@ class Interpreter:
             or (method in _NEW_FACTORIES and kwargs.get("dtype") is None)  # ``mask.new_zeros(n)``: the receiver's dtype
         )
         return Value(Kind.TENSOR, alias_of=alias, bool_tensor=bool_t, weak=weak, const="strided" if strided else None)
+
+    def _default_dict(self, node: cst.Call, args, kwargs, chain) -> Value:
+        """The value of ``collections.defaultdict(factory, ...)``: a dict, as ``dict(...)`` of the
+        arguments after the factory makes it, whose entries (missing ones made by the factory) are
+        what the factory makes where it is a builtin written out (``defaultdict(list)``: lists,
+        ``defaultdict(int)``: numbers), else of unknown kind."""
+        made = self._builtin_result("dict", args[1:], kwargs, chain)
+        first = node.args[0] if node.args and node.args[0].keyword is None and not node.args[0].star else None
+        factory = first.value.value if first is not None and isinstance(first.value, cst.Name) else None
+        if factory is None or not self._is_builtin(factory) or made.keys is not None:
+            return made
+        if factory in ("list", "dict", "set"):
+            product = container(elt=UNKNOWN)
+        elif factory in ("int", "float"):
+            product = CONST
+        else:
+            return made
+        return replace(made, elt=product if made.elt is None or made.elt.kind is Kind.UNKNOWN else join(made.elt, product))
 
     def _qualified_result(self, qual: str, args, kwargs, chain) -> Value:
         if qual in VERSION_PARSERS and len(args) == 1 and not kwargs and isinstance(args[0].const, str) and args[0].kind is Kind.CONST:

@@ -64,22 +64,27 @@ class ModuleStateMutation(Rule):
             )
             return
         node = ev.node.func
+        # ``self.cache.append(x)``, or an entry of a container held on self (``self.stats[k].append(x)``,
+        # a ``defaultdict(list)``): Dynamo guards on the entries as on the container
+        holder = getattr(node, "value", None) if node.__class__.__name__ == "Attribute" else None
+        entry = holder.__class__.__name__ == "Subscript"
+        if entry:
+            holder = holder.value
         if (
             ev.method in _CONTAINER_MUTATORS
             and ev.receiver is not None
             and ev.receiver.kind is Kind.CONTAINER
-            and node.__class__.__name__ == "Attribute"
-            and node.value.__class__.__name__ == "Attribute"
-            and getattr(node.value.value, "value", None) == "self"
+            and holder.__class__.__name__ == "Attribute"
+            and getattr(holder.value, "value", None) == "self"
         ):
-            attr = node.value.attr.value
+            attr = holder.attr.value
             if interp.fresh_self() or self._same_every_call(interp, attr, ev.node):
                 return  # (an object built in this call: no state outlives the call, nothing is guarded)
             interp.report(
                 self.code,
                 ev.node,
-                f"`self.{attr}.{ev.method}()` mutates a Python container Dynamo guards on: recompiles on later calls "
-                f"(keep the state in a tensor, or outside the compiled module)",
+                f"`self.{attr}{'[...]' if entry else ''}.{ev.method}()` mutates a Python container Dynamo guards on: "
+                f"recompiles on later calls (keep the state in a tensor, or outside the compiled module)",
             )
 
 
