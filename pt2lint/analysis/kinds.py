@@ -192,6 +192,20 @@ def _members(v: Value) -> Optional[Value]:
     return None
 
 
+def _python_data(v: Value, depth: int = 0) -> bool:
+    """``v`` is a list, tuple or dict holding only Python numbers, strings or such containers
+    (``list[tuple[int, int]]``, ``[(2, 3)]``), none of them a tensor: as plain a Python value as a
+    constant, so a sure tensor joined with it stays a sure tensor on its own path."""
+    if v.kind in (Kind.CONST, Kind.SHAPE):
+        return True
+    if v.kind is not Kind.CONTAINER or depth > 3:
+        return False
+    members = _members(v)
+    if members is None or members is _NO_MEMBERS:
+        return False
+    return _python_data(members, depth + 1)
+
+
 def python_number(v: Value, integer: bool = True) -> bool:
     """``v`` is surely a Python number: a size (a SymInt while tracing) or a numeric constant, never
     ``None``; with ``integer``, surely an ``int`` (not a float read as one, not a bool)."""
@@ -314,7 +328,7 @@ def join(a: Value, b: Value) -> Value:
         # A sure tensor on one path and a Python constant/SymInt on another (``skip = False``
         # then ``skip = torch.rand([]) < p``): on the tensor path, branching on it breaks.
         # Against an unknown value it stays a guess (weak).
-        weak = t.weak or other.kind not in (Kind.CONST, Kind.SHAPE)
+        weak = t.weak or not (other.kind in (Kind.CONST, Kind.SHAPE) or _python_data(other))
         return Value(
             Kind.TENSOR, weak=weak, alias_of=alias, maybe_none=a.maybe_none or b.maybe_none, bool_tensor=t.bool_tensor,
             not_none=not_none,
