@@ -71,6 +71,7 @@ def test_the_signature_limit_is_reported_once_when_widening_runs_out(monkeypatch
     found = _found(src)
     assert [(c, line) for c, line, _ in found] == [("PTC004", _line_of(src, "c = pick(x)"))], found
     assert "argument kinds" in found[0][2] and "join" in found[0][2]
+    assert "analysed with 1 different argument kinds" in found[0][2]  # the limit that applied
 
 
 def test_the_per_file_budget_is_reported_once_at_the_first_call_not_analysed(monkeypatch):

@@ -411,8 +411,8 @@ def _sized_list(value: Optional[Value]) -> bool:
 
 def _small_body(fn: cst.CSTNode) -> bool:
     """True when ``fn`` is a function of at most :data:`SMALL_FUNCTION_STATEMENTS` statements
-    (nested ones counted, a leading docstring not) with no ``for``/``while`` loop and no nested
-    ``def``/``class``.
+    (nested ones counted, a leading docstring not) with no ``for``/``while`` loop, no ``match``
+    and no nested ``def``/``class``.
 
     One analysis of such a body costs a handful of statements (the functions it calls have
     their own limits), so the per-function signature limit can be larger for it without making
@@ -1617,7 +1617,7 @@ class Interpreter:
         return MAX_SIGNATURES_PER_SMALL_FUNCTION if small else MAX_SIGNATURES_PER_FUNCTION
 
     def _widened_params(self, skey, params: Dict[str, Value]) -> Optional[Dict[str, Value]]:
-        """The parameter values to analyse a call past :data:`MAX_SIGNATURES_PER_FUNCTION` with: the
+        """The parameter values to analyse a call past the signature limit (:meth:`_signature_limit`) with: the
         join of those of every earlier analysis of the function and ``params`` (the same dict, so a
         memoised analysis is reused, when it adds nothing); None once :data:`MAX_WIDENINGS` joins
         grew it (then the call is reported as not analysed)."""
@@ -1638,7 +1638,7 @@ class Interpreter:
         Args:
             fn: the function that is not analysed.
             why: ``"depth"`` (:data:`MAX_DEPTH` calls on the stack), ``"signatures"``
-                (:data:`MAX_SIGNATURES_PER_FUNCTION` argument signatures analysed already) or
+                (the function's signature limit reached, :meth:`_signature_limit`) or
                 ``"budget"`` (:data:`MAX_ANALYSES_PER_FILE` analyses in this file; reported once).
 
         The finding sits at the call being made in the current frame, so nothing that the
@@ -1669,7 +1669,7 @@ class Interpreter:
             self._signature_limit_reported.add(id(fn))
             message = (
                 f"`{fn.symbol}` was not analysed for this call (nor for later calls with other argument kinds): "
-                f"it was already analysed with {MAX_SIGNATURES_PER_FUNCTION} different argument kinds, then "
+                f"it was already analysed with {self._signature_limit(fn)} different argument kinds, then "
                 f"{MAX_WIDENINGS} times with their join, the limit per function; graph breaks that depend on "
                 f"these arguments are not reported"
             )
