@@ -170,10 +170,10 @@ def test_widening_a_helper_given_self_of_many_classes_does_not_crash():
 
 
 # A validation helper of a few statements, called from many sites with a shape condition and
-# messages of several kinds (strings, None, a lambda) and ``raises=False``: under the general limit each kind
-# past the sixth signature widens the join, and the fourth widening is not analysed), last with a
-# tensor condition.  Dynamo (torch 2.13)
-# inlines every call and breaks on ``if not cond:`` for the tensor one (checked below).
+# messages of several kinds (strings, None, a lambda) and ``raises=False`` (under the general
+# limit each new kind past the sixth signature widens the join, and the fourth widening is not
+# analysed), last with a tensor condition.  Dynamo (torch 2.13) inlines every call and breaks on
+# ``if not cond:`` for the tensor one (checked below).
 _CHECKS = (
     "def check(cond, msg=None, raises=True):\n"
     '    """Whether cond holds; raise ValueError(msg) when it does not and raises is set."""\n'
@@ -194,7 +194,7 @@ _CHECKS = (
 
 
 def test_a_small_helper_is_analysed_with_the_kinds_of_every_call_site():
-    # eight-plus signatures of a four-statement helper: each call is analysed with its own
+    # twelve signatures of a five-statement helper: each call is analysed with its own
     # arguments (the small-function limit), so the tensor condition's break is found where Dynamo
     # breaks, and nothing is reported as not analysed
     src = HEADER + _CHECKS
