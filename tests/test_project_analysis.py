@@ -31,6 +31,13 @@ def write(root, files: Dict[str, str]) -> None:
 
 def lint_tree(root, paths: List[str], settings: LintSettings = SETTINGS, **kw) -> List:
     """Diagnostics of linting ``paths`` (relative to ``root``), with ``root`` as the working directory."""
+    return [d for r in lint_results(root, paths, settings, **kw) for d in r.diagnostics]
+
+
+def lint_results(root, paths: List[str], settings: LintSettings = SETTINGS, **kw) -> List:
+    """The per-file results (diagnostics, and the error of a file that could not be checked) of
+    linting ``paths`` (relative to ``root``; a folder stands for its ``.py`` files), with ``root``
+    as the working directory."""
     old = os.getcwd()
     os.chdir(root)
     try:
@@ -43,7 +50,7 @@ def lint_tree(root, paths: List[str], settings: LintSettings = SETTINGS, **kw) -
                 files.append(p)
         files.sort()
         s = settings if settings.project_root else LintSettings(enabled=settings.enabled, project_root=str(root), target=settings.target)
-        return [d for r in lint_paths(files, s, jobs=1, **kw) for d in r.diagnostics]
+        return list(lint_paths(files, s, jobs=1, **kw))
     finally:
         os.chdir(old)
 
@@ -1671,13 +1678,6 @@ def test_a_subclass_of_a_base_built_from_a_config_field_elsewhere(tmp_path, path
     # before any function is analysed; the file is analysed (not an internal error) and the break
     # in forward is found
     write(tmp_path, SUBCLASS_OF_A_FOREIGN_BASE)
-    results = []
-    old = os.getcwd()
-    os.chdir(tmp_path)
-    try:
-        files = paths if paths != ["pkg"] else ["pkg/__init__.py", "pkg/layers.py", "pkg/model.py"]
-        results = list(lint_paths(files, LintSettings(enabled=SETTINGS.enabled, project_root=str(tmp_path)), jobs=1))
-    finally:
-        os.chdir(old)
+    results = lint_results(tmp_path, paths)
     assert [r.error for r in results if r.error] == []
     assert found([d for r in results for d in r.diagnostics]) == [("pkg/model.py", 26, "PTC101")]
