@@ -409,6 +409,17 @@ def _sized_list(value: Optional[Value]) -> bool:
     return value is not None and value.kind is Kind.CONTAINER and value.elts is not None and value.keys is None
 
 
+def _after_docstring(block: cst.IndentedBlock) -> List[cst.BaseStatement]:
+    """The statements of a function body after its leading docstring (kept when it is the only
+    statement: a body of just a docstring is that statement)."""
+    body = list(block.body)
+    if len(body) > 1 and isinstance(body[0], cst.SimpleStatementLine) and len(body[0].body) == 1:
+        first = body[0].body[0]
+        if isinstance(first, cst.Expr) and isinstance(first.value, (cst.SimpleString, cst.ConcatenatedString)):
+            return body[1:]
+    return body
+
+
 def _small_body(fn: cst.CSTNode) -> bool:
     """True when ``fn`` is a function of at most :data:`SMALL_FUNCTION_STATEMENTS` statements
     (nested ones counted, a leading docstring not) with no ``for``/``while`` loop, no ``match``
@@ -420,13 +431,8 @@ def _small_body(fn: cst.CSTNode) -> bool:
     """
     if not isinstance(fn, cst.FunctionDef) or not isinstance(fn.body, cst.IndentedBlock):
         return False
-    body = list(fn.body.body)
-    if body and isinstance(body[0], cst.SimpleStatementLine) and len(body[0].body) == 1:
-        first = body[0].body[0]
-        if isinstance(first, cst.Expr) and isinstance(first.value, (cst.SimpleString, cst.ConcatenatedString)):
-            body = body[1:]
     count = 0
-    todo = list(body)
+    todo = _after_docstring(fn.body)
     while todo:
         stmt = todo.pop()
         if isinstance(stmt, (cst.For, cst.While, cst.FunctionDef, cst.ClassDef, cst.Match)):
@@ -475,11 +481,7 @@ def _identity_test_only(fn: cst.CSTNode) -> bool:
     """
     if not isinstance(fn, cst.FunctionDef) or fn.decorators or not isinstance(fn.body, cst.IndentedBlock):
         return False
-    body = list(fn.body.body)
-    if body and isinstance(body[0], cst.SimpleStatementLine) and len(body[0].body) == 1:
-        first = body[0].body[0]
-        if isinstance(first, cst.Expr) and isinstance(first.value, (cst.SimpleString, cst.ConcatenatedString)) and len(body) > 1:
-            body = body[1:]
+    body = _after_docstring(fn.body)
     if len(body) != 1 or not isinstance(body[0], cst.SimpleStatementLine) or len(body[0].body) != 1:
         return False
     ret = body[0].body[0]
