@@ -174,3 +174,85 @@ def test_every_case_matches_dynamo(tmp_path):
         seen |= {b.lineno for b in graph_breaks(getattr(cases, name)(), (torch.ones(4),)) if b.filename == str(path)}
     assert sorted(seen) == lines(lint())
     assert textwrap.dedent(CASES) == CASES
+
+
+ARMS = '''
+import torch
+from torch import nn
+
+
+class OptionalLoop(nn.Module):
+    def forward(self, x, opt=None):
+        y = x * 2
+        if opt is not None:
+            for i in range(2):
+                y = y + opt[i].item()  # break: arm
+        idx = (y > 0).nonzero()  # break: after
+        return y.sum() + idx.shape[0]
+
+
+class BothArmsLoop(nn.Module):
+    def forward(self, x, opt=None):
+        y = x * 2
+        if opt is not None:
+            for i in range(2):
+                y = y + opt[i].item()  # break: both arms
+        else:
+            for i in range(2):
+                y = y + x[i].item()  # break: else
+        idx = (y > 0).nonzero()  # hidden
+        return y.sum() + idx.shape[0]
+
+
+class ReturningArm(nn.Module):
+    def forward(self, x, opt=None):
+        y = x * 2
+        if opt is None:
+            for i in range(2):
+                y = y + x[i].item()  # break: returning
+            return y
+        idx = (y > 0).nonzero()  # break: after return
+        return y.sum() + idx.shape[0]
+'''
+
+
+def _marked(src: str, marker: str) -> int:
+    """The line of ``src`` carrying the comment ``marker``."""
+    return next(i for i, line in enumerate(src.splitlines(), 1) if line.rstrip().endswith(f"# {marker}"))
+
+
+def test_a_loop_break_in_one_arm_hides_nothing_after_the_if():
+    """A break in a loop under ``if opt is not None:`` skips the frame only when the arm runs:
+    the break after the ``if`` is Dynamo's first when it does not, so it is reported on its own;
+    when every arm that goes on skips the frame, the later break stays hidden (named)."""
+    result = lint_source(ARMS, "arms.py", SETTINGS)
+    diags = [d for d in result.diagnostics if d.is_graph_break]
+    found = lines(diags)
+    assert _marked(ARMS, "break: after") in found
+    assert _marked(ARMS, "break: after return") in found
+    assert _marked(ARMS, "hidden") not in found
+    both = next(d for d in diags if d.start.line == _marked(ARMS, "break: both arms"))
+    assert f"line {_marked(ARMS, 'hidden')} (PTC202)" in both.message
+    alone = next(d for d in diags if d.start.line == _marked(ARMS, "break: arm"))
+    assert "reached once it is fixed" not in alone.message
+
+
+def test_the_arms_cases_match_dynamo(tmp_path):
+    """Each class compiled with and without ``opt``: the union of the breaks torch 2.13 logs is
+    the flagged lines."""
+    pytest.importorskip("torch")
+    import torch
+
+    from pt2lint.confirm.dynamo import graph_breaks
+
+    path = tmp_path / "arms.py"
+    path.write_text(ARMS, encoding="utf-8")
+    spec = importlib.util.spec_from_file_location("frame_end_arms", path)
+    cases = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(cases)
+    seen = set()
+    for name in ("OptionalLoop", "BothArmsLoop", "ReturningArm"):
+        for args in ((torch.ones(4),), (torch.ones(4), torch.ones(4))):
+            seen |= {b.lineno for b in graph_breaks(getattr(cases, name)(), args) if b.filename == str(path)}
+    result = lint_source(ARMS, "arms.py", SETTINGS)
+    assert sorted(seen) == lines([d for d in result.diagnostics if d.is_graph_break])

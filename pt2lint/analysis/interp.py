@@ -797,12 +797,15 @@ class _Alternatives:
     ``if event_fn is None: s.integrate(t) else: s.integrate_until_event(t0, event_fn)``, where
     ``s`` is built in the function and both methods branch on a tensor, Dynamo reports the
     reconstruction failure at the call of whichever arm runs).  After the last arm the frame is
-    skipped if an arm skipped it (what follows is then reported only where no arm hides it)
-    and the break count has grown by the breaks of every arm, so a caller comparing counts
+    skipped only if every arm that goes on to the next statement skipped it: a break in a loop
+    under ``if opt is not None:`` hides nothing when ``opt`` is ``None``, and Dynamo then breaks
+    at the next graph break after the ``if`` (measured on torch 2.13: ``.nonzero()`` after such an
+    arm is logged when the arm is not taken, not when it is), so that break is reported on its
+    own.  The break count has grown by the breaks of every arm, so a caller comparing counts
     sees that the statement broke.
     """
 
-    __slots__ = ("interp", "frame", "start", "skipped", "born", "merged_born", "breaks", "ended")
+    __slots__ = ("interp", "frame", "start", "skipped", "born", "merged_born", "breaks", "ended", "going_on")
 
     def __init__(self, interp: "Interpreter") -> None:
         self.interp = interp
@@ -812,26 +815,30 @@ class _Alternatives:
         self.born = dict(self.frame.born) if self.frame is not None else {}
         self.merged_born = dict(self.born)
         self.breaks = 0
-        self.ended = self.skipped
+        # the skip state each arm that goes on to the next statement left (see :meth:`next`)
+        self.going_on: list = []
 
-    def next(self) -> None:
-        """The arm just analysed is over: rewind the state for the next one."""
+    def next(self, ends: bool = False) -> None:
+        """The arm just analysed is over: rewind the state for the next one.  ``ends``: the arm
+        always leaves the statement's block (``return``, ``raise``), so its skip state says
+        nothing about the code after the statement."""
         self.breaks += self.interp.gb_events - self.start
         self.interp.gb_events = self.start
         if self.frame is None:
             return
-        if self.frame.skipped and not self.ended:
-            self.ended = self.frame.skipped
+        if not ends:
+            self.going_on.append(self.frame.skipped)
         self.frame.skipped = self.skipped
         self.merged_born.update(self.frame.born)
         self.frame.born = dict(self.born)
 
-    def close(self) -> None:
-        """After the last arm: the state of the statement as a whole."""
-        self.next()
+    def close(self, ends: bool = False) -> None:
+        """After the last arm (``ends``: see :meth:`next`): the state of the statement as a whole."""
+        self.next(ends)
         self.interp.gb_events = self.start + self.breaks
         if self.frame is not None:
-            self.frame.skipped = self.ended
+            if self.going_on and all(self.going_on):
+                self.frame.skipped = self.going_on[0]
             self.frame.born = self.merged_born
 
 
@@ -1986,12 +1993,19 @@ class Interpreter:
             arms = _Alternatives(self) if self._arms_alternate(stmt.subject) else None
             for case in stmt.cases:
                 self.frame.env = dict(before)
-                self._exec_branch(case.body)
+                ends = self._exec_branch(case.body)
                 if arms is not None:
-                    arms.next()
+                    arms.next(ends)
                 merged = self.frame.env if merged is None else self._joined(merged, self.frame.env, mark)
             if arms is not None:
-                arms.close()
+                # no case matching goes on with the state before the ``match``, unless the last
+                # case matches anything (``case _:``, a bare capture, no guard)
+                last = stmt.cases[-1] if stmt.cases else None
+                catch_all = (
+                    last is not None and last.guard is None and isinstance(last.pattern, cst.MatchAs)
+                    and last.pattern.pattern is None
+                )
+                arms.close(ends=catch_all)
             self.frame.env = merged if merged is not None else before
 
     def quiet_eval(self, node: cst.BaseExpression) -> Value:
@@ -2141,7 +2155,7 @@ class Interpreter:
         else:
             body_ends = self._exec_branch(stmt.body)
         if arms is not None:
-            arms.next()
+            arms.next(body_ends)
         if membership is not None and membership[0] == "in" and body_ends and stmt.orelse is None:
             # ``if k in c: return c[k]``: what follows in this block runs only for a new key
             self.fill_guards.append(membership[1])
@@ -2157,7 +2171,7 @@ class Interpreter:
             except _Terminated:
                 else_ends = True
         if arms is not None:
-            arms.close()
+            arms.close(else_ends)
         after_else = self.frame.env
         if body_ends and else_ends:
             raise _Terminated
