@@ -797,15 +797,17 @@ class _Alternatives:
     ``if event_fn is None: s.integrate(t) else: s.integrate_until_event(t0, event_fn)``, where
     ``s`` is built in the function and both methods branch on a tensor, Dynamo reports the
     reconstruction failure at the call of whichever arm runs).  After the last arm the frame is
-    skipped only if every arm that goes on to the next statement skipped it: a break in a loop
-    under ``if opt is not None:`` hides nothing when ``opt`` is ``None``, and Dynamo then breaks
-    at the next graph break after the ``if`` (measured on torch 2.13: ``.nonzero()`` after such an
-    arm is logged when the arm is not taken, not when it is), so that break is reported on its
-    own.  The break count has grown by the breaks of every arm, so a caller comparing counts
-    sees that the statement broke.
+    skipped as the arm that runs when the optional arguments are omitted left it, when the test
+    decides that arm (``default``: ``if opt is not None:`` on a parameter ``opt=None``), else if
+    any arm that goes on to the next statement skipped it.  A break in a loop under
+    ``if opt is not None:`` hides nothing in a call without ``opt``: Dynamo then logs the next
+    graph break after the ``if`` (measured on torch 2.13: ``.nonzero()`` after such an arm is
+    logged when the arm is not taken, not when it is), so that break is reported on its own.
+    Arms that return or raise leave nothing after the statement.  The break count has grown by
+    the breaks of every arm, so a caller comparing counts sees that the statement broke.
     """
 
-    __slots__ = ("interp", "frame", "start", "skipped", "born", "merged_born", "breaks", "ended", "going_on")
+    __slots__ = ("interp", "frame", "start", "skipped", "born", "merged_born", "breaks", "going_on", "arm", "default")
 
     def __init__(self, interp: "Interpreter") -> None:
         self.interp = interp
@@ -815,8 +817,11 @@ class _Alternatives:
         self.born = dict(self.frame.born) if self.frame is not None else {}
         self.merged_born = dict(self.born)
         self.breaks = 0
-        # the skip state each arm that goes on to the next statement left (see :meth:`next`)
+        # (arm number, the skip state it left) of each arm that goes on to the next statement
         self.going_on: list = []
+        self.arm = 0
+        # the number of the arm a call omitting the optional arguments runs, when the test decides it
+        self.default: Optional[int] = None
 
     def next(self, ends: bool = False) -> None:
         """The arm just analysed is over: rewind the state for the next one.  ``ends``: the arm
@@ -824,10 +829,11 @@ class _Alternatives:
         nothing about the code after the statement."""
         self.breaks += self.interp.gb_events - self.start
         self.interp.gb_events = self.start
+        arm, self.arm = self.arm, self.arm + 1
         if self.frame is None:
             return
         if not ends:
-            self.going_on.append(self.frame.skipped)
+            self.going_on.append((arm, self.frame.skipped))
         self.frame.skipped = self.skipped
         self.merged_born.update(self.frame.born)
         self.frame.born = dict(self.born)
@@ -836,10 +842,14 @@ class _Alternatives:
         """After the last arm (``ends``: see :meth:`next`): the state of the statement as a whole."""
         self.next(ends)
         self.interp.gb_events = self.start + self.breaks
-        if self.frame is not None:
-            if self.going_on and all(self.going_on):
-                self.frame.skipped = self.going_on[0]
-            self.frame.born = self.merged_born
+        if self.frame is None:
+            return
+        by_default = [state for arm, state in self.going_on if arm == self.default]
+        if by_default:
+            self.frame.skipped = by_default[0]
+        else:
+            self.frame.skipped = next((state for _arm, state in self.going_on if state), self.skipped)
+        self.frame.born = self.merged_born
 
 
 class _Terminated(Exception):
@@ -2146,6 +2156,9 @@ class Interpreter:
             self.frame.log.extend(narrowed[0])
         membership = self._membership_test(stmt.test)
         arms = _Alternatives(self) if self._arms_alternate(stmt.test) else None
+        if arms is not None:
+            by_default = self._default_truth(stmt.test)
+            arms.default = None if by_default is None else 0 if by_default else 1
         if membership is not None and membership[0] == "not in":
             self.fill_guards.append(membership[1])
             try:
@@ -2186,6 +2199,34 @@ class Interpreter:
             subject = _branch_subject(stmt.test)
             if subject is not None:
                 self._remember_arms(subject, after_body, after_else, mark)
+
+    def _default_truth(self, test: cst.BaseExpression) -> Optional[bool]:
+        """The truth of ``test`` in a call that omits the optional arguments, when it tests only a
+        parameter of this function whose default is ``None`` and which the function never rebinds
+        (``opt is None``, ``opt is not None``, ``opt``, ``not opt``); else ``None``."""
+        negated = False
+        while isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+            negated, test = not negated, test.expression
+        if isinstance(test, cst.Name):
+            name, truth = test.value, False
+        elif (
+            isinstance(test, cst.Comparison) and len(test.comparisons) == 1 and isinstance(test.left, cst.Name)
+            and isinstance(test.comparisons[0].comparator, cst.Name) and test.comparisons[0].comparator.value == "None"
+            and isinstance(test.comparisons[0].operator, (cst.Is, cst.IsNot))
+        ):
+            name, truth = test.left.value, isinstance(test.comparisons[0].operator, cst.Is)
+        else:
+            return None
+        fn = getattr(self.frame.func, "node", None) if self.frame is not None else None
+        if not isinstance(fn, cst.FunctionDef):
+            return None
+        params = list(fn.params.posonly_params) + list(fn.params.params) + list(fn.params.kwonly_params)
+        param = next((p for p in params if p.name.value == name), None)
+        if param is None or not (isinstance(param.default, cst.Name) and param.default.value == "None"):
+            return None
+        if name in _node_scan(fn, "function-bound", lambda: _scan_loop_bound(fn)):
+            return None
+        return truth != negated
 
     def _filled_default(self, narrowed, body: Dict[str, Value], orelse: Dict[str, Value]) -> None:
         """``if lens is None: lens = torch.LongTensor(...)``: a name the ``is None`` arm fills with a
@@ -3393,6 +3434,8 @@ class Interpreter:
         if not self._arms_alternate(node.test):
             return _join_candidates([self._eval_narrowed(node.body, narrowed[0]), self._eval_narrowed(node.orelse, narrowed[1])])
         arms = _Alternatives(self)
+        by_default = self._default_truth(node.test)
+        arms.default = None if by_default is None else 0 if by_default else 1
         body = self._eval_narrowed(node.body, narrowed[0])
         arms.next()
         orelse = self._eval_narrowed(node.orelse, narrowed[1])
