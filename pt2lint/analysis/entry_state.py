@@ -130,10 +130,12 @@ class Verdict:
 
 
 class _Analysis:
-    def __init__(self, attr: str, cls, written_by: Optional[str] = None) -> None:
+    def __init__(self, attr: str, cls, written_by: Optional[str] = None, truth=None) -> None:
         self.attr = attr
         self.cls = cls
         self.written_by = written_by  # a submodule attribute whose calls write it ("*": any submodule)
+        self.truth = truth  # (test, module) -> its value while Dynamo traces, or None
+        self.modules: List[object] = []  # the module of each method being followed
         self.v = Verdict()
         self.returns: Optional[List[_St]] = None
         self.loops: List[Tuple[List[_St], List[_St]]] = []
@@ -181,12 +183,17 @@ class _Analysis:
         node = fn_info.node
         if not isinstance(node, cst.FunctionDef) or not node.params.params:
             return self._unknown(st)
-        if any(isinstance(n, (cst.Yield, cst.Await)) for n in walk(node.body, into_functions=False)):
-            return self._unknown(st)  # a generator or coroutine: its body runs later
+        # a generator or coroutine: its body runs later, when it is iterated or awaited, so it is
+        # followed here only to see that it leaves the attribute alone (then where it runs does
+        # not matter); one that touches it may read and change it at any later point
+        deferred = any(isinstance(n, (cst.Yield, cst.Await)) for n in walk(node.body, into_functions=False))
+        if deferred and root:
+            return self._unknown(st)
         saved = self.returns, self.loops
         self.returns, self.loops = [], []
         self.active.append(node)
         self.owner.append(fn_info.cls)
+        self.modules.append(getattr(fn_info, "module", None))
         self.self_name.append(node.params.params[0].name.value)
         self.v.keep.append(node)
         try:
@@ -196,12 +203,15 @@ class _Analysis:
             self.returns, self.loops = saved
             self.active.pop()
             self.owner.pop()
+            self.modules.pop()
             self.self_name.pop()
         if root:
             self.v.exit_states = frozenset().union(*(o.states for o in outs)) if outs else frozenset()
         joined = None
         for o in outs:
             joined = _join(joined, o)
+        if deferred:
+            return st if joined == st or (joined is None and not outs) else self._unknown(st)
         return joined if joined is not None else _St(frozenset({OTHER}), True)
 
     def _inline(self, fn_info, st: _St) -> _St:
@@ -222,7 +232,10 @@ class _Analysis:
             return self.block(s.body, st)
         if isinstance(s, cst.If):
             st = self.expr(s.test, st)
-            a = self.block(s.body.body, st)
+            known = self._truth(s.test)
+            a = self.block(s.body.body, st) if known is not False else None
+            if known is True:
+                return a
             b = st if s.orelse is None else self.stmt(s.orelse, st) if isinstance(s.orelse, cst.If) else self.block(s.orelse.body.body, st)
             return _join(a, b)
         if isinstance(s, (cst.For, cst.While)):
@@ -294,6 +307,13 @@ class _Analysis:
             self._note(s)
             return self._unknown(st)
         return st
+
+    def _truth(self, test) -> Optional[bool]:
+        """The value ``test`` has while Dynamo traces (``if is_exporting(): return`` is False under
+        ``torch.compile``: the code after it runs), when the caller's ``truth`` decides it."""
+        if self.truth is None or not self.modules:
+            return None
+        return self.truth(test, self.modules[-1])
 
     def _note(self, s) -> None:
         if any(self._target(n) for n in walk(s)):
@@ -455,14 +475,16 @@ def _torch_function(fn) -> bool:
     return isinstance(fn, cst.Name) and fn.value == "torch"
 
 
-def analyse(fn_info, attr: str, cls, written_by: Optional[str] = None) -> Verdict:
+def analyse(fn_info, attr: str, cls, written_by: Optional[str] = None, truth=None) -> Verdict:
     """Follow ``fn_info`` (a method of ``cls``, the class of the object it runs on) for the
     attribute ``self.<attr>``: whether a path reads the value the call found, and the states
     the paths out of the method leave it in.  The facts it encodes are the torch 2.13
     measurements in this module's docstring (rules/PTC501-module-state-mutation.toml).
     ``written_by``: the ``self`` attribute of a submodule each call of which (``self.enc(x)``)
-    changes the attribute in place (a hook registered on it writes it); ``"*"`` for any submodule."""
-    a = _Analysis(attr, cls, written_by)
+    changes the attribute in place (a hook registered on it writes it); ``"*"`` for any submodule.
+    ``truth(test, module)``: the value an ``if`` test of ``module`` has while Dynamo traces
+    (``True``/``False``), ``None`` when undecided; only the arm it selects is followed."""
+    a = _Analysis(attr, cls, written_by, truth)
     a.function(fn_info, _St(frozenset({ENTRY})), root=True)
     return a.v
 
@@ -493,28 +515,29 @@ def init_token(cls, attr: str) -> Optional[str]:
     return next(iter(tokens))
 
 
-def state_stable(memo: Dict, fn_info, cls, attr: str, node) -> bool:
+def state_stable(memo: Dict, fn_info, cls, attr: str, node, truth=None) -> bool:
     """Whether a state write at ``node`` into ``self.<attr>``, made while ``fn_info`` runs on an
     instance of ``cls``, leaves every call of ``fn_info`` starting from the same state (see
-    :meth:`Verdict.stable`); ``memo`` caches one verdict per (method, class, attribute)."""
+    :meth:`Verdict.stable`); ``memo`` caches one verdict per (method, class, attribute).
+    ``truth``: see :func:`analyse` (one per ``memo``)."""
     key = (id(fn_info), id(cls), attr)
     hit = memo.get(key)
     if hit is None:
-        hit = (fn_info, cls, analyse(fn_info, attr, cls), init_token(cls, attr))
+        hit = (fn_info, cls, analyse(fn_info, attr, cls, truth=truth), init_token(cls, attr))
         memo[key] = hit
     verdict, init = hit[2], hit[3]
     return id(node) in verdict.seen and verdict.stable(init)
 
 
-def state_stable_through_submodules(memo: Dict, fn_info, cls, attr: str, written_by: str = "*") -> bool:
+def state_stable_through_submodules(memo: Dict, fn_info, cls, attr: str, written_by: str = "*", truth=None) -> bool:
     """Whether ``fn_info`` (a ``forward``) leaves ``self.<attr>`` in the state every call finds it
     in when the attribute is written by a hook of the submodule ``self.<written_by>`` (``"*"``: of
     any submodule), that is in place at each call of it (``self.captured[name] = out`` in a forward hook of ``self.enc``, with
     ``self.captured.clear()`` before ``forward`` returns: no recompile, measured on torch 2.13);
-    ``memo`` caches one verdict per (method, class, attribute)."""
+    ``memo`` caches one verdict per (method, class, attribute); ``truth``: see :func:`analyse`."""
     key = (id(fn_info), id(cls), attr, "written by", written_by)
     hit = memo.get(key)
     if hit is None:
-        hit = (fn_info, cls, analyse(fn_info, attr, cls, written_by=written_by), init_token(cls, attr))
+        hit = (fn_info, cls, analyse(fn_info, attr, cls, written_by=written_by, truth=truth), init_token(cls, attr))
         memo[key] = hit
     return hit[2].stable(hit[3])

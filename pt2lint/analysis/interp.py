@@ -563,6 +563,128 @@ def qualified_guard_truth(qualified: Optional[str], target: str) -> Optional[boo
     return api.COMPILING_GUARDS.get(qualified) if qualified is not None else None
 
 
+def guard_truth(e: cst.BaseExpression, module, target: str, resolve=None, depth: int = 0, name_truth=None) -> Optional[bool]:
+    """The value the expression ``e`` of ``module`` has while Dynamo traces, when guards decide
+    it: ``torch.compiler.is_compiling()``-style calls (:data:`~pt2lint.analysis.torch_api.COMPILING_GUARDS`;
+    ``is_exporting()`` is True only for the ``export`` ``target``), ``True``/``False``, ``not``/``and``/``or``
+    of such values, and calls of project functions decided the same way (:func:`helper_truth`;
+    ``resolve(module, name)`` finds the function a name of ``module`` stands for).
+    ``name_truth(name_node)`` decides other names (``None``: undecided).  Anything else is
+    undecided (``None``): unknown is not true."""
+    if isinstance(e, cst.UnaryOperation) and isinstance(e.operator, cst.Not):
+        t = guard_truth(e.expression, module, target, resolve, depth, name_truth)
+        return None if t is None else not t
+    if isinstance(e, cst.BooleanOperation):
+        a = guard_truth(e.left, module, target, resolve, depth, name_truth)
+        b = guard_truth(e.right, module, target, resolve, depth, name_truth)
+        if isinstance(e.operator, cst.And):
+            if a is False or b is False:
+                return False
+            return True if a is True and b is True else None
+        if a is True or b is True:
+            return True
+        return False if a is False and b is False else None
+    if isinstance(e, cst.Name):
+        if e.value in ("True", "False"):
+            return e.value == "True"
+        return name_truth(e) if name_truth is not None else None
+    if (
+        isinstance(e, cst.Comparison) and len(e.comparisons) == 1
+        and isinstance(e.comparisons[0].operator, (cst.Is, cst.IsNot))
+        and isinstance(e.comparisons[0].comparator, cst.Name) and e.comparisons[0].comparator.value == "None"
+        and _guard_alias(e.left, module, target) is not None
+    ):
+        # ``_is_exporting is not None``: the guard exists in the torch the facts are from
+        return isinstance(e.comparisons[0].operator, cst.IsNot)
+    if (
+        isinstance(e, cst.Call) and isinstance(e.func, cst.Name) and e.func.value == "bool" and len(e.args) == 1
+        and e.args[0].keyword is None and not e.args[0].star
+    ):
+        return guard_truth(e.args[0].value, module, target, resolve, depth, name_truth)
+    if isinstance(e, cst.Call) and not e.args:
+        alias = _guard_alias(e.func, module, target)
+        if alias is not None:
+            return qualified_guard_truth(alias, target)
+    if isinstance(e, cst.Call) and isinstance(e.func, (cst.Name, cst.Attribute)):
+        d = dotted_name(e.func)
+        if d is None:
+            return None
+        q = module.imports.qualify(e.func) if module is not None else None
+        known = qualified_guard_truth(q, target)
+        if known is not None:
+            return known
+        if isinstance(e.func, cst.Name) and module is not None and resolve is not None:
+            other = resolve(module, e.func.value)
+            t = helper_truth(other, target, depth + 1, resolve) if other is not None else None
+            if t is not None:
+                return t
+        last = d.rsplit(".", 1)[-1]
+        if q is None and last in api.COMPILING_GUARD_NAMES:
+            return api.COMPILING_GUARD_NAMES[last]
+        if d in api.COMPILING_GUARDS:
+            return api.COMPILING_GUARDS[d]
+    return None
+
+
+def _guard_alias(e: cst.BaseExpression, module, target: str) -> Optional[str]:
+    """The qualified name of the guard a module-level name of ``module`` is bound to by a
+    version shim: ``_is_exporting = getattr(torch.compiler, "is_exporting", None)`` (the first
+    operand of an ``or`` of such ``getattr`` calls), when the facts know that guard
+    (:func:`qualified_guard_truth`: it exists in the torch they are from); else ``None``."""
+    if not isinstance(e, cst.Name) or module is None:
+        return None
+    value = getattr(module, "global_exprs", {}).get(e.value)
+    while isinstance(value, cst.BooleanOperation) and isinstance(value.operator, cst.Or):
+        value = value.left
+    if not (
+        isinstance(value, cst.Call) and isinstance(value.func, cst.Name) and value.func.value == "getattr"
+        and len(value.args) == 3 and isinstance(value.args[1].value, cst.SimpleString)
+        and isinstance(value.args[0].value, (cst.Name, cst.Attribute))
+    ):
+        return None
+    owner = module.imports.qualify(value.args[0].value)
+    attr = value.args[1].value.evaluated_value
+    if not owner or not isinstance(attr, str):
+        return None
+    qualified = f"{owner}.{attr}"
+    return qualified if qualified_guard_truth(qualified, target) is not None else None
+
+
+def _decided_return(fn: cst.FunctionDef, truth) -> Optional[cst.BaseExpression]:
+    """The value ``fn`` returns when its body is a run of ``if TEST: return V`` statements whose
+    tests ``truth`` decides, then ``return W`` (``if torch.jit.is_scripting(): return False``
+    ahead of the real check): the ``V`` of the first test that holds, else ``W``; ``None`` when
+    the body has another shape or a test is undecided."""
+
+    def lone_return(block) -> Optional[cst.Return]:
+        stmts = block.body if isinstance(block, cst.SimpleStatementSuite) else block.body
+        if len(stmts) != 1:
+            return None
+        small = stmts[0]
+        if isinstance(small, cst.SimpleStatementLine):
+            if len(small.body) != 1:
+                return None
+            small = small.body[0]
+        return small if isinstance(small, cst.Return) and small.value is not None else None
+
+    if not isinstance(fn.body, cst.IndentedBlock):
+        return None
+    for stmt in _after_docstring(fn.body):
+        if isinstance(stmt, cst.If) and stmt.orelse is None:
+            ret = lone_return(stmt.body)
+            held = truth(stmt.test) if ret is not None else None
+            if held is None:
+                return None
+            if held:
+                return ret.value
+            continue
+        if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1:
+            ret = stmt.body[0]
+            return ret.value if isinstance(ret, cst.Return) and ret.value is not None else None
+        return None
+    return None
+
+
 def helper_truth(info, target: str, depth: int = 0, resolve=None) -> Optional[bool]:
     """The value a call of the project function ``info`` has while Dynamo traces, when its
     body decides it: every ``return`` gives the same compile-time truth.
@@ -571,9 +693,9 @@ def helper_truth(info, target: str, depth: int = 0, resolve=None) -> Optional[bo
     (:data:`~pt2lint.analysis.torch_api.COMPILING_GUARDS`, ``torch.jit.is_tracing()`` is
     False under Dynamo), ``not``/``and``/``or`` of such values, calls of other functions of
     the same module decided the same way (or, failing that, known helper names), and a
-    local assigned once and then only ``|=``-ed (``t = is_compiling() or ...; t |= ...``).
-    ``resolve(module, name)`` finds the project function a name of the helper's module
-    stands for.  Anything else is undecided (``None``): unknown is not true.  transformers' ``is_tracing``
+    local assigned once and then only ``|=``-ed (``t = is_compiling() or ...; t |= ...``):
+    :func:`guard_truth`.  ``resolve(module, name)`` finds the project function a name of the
+    helper's module stands for.  Anything else is undecided (``None``): unknown is not true.  transformers' ``is_tracing``
     (``is_torchdynamo_compiling() or is_jit_tracing() or ...``) is True under Dynamo
     (measured: ``if not is_tracing(m) and torch.all(m == 1)`` compiles without a break).
     """
@@ -586,51 +708,25 @@ def helper_truth(info, target: str, depth: int = 0, resolve=None) -> Optional[bo
         return None
 
     def truth(e: cst.BaseExpression, seen: frozenset) -> Optional[bool]:
-        if isinstance(e, cst.UnaryOperation) and isinstance(e.operator, cst.Not):
-            t = truth(e.expression, seen)
-            return None if t is None else not t
-        if isinstance(e, cst.BooleanOperation):
-            a, b = truth(e.left, seen), truth(e.right, seen)
-            if isinstance(e.operator, cst.And):
-                if a is False or b is False:
-                    return False
-                return True if a is True and b is True else None
-            if a is True or b is True:
-                return True
-            return False if a is False and b is False else None
-        if isinstance(e, cst.Name):
-            if e.value in ("True", "False"):
-                return e.value == "True"
-            if e.value in seen:
-                return None
-            values, only_or = _local_assigns(fn, e.value)
-            if len(values) == 1:
-                t = truth(values[0], seen | {e.value})
-                if t is True and only_or:
-                    return True
-                if t is False and only_or is True and not _has_augassign(fn, e.value):
-                    return False
+        return guard_truth(e, module, target, resolve, depth, lambda name: local(name.value, seen))
+
+    def local(name: str, seen: frozenset) -> Optional[bool]:
+        if name in seen:
             return None
-        if isinstance(e, cst.Call) and isinstance(e.func, (cst.Name, cst.Attribute)):
-            d = dotted_name(e.func)
-            if d is None:
-                return None
-            q = module.imports.qualify(e.func) if module is not None else None
-            known = qualified_guard_truth(q, target)
-            if known is not None:
-                return known
-            if isinstance(e.func, cst.Name) and module is not None and resolve is not None:
-                other = resolve(module, e.func.value)
-                t = helper_truth(other, target, depth + 1, resolve) if other is not None else None
-                if t is not None:
-                    return t
-            last = d.rsplit(".", 1)[-1]
-            if q is None and last in api.COMPILING_GUARD_NAMES:
-                return api.COMPILING_GUARD_NAMES[last]
-            if d in api.COMPILING_GUARDS:
-                return api.COMPILING_GUARDS[d]
+        values, only_or = _local_assigns(fn, name)
+        if len(values) == 1:
+            t = truth(values[0], seen | {name})
+            if t is True and only_or:
+                return True
+            if t is False and only_or is True and not _has_augassign(fn, name):
+                return False
         return None
 
+    decided = _decided_return(fn, lambda test: truth(test, frozenset()))
+    if decided is not None:
+        t = truth(decided, frozenset())
+        if t is not None:
+            return t
     found = {truth(r, frozenset()) for r in returns}
     return found.pop() if len(found) == 1 else None
 

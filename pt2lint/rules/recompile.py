@@ -306,9 +306,12 @@ def same_state_every_call(interp, memo: dict, attr: str, node) -> bool:
     """Every call of the outermost method running on this object finds ``self.<attr>`` in one
     state: it assigns the attribute before reading it, or leaves it as ``__init__`` set it on
     every way out (``self.hidden.clear()`` at the end), so a guard on it never fails (measured on
-    torch 2.13, see :mod:`pt2lint.analysis.entry_state`).  ``memo`` is the calling rule's cache."""
+    torch 2.13, see :mod:`pt2lint.analysis.entry_state`); an ``if`` whose test is a guard Dynamo
+    decides (``if is_exporting(): return``) takes only the arm it selects.  ``memo`` is the
+    calling rule's cache."""
     from pt2lint.analysis.entry_state import state_stable, state_stable_through_submodules
     from pt2lint.analysis.index import ClassInfo
+    from pt2lint.analysis.interp import guard_truth
 
     cur = interp.frame
     sv = cur.self_value if cur is not None else None
@@ -318,12 +321,18 @@ def same_state_every_call(interp, memo: dict, attr: str, node) -> bool:
         (f for f in interp.frames if f.self_value is not None and f.self_value.kind is Kind.SELF and f.self_value.ref is sv.ref),
         cur,
     )
+    target, resolve = interp.settings.target, interp._function_in
+
+    def truth(test, module):
+        # the guards Dynamo decides while it traces (``if is_exporting(): return`` is False)
+        return guard_truth(test, module, target, resolve)
+
     hooked = _hook_of_submodule(interp, sv.ref)
     if hooked is not None:
         # a write in a hook of a submodule: it happens while ``forward`` runs, inside its calls of
         # that submodule (``self.captured[k] = out``, cleared by forward before it returns)
-        return state_stable_through_submodules(memo, hooked[0], sv.ref, attr, hooked[1])
-    return state_stable(memo, outer.func, sv.ref, attr, node)
+        return state_stable_through_submodules(memo, hooked[0], sv.ref, attr, hooked[1], truth)
+    return state_stable(memo, outer.func, sv.ref, attr, node, truth)
 
 
 def _hook_of_submodule(interp, cls):
