@@ -9,6 +9,9 @@ from __future__ import annotations
 
 import textwrap
 
+import pytest
+from linttools import dynamo_break_lines
+
 from pt2lint.engine import lint_source
 from pt2lint.settings import LintSettings, resolve_selection
 
@@ -174,3 +177,71 @@ def test_a_default_filled_with_a_tensor_makes_the_parameter_a_tensor():
     # ``lens[b]`` as a slice bound ("Unsupported Tensor.item()"); filled with a list of ints, the
     # parameter stays of unknown kind and line 14 is not reported
     assert found(FILLED_DEFAULT) == [(8, "PTC103")]
+
+
+FILLED_ATTRIBUTE = """\
+import numpy as np
+import torch
+from torch import nn
+
+class Filled(nn.Module):
+    def __init__(self, depth=2, node_a=None):
+        super().__init__()
+        if node_a is None:
+            self.node_a = torch.ones((2, depth))
+        else:
+            self.node_a = node_a
+        self.lin = nn.Linear(4, 4)
+
+    def forward(self, x):
+        for d in range(2):
+            if self.node_a[0][d]:
+                x = self.lin(x)
+        return x
+
+class FilledWithFlags(nn.Module):
+    def __init__(self, depth=2, node_a=None):
+        super().__init__()
+        if node_a is None:
+            self.node_a = [[True] * depth] * 2
+        else:
+            self.node_a = node_a
+        self.lin = nn.Linear(4, 4)
+
+    def forward(self, x):
+        for d in range(2):
+            if self.node_a[0][d]:
+                x = self.lin(x)
+        return x
+
+class SetBefore(nn.Module):
+    def __init__(self, depth=2, node_a=None):
+        super().__init__()
+        self.node_a = np.ones((2, depth), dtype=bool)
+        if node_a is None:
+            self.node_a = torch.ones((2, depth))
+        else:
+            self.node_a = node_a
+        self.lin = nn.Linear(4, 4)
+
+    def forward(self, x):
+        return self.lin(x)
+"""
+
+
+def test_an_attribute_filled_with_a_tensor_when_the_argument_is_omitted_is_a_tensor():
+    """``if node_a is None: self.node_a = torch.ones(...) else: self.node_a = node_a`` (monai's
+    DiNTS): a model built without the argument holds the tensor, and ``if self.node_a[0][d]:``
+    breaks there (the Dynamo run below, torch 2.13: "Data-dependent branching").  Filled with a
+    list of flags, the attribute stays of unknown kind and nothing is reported."""
+    assert [f for f in found(FILLED_ATTRIBUTE) if f[1] == "PTC104"] == [(16, "PTC104")]
+
+
+def test_the_filled_attribute_break_is_dynamos():
+    pytest.importorskip("torch")
+    call = (
+        "for cls in (Filled, FilledWithFlags):\n"
+        "    torch._dynamo.reset()\n"
+        "    torch.compile(cls(), backend='eager')(torch.randn(2, 4))"
+    )
+    assert dynamo_break_lines(FILLED_ATTRIBUTE, call) == [16]

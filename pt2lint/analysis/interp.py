@@ -2251,6 +2251,12 @@ class Interpreter:
             self.frame.env.update(narrowed[0])
             self.frame.log.extend(narrowed[0])
         membership = self._membership_test(stmt.test)
+        sv = self.frame.self_value
+        collecting = (
+            (sv.ref, frozenset(sv.ref.attrs))
+            if narrowed and self.silent and sv is not None and sv.kind is Kind.SELF and isinstance(sv.ref, ClassInfo)
+            else None
+        )
         arms = _Alternatives(self) if self._arms_alternate(stmt.test) else None
         if arms is not None:
             by_default = self._default_truth(stmt.test)
@@ -2273,6 +2279,9 @@ class Interpreter:
         if narrowed:
             self.frame.env.update(narrowed[1])
             self.frame.log.extend(narrowed[1])
+        # while ``__init__``'s attributes are collected: what each arm stores in attributes the
+        # object did not have before the ``if`` (see :meth:`_filled_default_attrs`)
+        body_attrs = self._attrs_of_arm(collecting) if collecting is not None else None
         else_ends = False
         if stmt.orelse is not None:
             try:
@@ -2281,6 +2290,8 @@ class Interpreter:
                 else_ends = True
         if arms is not None:
             arms.close(else_ends)
+        if body_attrs is not None:
+            self._filled_default_attrs(collecting, narrowed, body_attrs, not (body_ends or else_ends))
         after_else = self.frame.env
         if body_ends and else_ends:
             raise _Terminated
@@ -2295,6 +2306,45 @@ class Interpreter:
             subject = _branch_subject(stmt.test)
             if subject is not None:
                 self._remember_arms(subject, after_body, after_else, mark)
+
+    @staticmethod
+    def _attrs_of_arm(collecting) -> Dict[str, Value]:
+        """After the first arm of an ``if`` while attributes are collected (``collecting``: the
+        class and the attribute names it had before the ``if``): the values that arm stored in new
+        attributes, which are taken off the class so that the other arm's stores are seen alone."""
+        cls, before = collecting
+        stored = {name: v for name, v in cls.attrs.items() if name not in before}
+        for name in stored:
+            del cls.attrs[name]
+        return stored
+
+    def _filled_default_attrs(self, collecting, narrowed, body_attrs: Dict[str, Value], both_go_on: bool) -> None:
+        """After both arms of an ``if`` on a parameter (``if node_a is None:``) while ``__init__``'s
+        attributes are collected: each new attribute holds the join of what the arms stored, except
+        one the ``is None`` arm fills with a sure tensor while the other stores the parameter
+        itself (``self.node_a = torch.ones(...)`` / ``self.node_a = node_a``), when the parameter's
+        kind is unknown or a guessed tensor: the object built without the argument holds the
+        tensor, as :meth:`_filled_default` reads a local (monai's DiNTS: ``if self.node_a[0][d]:``
+        breaks on torch 2.13).  ``both_go_on``: neither arm returns or raises."""
+        cls, _before = collecting
+        else_attrs = {name: v for name, v in cls.attrs.items() if name in body_attrs}
+        for name, v in body_attrs.items():
+            cls.attrs[name] = join(v, else_attrs[name]) if name in else_attrs else v
+        if not both_go_on:
+            return
+        arms = ((body_attrs, else_attrs, narrowed[0], narrowed[1]), (else_attrs, body_attrs, narrowed[1], narrowed[0]))
+        for filled_in, kept_in, narrow_arm, narrow_other in arms:
+            for param, v in narrow_arm.items():
+                if v.kind is not Kind.NONE or param not in narrow_other:
+                    continue
+                for name in body_attrs:
+                    filled, kept = filled_in.get(name), kept_in.get(name)
+                    if filled is None or kept is None or kept is not narrow_other[param]:
+                        continue
+                    if filled.kind is not Kind.TENSOR or filled.weak or filled.maybe_none:
+                        continue
+                    if kept.kind is Kind.UNKNOWN or (kept.kind is Kind.TENSOR and kept.weak):
+                        cls.attrs[name] = filled
 
     def _default_truth(self, test: cst.BaseExpression) -> Optional[bool]:
         """The truth of ``test`` in a call that omits the optional arguments, when it tests only a
