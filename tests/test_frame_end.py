@@ -157,6 +157,17 @@ def test_a_helper_true_under_compile_short_circuits_and():
     assert SCRIPTING in found  # not is_scripting() is True: torch.all(...) is tested
 
 
+def _imported(tmp_path, name: str, source: str):
+    """``(path, module)``: ``source`` written to ``tmp_path/<name>.py`` and imported from there
+    (Dynamo's break records name that file)."""
+    path = tmp_path / f"{name}.py"
+    path.write_text(source, encoding="utf-8")
+    spec = importlib.util.spec_from_file_location(f"frame_end_{name}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return path, module
+
+
 def test_every_case_matches_dynamo(tmp_path):
     """Each class's breaks, as torch 2.13 logs them, are the flagged lines (no more, no fewer)."""
     pytest.importorskip("torch")
@@ -164,11 +175,7 @@ def test_every_case_matches_dynamo(tmp_path):
 
     from pt2lint.confirm.dynamo import graph_breaks
 
-    path = tmp_path / "cases.py"
-    path.write_text(CASES, encoding="utf-8")
-    spec = importlib.util.spec_from_file_location("frame_end_cases", path)
-    cases = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(cases)
+    path, cases = _imported(tmp_path, "cases", CASES)
     seen = set()
     for name in ("LoopThenLater", "TopThenLater", "TryThenLater", "NoGradThenLater", "MaskDraw", "TracingGuard"):
         seen |= {b.lineno for b in graph_breaks(getattr(cases, name)(), (torch.ones(4),)) if b.filename == str(path)}
@@ -264,11 +271,7 @@ def test_the_arms_cases_match_dynamo(tmp_path):
 
     from pt2lint.confirm.dynamo import graph_breaks
 
-    path = tmp_path / "arms.py"
-    path.write_text(ARMS, encoding="utf-8")
-    spec = importlib.util.spec_from_file_location("frame_end_arms", path)
-    cases = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(cases)
+    path, cases = _imported(tmp_path, "arms", ARMS)
     seen = set()
     for name in ("OptionalLoop", "BothArmsLoop", "ReturningArm"):
         for args in ((torch.ones(4),), (torch.ones(4), torch.ones(4))):

@@ -179,54 +179,30 @@ def test_a_default_filled_with_a_tensor_makes_the_parameter_a_tensor():
     assert found(FILLED_DEFAULT) == [(8, "PTC103")]
 
 
-FILLED_ATTRIBUTE = """\
-import numpy as np
-import torch
-from torch import nn
-
-class Filled(nn.Module):
+_FILLED_CLASS = """
+class {name}(nn.Module):
     def __init__(self, depth=2, node_a=None):
         super().__init__()
         if node_a is None:
-            self.node_a = torch.ones((2, depth))
+            self.node_a = {fill}
         else:
             self.node_a = node_a
         self.lin = nn.Linear(4, 4)
 
     def forward(self, x):
         for d in range(2):
-            if self.node_a[0][d]:
+            if self.node_a[0][d]:  # the branch
                 x = self.lin(x)
         return x
-
-class FilledWithFlags(nn.Module):
-    def __init__(self, depth=2, node_a=None):
-        super().__init__()
-        if node_a is None:
-            self.node_a = [[True] * depth] * 2
-        else:
-            self.node_a = node_a
-        self.lin = nn.Linear(4, 4)
-
-    def forward(self, x):
-        for d in range(2):
-            if self.node_a[0][d]:
-                x = self.lin(x)
-        return x
-
-class SetBefore(nn.Module):
-    def __init__(self, depth=2, node_a=None):
-        super().__init__()
-        self.node_a = np.ones((2, depth), dtype=bool)
-        if node_a is None:
-            self.node_a = torch.ones((2, depth))
-        else:
-            self.node_a = node_a
-        self.lin = nn.Linear(4, 4)
-
-    def forward(self, x):
-        return self.lin(x)
 """
+
+FILLED_ATTRIBUTE = (
+    "import torch\nfrom torch import nn\n"
+    + _FILLED_CLASS.format(name="Filled", fill="torch.ones((2, depth))")
+    + _FILLED_CLASS.format(name="FilledWithFlags", fill="[[True] * depth] * 2")
+)
+# the branch of ``Filled`` (the first class)
+FILLED_BRANCH = next(i for i, line in enumerate(FILLED_ATTRIBUTE.splitlines(), 1) if line.endswith("# the branch"))
 
 
 def test_an_attribute_filled_with_a_tensor_when_the_argument_is_omitted_is_a_tensor():
@@ -234,7 +210,7 @@ def test_an_attribute_filled_with_a_tensor_when_the_argument_is_omitted_is_a_ten
     DiNTS): a model built without the argument holds the tensor, and ``if self.node_a[0][d]:``
     breaks there (the Dynamo run below, torch 2.13: "Data-dependent branching").  Filled with a
     list of flags, the attribute stays of unknown kind and nothing is reported."""
-    assert [f for f in found(FILLED_ATTRIBUTE) if f[1] == "PTC104"] == [(16, "PTC104")]
+    assert [f for f in found(FILLED_ATTRIBUTE) if f[1] == "PTC104"] == [(FILLED_BRANCH, "PTC104")]
 
 
 def test_the_filled_attribute_break_is_dynamos():
@@ -244,4 +220,4 @@ def test_the_filled_attribute_break_is_dynamos():
         "    torch._dynamo.reset()\n"
         "    torch.compile(cls(), backend='eager')(torch.randn(2, 4))"
     )
-    assert dynamo_break_lines(FILLED_ATTRIBUTE, call) == [16]
+    assert dynamo_break_lines(FILLED_ATTRIBUTE, call) == [FILLED_BRANCH]

@@ -563,6 +563,19 @@ def qualified_guard_truth(qualified: Optional[str], target: str) -> Optional[boo
     return api.COMPILING_GUARDS.get(qualified) if qualified is not None else None
 
 
+def _bool_op_truth(operator, a: Optional[bool], b: Optional[bool]) -> Optional[bool]:
+    """The truth of ``a and b`` / ``a or b`` (``operator``: the node's ``cst.And``/``cst.Or``) from
+    the operands' truths, ``None`` standing for undecided: a False operand decides ``and``, a True
+    one ``or``."""
+    if isinstance(operator, cst.And):
+        if a is False or b is False:
+            return False
+        return True if a is True and b is True else None
+    if a is True or b is True:
+        return True
+    return False if a is False and b is False else None
+
+
 def guard_truth(e: cst.BaseExpression, module, target: str, resolve=None, depth: int = 0, name_truth=None) -> Optional[bool]:
     """The value the expression ``e`` of ``module`` has while Dynamo traces, when guards decide
     it: ``torch.compiler.is_compiling()``-style calls (:data:`~pt2lint.analysis.torch_api.COMPILING_GUARDS`;
@@ -577,13 +590,7 @@ def guard_truth(e: cst.BaseExpression, module, target: str, resolve=None, depth:
     if isinstance(e, cst.BooleanOperation):
         a = guard_truth(e.left, module, target, resolve, depth, name_truth)
         b = guard_truth(e.right, module, target, resolve, depth, name_truth)
-        if isinstance(e.operator, cst.And):
-            if a is False or b is False:
-                return False
-            return True if a is True and b is True else None
-        if a is True or b is True:
-            return True
-        return False if a is False and b is False else None
+        return _bool_op_truth(e.operator, a, b)
     if isinstance(e, cst.Name):
         if e.value in ("True", "False"):
             return e.value == "True"
@@ -3038,15 +3045,7 @@ class Interpreter:
             t = self.static_truth(expr.expression)
             return None if t is None else not t
         if isinstance(expr, cst.BooleanOperation):
-            a = self.static_truth(expr.left)
-            b = self.static_truth(expr.right)
-            if isinstance(expr.operator, cst.And):
-                if a is False or b is False:
-                    return False
-                return True if a is True and b is True else None
-            if a is True or b is True:
-                return True
-            return False if a is False and b is False else None
+            return _bool_op_truth(expr.operator, self.static_truth(expr.left), self.static_truth(expr.right))
         if isinstance(expr, cst.Name):
             if expr.value == "TYPE_CHECKING":
                 return False
