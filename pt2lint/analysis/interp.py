@@ -227,6 +227,38 @@ def _scan_returns(fn: cst.FunctionDef) -> Optional[Tuple[cst.BaseExpression, ...
     return tuple(out) if ok and out else None
 
 
+def _default_fills(narrowed, body: Dict[str, Value], orelse: Dict[str, Value], names=None):
+    """``(name, filled, kept)`` for each name the ``is None`` arm of an ``if`` on a parameter fills
+    with a sure tensor while the other arm holds the parameter itself, of unknown kind or only
+    guessed a tensor (``narrowed``: :meth:`Interpreter._narrow` of the test; ``body``/``orelse``:
+    what each arm left bound).  ``names``: the names to look at; ``None``: the narrowed parameters
+    themselves (a local rebound in the arm, ``if lens is None: lens = ...``)."""
+    for arm, other, narrow_arm, narrow_other in ((body, orelse, narrowed[0], narrowed[1]), (orelse, body, narrowed[1], narrowed[0])):
+        for param, v in narrow_arm.items():
+            if v.kind is not Kind.NONE or param not in narrow_other:
+                continue
+            for name in (param,) if names is None else names:
+                filled, kept = arm.get(name), other.get(name)
+                if filled is None or kept is None or kept is not narrow_other[param]:
+                    continue
+                if filled.kind is not Kind.TENSOR or filled.weak or filled.maybe_none:
+                    continue
+                if kept.kind is Kind.UNKNOWN or (kept.kind is Kind.TENSOR and kept.weak):
+                    yield name, filled, kept
+
+
+def _none_comparison(test: cst.BaseExpression) -> Optional[Tuple[cst.BaseExpression, bool]]:
+    """``(x, True)`` for the test ``x is None``, ``(x, False)`` for ``x is not None``; else ``None``."""
+    if not isinstance(test, cst.Comparison) or len(test.comparisons) != 1:
+        return None
+    comp = test.comparisons[0]
+    if not (isinstance(comp.comparator, cst.Name) and comp.comparator.value == "None"):
+        return None
+    if not isinstance(comp.operator, (cst.Is, cst.IsNot)):
+        return None
+    return test.left, isinstance(comp.operator, cst.Is)
+
+
 def _branch_subject(test: cst.BaseExpression) -> Optional[Tuple[tuple, bool]]:
     """``(subject, polarity)`` of a test on one flag: the subject ``("self", attr)`` or
     ``("local", name)``, and whether the test is true exactly when the flag is truthy
@@ -595,14 +627,10 @@ def guard_truth(e: cst.BaseExpression, module, target: str, resolve=None, depth:
         if e.value in ("True", "False"):
             return e.value == "True"
         return name_truth(e) if name_truth is not None else None
-    if (
-        isinstance(e, cst.Comparison) and len(e.comparisons) == 1
-        and isinstance(e.comparisons[0].operator, (cst.Is, cst.IsNot))
-        and isinstance(e.comparisons[0].comparator, cst.Name) and e.comparisons[0].comparator.value == "None"
-        and _guard_alias(e.left, module, target) is not None
-    ):
+    none_test = _none_comparison(e)
+    if none_test is not None and _guard_alias(none_test[0], module, target) is not None:
         # ``_is_exporting is not None``: the guard exists in the torch the facts are from
-        return isinstance(e.comparisons[0].operator, cst.IsNot)
+        return not none_test[1]
     if (
         isinstance(e, cst.Call) and isinstance(e.func, cst.Name) and e.func.value == "bool" and len(e.args) == 1
         and e.args[0].keyword is None and not e.args[0].star
@@ -664,7 +692,7 @@ def _decided_return(fn: cst.FunctionDef, truth) -> Optional[cst.BaseExpression]:
     the body has another shape or a test is undecided."""
 
     def lone_return(block) -> Optional[cst.Return]:
-        stmts = block.body if isinstance(block, cst.SimpleStatementSuite) else block.body
+        stmts = block.body  # (small statements of a ``SimpleStatementSuite``, lines of an indented block)
         if len(stmts) != 1:
             return None
         small = stmts[0]
@@ -2339,19 +2367,8 @@ class Interpreter:
             cls.attrs[name] = join(v, else_attrs[name]) if name in else_attrs else v
         if not both_go_on:
             return
-        arms = ((body_attrs, else_attrs, narrowed[0], narrowed[1]), (else_attrs, body_attrs, narrowed[1], narrowed[0]))
-        for filled_in, kept_in, narrow_arm, narrow_other in arms:
-            for param, v in narrow_arm.items():
-                if v.kind is not Kind.NONE or param not in narrow_other:
-                    continue
-                for name in body_attrs:
-                    filled, kept = filled_in.get(name), kept_in.get(name)
-                    if filled is None or kept is None or kept is not narrow_other[param]:
-                        continue
-                    if filled.kind is not Kind.TENSOR or filled.weak or filled.maybe_none:
-                        continue
-                    if kept.kind is Kind.UNKNOWN or (kept.kind is Kind.TENSOR and kept.weak):
-                        cls.attrs[name] = filled
+        for name, filled, _kept in _default_fills(narrowed, body_attrs, else_attrs, body_attrs):
+            cls.attrs[name] = filled
 
     def _default_truth(self, test: cst.BaseExpression) -> Optional[bool]:
         """The truth of ``test`` in a call that omits the optional arguments, when it tests only a
@@ -2360,14 +2377,11 @@ class Interpreter:
         negated = False
         while isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
             negated, test = not negated, test.expression
+        none_test = _none_comparison(test)
         if isinstance(test, cst.Name):
             name, truth = test.value, False
-        elif (
-            isinstance(test, cst.Comparison) and len(test.comparisons) == 1 and isinstance(test.left, cst.Name)
-            and isinstance(test.comparisons[0].comparator, cst.Name) and test.comparisons[0].comparator.value == "None"
-            and isinstance(test.comparisons[0].operator, (cst.Is, cst.IsNot))
-        ):
-            name, truth = test.left.value, isinstance(test.comparisons[0].operator, cst.Is)
+        elif none_test is not None and isinstance(none_test[0], cst.Name):
+            name, truth = none_test[0].value, none_test[1]
         else:
             return None
         fn = getattr(self.frame.func, "node", None) if self.frame is not None else None
@@ -2388,17 +2402,8 @@ class Interpreter:
         the code builds, and the code after the ``if`` treats both the same (asteroid's
         ``y[b, :lens[b]]`` breaks on torch 2.13 reading ``lens[b]`` as a slice bound)."""
         env = self.frame.env
-        for arm, other, narrow_arm, narrow_other in ((body, orelse, narrowed[0], narrowed[1]), (orelse, body, narrowed[1], narrowed[0])):
-            for name, v in narrow_arm.items():
-                if v.kind is not Kind.NONE:
-                    continue
-                filled, kept = arm.get(name), other.get(name)
-                if filled is None or kept is None or kept is not narrow_other.get(name):
-                    continue
-                if filled.kind is not Kind.TENSOR or filled.weak or filled.maybe_none:
-                    continue
-                if kept.kind is Kind.UNKNOWN or (kept.kind is Kind.TENSOR and kept.weak):
-                    env[name] = replace(filled, alias_of=kept.alias_of)
+        for name, filled, kept in _default_fills(narrowed, body, orelse):
+            env[name] = replace(filled, alias_of=kept.alias_of)
 
     def _remember_arms(self, subject: Tuple[tuple, bool], body: Dict[str, Value], orelse: Dict[str, Value], mark: int) -> None:
         """After an ``if`` on a flag (``self.training``, ``self.use_bias``, a local ``use_cache``)
@@ -2478,21 +2483,15 @@ class Interpreter:
             return (inner[1], inner[0]) if inner else None
         if isinstance(test, cst.Call):
             return self._narrow_isinstance(test)
-        if not isinstance(test, cst.Comparison) or len(test.comparisons) != 1:
+        none_test = _none_comparison(test)
+        if none_test is None or not isinstance(none_test[0], cst.Name):
             return None
-        comp = test.comparisons[0]
-        if not (isinstance(test.left, cst.Name) and isinstance(comp.comparator, cst.Name) and comp.comparator.value == "None"):
-            return None
-        name = test.left.value
+        name = none_test[0].value
         cur = self.frame.env.get(name)
         if cur is None:
             return None
         not_none = replace(cur, maybe_none=False, not_none=True) if cur.kind is not Kind.NONE else replace(UNKNOWN, not_none=True)
-        if isinstance(comp.operator, cst.Is):
-            return {name: NONE}, {name: not_none}
-        if isinstance(comp.operator, cst.IsNot):
-            return {name: not_none}, {name: NONE}
-        return None
+        return ({name: NONE}, {name: not_none}) if none_test[1] else ({name: not_none}, {name: NONE})
 
     def _is_builtin(self, name: str) -> bool:
         """``name`` refers to the builtin: no local binding and no module-level name (def, class,
